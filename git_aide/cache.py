@@ -1,0 +1,251 @@
+"""Derived state in `<git common dir>/aide/`, keyed by content so that it is never stale.
+
+- record packs: blob id -> parsed record (or why it is not one), plus scope text ->
+  compiled scope. A blob never changes, so an entry is only ever missing, never wrong.
+  New entries go to a new small pack; many packs are compacted into one.
+- tree listings: memories-folder tree id -> [(path, blob id)], one file per tree.
+- the index listing, keyed by the index file's stat signature.
+- each working tree's stat table: path -> (size, mtime, inode, ctime, blob id).
+- per-machine recall statistics.
+
+Files are marshal'd `(MAGIC, FORMAT, payload)` tuples written atomically. Anything
+unreadable counts as missing (and is reported once); any write that fails is skipped,
+since the caller already holds the answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+#: Bumped whenever the layout or the meaning of an entry changes.
+FORMAT = 1
+MAGIC = "git-aide-cache"
+#: Packs beyond this count are compacted into one.
+MAX_PACKS = 12
+#: Stat entries younger than this (seconds) are not trusted: the file may change again
+#: within the file system's timestamp granularity without changing its stat.
+RACY_SECONDS = 2.0
+
+
+class Cache:
+    """One repository's cache folder; loads lazily, writes atomically, never raises."""
+
+    #: The folder, `<git common dir>/aide`.
+    root: str
+    #: Notices for the user (a damaged file that was dropped), printed by the CLI.
+    notices: list[str]
+    #: blob id -> ("ok", record) or ("bad", field, message).
+    records: dict[str, tuple[Any, ...]]
+    #: scope text -> compiled scope tuple.
+    scopes: dict[str, tuple[Any, ...]]
+    _new_records: dict[str, tuple[Any, ...]]
+    _new_scopes: dict[str, tuple[Any, ...]]
+    _loaded: bool
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.notices = []
+        self.records = {}
+        self.scopes = {}
+        self._new_records = {}
+        self._new_scopes = {}
+        self._loaded = False
+
+    # -- files ---------------------------------------------------------------------
+
+    def _path(self, *parts: str) -> str:
+        return os.path.join(self.root, *parts)
+
+    def read(self, *parts: str) -> Any:
+        """The payload of a cache file, or None when it is missing or damaged."""
+        path = self._path(*parts)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        try:
+            magic, fmt, payload = marshal.loads(data)
+            if magic != MAGIC:
+                raise ValueError
+        except Exception:
+            self._damaged(path)
+            return None
+        if fmt != FORMAT:
+            self._discard(path)
+            return None
+        return payload
+
+    def write(self, payload: Any, *parts: str) -> None:
+        """Write a cache file atomically; a failure only means the cache stays cold."""
+        path = self._path(*parts)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(tmp, "wb") as f:
+                f.write(marshal.dumps((MAGIC, FORMAT, payload)))
+            os.replace(tmp, path)
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+    def _damaged(self, path: str) -> None:
+        self.notices.append(f"the cache file {os.path.basename(path)} was damaged; rebuilt it")
+        self._discard(path)
+
+    def _discard(self, path: str) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Serialise writers across processes (an advisory lock on `<cache>/lock`)."""
+        import fcntl
+
+        try:
+            os.makedirs(self.root, exist_ok=True)
+            fd = os.open(self._path("lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    # -- records -------------------------------------------------------------------
+
+    def _pack_names(self) -> list[str]:
+        try:
+            return sorted(n for n in os.listdir(self._path("packs")) if n.endswith(".pack"))
+        except OSError:
+            return []
+
+    def load_records(self) -> None:
+        """Read every record pack (once)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        for name in self._pack_names():
+            payload = self.read("packs", name)
+            if not isinstance(payload, tuple) or len(payload) != 2:
+                continue
+            records, scopes = payload
+            if isinstance(records, dict) and isinstance(scopes, dict):
+                self.records.update(records)
+                self.scopes.update(scopes)
+
+    def add_record(self, blob: str, entry: tuple[Any, ...]) -> None:
+        """Remember a parsed blob; saved by `flush`."""
+        self.records[blob] = entry
+        self._new_records[blob] = entry
+
+    def add_scope(self, scope: str, compiled: tuple[Any, ...]) -> None:
+        """Remember a compiled scope; saved by `flush`."""
+        self.scopes[scope] = compiled
+        self._new_scopes[scope] = compiled
+
+    def flush(self) -> None:
+        """Save new entries as one new pack; compact when there are too many packs."""
+        if not (self._new_records or self._new_scopes):
+            return
+        name = f"{time.time_ns():020d}-{os.getpid()}.pack"
+        self.write((self._new_records, self._new_scopes), "packs", name)
+        self._new_records = {}
+        self._new_scopes = {}
+        if len(self._pack_names()) > MAX_PACKS:
+            self._compact()
+
+    def _compact(self) -> None:
+        with self.lock():
+            names = self._pack_names()
+            if len(names) <= MAX_PACKS:
+                return  # another process compacted while we waited
+            records: dict[str, tuple[Any, ...]] = {}
+            scopes: dict[str, tuple[Any, ...]] = {}
+            for name in names:
+                payload = self.read("packs", name)
+                if isinstance(payload, tuple) and len(payload) == 2:
+                    records.update(payload[0])
+                    scopes.update(payload[1])
+            self.write((records, scopes), "packs", f"{time.time_ns():020d}-{os.getpid()}.pack")
+            for name in names:
+                self._discard(self._path("packs", name))
+
+    # -- listings ------------------------------------------------------------------
+
+    def tree_listing(self, tree_id: str) -> list[tuple[str, str]] | None:
+        """The cached blob listing of one memories tree."""
+        payload = self.read("trees", tree_id)
+        return payload if isinstance(payload, list) else None
+
+    def put_tree_listing(self, tree_id: str, listing: list[tuple[str, str]]) -> None:
+        """Cache the blob listing of one memories tree."""
+        self.write(listing, "trees", tree_id)
+
+    def index_listing(self, index_file: str) -> list[tuple[str, str, int]] | None:
+        """The cached listing of an index file whose stat has not changed since."""
+        payload = self.read("index")
+        sig = stat_sig(index_file)
+        if (not isinstance(payload, dict) or sig is None
+                or payload.get("file") != index_file or payload.get("sig") != sig):
+            return None
+        return payload.get("rows")
+
+    def put_index_listing(self, index_file: str, sig: tuple[int, ...] | None,
+                          rows: list[tuple[str, str, int]]) -> None:
+        """Cache an index listing under the stat the index had before it was read."""
+        if sig is not None and time.time() - sig[1] / 1e9 > RACY_SECONDS:
+            self.write({"file": index_file, "sig": sig, "rows": rows}, "index")
+
+    def stat_table(self, worktree: str) -> dict[str, tuple[int, int, int, int, str]]:
+        """path -> (size, mtime_ns, inode, ctime_ns, blob id) for one working tree."""
+        payload = self.read(_worktree_file(worktree))
+        if isinstance(payload, dict) and payload.get("worktree") == worktree:
+            return payload["table"]
+        return {}
+
+    def put_stat_table(self, worktree: str, table: dict[str, tuple[int, int, int, int, str]]
+                       ) -> None:
+        """Save a working tree's stat table."""
+        self.write({"worktree": worktree, "table": table}, _worktree_file(worktree))
+
+    # -- statistics ----------------------------------------------------------------
+
+    def stats(self) -> dict[str, tuple[int, str]]:
+        """uuid -> (times recalled, last recalled at) on this machine."""
+        payload = self.read("stats")
+        return payload if isinstance(payload, dict) else {}
+
+    def count_recall(self, uuids: list[str], stamp: str) -> None:
+        """Add one recall to each memory's per-machine count."""
+        if not uuids:
+            return
+        with self.lock():
+            table = self.stats()
+            for u in uuids:
+                count, _ = table.get(u, (0, ""))
+                table[u] = (count + 1, stamp)
+            self.write(table, "stats")
+
+
+def stat_sig(path: str) -> tuple[int, ...] | None:
+    """(size, mtime_ns, inode, ctime_ns) of a file, or None when it is missing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+
+
+def _worktree_file(worktree: str) -> str:
+    import hashlib
+
+    return "worktree-" + hashlib.sha1(worktree.encode(errors="surrogateescape")).hexdigest()[:16]
+

@@ -1,0 +1,85 @@
+"""`git aide init`: the folders, the ignore and attribute lines, the agent notes.
+
+Every step checks before it writes, so running init again changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from git_aide.errors import UsageError
+from git_aide.memory import MEMORIES_DIR, PERSONAL_DIR
+from git_aide.repo import Repo
+from git_aide.store import PERSONAL_IGNORE, write_file
+
+#: The line init puts in .gitignore.
+IGNORE_LINE = PERSONAL_DIR + "/"
+#: The line init puts in .gitattributes.
+ATTRIBUTE_LINE = MEMORIES_DIR + "/**/*.json merge=aide"
+_FOLDERS = ("area_context", "technical", "preferences/shared", "preferences/personal",
+            "guidelines")
+_AGENT_BEGIN = "<!-- git-aide: begin -->"
+_AGENT_END = "<!-- git-aide: end -->"
+_AGENT_NOTES = f"""{_AGENT_BEGIN}
+## Project memory (git-aide)
+
+This repository keeps decisions, facts, preferences and rules in `.aide/memories/`.
+
+- Before you change a file, run `git aide recall <path> --json` and follow what it says.
+- When you learn something the code does not show (a decision, a constraint, a gotcha),
+  run `git aide remember "<what>" --why "<why>" --scope "<glob>" --layer <layer>`.
+- Layers: area_context (decisions of one code area, needs --scope), technical (facts
+  about the stack), preferences (how people like to work), guidelines (team rules).
+- Search with `git aide search "<words>"`; history with `git aide recall --rev <rev>`.
+{_AGENT_END}
+"""
+_AGENT_FILES = {"claude": "CLAUDE.md"}
+
+
+def ensure_line(path: str, line: str) -> bool:
+    """Append a line to a text file unless it is there already; True when it wrote."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = ""
+    if line in (x.strip() for x in text.splitlines()):
+        return False
+    if text and not text.endswith("\n"):
+        text += "\n"
+    write_file(path, (text + line + "\n").encode())
+    return True
+
+
+def init(repo: Repo, agent: str | None = None) -> list[str]:
+    """Set a repository up for git-aide; returns what changed (empty when nothing did)."""
+    top = repo.require_worktree("init")
+    done: list[str] = []
+    for folder in _FOLDERS:
+        path = os.path.join(top, MEMORIES_DIR, folder)
+        if not os.path.isdir(path):
+            os.makedirs(path)
+            done.append(f"created {MEMORIES_DIR}/{folder}/")
+    personal_ignore = os.path.join(top, PERSONAL_DIR, ".gitignore")
+    if not os.path.exists(personal_ignore):
+        write_file(personal_ignore, PERSONAL_IGNORE.encode())
+        done.append(f"created {PERSONAL_DIR}/.gitignore")
+    if ensure_line(os.path.join(top, ".gitignore"), IGNORE_LINE):
+        done.append(f"added {IGNORE_LINE} to .gitignore")
+    if ensure_line(os.path.join(top, ".gitattributes"), ATTRIBUTE_LINE):
+        done.append(f"added '{ATTRIBUTE_LINE}' to .gitattributes")
+    if agent is not None:
+        name = _AGENT_FILES.get(agent)
+        if name is None:
+            raise UsageError(f"unknown agent {agent!r}; known: {', '.join(_AGENT_FILES)}")
+        path = os.path.join(top, name)
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            text = ""
+        if _AGENT_BEGIN not in text:
+            sep = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
+            write_file(path, (text + sep + _AGENT_NOTES).encode())
+            done.append(f"added the git-aide notes to {name}")
+    return done

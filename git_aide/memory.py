@@ -1,0 +1,209 @@
+"""The MemoryFile record (aide-memory's format): parse, check, and write canonical bytes.
+
+A record is a plain dict holding every known key (defaults filled in) plus any unknown
+keys exactly as they were read. This module is ground level: it imports nothing of
+git-aide but `scope`, and nothing heavy, because the merge driver starts from it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import orjson
+
+from git_aide import scope as scopes
+
+#: The layers, in ranking order.
+LAYERS: tuple[str, ...] = ("area_context", "technical", "preferences", "guidelines")
+#: The values `source` may take.
+SOURCES: tuple[str, ...] = ("conversation", "import", "agent_discovery", "elevated", "hook")
+#: The values `priority` may take.
+PRIORITIES: tuple[str, ...] = ("normal", "always")
+#: The known keys, in the order a file is written.
+KNOWN_KEYS: tuple[str, ...] = (
+    "uuid", "layer", "what", "why", "scope", "context_label", "contributor", "tags",
+    "source", "shared", "priority", "generated_by", "derived_from", "created_at",
+    "updated_at",
+)
+#: Where memories live, relative to the repository root.
+MEMORIES_DIR = ".aide/memories"
+#: The folder of private preferences, never staged.
+PERSONAL_DIR = MEMORIES_DIR + "/preferences/personal"
+#: The longest `what`, in code points.
+MAX_WHAT = 4000
+#: The largest memory file that validation accepts.
+MAX_FILE_BYTES = 16 * 1024
+
+UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+TIME_RE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$")
+
+_DEFAULTS: dict[str, Any] = {
+    "why": None, "scope": None, "context_label": None, "tags": [], "source": "conversation",
+    "shared": True, "priority": "normal", "generated_by": None, "derived_from": None,
+}
+_REQUIRED = ("uuid", "layer", "what", "contributor", "created_at", "updated_at")
+_NULLABLE_STR = ("why", "scope", "context_label", "derived_from")
+
+
+class MemoryFormatError(ValueError):
+    """A file that is not a valid memory; `field` names the culprit when there is one."""
+
+    #: The key at fault, or None for the file as a whole.
+    field: str | None
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def now() -> str:
+    """The current UTC time in the file's timestamp form."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+def parse(data: bytes) -> dict[str, Any]:
+    """Parse and check one memory file; raise MemoryFormatError on the first problem."""
+    try:
+        raw = orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        try:  # orjson refuses integers beyond 64 bits; the standard library does not
+            raw = json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            raise MemoryFormatError(f"not valid JSON ({e})") from None
+    if not isinstance(raw, dict):
+        raise MemoryFormatError("not a JSON object")
+    record = fill_defaults(raw)
+    problems = check(record)
+    if problems:
+        field, message = problems[0]
+        raise MemoryFormatError(message, field)
+    return record
+
+
+def fill_defaults(raw: dict[str, Any]) -> dict[str, Any]:
+    """The record with every known key present, in canonical order, unknown keys after."""
+    record: dict[str, Any] = {}
+    for key in KNOWN_KEYS:
+        if key in raw:
+            record[key] = raw[key]
+        elif key in _DEFAULTS:
+            value = _DEFAULTS[key]
+            record[key] = list(value) if isinstance(value, list) else value
+    for key in sorted(k for k in raw if k not in record):
+        record[key] = raw[key]
+    return record
+
+
+def check(record: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """Every problem of a record as (field, message); empty when it is valid."""
+    problems: list[tuple[str | None, str]] = []
+    for key in _REQUIRED:
+        if key not in record:
+            problems.append((key, "missing"))
+    if problems:
+        return problems
+    uuid = record["uuid"]
+    if not isinstance(uuid, str) or not UUID_RE.match(uuid):
+        problems.append(("uuid", "not a lowercase RFC 4122 UUID"))
+    if record["layer"] not in LAYERS:
+        problems.append(("layer", f"unknown layer {record['layer']!r}"))
+    what = record["what"]
+    if not isinstance(what, str) or not what.strip():
+        problems.append(("what", "empty"))
+    elif len(what) > MAX_WHAT:
+        problems.append(("what", f"longer than {MAX_WHAT} characters"))
+    for key in _NULLABLE_STR:
+        if record[key] is not None and not isinstance(record[key], str):
+            problems.append((key, "must be a string or null"))
+    if not isinstance(record["contributor"], str):
+        problems.append(("contributor", "must be a string"))
+    tags = record["tags"]
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        problems.append(("tags", "must be a list of strings"))
+    elif len(set(tags)) != len(tags):
+        problems.append(("tags", "duplicate tag"))
+    if record["source"] not in SOURCES:
+        problems.append(("source", f"unknown source {record['source']!r}"))
+    if not isinstance(record["shared"], bool):
+        problems.append(("shared", "must be true or false"))
+    if record["priority"] not in PRIORITIES:
+        problems.append(("priority", f"unknown priority {record['priority']!r}"))
+    gen = record["generated_by"]
+    if gen is not None and not isinstance(gen, dict):
+        problems.append(("generated_by", "must be an object or null"))
+    derived = record["derived_from"]
+    if isinstance(derived, str) and not UUID_RE.match(derived):
+        problems.append(("derived_from", "not a uuid"))
+    stamps_ok = True
+    for key in ("created_at", "updated_at"):
+        if not isinstance(record[key], str) or not TIME_RE.match(record[key]):
+            problems.append((key, "not a UTC time of the form YYYY-MM-DDTHH:MM:SS.sssZ"))
+            stamps_ok = False
+    if stamps_ok and record["updated_at"] < record["created_at"]:
+        problems.append(("updated_at", "earlier than created_at"))
+    if isinstance(record["scope"], str):
+        message = scopes.check(record["scope"])
+        if message:
+            problems.append(("scope", message))
+    if record["layer"] == "area_context" and scopes.is_project_wide(record["scope"]):
+        problems.append(("scope", "an area_context memory needs a scope"))
+    return problems
+
+
+def check_path(record: dict[str, Any], path: str) -> str | None:
+    """Why a valid record does not belong at `path` (repo-relative), or None."""
+    name = path.rsplit("/", 1)[-1]
+    if name != f"{record['uuid']}.json":
+        return "file name is not its uuid"
+    want = relpath(record)
+    if path != want:
+        return f"belongs at {want} (layer {record['layer']})"
+    return None
+
+
+def relpath(record: dict[str, Any]) -> str:
+    """Where a record is stored, relative to the repository root."""
+    layer = record["layer"]
+    if layer == "preferences":
+        folder = "preferences/shared" if record.get("shared", True) else "preferences/personal"
+    else:
+        folder = layer
+    return f"{MEMORIES_DIR}/{folder}/{record['uuid']}.json"
+
+
+def is_personal(record: dict[str, Any]) -> bool:
+    """A private preference: gitignored, never staged."""
+    return record["layer"] == "preferences" and record.get("shared") is False
+
+
+def canonical(record: dict[str, Any]) -> bytes:
+    """The canonical bytes of a record: the same record always gives the same bytes."""
+    ordered = fill_defaults(record)
+    try:
+        text = orjson.dumps(ordered, option=orjson.OPT_INDENT_2)
+    except TypeError:  # integers beyond 64 bits in an unknown key
+        return (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode()
+    return text + b"\n"
+
+
+def new(
+    what: str, *, layer: str, contributor: str, why: str | None = None,
+    scope: str | None = None, context_label: str | None = None, tags: list[str] | None = None,
+    source: str = "conversation", shared: bool = True, priority: str = "normal",
+    generated_by: dict[str, Any] | None = None, derived_from: str | None = None,
+) -> dict[str, Any]:
+    """A fresh record with a random uuid, stamped now."""
+    import uuid as _uuid
+
+    stamp = now()
+    return fill_defaults({
+        "uuid": str(_uuid.uuid4()), "layer": layer, "what": what, "why": why, "scope": scope,
+        "context_label": context_label, "contributor": contributor,
+        "tags": list(dict.fromkeys(tags or [])), "source": source, "shared": shared,
+        "priority": priority, "generated_by": generated_by, "derived_from": derived_from,
+        "created_at": stamp, "updated_at": stamp,
+    })

@@ -1,0 +1,115 @@
+"""Human tables and --json documents. Returns text; the CLI decides where it goes.
+
+Rich is imported only when the output is a terminal: piped output is plain text, one
+memory per line, so that it greps and diffs well and starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from git_aide.memory import LAYERS
+from git_aide.recall import Hit
+from git_aide.sources import Source
+
+
+def dumps(doc: Any) -> str:
+    """One JSON document, as text."""
+    return orjson.dumps(doc).decode()
+
+
+def memory_doc(hit: Hit) -> dict[str, Any]:
+    """A memory in the JSON output: every field of the file, then where and why it matched."""
+    doc = dict(hit.entry.record)
+    doc["path"] = hit.entry.path
+    doc["matched_scope"] = hit.matched_scope
+    doc["score"] = None if hit.score is None else round(hit.score, 4)
+    return doc
+
+
+def memories_doc(source: Source, hits: Iterable[Hit]) -> str:
+    """The recall / search / list document."""
+    return dumps({"source": source.as_json(), "memories": [memory_doc(h) for h in hits]})
+
+
+def _scope_text(record: dict[str, Any]) -> str:
+    return record["scope"] or "project"
+
+
+def _group(hits: list[Hit]) -> list[tuple[str, list[Hit]]]:
+    groups: dict[str, list[Hit]] = {layer: [] for layer in LAYERS}
+    for h in hits:
+        groups[h.entry.record["layer"]].append(h)
+    return [(layer, hs) for layer, hs in groups.items() if hs]
+
+
+def memories_text(hits: list[Hit], *, tty: bool, empty: str = "No memories.") -> str:
+    """Memories grouped by layer (the JSON output keeps the ranked order instead)."""
+    if not hits:
+        return empty
+    if tty:
+        return _memories_rich(hits)
+    lines: list[str] = []
+    for layer, hs in _group(hits):
+        if lines:
+            lines.append("")
+        lines.append(f"{layer}:")
+        for h in hs:
+            r = h.entry.record
+            tags = "".join(f" #{t}" for t in r["tags"])
+            what = " ".join(r["what"].split())
+            lines.append(f"  {r['uuid'][:8]}  [{_scope_text(r)}]  {what}{tags}")
+            if r["why"]:
+                lines.append(f"            why: {' '.join(r['why'].split())}")
+    return "\n".join(lines)
+
+
+def _console() -> Any:
+    import io
+
+    from rich.console import Console
+
+    width = shutil.get_terminal_size((100, 24)).columns
+    return Console(file=io.StringIO(), force_terminal=True, width=width,
+                   no_color="NO_COLOR" in os.environ, highlight=False)
+
+
+def _memories_rich(hits: list[Hit]) -> str:
+    from rich.table import Table
+
+    console = _console()
+    for layer, hs in _group(hits):
+        table = Table(title=f"[bold]{layer}[/bold] ({len(hs)})", title_justify="left",
+                      show_lines=False, expand=True)
+        table.add_column("id", style="cyan", no_wrap=True)
+        table.add_column("scope", style="magenta")
+        table.add_column("memory", ratio=3)
+        table.add_column("tags", style="green")
+        for h in hs:
+            r = h.entry.record
+            what = r["what"] + (f"\n[dim]why: {r['why']}[/dim]" if r["why"] else "")
+            table.add_row(r["uuid"][:8], _scope_text(r), what, " ".join(r["tags"]))
+        console.print(table)
+    return console.file.getvalue().rstrip("\n")
+
+
+def show_text(record: dict[str, Any], path: str, *, tty: bool) -> str:
+    """One memory, every field."""
+    pairs = [("path", path)]
+    for key, value in record.items():
+        text = value if isinstance(value, str) else dumps(value)
+        pairs.append((key, text))
+    width = max(len(k) for k, _ in pairs)
+    if not tty:
+        return "\n".join(f"{k:<{width}}  {v}" for k, v in pairs)
+    from rich.markup import escape
+
+    console = _console()
+    for k, v in pairs:
+        console.print(f"[bold]{k:<{width}}[/bold]  {escape(v)}")
+    return console.file.getvalue().rstrip("\n")

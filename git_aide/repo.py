@@ -1,0 +1,199 @@
+"""The git boundary: find the repository, run git, list a source's blobs, read blobs, stage.
+
+Hot paths ask git through one cheap subprocess (`rev-parse`, `cat-file --batch-check`)
+and leave pygit2, which is slow to import, to the cache misses: reading blobs and
+walking trees straight from the object database.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from git_aide.errors import AideError, GitError
+from git_aide.memory import MEMORIES_DIR
+
+#: How long staging waits for another git process's index.lock, in seconds.
+INDEX_LOCK_WAIT = 10.0
+
+
+@dataclass
+class Repo:
+    """An opened repository: its directories, and how to run git in it."""
+
+    #: The repository's own git directory (per linked worktree).
+    git_dir: str
+    #: The directory shared by all linked worktrees; the cache lives below it.
+    common_dir: str
+    #: The index file git would use (honours GIT_INDEX_FILE).
+    index_file: str
+    #: The top of the working tree, or None in a bare repository.
+    worktree: str | None
+    #: The current directory relative to the top of the working tree ("" at the top).
+    prefix: str
+    #: The aide.* and user.* git config values, read on first use.
+    _config: dict[str, str] | None = field(default=None, repr=False)
+    #: The pygit2 repository, opened on first use.
+    _pygit: Any = field(default=None, repr=False)
+
+    @property
+    def cache_dir(self) -> str:
+        """`<git common dir>/aide`: all derived state, shared by linked worktrees."""
+        return os.path.join(self.common_dir, "aide")
+
+    def require_worktree(self, what: str) -> str:
+        """The working tree's top, or an error naming what needed it."""
+        if self.worktree is None:
+            raise AideError(f"{what} needs a working tree; this repository is bare "
+                            "(use --rev REV to read a commit)")
+        return self.worktree
+
+    def git(self, *args: str, input: bytes | None = None, check: bool = True,
+            cwd: str | None = None) -> subprocess.CompletedProcess[bytes]:
+        """Run git in this repository; raise GitError with git's message when it fails."""
+        proc = subprocess.run(
+            ["git", *args], input=input, capture_output=True,
+            cwd=cwd or self.worktree or self.git_dir,
+        )
+        if check and proc.returncode != 0:
+            msg = proc.stderr.decode(errors="replace").strip().splitlines()
+            raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
+        return proc
+
+    def config(self, key: str, default: str | None = None) -> str | None:
+        """One git config value (aide.* and user.* only; keys are case-insensitive)."""
+        if self._config is None:
+            out = self.git("config", "-z", "--get-regexp", r"^(aide|user)\.", check=False)
+            self._config = {}
+            for item in out.stdout.decode(errors="replace").split("\0"):
+                if item:
+                    k, _, v = item.partition("\n")
+                    self._config[k.lower()] = v
+        return self._config.get(key.lower(), default)
+
+    def config_int(self, key: str, default: int) -> int:
+        """An integer git config value; a bad one is an error that names the key."""
+        value = self.config(key)
+        if value is None:
+            return default
+        try:
+            return int(value)
+        except ValueError:
+            raise AideError(f"git config {key} is {value!r}, not a whole number") from None
+
+    @property
+    def pygit(self) -> Any:
+        """The pygit2 Repository (imported here, off the hot path)."""
+        if self._pygit is None:
+            import pygit2
+
+            self._pygit = pygit2.Repository(self.git_dir)
+        return self._pygit
+
+    def read_blobs(self, ids: list[str]) -> dict[str, bytes]:
+        """The contents of blobs, straight from the object database."""
+        odb = self.pygit.odb
+        out: dict[str, bytes] = {}
+        for oid in ids:
+            try:
+                out[oid] = odb.read(oid)[1]
+            except (KeyError, ValueError):
+                continue
+        return out
+
+    def walk_tree(self, tree_id: str) -> list[tuple[str, str]]:
+        """(path under the memories folder, blob id) for every blob below a tree."""
+        import pygit2
+
+        out: list[tuple[str, str]] = []
+        stack = [("", self.pygit[tree_id])]
+        while stack:
+            prefix, tree = stack.pop()
+            for entry in tree:
+                if entry.type_str == "tree":
+                    stack.append((prefix + entry.name + "/", self.pygit[entry.id]))
+                elif entry.type_str == "blob" and entry.filemode != pygit2.GIT_FILEMODE_LINK:
+                    out.append((prefix + entry.name, str(entry.id)))
+        return out
+
+    def resolve(self, rev: str) -> tuple[str, str | None]:
+        """(commit id, tree id of the memories folder or None) for any commit-ish."""
+        if not rev or "\n" in rev or rev.startswith("-"):
+            raise AideError(f"{rev!r} names no commit")
+        query = f"{rev}^{{commit}}\n{rev}^{{commit}}:{MEMORIES_DIR}\n".encode()
+        lines = self.git("cat-file", "--batch-check", input=query).stdout.decode().splitlines()
+        first = lines[0].split() if lines else []
+        if len(first) != 3 or first[1] != "commit":
+            raise AideError(f"{rev!r} names no commit")
+        second = lines[1].split() if len(lines) > 1 else []
+        tree = second[0] if len(second) == 3 and second[1] == "tree" else None
+        return first[0], tree
+
+    def ls_index(self) -> list[tuple[str, str, int]]:
+        """(repo-relative path, blob id, stage) of every index entry under the memories."""
+        self.require_worktree("--cached")
+        out = self.git("ls-files", "--stage", "-z", "--full-name", "--", MEMORIES_DIR,
+                       cwd=self.worktree).stdout.decode(errors="surrogateescape")
+        rows = []
+        for item in out.split("\0"):
+            if not item:
+                continue
+            meta, _, path = item.partition("\t")
+            mode, oid, stage = meta.split()
+            if mode == "120000":
+                continue
+            rows.append((path, oid, int(stage)))
+        return rows
+
+    def stage(self, add: list[str], remove: list[str]) -> bool:
+        """Stage new/changed files and removals; False when the index stayed locked."""
+        deadline = time.monotonic() + INDEX_LOCK_WAIT
+        delay = 0.02
+        steps: list[tuple[str, ...]] = []
+        if remove:
+            steps.append(("rm", "--cached", "-q", "--ignore-unmatch", "--", *remove))
+        if add:
+            steps.append(("add", "--", *add))
+        for step in steps:
+            while True:
+                proc = self.git(*step, check=False)
+                if proc.returncode == 0:
+                    break
+                err = proc.stderr.decode(errors="replace")
+                if "index.lock" in err and time.monotonic() < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 1.5, 0.25)
+                    continue
+                if "index.lock" in err:
+                    return False
+                lines = err.strip().splitlines()
+                raise GitError(f"git {step[0]} failed: {lines[-1] if lines else proc.returncode}")
+        return True
+
+
+def open_repo() -> Repo:
+    """The repository around the current directory (honours GIT_DIR and GIT_WORK_TREE)."""
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--absolute-git-dir", "--git-common-dir",
+             "--is-inside-work-tree", "--git-path", "index", "--show-toplevel", "--show-prefix"],
+            capture_output=True,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH") from None
+    lines = proc.stdout.decode(errors="surrogateescape").splitlines()
+    if len(lines) < 4:
+        err = proc.stderr.decode(errors="replace").strip().splitlines()
+        reason = err[-1].removeprefix("fatal: ") if err else "not a git repository"
+        raise GitError(reason)
+    git_dir = lines[0]
+    common = os.path.abspath(lines[1])
+    index = os.path.abspath(lines[3])
+    inside = lines[2] == "true"
+    worktree = lines[4] if inside and len(lines) > 4 else None
+    prefix = lines[5].rstrip("/") if inside and len(lines) > 5 else ""
+    return Repo(git_dir=git_dir, common_dir=common, index_file=index, worktree=worktree,
+                prefix=prefix)

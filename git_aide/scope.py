@@ -1,0 +1,173 @@
+"""Scope globs: validity, brace expansion, relevance to a query path, depth.
+
+A scope is a gitignore-style glob relative to the repository root. Matching uses
+pathspec's gitignore patterns, but pathspec is slow to import, so a scope is compiled
+once into a `Compiled` tuple of plain regex sources that the cache keeps; the hot path
+then needs only `re`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+#: The longest scope accepted.
+MAX_SCOPE = 500
+_GLOB_CHARS = frozenset("*?[")
+
+
+class Compiled(NamedTuple):
+    """What relevance needs to know about one scope, kept in the cache by scope text."""
+
+    #: Scope depth (section 3).
+    depth: int
+    #: For each brace alternative: its literal leading directory, "" for the root.
+    bases: tuple[str, ...]
+    #: For each alternative: a regex source matching paths under it, or "" when the
+    #: alternative is a plain path (then `bases` alone decides).
+    regexes: tuple[str, ...]
+
+
+def normalize(scope: str) -> str:
+    """Backslashes read as '/'."""
+    return scope.replace("\\", "/")
+
+
+def is_project_wide(scope: str | None) -> bool:
+    """Null and the string "project" mean project-wide."""
+    return scope is None or scope == "project"
+
+
+def check(scope: str) -> str | None:
+    """Why a scope is invalid, or None when it is fine."""
+    if not scope.strip():
+        return "scope is empty"
+    if len(scope) > MAX_SCOPE:
+        return f"scope is longer than {MAX_SCOPE} characters"
+    if "\0" in scope:
+        return "scope contains a NUL character"
+    s = normalize(scope)
+    if s.startswith("/") or re.match(r"^[A-Za-z]:", s):
+        return f"scope {scope!r} is absolute; give it relative to the repository root"
+    for alt in expand_braces(s):
+        if ".." in alt.split("/"):
+            return f"scope {scope!r} climbs out of the repository"
+    return None
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """`src/*.{ts,tsx}` -> [`src/*.ts`, `src/*.tsx`]; nested braces too; no comma, no split."""
+    depth = 0
+    start = -1
+    for i, ch in enumerate(pattern):
+        if ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                body = pattern[start + 1 : i]
+                parts = _split_top(body)
+                if len(parts) > 1:
+                    head, tail = pattern[:start], pattern[i + 1 :]
+                    out: list[str] = []
+                    for part in parts:
+                        out.extend(expand_braces(head + part + tail))
+                    return list(dict.fromkeys(out))
+    return [pattern]
+
+
+def _split_top(body: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in body:
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        depth += ch == "{"
+        depth -= ch == "}" and depth > 0
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _strip_tail(s: str) -> str:
+    for tail in ("/**", "/*", "/"):
+        if s.endswith(tail):
+            return s[: -len(tail)]
+    return s
+
+
+def depth(scope: str) -> int:
+    """Segments after dropping a trailing `/**`, `/*` or `/`, not counting `**` segments."""
+    s = _strip_tail(normalize(scope).lstrip("/"))
+    return sum(1 for seg in s.split("/") if seg and seg != "**")
+
+
+def compile_scope(scope: str) -> Compiled:
+    """Compile a valid scope with pathspec's gitignore patterns (slow import: cache this)."""
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    bases: list[str] = []
+    regexes: list[str] = []
+    for alt in expand_braces(normalize(scope)):
+        alt = alt.lstrip("/")
+        plain = _strip_tail(alt)
+        base = _literal_dir(alt)
+        if not (_GLOB_CHARS & set(plain)):
+            # A plain path (`src/auth/**`, `src/rules`, `docs`) names one place from the
+            # root; a prefix test is exact and needs no regex.
+            bases.append(plain)
+            regexes.append("")
+            continue
+        bases.append(base)
+        pattern = GitIgnoreSpecPattern(alt)
+        regexes.append(pattern.regex.pattern if pattern.regex is not None else "(?!)")
+    return Compiled(depth(scope), tuple(bases), tuple(regexes))
+
+
+def _literal_dir(alt: str) -> str:
+    """The longest leading run of segments with no glob character, as a directory."""
+    segs = alt.split("/")
+    out: list[str] = []
+    for seg in segs[:-1]:
+        if _GLOB_CHARS & set(seg):
+            break
+        out.append(seg)
+    else:
+        if "/" not in alt:  # `*.py`, `docs`: gitignore matches a bare name at any depth
+            return ""
+    return "/".join(out)
+
+
+@lru_cache(maxsize=4096)
+def _rx(source: str) -> re.Pattern[str]:
+    return re.compile(source)
+
+
+def relevant(c: Compiled, path: str, is_dir: bool) -> bool:
+    """Whether a scope applies to a repo-relative query path ("" is the root)."""
+    for base, source in zip(c.bases, c.regexes):
+        if is_dir:
+            # P is the directory S names, or lies under it.
+            if not path:
+                return True
+            if source:
+                if _rx(source).match(path + "/"):
+                    return True
+            elif path == base or path.startswith(base + "/"):
+                return True
+            # Parent inheritance: S lies inside P, or could match something inside P.
+            if base == path or base.startswith(path + "/"):
+                return True
+            if source and (not base or path.startswith(base + "/")):
+                return True
+        else:
+            if source:
+                if _rx(source).match(path):
+                    return True
+            elif path == base or path.startswith(base + "/"):
+                return True
+    return False
