@@ -1,8 +1,11 @@
 """Derived state in `<git common dir>/aide/`, keyed by content so that it is never stale.
 
-- record packs: blob id -> parsed record (or why it is not one), plus scope text ->
-  compiled scope. A blob never changes, so an entry is only ever missing, never wrong.
-  New entries go to a new small pack; many packs are compacted into one.
+- record packs: blob id -> the few fields that filtering and ranking need (or why the
+  blob is not a memory) in `.meta`, the blobs' bytes end to end in `.raw` (read and
+  parsed only for the memories a command shows), and scope text -> compiled scope.
+  A blob never changes,
+  so an entry is only ever missing, never wrong. New entries go to a new small pack;
+  many packs are compacted into one.
 - tree listings: memories-folder tree id -> [(path, blob id)], one file per tree.
 - the index listing, keyed by the index file's stat signature.
 - each working tree's stat table: path -> (size, mtime, inode, ctime, blob id).
@@ -39,21 +42,25 @@ class Cache:
     root: str
     #: Notices for the user (a damaged file that was dropped), printed by the CLI.
     notices: list[str]
-    #: blob id -> ("ok", record) or ("bad", field, message).
-    records: dict[str, tuple[Any, ...]]
+    #: blob id -> metadata of a memory (see sources.meta_of) or ("bad", field, message).
+    metas: dict[str, tuple[Any, ...]]
     #: scope text -> compiled scope tuple.
     scopes: dict[str, tuple[Any, ...]]
-    _new_records: dict[str, tuple[Any, ...]]
+    _new_metas: dict[str, tuple[Any, ...]]
+    _new_raws: dict[str, bytes]
     _new_scopes: dict[str, tuple[Any, ...]]
+    _packs: list[tuple[str, dict[str, tuple[int, int]]]]
     _loaded: bool
 
     def __init__(self, root: str) -> None:
         self.root = root
         self.notices = []
-        self.records = {}
+        self.metas = {}
         self.scopes = {}
-        self._new_records = {}
+        self._new_metas = {}
+        self._new_raws = {}
         self._new_scopes = {}
+        self._packs = []
         self._loaded = False
 
     # -- files ---------------------------------------------------------------------
@@ -123,28 +130,48 @@ class Cache:
 
     def _pack_names(self) -> list[str]:
         try:
-            return sorted(n for n in os.listdir(self._path("packs")) if n.endswith(".pack"))
+            return sorted(n[:-5] for n in os.listdir(self._path("packs")) if n.endswith(".meta"))
         except OSError:
             return []
 
     def load_records(self) -> None:
-        """Read every record pack (once)."""
+        """Read every pack's metadata (once); contents are read one by one when needed."""
         if self._loaded:
             return
         self._loaded = True
         for name in self._pack_names():
-            payload = self.read("packs", name)
-            if not isinstance(payload, tuple) or len(payload) != 2:
-                continue
-            records, scopes = payload
-            if isinstance(records, dict) and isinstance(scopes, dict):
-                self.records.update(records)
-                self.scopes.update(scopes)
+            payload = self.read("packs", name + ".meta")
+            if isinstance(payload, tuple) and len(payload) == 3:
+                metas, spans, scopes = payload
+                if isinstance(metas, dict) and isinstance(spans, dict):
+                    self.metas.update(metas)
+                    self.scopes.update(scopes)
+                    self._packs.append((name, spans))
 
-    def add_record(self, blob: str, entry: tuple[Any, ...]) -> None:
-        """Remember a parsed blob; saved by `flush`."""
-        self.records[blob] = entry
-        self._new_records[blob] = entry
+    def raw(self, blob: str) -> bytes | None:
+        """The content of a blob whose metadata is cached (None if it cannot be had)."""
+        got = self._new_raws.get(blob)
+        if got is not None:
+            return got
+        for name, spans in self._packs:
+            span = spans.get(blob)
+            if span is None:
+                continue
+            try:
+                with open(self._path("packs", name + ".raw"), "rb") as f:
+                    f.seek(span[0])
+                    data = f.read(span[1])
+            except OSError:
+                return None
+            return data if len(data) == span[1] else None
+        return None
+
+    def add(self, blob: str, meta: tuple[Any, ...], raw: bytes | None) -> None:
+        """Remember a parsed blob's metadata (and content when it is a memory)."""
+        self.metas[blob] = meta
+        self._new_metas[blob] = meta
+        if raw is not None:
+            self._new_raws[blob] = raw
 
     def add_scope(self, scope: str, compiled: tuple[Any, ...]) -> None:
         """Remember a compiled scope; saved by `flush`."""
@@ -153,30 +180,56 @@ class Cache:
 
     def flush(self) -> None:
         """Save new entries as one new pack; compact when there are too many packs."""
-        if not (self._new_records or self._new_scopes):
+        if not (self._new_metas or self._new_scopes):
             return
-        name = f"{time.time_ns():020d}-{os.getpid()}.pack"
-        self.write((self._new_records, self._new_scopes), "packs", name)
-        self._new_records = {}
-        self._new_scopes = {}
+        self._write_pack(self._new_metas, self._new_raws, self._new_scopes)
+        self._new_metas, self._new_raws, self._new_scopes = {}, {}, {}
         if len(self._pack_names()) > MAX_PACKS:
             self._compact()
+
+    def _write_pack(self, metas: dict[str, tuple[Any, ...]], raws: dict[str, bytes],
+                    scopes: dict[str, tuple[Any, ...]]) -> None:
+        # Contents are concatenated in .raw and found by (offset, length) from .meta, so
+        # showing 20 memories reads 20 slices, not every memory ever seen. The .raw file
+        # goes first: a pack whose .meta exists always has its .raw.
+        name = f"{time.time_ns():020d}-{os.getpid()}"
+        spans: dict[str, tuple[int, int]] = {}
+        chunks: list[bytes] = []
+        offset = 0
+        for blob, data in raws.items():
+            spans[blob] = (offset, len(data))
+            chunks.append(data)
+            offset += len(data)
+        path = self._path("packs", name + ".raw")
+        tmp = f"{path}.tmp"
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(tmp, "wb") as f:
+                f.write(b"".join(chunks))
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            return
+        self.write((metas, spans, scopes), "packs", name + ".meta")
 
     def _compact(self) -> None:
         with self.lock():
             names = self._pack_names()
             if len(names) <= MAX_PACKS:
                 return  # another process compacted while we waited
-            records: dict[str, tuple[Any, ...]] = {}
-            scopes: dict[str, tuple[Any, ...]] = {}
-            for name in names:
-                payload = self.read("packs", name)
-                if isinstance(payload, tuple) and len(payload) == 2:
-                    records.update(payload[0])
-                    scopes.update(payload[1])
-            self.write((records, scopes), "packs", f"{time.time_ns():020d}-{os.getpid()}.pack")
-            for name in names:
-                self._discard(self._path("packs", name))
+            fresh = Cache(self.root)
+            fresh.load_records()
+            raws: dict[str, bytes] = {}
+            for blob in fresh.metas:
+                data = fresh.raw(blob)
+                if data is not None:
+                    raws[blob] = data
+            metas = {b: m for b, m in fresh.metas.items() if m[0] != "ok" or b in raws}
+            self._write_pack(metas, raws, fresh.scopes)
+            for old in names:
+                self._discard(self._path("packs", old + ".meta"))
+                self._discard(self._path("packs", old + ".raw"))
 
     # -- listings ------------------------------------------------------------------
 

@@ -16,6 +16,11 @@ from git_aide.store import PERSONAL_IGNORE, write_file
 IGNORE_LINE = PERSONAL_DIR + "/"
 #: The line init puts in .gitattributes.
 ATTRIBUTE_LINE = MEMORIES_DIR + "/**/*.json merge=aide"
+#: The git config that registers the merge driver (repo-local), key -> value.
+DRIVER_CONFIG: dict[str, str] = {
+    "merge.aide.name": "git-aide: field-by-field merge of memories",
+    "merge.aide.driver": "git-aide merge-driver %O %A %B %L %P",
+}
 _FOLDERS = ("area_context", "technical", "preferences/shared", "preferences/personal",
             "guidelines")
 _AGENT_BEGIN = "<!-- git-aide: begin -->"
@@ -68,6 +73,7 @@ def init(repo: Repo, agent: str | None = None) -> list[str]:
         done.append(f"added {IGNORE_LINE} to .gitignore")
     if ensure_line(os.path.join(top, ".gitattributes"), ATTRIBUTE_LINE):
         done.append(f"added '{ATTRIBUTE_LINE}' to .gitattributes")
+    done += register_driver(repo)
     if agent is not None:
         name = _AGENT_FILES.get(agent)
         if name is None:
@@ -83,3 +89,32 @@ def init(repo: Repo, agent: str | None = None) -> list[str]:
             write_file(path, (text + sep + _AGENT_NOTES).encode())
             done.append(f"added the git-aide notes to {name}")
     return done
+
+
+def register_driver(repo: Repo) -> list[str]:
+    """Set merge.aide.* in the repo's own config unless it is set so already."""
+    done: list[str] = []
+    for key, value in DRIVER_CONFIG.items():
+        now = repo.git("config", "--local", "--get", key, check=False).stdout.decode()
+        if now.rstrip("\n") != value:
+            repo.git("config", "--local", key, value)
+            done.append(f"set git config {key} = {value}")
+    return done
+
+
+def unregister_driver(repo: Repo) -> list[str]:
+    """Remove merge.aide.driver and merge.aide.name; the section too if nothing else is in it."""
+    done: list[str] = []
+    for key in DRIVER_CONFIG:
+        if repo.git("config", "--local", "--unset-all", key, check=False).returncode == 0:
+            done.append(f"removed git config {key}")
+    rest = repo.git("config", "--local", "--get-regexp", r"^merge\.aide\.", check=False)
+    if done and not rest.stdout.strip():
+        # `--unset` leaves an empty [merge "aide"] header behind.
+        repo.git("config", "--local", "--remove-section", "merge.aide", check=False)
+    return done
+
+
+def uninstall(repo: Repo) -> list[str]:
+    """Undo what init set up outside the files: the driver config (memories stay)."""
+    return unregister_driver(repo)

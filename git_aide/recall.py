@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from git_aide import scope as scopes
 from git_aide.errors import AideError
@@ -16,49 +15,56 @@ _LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
 _WORD = re.compile(r"\w+")
 
 
-@dataclass(frozen=True)
 class Query:
     """One repo-relative query path."""
 
-    #: Repo-relative path, "" for the root.
-    path: str
-    #: Whether it names a directory.
-    is_dir: bool
+    __slots__ = ("path", "is_dir")
+
+    def __init__(self, path: str, is_dir: bool) -> None:
+        #: Repo-relative path, "" for the root.
+        self.path = path
+        #: Whether it names a directory.
+        self.is_dir = is_dir
 
 
-@dataclass
 class Filters:
     """What narrows a listing besides paths."""
 
-    #: Keep only these layers (empty: all).
-    layers: tuple[str, ...] = ()
-    #: Keep memories carrying every one of these tags.
-    tags: tuple[str, ...] = ()
-    #: Keep memories by this contributor (case-insensitive).
-    contributor: str | None = None
+    __slots__ = ("layers", "tags", "contributor")
+
+    def __init__(self, layers: tuple[str, ...] = (), tags: tuple[str, ...] = (),
+                 contributor: str | None = None) -> None:
+        #: Keep only these layers (empty: all).
+        self.layers = layers
+        #: Keep memories carrying every one of these tags.
+        self.tags = tags
+        #: Keep memories by this contributor (case-insensitive).
+        self.contributor = contributor
 
     def keep(self, e: Entry) -> bool:
         """Whether an entry passes every filter."""
-        r = e.record
-        if self.layers and r["layer"] not in self.layers:
+        if self.layers and e.layer not in self.layers:
             return False
-        if self.tags and not set(self.tags) <= set(r["tags"]):
+        if self.tags and not set(self.tags) <= set(e.tags):
             return False
-        return not (self.contributor and r["contributor"].lower() != self.contributor.lower())
+        return not (self.contributor and e.contributor.lower() != self.contributor.lower())
 
 
-@dataclass
 class Hit:
     """A ranked memory: the entry, the scope that made it relevant, and its relevance."""
 
-    #: The memory.
-    entry: Entry
-    #: Its scope when it was relevant by scope, None when project-wide.
-    matched_scope: str | None
-    #: Keyword relevance to --query, or None without one.
-    score: float | None = None
-    #: Scope depth, for the sort.
-    depth: int = field(default=0)
+    __slots__ = ("entry", "matched_scope", "score", "depth")
+
+    def __init__(self, entry: Entry, matched_scope: str | None, score: float | None = None,
+                 depth: int = 0) -> None:
+        #: The memory.
+        self.entry = entry
+        #: Its scope when it was relevant by scope, None when project-wide.
+        self.matched_scope = matched_scope
+        #: Relevance to --query (or to the search), None without one.
+        self.score = score
+        #: Scope depth, for the sort.
+        self.depth = depth
 
 
 def query_paths(worktree: str | None, prefix: str, args: Iterable[str]) -> list[Query]:
@@ -103,24 +109,25 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
            min_depth: int) -> list[Hit]:
     """Every entry relevant to at least one query path (all, without paths)."""
     hits: list[Hit] = []
+    # Many memories share a scope: decide each distinct scope once.
+    verdicts: dict[int, bool] = {}
+    keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
     for e in entries:
-        if not filters.keep(e):
+        if keep is not None and not keep(e):
             continue
         c = e.compiled
         if c is None:
             hits.append(Hit(e, None))
             continue
         if queries:
-            ok = False
-            for q in queries:
-                if not q.is_dir and c.depth < min_depth:
-                    continue
-                if scopes.relevant(c, q.path, q.is_dir):
-                    ok = True
-                    break
+            ok = verdicts.get(id(c))
+            if ok is None:
+                ok = any(scopes.relevant(c, q.path, q.is_dir) for q in queries
+                         if q.is_dir or c.depth >= min_depth)
+                verdicts[id(c)] = ok
             if not ok:
                 continue
-        hits.append(Hit(e, e.record["scope"], depth=c.depth))
+        hits.append(Hit(e, e.scope, depth=c.depth))
     return hits
 
 
@@ -134,18 +141,18 @@ def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
         return []
     cut = ordered[:limit]
     if limit >= diversity_min and len(ordered) > limit:
-        present = {h.entry.record["layer"] for h in cut}
+        present = {h.entry.layer for h in cut}
         for layer in LAYERS:
             if layer in present:
                 continue
-            best = next((h for h in ordered if h.entry.record["layer"] == layer), None)
+            best = next((h for h in ordered if h.entry.layer == layer), None)
             if best is None:
                 continue
             counts: dict[str, int] = {}
             for h in cut:
-                counts[h.entry.record["layer"]] = counts.get(h.entry.record["layer"], 0) + 1
+                counts[h.entry.layer] = counts.get(h.entry.layer, 0) + 1
             for i in range(len(cut) - 1, -1, -1):
-                if counts[cut[i].entry.record["layer"]] > 1:
+                if counts[cut[i].entry.layer] > 1:
                     cut[i] = best
                     present.add(layer)
                     break
@@ -153,18 +160,20 @@ def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
     return cut
 
 
+_INVERT = str.maketrans("0123456789", "9876543210")
+
+
 def _sorted(hits: list[Hit], file_query: bool) -> list[Hit]:
-    # Stable sorts, least significant key first: uuid, then newest update, then the rest.
-    out = sorted(hits, key=lambda h: h.entry.record["uuid"])
-    out.sort(key=lambda h: h.entry.record["updated_at"], reverse=True)
+    # One sort on one key: digits inverted make the newest update sort first.
     sign = -1 if file_query else 1
-    out.sort(key=lambda h: (
+    return sorted(hits, key=lambda h: (
         h.entry.compiled is None,
-        _LAYER_RANK[h.entry.record["layer"]],
+        _LAYER_RANK[h.entry.layer],
         -(h.score or 0.0),
         sign * h.depth,
+        h.entry.updated_at.translate(_INVERT),
+        h.entry.uuid,
     ))
-    return out
 
 
 def recall(entries: list[Entry], queries: list[Query], filters: Filters, *, query: str | None,
@@ -186,8 +195,8 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *, quer
 
 def listing(entries: list[Entry], filters: Filters) -> list[Hit]:
     """Every memory that passes the filters, by layer, then scope, then age."""
-    hits = [Hit(e, e.record["scope"], depth=e.compiled.depth if e.compiled else 0)
+    hits = [Hit(e, e.scope, depth=e.compiled.depth if e.compiled else 0)
             for e in entries if filters.keep(e)]
-    hits.sort(key=lambda h: (_LAYER_RANK[h.entry.record["layer"]], h.entry.record["scope"] or "",
-                             h.entry.record["created_at"], h.entry.record["uuid"]))
+    hits.sort(key=lambda h: (_LAYER_RANK[h.entry.layer], h.entry.scope or "",
+                             h.entry.created_at, h.entry.uuid))
     return hits

@@ -44,7 +44,7 @@ def _scope_text(record: dict[str, Any]) -> str:
 def _group(hits: list[Hit]) -> list[tuple[str, list[Hit]]]:
     groups: dict[str, list[Hit]] = {layer: [] for layer in LAYERS}
     for h in hits:
-        groups[h.entry.record["layer"]].append(h)
+        groups[h.entry.layer].append(h)
     return [(layer, hs) for layer, hs in groups.items() if hs]
 
 

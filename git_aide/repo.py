@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from git_aide.errors import AideError, GitError
@@ -20,24 +19,25 @@ from git_aide.memory import MEMORIES_DIR
 INDEX_LOCK_WAIT = 10.0
 
 
-@dataclass
 class Repo:
     """An opened repository: its directories, and how to run git in it."""
 
-    #: The repository's own git directory (per linked worktree).
-    git_dir: str
-    #: The directory shared by all linked worktrees; the cache lives below it.
-    common_dir: str
-    #: The index file git would use (honours GIT_INDEX_FILE).
-    index_file: str
-    #: The top of the working tree, or None in a bare repository.
-    worktree: str | None
-    #: The current directory relative to the top of the working tree ("" at the top).
-    prefix: str
-    #: The aide.* and user.* git config values, read on first use.
-    _config: dict[str, str] | None = field(default=None, repr=False)
-    #: The pygit2 repository, opened on first use.
-    _pygit: Any = field(default=None, repr=False)
+    def __init__(self, git_dir: str, common_dir: str, index_file: str, worktree: str | None,
+                 prefix: str) -> None:
+        #: The repository's own git directory (per linked worktree).
+        self.git_dir = git_dir
+        #: The directory shared by all linked worktrees; the cache lives below it.
+        self.common_dir = common_dir
+        #: The index file git would use (honours GIT_INDEX_FILE).
+        self.index_file = index_file
+        #: The top of the working tree, or None in a bare repository.
+        self.worktree = worktree
+        #: The current directory relative to the top of the working tree ("" at the top).
+        self.prefix = prefix
+        #: The aide.* and user.* git config values, read on first use.
+        self._config: dict[str, str] | None = None
+        #: The pygit2 repository, opened on first use.
+        self._pygit: Any = None
 
     @property
     def cache_dir(self) -> str:

@@ -149,7 +149,7 @@ def _rx(source: str) -> re.Pattern[str]:
 
 def relevant(c: Compiled, path: str, is_dir: bool) -> bool:
     """Whether a scope applies to a repo-relative query path ("" is the root)."""
-    for base, source in zip(c.bases, c.regexes):
+    for base, source in zip(c.bases, c.regexes, strict=True):
         if is_dir:
             # P is the directory S names, or lies under it.
             if not path:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
+import subprocess
+import sys
 import time
-from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from git_aide import memory
 from git_aide import scope as scopes
 from git_aide.cache import RACY_SECONDS, Cache, stat_sig
+from git_aide.errors import GitError
 from git_aide.memory import MEMORIES_DIR
 from git_aide.repo import Repo
 
@@ -23,46 +27,115 @@ from git_aide.repo import Repo
 _QUIET = frozenset({".gitignore", ".gitkeep", ".gitattributes", "README.md"})
 
 
-@dataclass(frozen=True)
 class Source:
     """Which source a read came from, as the JSON output names it."""
 
-    #: "worktree", "index" or "rev".
-    kind: str
-    #: The revision as the user gave it (kind "rev" only).
-    rev: str | None = None
-    #: The commit it named (kind "rev" only).
-    commit: str | None = None
+    __slots__ = ("kind", "rev", "commit")
+
+    def __init__(self, kind: str, rev: str | None = None, commit: str | None = None) -> None:
+        #: "worktree", "index" or "rev".
+        self.kind = kind
+        #: The revision as the user gave it (kind "rev" only).
+        self.rev = rev
+        #: The commit it named (kind "rev" only).
+        self.commit = commit
 
     def as_json(self) -> dict[str, Any]:
         """The `source` object of the JSON output."""
         return {"kind": self.kind, "rev": self.rev, "commit": self.commit}
 
 
-@dataclass
-class Entry:
-    """One live memory of a source."""
+class _Reader:
+    """What an entry needs to fetch its whole record: shared by all entries of a read."""
+
+    __slots__ = ("cache", "repo")
+
+    def __init__(self, cache: Cache, repo: Repo) -> None:
+        #: The cache that holds the blobs' bytes.
+        self.cache = cache
+        #: The repository, to read a blob again when the cache lost it.
+        self.repo = repo
+
+
+class Entry(tuple):  # type: ignore[type-arg]
+    """One live memory of a source: (path, blob, meta, compiled, reader).
+
+    A tuple, because a read makes one per memory (10,000 and more) and a tuple is made
+    at C speed; the full record is parsed only when `record` is asked for.
+    """
+
+    __slots__ = ()
 
     #: Repo-relative path of its file.
-    path: str
+    path: str = property(itemgetter(0))  # type: ignore[assignment]
     #: The blob id of its content.
-    blob: str
-    #: The parsed record.
-    record: dict[str, Any]
+    blob: str = property(itemgetter(1))  # type: ignore[assignment]
+    #: ("ok", uuid, layer, scope, tags, contributor, updated_at, created_at, relpath).
+    meta: tuple[Any, ...] = property(itemgetter(2))  # type: ignore[assignment]
     #: The compiled scope, or None for a project-wide memory.
-    compiled: scopes.Compiled | None
+    compiled: scopes.Compiled | None = property(itemgetter(3))  # type: ignore[assignment]
+
+    @property
+    def uuid(self) -> str:
+        """The memory's uuid."""
+        return self[2][1]
+
+    @property
+    def layer(self) -> str:
+        """Its layer."""
+        return self[2][2]
+
+    @property
+    def scope(self) -> str | None:
+        """Its scope as written (None: project-wide)."""
+        return self[2][3]
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Its tags."""
+        return self[2][4]
+
+    @property
+    def contributor(self) -> str:
+        """Who wrote it."""
+        return self[2][5]
+
+    @property
+    def updated_at(self) -> str:
+        """When it last changed."""
+        return self[2][6]
+
+    @property
+    def created_at(self) -> str:
+        """When it was made."""
+        return self[2][7]
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The whole record, parsed from the cached bytes."""
+        reader: _Reader = self[4]
+        data = reader.cache.raw(self[1])
+        if data is None:  # the pack was compacted away under us: read the blob again
+            data = _read_again(reader.repo, self[0], self[1])
+        return memory.parse(data)
 
 
-@dataclass
+#: Makes an Entry from its five fields at C speed.
+new_entry = tuple.__new__
+
+
 class Snapshot:
     """Every live memory of one source, and what was skipped on the way."""
 
-    #: The source that was read.
-    source: Source
-    #: The memories, in path order.
-    entries: list[Entry]
-    #: One line per file that was skipped.
-    warnings: list[str]
+    __slots__ = ("source", "entries", "warnings")
+
+    def __init__(self, source: Source, entries: list[Entry], warnings: list[str]) -> None:
+        #: The source that was read.
+        self.source = source
+        #: The memories, in path order.
+        self.entries = entries
+        #: One line per file that was skipped.
+        self.warnings = warnings
 
 
 def blob_id(data: bytes) -> str:
@@ -84,33 +157,52 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         listing = _index_listing(repo, cache, warnings)
     else:
         source = Source("worktree")
-        listing = _worktree_listing(repo, cache, contents, warnings)
+        status = _start_status(repo)
+        cache.load_records()  # while git compares the files with the index
+        listing = _worktree_listing(repo, cache, status, contents, warnings)
     cache.load_records()
-    missing = [b for _, b in listing if b not in cache.records and b not in contents]
+    metas = cache.metas
+    missing = [b for _, b in listing if b not in metas and b not in contents]
     if missing:
         contents.update(repo.read_blobs(list(dict.fromkeys(missing))))
     entries: list[Entry] = []
+    reader = _Reader(cache, repo)
     seen: dict[str, str] = {}
+    compiled: dict[str | None, scopes.Compiled | None] = {None: None, "project": None}
     for path, blob in listing:
-        entry = cache.records.get(blob)
-        if entry is None:
-            entry = _ingest(cache, blob, contents.get(blob))
-        if entry[0] != "ok":
-            field = f"{entry[1]}: " if entry[1] else ""
-            warnings.append(f"{path}: {field}{entry[2]}; skipped")
+        meta = metas.get(blob)
+        if meta is None:
+            meta = _ingest(cache, blob, contents.get(blob))
+        if meta[0] != "ok":
+            field = f"{meta[1]}: " if meta[1] else ""
+            warnings.append(f"{path}: {field}{meta[2]}; skipped")
             continue
-        record = entry[1]
-        where = memory.check_path(record, path)
-        if where:
+        if path != meta[8]:
+            where = "file name is not its uuid" if not path.endswith(f"/{meta[1]}.json") \
+                else f"belongs at {meta[8]} (layer {meta[2]})"
             warnings.append(f"{path}: {where}; skipped")
             continue
-        if record["uuid"] in seen:
-            warnings.append(f"{path}: uuid already used by {seen[record['uuid']]}; skipped")
+        uuid = meta[1]
+        if uuid in seen:
+            warnings.append(f"{path}: uuid already used by {seen[uuid]}; skipped")
             continue
-        seen[record["uuid"]] = path
-        entries.append(Entry(path, blob, record, compiled_scope(cache, record["scope"])))
+        seen[uuid] = path
+        scope = meta[3]
+        if scope not in compiled:
+            compiled[scope] = compiled_scope(cache, scope)
+        entries.append(new_entry(Entry, (path, blob, meta, compiled[scope], reader)))
     cache.flush()
     return Snapshot(source, entries, warnings)
+
+
+def meta_of(record: dict[str, Any]) -> tuple[Any, ...]:
+    """What filtering and ranking need of a record, kept in the cache by blob id."""
+    # Interned, the strings that many memories share are stored once in a pack.
+    intern = sys.intern
+    scope = record["scope"]
+    return ("ok", record["uuid"], intern(record["layer"]), scope and intern(scope),
+            tuple(intern(t) for t in record["tags"]), intern(record["contributor"]),
+            record["updated_at"], record["created_at"], memory.relpath(record))
 
 
 def compiled_scope(cache: Cache, scope: str | None) -> scopes.Compiled | None:
@@ -130,12 +222,24 @@ def _ingest(cache: Cache, blob: str, data: bytes | None) -> tuple[Any, ...]:
     if data is None:
         return ("bad", None, "blob missing from the object database")
     try:
-        record = memory.parse(data)
-        entry: tuple[Any, ...] = ("ok", record)
+        meta = meta_of(memory.parse(data))
+        cache.add(blob, meta, data)
     except memory.MemoryFormatError as e:
-        entry = ("bad", e.field, str(e))
-    cache.add_record(blob, entry)
-    return entry
+        meta = ("bad", e.field, str(e))
+        cache.add(blob, meta, None)
+    return meta
+
+
+def _read_again(repo: Repo, path: str, blob: str) -> bytes:
+    if repo.worktree is not None:
+        try:
+            with open(os.path.join(repo.worktree, path), "rb") as f:
+                data = f.read()
+            if blob_id(data) == blob:
+                return data
+        except OSError:
+            pass
+    return repo.read_blobs([blob]).get(blob, b"")
 
 
 def _rev_listing(repo: Repo, cache: Cache, tree: str | None) -> list[tuple[str, str]]:
@@ -148,12 +252,17 @@ def _rev_listing(repo: Repo, cache: Cache, tree: str | None) -> list[tuple[str, 
     return [(p, b) for p, b in listing if _is_candidate(p, None)]
 
 
-def _index_listing(repo: Repo, cache: Cache, warnings: list[str]) -> list[tuple[str, str]]:
+def _index_rows(repo: Repo, cache: Cache) -> list[tuple[str, str, int]]:
     rows = cache.index_listing(repo.index_file)
     if rows is None:
         sig = stat_sig(repo.index_file)
         rows = repo.ls_index()
         cache.put_index_listing(repo.index_file, sig, rows)
+    return rows
+
+
+def _index_listing(repo: Repo, cache: Cache, warnings: list[str]) -> list[tuple[str, str]]:
+    rows = _index_rows(repo, cache)
     out: list[tuple[str, str]] = []
     unmerged: set[str] = set()
     for path, blob, stage in rows:
@@ -176,55 +285,66 @@ def _is_candidate(path: str, warnings: list[str] | None) -> bool:
     return False
 
 
-def _worktree_listing(repo: Repo, cache: Cache, contents: dict[str, bytes],
-                      warnings: list[str]) -> list[tuple[str, str]]:
+def _start_status(repo: Repo) -> subprocess.Popen[bytes]:
     top = repo.require_worktree("reading the working tree")
-    root = os.path.join(top, MEMORIES_DIR)
+    return subprocess.Popen(
+        ["git", "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all",
+         "--ignored=matching", "--no-renames", "--", MEMORIES_DIR],
+        cwd=top, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _worktree_listing(repo: Repo, cache: Cache, status: subprocess.Popen[bytes],
+                      contents: dict[str, bytes], warnings: list[str]) -> list[tuple[str, str]]:
+    """The index's blob ids, corrected by `git status` for the files that differ from it.
+
+    git compares the files with the index's stat data in C, so an unchanged tree costs no
+    blob reads; the few files that differ (or are untracked or ignored, such as personal
+    memories) are read here, through a stat table of our own so that they too are read
+    only when they change.
+    """
+    top = repo.require_worktree("reading the working tree")
+    rows = _index_rows(repo, cache)
+    out, err = status.communicate()
+    if status.returncode != 0:
+        lines = err.decode(errors="replace").strip().splitlines()
+        raise GitError(f"git status failed: {lines[-1] if lines else status.returncode}")
+    dirty = {item[3:] for item in out.decode(errors="surrogateescape").split("\0") if item}
+    listing = [(path, blob) for path, blob, stage in rows if not stage and path not in dirty]
+    if dirty:
+        listing.extend(_read_dirty(cache, top, sorted(dirty), contents))
+    listing.sort()
+    return [(p, b) for p, b in listing if _is_candidate(p, warnings)]
+
+
+def _read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes]
+                ) -> list[tuple[str, str]]:
     old = cache.stat_table(top)
     new: dict[str, tuple[int, int, int, int, str]] = {}
-    listing: list[tuple[str, str]] = []
     horizon = (time.time() - RACY_SECONDS) * 1e9
-    changed = False
-    stack = [root]
-    while stack:
-        folder = stack.pop()
+    out: list[tuple[str, str]] = []
+    for rel in paths:
+        full = os.path.join(top, rel)
         try:
-            it = os.scandir(folder)
+            st = os.lstat(full)
         except OSError:
+            continue  # deleted in the working tree
+        if not stat.S_ISREG(st.st_mode):
             continue
-        with it:
-            for d in it:
-                rel = d.path[len(top) + 1:].replace(os.sep, "/")
-                if d.is_dir(follow_symlinks=False):
-                    stack.append(d.path)
-                    continue
-                if d.is_symlink() or not d.is_file():
-                    if d.name not in _QUIET:
-                        warnings.append(f"{rel}: not a regular file; skipped")
-                    continue
-                if not _is_candidate(rel, warnings):
-                    continue
-                try:
-                    st = d.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                sig = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
-                known = old.get(rel)
-                if known is not None and known[:4] == sig:
-                    blob = known[4]
-                else:
-                    try:
-                        with open(d.path, "rb") as f:
-                            data = f.read()
-                    except OSError:
-                        continue
-                    blob = blob_id(data)
-                    contents[blob] = data
-                    changed = True
-                if st.st_mtime_ns < horizon and st.st_ctime_ns < horizon:
-                    new[rel] = (*sig, blob)
-                listing.append((rel, blob))
-    if changed or len(new) != len(old):
+        sig = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+        known = old.get(rel)
+        if known is not None and known[:4] == sig:
+            blob = known[4]
+        else:
+            try:
+                with open(full, "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            blob = blob_id(data)
+            contents[blob] = data
+        if st.st_mtime_ns < horizon and st.st_ctime_ns < horizon:
+            new[rel] = (*sig, blob)
+        out.append((rel, blob))
+    if new != old:
         cache.put_stat_table(top, new)
-    listing.sort()
-    return listing
+    return out

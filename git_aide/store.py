@@ -42,14 +42,14 @@ def find(entries: list[Entry], ident: str) -> Entry:
     key = ident.strip().lower()
     if len(key) < 4:
         raise AideError(f"id {ident!r} is too short: give at least 4 characters of the uuid")
-    exact = [e for e in entries if e.record["uuid"] == key]
+    exact = [e for e in entries if e.uuid == key]
     if exact:
         return exact[0]
-    hits = [e for e in entries if e.record["uuid"].startswith(key)]
+    hits = [e for e in entries if e.uuid.startswith(key)]
     if not hits:
         raise AideError(f"no memory with id {ident!r}")
     if len(hits) > 1:
-        names = ", ".join(sorted(e.record["uuid"] for e in hits))
+        names = ", ".join(sorted(e.uuid for e in hits))
         raise AideError(f"id {ident!r} is ambiguous: it matches {names}")
     return hits[0]
 
@@ -181,7 +181,7 @@ def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
     chosen: dict[str, Entry] = {}
     for ident in idents:
         e = find(entries, ident)
-        chosen[e.record["uuid"]] = e
+        chosen[e.uuid] = e
     for e in chosen.values():
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(top, e.path))
