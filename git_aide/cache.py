@@ -182,8 +182,10 @@ class Cache:
         """Save new entries as one new pack; compact when there are too many packs."""
         if not (self._new_metas or self._new_scopes):
             return
-        self._write_pack(self._new_metas, self._new_raws, self._new_scopes)
-        self._new_metas, self._new_raws, self._new_scopes = {}, {}, {}
+        raws = {b: self._new_raws[b] for b in self._new_metas if b in self._new_raws}
+        self._write_pack(self._new_metas, raws, self._new_scopes)
+        # The contents stay in _new_raws: this process may still ask for them.
+        self._new_metas, self._new_scopes = {}, {}
         if len(self._pack_names()) > MAX_PACKS:
             self._compact()
 

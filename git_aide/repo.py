@@ -15,7 +15,8 @@ from typing import Any
 from git_aide.errors import AideError, GitError
 from git_aide.memory import MEMORIES_DIR
 
-#: How long staging waits for another git process's index.lock, in seconds.
+#: How long staging waits for another git process's index.lock, in seconds, unless git
+#: config aide.indexLockTimeout says otherwise.
 INDEX_LOCK_WAIT = 10.0
 
 
@@ -150,7 +151,11 @@ class Repo:
 
     def stage(self, add: list[str], remove: list[str]) -> bool:
         """Stage new/changed files and removals; False when the index stayed locked."""
-        deadline = time.monotonic() + INDEX_LOCK_WAIT
+        try:
+            wait = float(self.config("aide.indexLockTimeout") or INDEX_LOCK_WAIT)
+        except ValueError:
+            wait = INDEX_LOCK_WAIT
+        deadline = time.monotonic() + wait
         delay = 0.02
         steps: list[tuple[str, ...]] = []
         if remove:
@@ -192,8 +197,10 @@ def open_repo() -> Repo:
     git_dir = lines[0]
     common = os.path.abspath(lines[1])
     index = os.path.abspath(lines[3])
+    # --show-toplevel fails in a bare repository (and inside .git), and succeeds with
+    # GIT_WORK_TREE even when the current directory lies outside the working tree.
+    worktree = lines[4] if len(lines) > 4 and lines[4] else None
     inside = lines[2] == "true"
-    worktree = lines[4] if inside and len(lines) > 4 else None
     prefix = lines[5].rstrip("/") if inside and len(lines) > 5 else ""
     return Repo(git_dir=git_dir, common_dir=common, index_file=index, worktree=worktree,
                 prefix=prefix)

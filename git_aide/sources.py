@@ -151,7 +151,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         assert rev is not None
         commit, tree = repo.resolve(rev)
         source = Source("rev", rev, commit)
-        listing = _rev_listing(repo, cache, tree)
+        listing = _rev_listing(repo, cache, tree, warnings)
     elif kind == "index":
         source = Source("index")
         listing = _index_listing(repo, cache, warnings)
@@ -242,14 +242,15 @@ def _read_again(repo: Repo, path: str, blob: str) -> bytes:
     return repo.read_blobs([blob]).get(blob, b"")
 
 
-def _rev_listing(repo: Repo, cache: Cache, tree: str | None) -> list[tuple[str, str]]:
+def _rev_listing(repo: Repo, cache: Cache, tree: str | None, warnings: list[str]
+                 ) -> list[tuple[str, str]]:
     if tree is None:
         return []
     listing = cache.tree_listing(tree)
     if listing is None:
         listing = sorted((f"{MEMORIES_DIR}/{p}", b) for p, b in repo.walk_tree(tree))
         cache.put_tree_listing(tree, listing)
-    return [(p, b) for p, b in listing if _is_candidate(p, None)]
+    return [(p, b) for p, b in listing if _is_candidate(p, warnings)]
 
 
 def _index_rows(repo: Repo, cache: Cache) -> list[tuple[str, str, int]]:
@@ -308,12 +309,26 @@ def _worktree_listing(repo: Repo, cache: Cache, status: subprocess.Popen[bytes],
     if status.returncode != 0:
         lines = err.decode(errors="replace").strip().splitlines()
         raise GitError(f"git status failed: {lines[-1] if lines else status.returncode}")
-    dirty = {item[3:] for item in out.decode(errors="surrogateescape").split("\0") if item}
+    dirty: set[str] = set()
+    for item in out.decode(errors="surrogateescape").split("\0"):
+        path = item[3:]
+        if path.endswith("/"):  # an ignored folder (personal memories) is named, not listed
+            dirty.update(_files_below(top, path))
+        elif path:
+            dirty.add(path)
     listing = [(path, blob) for path, blob, stage in rows if not stage and path not in dirty]
     if dirty:
         listing.extend(_read_dirty(cache, top, sorted(dirty), contents))
     listing.sort()
     return [(p, b) for p, b in listing if _is_candidate(p, warnings)]
+
+
+def _files_below(top: str, folder: str) -> list[str]:
+    out: list[str] = []
+    for base, _dirs, files in os.walk(os.path.join(top, folder)):
+        rel = os.path.relpath(base, top).replace(os.sep, "/")
+        out.extend(f"{rel}/{name}" for name in files)
+    return out
 
 
 def _read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes]

@@ -75,9 +75,12 @@ def check_text(what: str | None = None, why: str | None = None, label: str | Non
             raise AideError(f"a tag looks like a secret ({kind}); not remembered")
 
 
-def clean_scope(scope: str | None) -> str | None:
-    """A scope as stored: backslashes as '/', "project" and "" as project-wide."""
-    if scope is None or scope == "project" or scope == "":
+def clean_scope(scope: str | None, *, empty_clears: bool = False) -> str | None:
+    """A scope as stored: backslashes as '/', "project" as project-wide.
+
+    An empty scope is an error, except where `update --scope ''` clears it.
+    """
+    if scope is None or scope == "project" or (empty_clears and scope == ""):
         return None
     message = scopes.check(scope)
     if message:
@@ -138,7 +141,7 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
     if label is not None:
         record["context_label"] = label or None
     if scope is not None:
-        record["scope"] = clean_scope(scope)
+        record["scope"] = clean_scope(scope, empty_clears=True)
     if layer is not None:
         if layer not in memory.LAYERS:
             raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
@@ -182,10 +185,10 @@ def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
     for ident in idents:
         e = find(entries, ident)
         chosen[e.uuid] = e
+    shared = [e.path for e in chosen.values() if not e.path.startswith(PERSONAL_DIR + "/")]
     for e in chosen.values():
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(top, e.path))
-    shared = [e.path for e in chosen.values() if not memory.is_personal(e.record)]
     result = Written("", "", staged=False)
     if stage and shared:
         _stage(repo, cache, result, add=[], remove=shared)

@@ -1,0 +1,174 @@
+"""Where a read comes from (DESIGN section 2): worktree, index, any revision."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from conftest import aide, aide_ok, git, make_repo, remember, uuids
+
+
+def snapshot_of_git_state(repo: Path) -> tuple[str, str]:
+    """What a read must never change: `git status` and the index file's bytes."""
+    status = git(repo, "status", "--porcelain", "--ignored")
+    index = hashlib.sha1((repo / ".git" / "index").read_bytes()).hexdigest()
+    return status, index
+
+
+def test_historical_recall_touches_nothing(repo: Path) -> None:
+    a = remember(repo, "memory A, from the past")["uuid"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "A")
+    aide_ok(repo, "forget", a)
+    b = remember(repo, "memory B, of today")["uuid"]
+    git(repo, "commit", "-qm", "B")
+    before = snapshot_of_git_state(repo)
+    old = aide_ok(repo, "recall", "--rev", "HEAD~1", "--json").json()
+    assert [m["uuid"] for m in old["memories"]] == [a]
+    assert old["source"]["kind"] == "rev"
+    assert old["source"]["rev"] == "HEAD~1"
+    assert old["source"]["commit"] == git(repo, "rev-parse", "HEAD~1").strip()
+    assert uuids(aide_ok(repo, "recall", "--json")) == [b]
+    assert snapshot_of_git_state(repo) == before
+
+
+def test_rev_accepts_any_commit_ish(repo: Path) -> None:
+    a = remember(repo, "tagged memory")["uuid"]
+    git(repo, "commit", "-qm", "one")
+    git(repo, "tag", "-a", "v1.2", "-m", "release")
+    git(repo, "checkout", "-qb", "feature")
+    for rev in ("v1.2", "main", "feature", git(repo, "rev-parse", "HEAD").strip()[:10], "HEAD"):
+        assert uuids(aide_ok(repo, "recall", "--rev", rev, "--json")) == [a], rev
+
+
+def test_rev_naming_no_commit(repo: Path) -> None:
+    for rev in ("no-such-branch", "HEAD~5", "--all", "HEAD^{tree}"):
+        r = aide(repo, "recall", "--rev", rev)
+        assert r.returncode == 1, (rev, r.stderr)
+        assert "names no commit" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cached_sees_staged_not_unstaged(repo: Path) -> None:
+    r = remember(repo, "staged text")
+    path = repo / r["path"]
+    doc = aide_ok(repo, "recall", "--cached", "--json").json()
+    assert doc["source"]["kind"] == "index"
+    assert [m["what"] for m in doc["memories"]] == ["staged text"]
+    path.write_text(path.read_text().replace("staged text", "unstaged edit"))
+    assert [m["what"] for m in aide_ok(repo, "recall", "--cached", "--json").json()["memories"]] \
+        == ["staged text"]
+    assert [m["what"] for m in aide_ok(repo, "recall", "--json").json()["memories"]] \
+        == ["unstaged edit"]
+    assert aide_ok(repo, "recall", "--staged", "--json").json()["memories"][0]["what"] \
+        == "staged text"
+
+
+def test_cached_honours_git_index_file(repo: Path) -> None:
+    remember(repo, "in the real index")
+    other = repo / ".git" / "other-index"
+    env = {"GIT_INDEX_FILE": str(other)}
+    git(repo, "read-tree", "--empty", env=env)
+    assert uuids(aide_ok(repo, "recall", "--cached", "--json", env=env)) == []
+    assert len(uuids(aide_ok(repo, "recall", "--cached", "--json"))) == 1
+
+
+def test_cached_and_rev_together_is_a_usage_error(repo: Path) -> None:
+    r = aide(repo, "recall", "--cached", "--rev", "HEAD")
+    assert r.returncode == 2
+    assert r.stderr.startswith("git-aide: error:")
+
+
+def test_empty_repository(repo: Path) -> None:
+    assert uuids(aide_ok(repo, "recall", "--json")) == []
+    assert uuids(aide_ok(repo, "recall", "--cached", "--json")) == []
+    u = remember(repo, "first memory before the first commit")["uuid"]
+    assert uuids(aide_ok(repo, "recall", "--json")) == [u]
+    assert aide(repo, "recall", "--rev", "HEAD").returncode == 1
+
+
+def test_linked_worktree_and_subdirectory(repo: Path, tmp_path: Path) -> None:
+    main = remember(repo, "on main")["uuid"]
+    git(repo, "commit", "-qm", "main")
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    side = remember(linked, "on side")["uuid"]
+    assert set(uuids(aide_ok(linked, "recall", "--json"))) == {main, side}
+    assert uuids(aide_ok(repo, "recall", "--json")) == [main]
+    (linked / "deep" / "er").mkdir(parents=True)
+    assert set(uuids(aide_ok(linked / "deep" / "er", "recall", "--json"))) == {main, side}
+
+
+def test_git_dir_and_work_tree_variables(repo: Path, tmp_path: Path) -> None:
+    u = remember(repo, "through GIT_DIR")["uuid"]
+    env = {"GIT_DIR": str(repo / ".git"), "GIT_WORK_TREE": str(repo)}
+    assert uuids(aide_ok(tmp_path, "recall", "--json", env=env)) == [u]
+
+
+def test_bare_repository(repo: Path, tmp_path: Path) -> None:
+    u = remember(repo, "in a bare clone")["uuid"]
+    git(repo, "commit", "-qm", "one")
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    assert uuids(aide_ok(bare, "recall", "--rev", "main", "--json")) == [u]
+    for args in (["recall"], ["remember", "x"], ["recall", "--cached"]):
+        r = aide(bare, *args)
+        assert r.returncode == 1, args
+        assert "bare" in r.stderr and "--rev" in r.stderr
+
+
+def test_not_a_repository(tmp_path: Path) -> None:
+    r = aide(tmp_path, "recall", env={"GIT_CEILING_DIRECTORIES": str(tmp_path.parent)})
+    assert r.returncode == 128
+    assert r.stderr.startswith("git-aide: error: ")
+    assert "not a git repository" in r.stderr
+
+
+def test_broken_files_are_skipped_with_one_warning_each(repo: Path) -> None:
+    good = remember(repo, "still fine")["uuid"]
+    tech = repo / ".aide/memories/technical"
+    (tech / "not-json.json").write_text("{ nope")
+    (tech / "list.json").write_text("[1, 2]")
+    wrong = aide_ok(repo, "show", good, "--json").json()["memory"]
+    (tech / "3f1e2d4c-1111-4222-8333-444455556666.json").write_text(
+        (tech / f"{good}.json").read_text())  # a file name that is not its uuid
+    bad_type = dict(wrong, uuid="0b2f6a1e-1111-4222-8333-444455556666", tags="oops")
+    import json
+    (tech / "0b2f6a1e-1111-4222-8333-444455556666.json").write_text(json.dumps(bad_type))
+    missing = {k: v for k, v in wrong.items() if k not in ("what", "path")}
+    missing["uuid"] = "1c2f6a1e-1111-4222-8333-444455556666"
+    (tech / "1c2f6a1e-1111-4222-8333-444455556666.json").write_text(json.dumps(missing))
+    (tech / f".{good}.json.123.tmp").write_text("{")
+    r = aide(repo, "recall", "--json")
+    assert r.returncode == 0
+    assert uuids(r) == [good]
+    warnings = r.stderr.strip().splitlines()
+    assert len(warnings) == 6, warnings
+    assert all(w.startswith("git-aide: warning: .aide/memories/technical/") for w in warnings)
+    assert "Traceback" not in r.stderr
+    # committed, the broken files are skipped at that revision too
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "broken")
+    r = aide(repo, "recall", "--rev", "HEAD", "--json")
+    assert uuids(r) == [good]
+    assert len(r.stderr.strip().splitlines()) == 6
+
+
+def test_cache_in_common_dir_not_worktree(repo: Path) -> None:
+    remember(repo, "x")
+    aide_ok(repo, "recall")
+    assert (repo / ".git" / "aide").is_dir()
+    status = git(repo, "status", "--porcelain", "--ignored")
+    assert ".git/aide" not in status
+    assert "aide/" not in [line[3:] for line in status.splitlines()]
+    assert os.path.isdir(repo / ".git" / "aide")
+
+
+def test_fresh_clone_without_init(repo: Path, tmp_path: Path) -> None:
+    u = remember(repo, "shared with the team")["uuid"]
+    git(repo, "commit", "-qm", "one")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    assert uuids(aide_ok(clone, "recall", "--json")) == [u]
+    make_repo  # noqa: B018 (the fixture builder is shared with other tests)
