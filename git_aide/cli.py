@@ -122,12 +122,20 @@ def main() -> None:
 @main.command()
 @click.option("--agent", type=click.Choice(["claude"]), help="Also write notes for this agent.")
 @click.option("--no-hooks", is_flag=True, help="Do not install the git hooks.")
-def init(agent: str | None, no_hooks: bool) -> None:
+@click.option("--uninstall", is_flag=True,
+              help="Remove the merge driver config and the hook blocks; keep the memories.")
+def init(agent: str | None, no_hooks: bool, uninstall: bool) -> None:
     """Set this repository up for git-aide (idempotent)."""
     from git_aide.install import init as do_init
     from git_aide.repo import open_repo
 
-    done = do_init(open_repo(), agent=agent)
+    if uninstall:
+        from git_aide.install import uninstall as do_uninstall
+
+        done = do_uninstall(open_repo())
+        _out("\n".join(done) if done else "git-aide is not installed here; nothing changed.")
+        return
+    done = do_init(open_repo(), agent=agent, with_hooks=not no_hooks)
     _out("\n".join(done) if done else "git-aide is already set up here; nothing changed.")
 
 
@@ -191,14 +199,132 @@ def recall(paths: tuple[str, ...], query: str | None, layers: tuple[str, ...],
 
     repo, cache, snap = _load(cached, rev)
     queries = rc.query_paths(repo.worktree, repo.prefix, paths)
+    relevance = None
+    if query is not None and query.strip():
+        from git_aide import search as sr
+
+        ft = sr.open_index(cache)
+
+        def relevance(entries: list[Any]) -> dict[str, float]:
+            return sr.relevance(ft, entries, query)
+
     hits = rc.recall(
-        snap.entries, queries, _filters(layers, tags, contributor), query=query,
+        snap.entries, queries, _filters(layers, tags, contributor), relevance=relevance,
         limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),
         min_depth=repo.config_int("aide.recall.minScopeDepth", 1),
         diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 5),
     )
-    cache.count_recall([h.entry.record["uuid"] for h in hits], memory.now())
+    cache.count_recall([h.entry.uuid for h in hits], memory.now())
     _render_hits(snap, hits, as_json)
+
+
+@main.command()
+@click.argument("query")
+@click.option("--layer", "layers", type=LAYER_CHOICE, multiple=True)
+@click.option("--limit", type=click.IntRange(min=0), help="Default: aide.search.limit or 20.")
+@source_options
+@json_option
+def search(query: str, layers: tuple[str, ...], limit: int | None, cached: bool,
+           rev: str | None, as_json: bool) -> None:
+    """Where did we write about X? Full-text BM25, best first."""
+    from git_aide import search as sr
+
+    repo, cache, snap = _load(cached, rev)
+    ft = sr.open_index(cache)
+    entries = snap.entries
+    with _progress("indexing memories") as progress:
+        sr.ensure_indexed(ft, entries, progress)
+    lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
+    hits = sr.search(ft, entries, query, _filters(layers, (), None), lim)
+    _warn(ft.notices)
+    _render_hits(snap, hits, as_json)
+
+
+@main.command()
+@click.option("--rebuild", is_flag=True, help="Throw the cache away and build it anew.")
+@click.option("--quiet", is_flag=True, help="Print nothing (for hooks).")
+def index(rebuild: bool, quiet: bool) -> None:
+    """Bring the cache up to date (the working tree, the index and HEAD)."""
+    import shutil
+
+    from git_aide import search as sr
+    from git_aide.cache import Cache
+    from git_aide.sources import load
+
+    repo, cache = _context()
+    if rebuild:
+        shutil.rmtree(cache.root, ignore_errors=True)
+        cache = Cache(cache.root)
+    kinds: list[tuple[str, str | None]] = [("rev", "HEAD")]
+    if repo.worktree is not None:
+        kinds = [("worktree", None), ("index", None), *kinds]
+    entries: dict[str, Any] = {}
+    for kind, rev in kinds:
+        try:
+            snap = load(repo, cache, kind, rev)
+        except AideError:
+            continue  # no HEAD yet, say
+        for e in snap.entries:
+            entries.setdefault(e.blob, e)
+    ft = sr.open_index(cache)
+    with _progress("indexing memories", quiet=quiet) as progress:
+        added = sr.ensure_indexed(ft, list(entries.values()), progress)
+    if not quiet:
+        _warn(cache.notices + ft.notices)
+        _out(f"Indexed {added} new memories; {len(entries)} in the cache for this checkout.")
+
+
+@main.command()
+@source_options
+@json_option
+def stats(cached: bool, rev: str | None, as_json: bool) -> None:
+    """Memories by layer, source and contributor; the most and the never recalled."""
+    import time
+
+    from git_aide import render
+    from git_aide import search as sr
+
+    _repo, cache, snap = _load(cached, rev)
+    doc = sr.stats(snap.entries, cache.stats(), time.time())
+    if as_json:
+        _out(render.dumps({"source": snap.source.as_json(), **doc}))
+    else:
+        _out(render.stats_text(doc))
+
+
+class _Bar:
+    """A rich progress bar that appears only when there is real work and a terminal."""
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self.label, self.enabled = label, enabled
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total < PROGRESS_FROM:
+            return
+        if self._progress is None:
+            from rich.progress import Progress
+
+            self._progress = Progress(transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task(self.label, total=total)
+        self._progress.update(self._task, completed=done)
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+#: Below this many memories to index, no progress bar is worth drawing.
+PROGRESS_FROM = 500
+
+
+def _progress(label: str, quiet: bool = False) -> _Bar:
+    return _Bar(label, enabled=not quiet and sys.stderr.isatty() and sys.stdout.isatty())
 
 
 def _render_hits(snap: Any, hits: list[Any], as_json: bool) -> None:
@@ -294,6 +420,86 @@ def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
         _out(dumps({"forgotten": gone, "staged": staged}))
     else:
         _out("\n".join(f"Forgot {u[:8]}." for u in gone))
+
+
+@main.command(name="merge-driver")
+@click.argument("base")
+@click.argument("ours")
+@click.argument("theirs")
+@click.argument("marker_size", required=False)
+@click.argument("path", required=False)
+def merge_driver(base: str, ours: str, theirs: str, marker_size: str | None,
+                 path: str | None) -> None:
+    """Git's merge driver for memories (git runs it; see `init`)."""
+    # `git-aide merge-driver` never gets here: __main__ dispatches it before click is
+    # imported. This keeps it listed in the help and callable through `run()`.
+    from git_aide.merge import run_driver
+
+    args = [base, ours, theirs] + [a for a in (marker_size, path) if a is not None]
+    raise click.exceptions.Exit(run_driver(args))
+
+
+@main.command()
+@click.option("--dry-run", "-n", is_flag=True, help="Say what would be done; change nothing.")
+def resolve(dry_run: bool) -> None:
+    """Settle the unmerged memories left by a merge, rebase or cherry-pick."""
+    from git_aide.repo import open_repo
+    from git_aide.resolve import resolve as do_resolve
+
+    outcome = do_resolve(open_repo(), dry_run=dry_run)
+    if outcome.lines:
+        _out("\n".join(outcome.lines))
+    if outcome.left:
+        raise AideError(f"{outcome.left} memory path(s) left unmerged; fix them by hand, "
+                        "then `git add` them")
+
+
+@main.command()
+@click.option("--staged", "--cached", "staged", is_flag=True,
+              help="Check the index (what the next commit will contain).")
+@click.option("--rev", metavar="REV", help="Check the tree of this commit-ish.")
+@click.option("--all", "all_", is_flag=True, help="Check the working tree and the index.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the problems.")
+@json_option
+def validate(staged: bool, rev: str | None, all_: bool, quiet: bool, as_json: bool) -> None:
+    """Check the memory files; exit 1 if anything is wrong."""
+    from git_aide.repo import open_repo
+    from git_aide.validate import validate as do_validate
+
+    if sum((staged, rev is not None, all_)) > 1:
+        raise UsageError("give at most one of --staged, --rev and --all")
+    kind = "index" if staged else "rev" if rev is not None else "all" if all_ else "worktree"
+    report = do_validate(open_repo(), kind, rev)
+    if as_json:
+        import orjson
+
+        _out(orjson.dumps(report.as_json()).decode())
+    elif report.problems:
+        _out("\n".join(p.line() for p in report.problems))
+    elif not quiet:
+        _out(f"{report.files} memory file(s) in {report.what}: no problems.")
+    if not report.ok:
+        n = len(report.problems)
+        raise AideError(f"{n} problem{'s' if n > 1 else ''} in the memories of {report.what}")
+
+
+@main.command()
+@json_option
+def doctor(as_json: bool) -> None:
+    """What is missing or broken here, and the command that fixes it."""
+    from git_aide.doctor import diagnose
+    from git_aide.repo import open_repo
+
+    findings = diagnose(open_repo())
+    bad = [f for f in findings if not f.ok]
+    if as_json:
+        import orjson
+
+        _out(orjson.dumps({"ok": not bad, "checks": [f.as_json() for f in findings]}).decode())
+    else:
+        _out("\n".join(f.line() for f in findings))
+    if bad:
+        raise AideError(f"{len(bad)} problem{'s' if len(bad) > 1 else ''} found")
 
 
 def run(argv: list[str] | None = None) -> int:

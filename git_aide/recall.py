@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable
 
 from git_aide import scope as scopes
@@ -12,7 +11,6 @@ from git_aide.memory import LAYERS
 from git_aide.sources import Entry
 
 _LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
-_WORD = re.compile(r"\w+")
 
 
 class Query:
@@ -90,21 +88,6 @@ def query_paths(worktree: str | None, prefix: str, args: Iterable[str]) -> list[
     return out
 
 
-def keyword_score(entry: Entry, words: list[str]) -> float:
-    """The fraction of query words found in what, context_label and why."""
-    if not words:
-        return 0.0
-    r = entry.record
-    text = " ".join(x for x in (r["what"], r["context_label"], r["why"]) if x).lower()
-    found = set(_WORD.findall(text))
-    return sum(1 for w in words if w in found) / len(words)
-
-
-def query_words(query: str) -> list[str]:
-    """The distinct lower-cased words of a query."""
-    return list(dict.fromkeys(_WORD.findall(query.lower())))
-
-
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
            min_depth: int) -> list[Hit]:
     """Every entry relevant to at least one query path (all, without paths)."""
@@ -176,17 +159,22 @@ def _sorted(hits: list[Hit], file_query: bool) -> list[Hit]:
     ))
 
 
-def recall(entries: list[Entry], queries: list[Query], filters: Filters, *, query: str | None,
+def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
+           relevance: Callable[[list[Entry]], dict[str, float]] | None,
            limit: int, min_depth: int, diversity_min: int) -> list[Hit]:
-    """The whole of section 4's recall: select, score, sort, cut, rebalance."""
+    """The whole of section 4's recall: select, score, sort, cut, rebalance.
+
+    `relevance` scores the selected entries against --query (blob id -> score); it is
+    asked only for the memories that are relevant by scope.
+    """
     hits = select(entries, queries, filters, min_depth)
     scorer = None
-    if query:
-        words = query_words(query)
+    if relevance is not None:
 
         def scorer(hs: list[Hit]) -> None:
+            scores = relevance([h.entry for h in hs])
             for h in hs:
-                h.score = keyword_score(h.entry, words)
+                h.score = scores.get(h.entry.blob, 0.0)
 
     file_query = any(not q.is_dir for q in queries)
     return rank(hits, file_query=file_query, limit=limit, diversity_min=diversity_min,

@@ -113,3 +113,27 @@ def show_text(record: dict[str, Any], path: str, *, tty: bool) -> str:
     for k, v in pairs:
         console.print(f"[bold]{k:<{width}}[/bold]  {escape(v)}")
     return console.file.getvalue().rstrip("\n")
+
+
+def stats_text(doc: dict[str, Any]) -> str:
+    """The stats report as plain text."""
+    lines = [f"{doc['total']} memories"]
+    for title, key in (("by layer", "by_layer"), ("by source", "by_source"),
+                       ("by contributor", "by_contributor")):
+        lines.append(f"{title}:")
+        lines.extend(f"  {n:>6}  {name}" for name, n in doc[key].items())
+    lines.append("most recalled (on this machine):")
+    lines.extend(f"  {m['recalls']:>6}  {m['uuid'][:8]}  {_short(m['what'])}"
+                 for m in doc["most_recalled"]) if doc["most_recalled"] else lines.append(
+        "  (none yet)")
+    stale = doc["never_recalled_older_than_30_days"]
+    lines.append(f"never recalled, older than 30 days: {len(stale)}")
+    lines.extend(f"          {m['uuid'][:8]}  {_short(m['what'])}" for m in stale[:20])
+    if len(stale) > 20:
+        lines.append(f"          ... and {len(stale) - 20} more (see --json)")
+    return "\n".join(lines)
+
+
+def _short(text: str, width: int = 70) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -1,0 +1,224 @@
+"""The full-text index (DESIGN sections 4 and 5): one Whoosh index keyed by blob id.
+
+A document is one blob, so one index serves the working tree, the index and every
+revision: a search asks Whoosh for matching blob ids and keeps those the chosen source
+lists. Adding is incremental (only blobs the index lacks), and the set of indexed ids
+is kept beside the index so that finding what is missing needs no Whoosh search.
+
+Queries are never parsed with Whoosh's query language: the text is cut into words by
+the same analyzer that indexed the documents, so quotes, `*`, `OR` or `col:x` are
+just words and nothing can raise a syntax error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import shutil
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+#: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
+FORMAT = 2
+#: Weights of the fields in BM25F: the memory itself counts most.
+BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
+#: How long a writer waits for another process's Whoosh lock, in seconds.
+WRITER_TIMEOUT = 30.0
+
+
+def _whoosh() -> Any:
+    # Whoosh 2.7 has invalid escapes in its sources: Python 3.12+ would print
+    # SyntaxWarnings on the user's terminal the first time it compiles them.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import whoosh
+        import whoosh.analysis
+        import whoosh.fields
+        import whoosh.index
+        import whoosh.query
+        import whoosh.scoring
+    return whoosh
+
+
+def _stamp() -> str:
+    import whoosh
+
+    return f"git-aide-index {FORMAT} whoosh {whoosh.versionstring()}"
+
+
+class FullText:
+    """The Whoosh index in `<cache>/whoosh`, rebuilt from scratch when it is unusable."""
+
+    #: The folder of the index.
+    root: str
+    #: Notices for the user (a damaged index that was rebuilt).
+    notices: list[str]
+
+    def __init__(self, cache_root: str) -> None:
+        self.root = os.path.join(cache_root, "whoosh")
+        self.notices = []
+        self._w = _whoosh()
+        self._ix: Any = None
+
+    # -- opening -------------------------------------------------------------------
+
+    def _schema(self) -> Any:
+        f = self._w.fields
+        analyzer = self._w.analysis.StemmingAnalyzer(stoplist=None, minsize=1)
+        return f.Schema(
+            blob=f.ID(stored=True, unique=True),
+            what=f.TEXT(analyzer=analyzer, field_boost=BOOSTS["what"]),
+            why=f.TEXT(analyzer=analyzer, field_boost=BOOSTS["why"]),
+            context_label=f.TEXT(analyzer=analyzer, field_boost=BOOSTS["context_label"]),
+            tags=f.KEYWORD(lowercase=True, commas=True, field_boost=BOOSTS["tags"]),
+            scope=f.TEXT(analyzer=self._w.analysis.RegexTokenizer(r"[^/*{},.\s]+")
+                         | self._w.analysis.LowercaseFilter(), field_boost=BOOSTS["scope"]),
+            # Unstemmed words of every field, for the fragment fallback: "parameterization"
+            # stems to "parameter", which "eterizat" is not part of.
+            words=f.TEXT(analyzer=self._w.analysis.StandardAnalyzer(stoplist=None, minsize=1)),
+        )
+
+    def _open(self) -> Any:
+        if self._ix is not None:
+            return self._ix
+        stamp_file = os.path.join(self.root, "STAMP")
+        try:
+            with open(stamp_file, encoding="utf-8") as f:
+                ok = f.read().strip() == _stamp()
+        except OSError:
+            ok = False
+        if ok:
+            try:
+                self._ix = self._w.index.open_dir(self.root)
+                self._ix.schema  # noqa: B018 -- touch it: a damaged TOC fails here
+                return self._ix
+            except Exception:
+                self.notices.append("the full-text index was damaged; rebuilt it")
+        return self._create()
+
+    def _create(self) -> Any:
+        shutil.rmtree(self.root, ignore_errors=True)
+        os.makedirs(self.root, exist_ok=True)
+        self._ix = self._w.index.create_in(self.root, self._schema())
+        self._save_ids(set())
+        with open(os.path.join(self.root, "STAMP"), "w", encoding="utf-8") as f:
+            f.write(_stamp() + "\n")
+        return self._ix
+
+    def _ids(self) -> set[str]:
+        try:
+            with open(os.path.join(self.root, "ids"), "rb") as f:
+                ids = marshal.load(f)
+            return ids if isinstance(ids, set) else set()
+        except (OSError, EOFError, ValueError, TypeError):
+            return set()
+
+    def _save_ids(self, ids: set[str]) -> None:
+        path = os.path.join(self.root, "ids")
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "wb") as f:
+                marshal.dump(ids, f)
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+    # -- writing -------------------------------------------------------------------
+
+    def missing(self, blobs: Iterable[str]) -> list[str]:
+        """The blob ids the index does not hold yet."""
+        self._open()
+        have = self._ids()
+        return [b for b in dict.fromkeys(blobs) if b not in have]
+
+    def add(self, docs: list[tuple[str, dict[str, Any]]],
+            progress: Callable[[int], None] | None = None) -> int:
+        """Index (blob id, record) pairs the index lacks; returns how many were added."""
+        if not docs:
+            return 0
+        for attempt in range(2):
+            try:
+                return self._add(docs, progress)
+            except self._w.index.LockError:
+                raise
+            except Exception:
+                if attempt:
+                    raise
+                self.notices.append("the full-text index was damaged; rebuilt it")
+                self._ix = None
+                self._create()
+        return 0
+
+    def _add(self, docs: list[tuple[str, dict[str, Any]]],
+             progress: Callable[[int], None] | None) -> int:
+        ix = self._open()
+        writer = ix.writer(timeout=WRITER_TIMEOUT, limitmb=128)
+        try:
+            have = self._ids()  # again, under the lock: another process may have added some
+            added: list[str] = []
+            for i, (blob, r) in enumerate(docs):
+                if blob in have:
+                    continue
+                texts = (r["what"], r["why"] or "", r["context_label"] or "", r["scope"] or "")
+                writer.add_document(
+                    blob=blob, what=texts[0], why=texts[1], context_label=texts[2],
+                    tags=",".join(r["tags"]), scope=texts[3],
+                    words=" ".join((*texts, *r["tags"])))
+                added.append(blob)
+                if progress is not None and i % 100 == 0:
+                    progress(i)
+            if not added:
+                writer.cancel()
+                return 0
+            writer.commit()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                writer.cancel()
+            raise
+        # Whoosh's lock is released by commit; the ids file is read-merge-written, and a
+        # lost race only means an id is missing and gets indexed (once more) next time.
+        self._save_ids(self._ids() | set(added))
+        return len(added)
+
+    # -- searching -----------------------------------------------------------------
+
+    def terms(self, text: str) -> list[str]:
+        """The analysed words of a query, as the index stores them."""
+        analyzer = self._w.analysis.StemmingAnalyzer(stoplist=None, minsize=1)
+        return list(dict.fromkeys(t.text for t in analyzer(text)))
+
+    def search(self, text: str, allowed: set[str]) -> dict[str, float]:
+        """BM25F scores of the allowed blobs that match; a substring match when none do."""
+        ix = self._open()
+        q = self._w.query
+        words = self.terms(text)
+        fields = ("what", "why", "context_label", "scope")
+        subqueries = [q.Term(fld, w) for w in words for fld in fields]
+        subqueries += [q.Term("tags", w.lower()) for w in text.replace(",", " ").split()]
+        scores = self._run(ix, q.Or(subqueries), allowed) if subqueries else {}
+        if scores:
+            return scores
+        # A fragment (`eterizat`) is no word of the index: look for it inside the words.
+        raw = [w for w in (x.strip("\"'()*?[]{}:,.;!") for x in text.lower().split()) if w]
+        fragments = [w for w in raw if len(w) >= 3][:8]
+        if not fragments:
+            return {}
+        wild = [q.Wildcard("words", f"*{_escape(w)}*") for w in fragments]
+        return self._run(ix, q.Or(wild), allowed)
+
+    def _run(self, ix: Any, query: Any, allowed: set[str]) -> dict[str, float]:
+        scores: dict[str, float] = {}
+        with ix.searcher(weighting=self._w.scoring.BM25F()) as s:
+            for hit in s.search(query, limit=None):
+                blob = hit["blob"]
+                if blob in allowed and hit.score > scores.get(blob, -1.0):
+                    scores[blob] = float(hit.score)
+        return scores
+
+
+def _escape(word: str) -> str:
+    return "".join(c for c in word if c not in "*?[]")

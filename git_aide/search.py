@@ -1,0 +1,86 @@
+"""`search`, the BM25 relevance of `recall --query`, `index` and `stats`.
+
+Everything here works on one source's entries: the full-text index is brought up to
+date for exactly the blobs that source lists, then asked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from git_aide.cache import Cache
+from git_aide.recall import Filters, Hit
+from git_aide.sources import Entry
+
+Progress = Callable[[int, int], None]
+
+
+def open_index(cache: Cache) -> Any:
+    """The full-text index of this cache (imports Whoosh)."""
+    from git_aide.index import FullText
+
+    return FullText(cache.root)
+
+
+def ensure_indexed(ft: Any, entries: list[Entry], progress: Progress | None = None) -> int:
+    """Add the entries the full-text index lacks; returns how many it added."""
+    missing = set(ft.missing(e.blob for e in entries))
+    if not missing:
+        return 0
+    todo = [(e.blob, e.record) for e in entries if e.blob in missing]
+    report = (lambda i: progress(i, len(todo))) if progress is not None else None
+    added = ft.add(todo, report)
+    if progress is not None:
+        progress(len(todo), len(todo))
+    return added
+
+
+def relevance(ft: Any, entries: list[Entry], query: str) -> dict[str, float]:
+    """BM25F score by blob id for the entries that match the query."""
+    ensure_indexed(ft, entries)
+    return ft.search(query, {e.blob for e in entries})
+
+
+def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: int
+           ) -> list[Hit]:
+    """The matching memories, best first, at most `limit`."""
+    kept = [e for e in entries if filters.keep(e)]
+    scores = relevance(ft, kept, query)
+    hits = [Hit(e, e.scope, score=scores[e.blob]) for e in kept if e.blob in scores]
+    # Best score first; newest, then uuid, among equals (stable sorts, minor keys first).
+    hits.sort(key=lambda h: h.entry.uuid)
+    hits.sort(key=lambda h: h.entry.updated_at, reverse=True)
+    hits.sort(key=lambda h: -(h.score or 0.0))
+    return hits[:limit]
+
+
+def stats(entries: list[Entry], recalls: dict[str, tuple[int, str]], now: float
+          ) -> dict[str, Any]:
+    """Counts by layer, source and contributor; most recalled; stale and never recalled."""
+    by_layer: Counter[str] = Counter()
+    by_source: Counter[str] = Counter()
+    by_contributor: Counter[str] = Counter()
+    for e in entries:
+        by_layer[e.layer] += 1
+        by_source[e.record["source"]] += 1
+        by_contributor[e.contributor] += 1
+    live = {e.uuid: e for e in entries}
+    top = sorted(((n, last, u) for u, (n, last) in recalls.items() if u in live),
+                 key=lambda t: (-t[0], t[2]))[:5]
+    cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(now - 30 * 86400))
+    stale = sorted((e for e in entries if e.uuid not in recalls and e.created_at < cutoff),
+                   key=lambda e: (e.created_at, e.uuid))
+    return {
+        "total": len(entries),
+        "by_layer": dict(sorted(by_layer.items())),
+        "by_source": dict(sorted(by_source.items())),
+        "by_contributor": dict(sorted(by_contributor.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "most_recalled": [{"uuid": u, "what": live[u].record["what"], "recalls": n,
+                           "last_recalled_at": last} for n, last, u in top],
+        "never_recalled_older_than_30_days": [
+            {"uuid": e.uuid, "what": e.record["what"], "created_at": e.created_at}
+            for e in stale],
+    }
