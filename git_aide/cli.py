@@ -34,12 +34,31 @@ def _warn(lines: list[str]) -> None:
         click.echo(f"git-aide: warning: {line}", err=True)
 
 
+#: Objects whose `notices` (a damaged cache that was rebuilt) are printed at the end.
+_NOTICED: list[Any] = []
+
+
+def _noticed(obj: Any) -> Any:
+    """Print this object's notices once the command is done."""
+    _NOTICED.append(obj)
+    return obj
+
+
+def _print_notices() -> None:
+    # However many files were damaged, the user hears about it once.
+    notices = list(dict.fromkeys(n for obj in _NOTICED for n in obj.notices))
+    _NOTICED.clear()
+    if notices:
+        more = f" (and {len(notices) - 1} more)" if len(notices) > 1 else ""
+        click.echo(f"git-aide: notice: {notices[0]}{more}", err=True)
+
+
 def _context() -> tuple[Any, Any]:
     from git_aide.cache import Cache
     from git_aide.repo import open_repo
 
     repo = open_repo()
-    return repo, Cache(repo.cache_dir)
+    return repo, _noticed(Cache(repo.cache_dir))
 
 
 def _source(cached: bool, rev: str | None) -> tuple[str, str | None]:
@@ -70,7 +89,6 @@ def _load(cached: bool, rev: str | None) -> tuple[Any, Any, Any]:
     repo, cache = _context()
     snap = load(repo, cache, kind, rev)
     _warn(snap.warnings)
-    _warn(cache.notices)
     return repo, cache, snap
 
 
@@ -203,7 +221,7 @@ def recall(paths: tuple[str, ...], query: str | None, layers: tuple[str, ...],
     if query is not None and query.strip():
         from git_aide import search as sr
 
-        ft = sr.open_index(cache)
+        ft = _noticed(sr.open_index(cache))
 
         def relevance(entries: list[Any]) -> dict[str, float]:
             return sr.relevance(ft, entries, query)
@@ -230,13 +248,12 @@ def search(query: str, layers: tuple[str, ...], limit: int | None, cached: bool,
     from git_aide import search as sr
 
     repo, cache, snap = _load(cached, rev)
-    ft = sr.open_index(cache)
+    ft = _noticed(sr.open_index(cache))
     entries = snap.entries
     with _progress("indexing memories") as progress:
         sr.ensure_indexed(ft, entries, progress)
     lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
     hits = sr.search(ft, entries, query, _filters(layers, (), None), lim)
-    _warn(ft.notices)
     _render_hits(snap, hits, as_json)
 
 
@@ -254,7 +271,7 @@ def index(rebuild: bool, quiet: bool) -> None:
     repo, cache = _context()
     if rebuild:
         shutil.rmtree(cache.root, ignore_errors=True)
-        cache = Cache(cache.root)
+        cache = _noticed(Cache(cache.root))
     kinds: list[tuple[str, str | None]] = [("rev", "HEAD")]
     if repo.worktree is not None:
         kinds = [("worktree", None), ("index", None), *kinds]
@@ -266,11 +283,10 @@ def index(rebuild: bool, quiet: bool) -> None:
             continue  # no HEAD yet, say
         for e in snap.entries:
             entries.setdefault(e.blob, e)
-    ft = sr.open_index(cache)
+    ft = _noticed(sr.open_index(cache))
     with _progress("indexing memories", quiet=quiet) as progress:
         added = sr.ensure_indexed(ft, list(entries.values()), progress)
     if not quiet:
-        _warn(cache.notices + ft.notices)
         _out(f"Indexed {added} new memories; {len(entries)} in the cache for this checkout.")
 
 
@@ -505,7 +521,10 @@ def doctor(as_json: bool) -> None:
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; every error becomes one line and an exit status."""
     try:
-        rv = main.main(args=argv, prog_name="git aide", standalone_mode=False)
+        try:
+            rv = main.main(args=argv, prog_name="git aide", standalone_mode=False)
+        finally:
+            _print_notices()
     except AideError as e:
         click.echo(f"git-aide: error: {e}", err=True)
         return e.code

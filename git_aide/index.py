@@ -135,26 +135,22 @@ class FullText:
         have = self._ids()
         return [b for b in dict.fromkeys(blobs) if b not in have]
 
+    @property
+    def LockError(self) -> type[Exception]:  # noqa: N802 -- named like the exception it is
+        """The exception a writer raises when another process holds the lock too long."""
+        return self._w.index.LockError
+
+    def rebuild(self, why: str) -> None:
+        """Start again from an empty index (after damage), and say so once."""
+        self.notices.append(why)
+        self._ix = None
+        self._create()
+
     def add(self, docs: list[tuple[str, dict[str, Any]]],
             progress: Callable[[int], None] | None = None) -> int:
         """Index (blob id, record) pairs the index lacks; returns how many were added."""
         if not docs:
             return 0
-        for attempt in range(2):
-            try:
-                return self._add(docs, progress)
-            except self._w.index.LockError:
-                raise
-            except Exception:
-                if attempt:
-                    raise
-                self.notices.append("the full-text index was damaged; rebuilt it")
-                self._ix = None
-                self._create()
-        return 0
-
-    def _add(self, docs: list[tuple[str, dict[str, Any]]],
-             progress: Callable[[int], None] | None) -> int:
         ix = self._open()
         writer = ix.writer(timeout=WRITER_TIMEOUT, limitmb=128)
         try:

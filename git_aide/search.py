@@ -25,8 +25,29 @@ def open_index(cache: Cache) -> Any:
     return FullText(cache.root)
 
 
+def robust(ft: Any, work: Callable[[], Any]) -> Any:
+    """Run work on the full-text index; if the index proves damaged, rebuild it and retry."""
+    from git_aide.errors import AideError
+
+    for attempt in range(2):
+        try:
+            return work()
+        except ft.LockError:
+            raise AideError("the full-text index is locked by another git-aide process "
+                            "for too long; try again") from None
+        except Exception:
+            if attempt:
+                raise
+            ft.rebuild("the full-text index was damaged; rebuilt it")
+    return None
+
+
 def ensure_indexed(ft: Any, entries: list[Entry], progress: Progress | None = None) -> int:
     """Add the entries the full-text index lacks; returns how many it added."""
+    return robust(ft, lambda: _ensure(ft, entries, progress))
+
+
+def _ensure(ft: Any, entries: list[Entry], progress: Progress | None) -> int:
     missing = set(ft.missing(e.blob for e in entries))
     if not missing:
         return 0
@@ -40,8 +61,11 @@ def ensure_indexed(ft: Any, entries: list[Entry], progress: Progress | None = No
 
 def relevance(ft: Any, entries: list[Entry], query: str) -> dict[str, float]:
     """BM25F score by blob id for the entries that match the query."""
-    ensure_indexed(ft, entries)
-    return ft.search(query, {e.blob for e in entries})
+    def work() -> dict[str, float]:
+        _ensure(ft, entries, None)
+        return ft.search(query, {e.blob for e in entries})
+
+    return robust(ft, work)
 
 
 def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: int

@@ -115,7 +115,10 @@ class Entry(tuple):  # type: ignore[type-arg]
         """The whole record, parsed from the cached bytes."""
         reader: _Reader = self[4]
         data = reader.cache.raw(self[1])
-        if data is None:  # the pack was compacted away under us: read the blob again
+        if data is None or blob_id(data) != self[1]:
+            if data is not None:
+                reader.cache.drop_damaged(self[1])
+            # Compacted away under us, or damaged: the blob itself is the truth.
             data = _read_again(reader.repo, self[0], self[1])
         return memory.parse(data)
 

@@ -1,0 +1,49 @@
+"""Lean start-up (DESIGN section 9): a command imports only what its own path needs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import BASE_ENV, aide_ok, git, remember
+
+HEAVY = ("pygit2", "whoosh", "rich", "pathspec")
+
+
+def imported(cwd: Path, *args: str) -> set[str]:
+    """Top-level modules a git-aide process imported (from `python -X importtime`)."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", *args],
+                          cwd=cwd, env=BASE_ENV, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    names = set()
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
+    return names
+
+
+def test_version_imports_nothing_heavy(tmp_path: Path) -> None:
+    mods = imported(tmp_path, "--version")
+    assert not mods & set(HEAVY), mods & set(HEAVY)
+    assert "git_aide" in mods
+
+
+def test_warm_scope_recall_imports_nothing_heavy(repo: Path) -> None:
+    remember(repo, "auth tokens rotate", "--scope", "src/auth/**")
+    remember(repo, "db uses postgres", "--scope", "src/db/**")
+    git(repo, "commit", "-qm", "one")
+    aide_ok(repo, "recall", "src/auth/x.ts")  # warms the cache
+    aide_ok(repo, "recall", "--rev", "HEAD", "src/auth/x.ts")
+    mods = imported(repo, "recall", "src/auth/x.ts")
+    assert not mods & set(HEAVY), mods & set(HEAVY)
+    mods = imported(repo, "recall", "--json", "--rev", "HEAD", "src/")
+    assert not mods & set(HEAVY), mods & set(HEAVY)
+
+
+def test_search_imports_whoosh_but_not_pygit2(repo: Path) -> None:
+    remember(repo, "auth tokens rotate")
+    aide_ok(repo, "search", "tokens")
+    mods = imported(repo, "search", "tokens")
+    assert "whoosh" in mods
+    assert "pygit2" not in mods
