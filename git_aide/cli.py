@@ -93,17 +93,25 @@ def _load(cached: bool, rev: str | None) -> tuple[Any, Any, Any]:
 
 
 class AideGroup(click.Group):
-    """A group whose --help opens the man page, as `git aide --help` does."""
+    """A group whose `-h` prints usage and whose `--help` opens the man page, as git does."""
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:
-        """-h prints usage; --help opens the man page."""
+        """Usage for -h only; --help is the man page (see get_params)."""
+        opt = super().get_help_option(ctx)
+        if opt is not None:
+            opt.opts, opt.secondary_opts = ["-h"], []
+        return opt
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        """The group's parameters plus --help, which shows the man page."""
         def show_man(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
             if value and not ctx.resilient_parsing:
                 _show_man(ctx)
                 ctx.exit()
 
-        return click.Option(["--help"], is_flag=True, expose_value=False, is_eager=True,
-                            callback=show_man, help="Show the manual page.")
+        man = click.Option(["--help", "show_man"], is_flag=True, expose_value=False, is_eager=True,
+                           callback=show_man, help="Show the manual page.")
+        return [*super().get_params(ctx), man]
 
 
 def _show_man(ctx: click.Context) -> None:
@@ -111,7 +119,7 @@ def _show_man(ctx: click.Context) -> None:
     import subprocess
 
     page = _man_page()
-    if page and shutil.which("man") and sys.stdout.isatty():
+    if page and shutil.which("man"):
         subprocess.call(["man", "-l", page])
     elif page:
         click.echo(open(page, encoding="utf-8").read())
@@ -130,7 +138,7 @@ def _man_page() -> str | None:
     return None
 
 
-@click.group(cls=AideGroup, context_settings={"help_option_names": ["-h"]})
+@click.group(cls=AideGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="git-aide",
                       message="git-aide version %(version)s")
 def main() -> None:
