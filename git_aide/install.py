@@ -56,7 +56,7 @@ def ensure_line(path: str, line: str) -> bool:
     return True
 
 
-def init(repo: Repo, agent: str | None = None) -> list[str]:
+def init(repo: Repo, agent: str | None = None, with_hooks: bool = True) -> list[str]:
     """Set a repository up for git-aide; returns what changed (empty when nothing did)."""
     top = repo.require_worktree("init")
     done: list[str] = []
@@ -88,6 +88,10 @@ def init(repo: Repo, agent: str | None = None) -> list[str]:
             sep = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
             write_file(path, (text + sep + _AGENT_NOTES).encode())
             done.append(f"added the git-aide notes to {name}")
+    if with_hooks:
+        from git_aide import hooks
+
+        done += hooks.install(repo)
     return done
 
 
@@ -116,5 +120,7 @@ def unregister_driver(repo: Repo) -> list[str]:
 
 
 def uninstall(repo: Repo) -> list[str]:
-    """Undo what init set up outside the files: the driver config (memories stay)."""
-    return unregister_driver(repo)
+    """Undo what init set up outside the files: the driver config and the hook blocks."""
+    from git_aide import hooks
+
+    return unregister_driver(repo) + hooks.uninstall(repo)

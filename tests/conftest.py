@@ -74,15 +74,16 @@ def aide_ok(cwd: Path | str, *args: str, env: dict[str, str] | None = None) -> R
     return r
 
 
-def make_repo(path: Path, init: bool = True) -> Path:
-    """A new repository with an identity (and `git aide init` run in it)."""
+def make_repo(path: Path, init: bool = True, hooks: bool = False) -> Path:
+    """A new repository with an identity and `git aide init` run in it (hooks only if asked)."""
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
     git(path, "config", "user.name", "Ada Tester")
     git(path, "config", "user.email", "ada@example.com")
     git(path, "config", "commit.gpgsign", "false")
     if init:
-        aide_ok(path, "init")
+        # Hooks make every commit start git-aide: only the tests of hooks pay for that.
+        aide_ok(path, "init", *([] if hooks else ["--no-hooks"]))
     return path
 
 

@@ -1,0 +1,166 @@
+"""`git aide doctor`: what is missing or broken in this clone, and the command that fixes it.
+
+A fresh clone has the committed half of the set-up (.gitattributes, .gitignore, the
+memories) but not the local half (the merge driver in .git/config, the hooks), so
+each check looks at what git itself will do, not only at the files init writes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Any
+
+from git_aide import hooks
+from git_aide.cache import Cache
+from git_aide.memory import MEMORIES_DIR, PERSONAL_DIR
+from git_aide.repo import Repo
+
+#: The oldest git git-aide is known to work with (rev-parse --absolute-git-dir, %P).
+MIN_GIT: tuple[int, int] = (2, 20)
+#: A path that stands for any memory when asking git about attributes and ignores.
+PROBE = f"{MEMORIES_DIR}/technical/00000000-0000-4000-8000-000000000000.json"
+_PERSONAL_PROBE = f"{PERSONAL_DIR}/00000000-0000-4000-8000-000000000000.json"
+_INSTALL = "pip install git-aide (or put git-aide on PATH)"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The outcome of one check."""
+
+    #: Which check: git, driver, attributes, hooks, cache, personal, folder.
+    check: str
+    #: True when nothing is wrong.
+    ok: bool
+    #: What was found.
+    message: str
+    #: The command that fixes it (problems only).
+    fix: str | None = None
+
+    def line(self) -> str:
+        """One line: `ok: message` or `problem: message; fix: command`."""
+        if self.ok:
+            return f"ok: {self.message}"
+        return f"problem: {self.message}; fix: {self.fix}"
+
+    def as_json(self) -> dict[str, Any]:
+        """The finding as `doctor --json` lists it."""
+        return {"check": self.check, "ok": self.ok, "message": self.message, "fix": self.fix}
+
+
+def diagnose(repo: Repo) -> list[Finding]:
+    """Every check, in order; the problems are those with `ok` false."""
+    repo.require_worktree("doctor")
+    out = [_git_version()]
+    out.append(_folder(repo))
+    out.extend(_driver(repo))
+    out.append(_attribute(repo))
+    out.extend(_hooks(repo))
+    out.append(_cache(repo))
+    out.extend(_personal(repo))
+    return out
+
+
+def _git_version() -> Finding:
+    """Is git new enough?"""
+    proc = subprocess.run(["git", "--version"], capture_output=True, text=True)
+    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
+    if not m:
+        return Finding("git", False, f"cannot tell the git version from {proc.stdout.strip()!r}",
+                       "install git 2.20 or newer")
+    have = (int(m[1]), int(m[2]))
+    text = m[0]
+    if have < MIN_GIT:
+        return Finding("git", False, f"git {text} is older than {MIN_GIT[0]}.{MIN_GIT[1]}",
+                       f"upgrade git to {MIN_GIT[0]}.{MIN_GIT[1]} or newer")
+    return Finding("git", True, f"git {text}")
+
+
+def _folder(repo: Repo) -> Finding:
+    """Does the memories folder exist?"""
+    top = repo.require_worktree("doctor")
+    if os.path.isdir(os.path.join(top, MEMORIES_DIR)):
+        return Finding("folder", True, f"{MEMORIES_DIR}/ exists")
+    return Finding("folder", False, f"{MEMORIES_DIR}/ does not exist", "git aide init")
+
+
+def _driver(repo: Repo) -> list[Finding]:
+    """Is the merge driver configured, and can git start it?"""
+    value = repo.git("config", "--get", "merge.aide.driver", check=False
+                     ).stdout.decode(errors="replace").strip()
+    if not value:
+        return [Finding("driver", False, "the merge driver is not configured in this clone "
+                        "(merge.aide.driver); git falls back to a text merge", "git aide init")]
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        words = value.split()
+    program = words[0] if words else ""
+    if program == "git" and len(words) > 1:
+        program = f"git-{words[1]}"
+    if "merge-driver" not in words:
+        return [Finding("driver", False, f"merge.aide.driver is {value!r}, which is not "
+                        "git-aide's merge driver", "git aide init")]
+    if not (shutil.which(program) or os.access(program, os.X_OK)):
+        return [Finding("driver", False, f"the merge driver runs {program}, which is not on PATH",
+                        _INSTALL)]
+    return [Finding("driver", True, f"merge driver configured ({value})")]
+
+
+def _attribute(repo: Repo) -> Finding:
+    """Do memory files get merge=aide from .gitattributes?"""
+    out = repo.git("check-attr", "merge", "--", PROBE, check=False).stdout.decode(errors="replace")
+    value = out.strip().rsplit(": ", 1)[-1] if out.strip() else "unspecified"
+    if value == "aide":
+        return Finding("attributes", True, "memory files use merge=aide")
+    return Finding("attributes", False, f"the merge attribute of memory files is {value!r}, not "
+                   "'aide' (.gitattributes lacks the git-aide line, or a later one overrides it)",
+                   "git aide init")
+
+
+def _hooks(repo: Repo) -> list[Finding]:
+    """Are the hooks installed, current and executable, and git-aide on PATH?"""
+    found = [Finding("hooks", False, p.message, p.fix) for p in hooks.problems(repo)]
+    if not shutil.which("git-aide"):
+        found.append(Finding("hooks", False, "git-aide is not on PATH, so the hooks skip it",
+                             _INSTALL))
+    if not found:
+        found.append(Finding("hooks", True, "hooks installed: " + ", ".join(hooks.HOOKS)))
+    return found
+
+
+def _cache(repo: Repo) -> Finding:
+    """Can the cache be read and written?"""
+    root = repo.cache_dir
+    if not os.path.lexists(root):
+        return Finding("cache", True, "cache not built yet (the next command builds it)")
+    if not os.path.isdir(root) or not os.access(root, os.R_OK | os.W_OK | os.X_OK):
+        return Finding("cache", False, f"the cache {root} is not a folder git-aide can "
+                       "read and write", f"rm -rf {shlex.quote(root)} (it is rebuilt)")
+    cache = Cache(root)
+    cache.load_records()
+    note = "; repaired: " + "; ".join(cache.notices) if cache.notices else ""
+    return Finding("cache", True, f"cache healthy ({len(cache.metas)} entries){note}")
+
+
+def _personal(repo: Repo) -> list[Finding]:
+    """Are personal memories ignored, and none in the index?"""
+    out: list[Finding] = []
+    ignored = repo.git("check-ignore", "-q", "--no-index", "--", _PERSONAL_PROBE, check=False)
+    if ignored.returncode == 0:
+        out.append(Finding("personal", True, f"{PERSONAL_DIR}/ is ignored"))
+    else:
+        out.append(Finding("personal", False, f"{PERSONAL_DIR}/ is not ignored, so a private "
+                           "memory could be committed", "git aide init"))
+    listed = repo.git("ls-files", "-z", "--", PERSONAL_DIR, check=False
+                      ).stdout.decode(errors="replace").split("\0")
+    tracked = [p for p in listed if p and p.rsplit("/", 1)[-1] not in (".gitignore", ".gitkeep")]
+    if tracked:
+        out.append(Finding("personal", False, f"{len(tracked)} personal memory file(s) are in "
+                           "the index (staged or committed)",
+                           f"git rm --cached -r -q -- {PERSONAL_DIR}"))
+    return out
