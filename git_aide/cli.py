@@ -232,7 +232,9 @@ def recall(paths: tuple[str, ...], query: str | None, layers: tuple[str, ...],
         ft = _noticed(sr.open_index(cache))
 
         def relevance(entries: list[Any]) -> dict[str, float]:
-            return sr.relevance(ft, entries, query)
+            # Scores decide the order within a layer; the best few hundred are plenty
+            # to rank a cut of `limit` memories.
+            return sr.relevance(ft, entries, query, max(5 * (limit or 20), 200))
 
     hits = rc.recall(
         snap.entries, queries, _filters(layers, tags, contributor), relevance=relevance,

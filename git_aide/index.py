@@ -187,15 +187,16 @@ class FullText:
         analyzer = self._w.analysis.StemmingAnalyzer(stoplist=None, minsize=1)
         return list(dict.fromkeys(t.text for t in analyzer(text)))
 
-    def search(self, text: str, allowed: set[str]) -> dict[str, float]:
-        """BM25F scores of the allowed blobs that match; a substring match when none do."""
+    def search(self, text: str, allowed: set[str], want: int) -> dict[str, float]:
+        """BM25F scores of the best `want` allowed blobs that match (a substring match
+        when no word does)."""
         ix = self._open()
         q = self._w.query
         words = self.terms(text)
         fields = ("what", "why", "context_label", "scope")
         subqueries = [q.Term(fld, w) for w in words for fld in fields]
         subqueries += [q.Term("tags", w.lower()) for w in text.replace(",", " ").split()]
-        scores = self._run(ix, q.Or(subqueries), allowed) if subqueries else {}
+        scores = self._run(ix, q.Or(subqueries), allowed, want) if subqueries else {}
         if scores:
             return scores
         # A fragment (`eterizat`) is no word of the index: look for it inside the words.
@@ -204,17 +205,23 @@ class FullText:
         if not fragments:
             return {}
         wild = [q.Wildcard("words", f"*{_escape(w)}*") for w in fragments]
-        return self._run(ix, q.Or(wild), allowed)
+        return self._run(ix, q.Or(wild), allowed, want)
 
-    def _run(self, ix: Any, query: Any, allowed: set[str]) -> dict[str, float]:
-        scores: dict[str, float] = {}
+    def _run(self, ix: Any, query: Any, allowed: set[str], want: int) -> dict[str, float]:
+        # Whoosh skips whole blocks of postings that cannot reach a top-N list, so asking
+        # for a few more than wanted is far cheaper than scoring every match. The index
+        # also holds other revisions' blobs: widen until enough of this source's are in.
+        limit = max(want * 3, 60)
         with ix.searcher(weighting=self._w.scoring.BM25F()) as s:
-            for hit in s.search(query, limit=None):
-                blob = hit["blob"]
-                if blob in allowed and hit.score > scores.get(blob, -1.0):
-                    scores[blob] = float(hit.score)
-        return scores
-
-
+            while True:
+                results = s.search(query, limit=limit)
+                scores: dict[str, float] = {}
+                for hit in results:
+                    blob = hit["blob"]
+                    if blob in allowed and hit.score > scores.get(blob, -1.0):
+                        scores[blob] = float(hit.score)
+                if len(scores) >= want or results.scored_length() < limit:
+                    return scores
+                limit *= 4
 def _escape(word: str) -> str:
     return "".join(c for c in word if c not in "*?[]")

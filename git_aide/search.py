@@ -59,11 +59,11 @@ def _ensure(ft: Any, entries: list[Entry], progress: Progress | None) -> int:
     return added
 
 
-def relevance(ft: Any, entries: list[Entry], query: str) -> dict[str, float]:
-    """BM25F score by blob id for the entries that match the query."""
+def relevance(ft: Any, entries: list[Entry], query: str, want: int) -> dict[str, float]:
+    """BM25F score by blob id for the (at least `want`) best entries that match."""
     def work() -> dict[str, float]:
         _ensure(ft, entries, None)
-        return ft.search(query, {e.blob for e in entries})
+        return ft.search(query, {e.blob for e in entries}, want)
 
     return robust(ft, work)
 
@@ -72,7 +72,7 @@ def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: i
            ) -> list[Hit]:
     """The matching memories, best first, at most `limit`."""
     kept = [e for e in entries if filters.keep(e)]
-    scores = relevance(ft, kept, query)
+    scores = relevance(ft, kept, query, limit)
     hits = [Hit(e, e.scope, score=scores[e.blob]) for e in kept if e.blob in scores]
     # Best score first; newest, then uuid, among equals (stable sorts, minor keys first).
     hits.sort(key=lambda h: h.entry.uuid)
