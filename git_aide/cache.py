@@ -50,6 +50,8 @@ class Cache:
     _new_raws: dict[str, bytes]
     _new_scopes: dict[str, tuple[Any, ...]]
     _packs: list[tuple[str, dict[str, tuple[int, int]]]]
+    _whole: dict[str, bytes]
+    _reads: int
     _loaded: bool
 
     def __init__(self, root: str) -> None:
@@ -61,6 +63,8 @@ class Cache:
         self._new_raws = {}
         self._new_scopes = {}
         self._packs = []
+        self._whole = {}
+        self._reads = 0
         self._loaded = False
 
     # -- files ---------------------------------------------------------------------
@@ -153,10 +157,17 @@ class Cache:
         got = self._new_raws.get(blob)
         if got is not None:
             return got
+        self._reads += 1
+        if self._reads == 32:  # many records wanted: one read of each pack beats seeks
+            self.preload_raws()
         for name, spans in self._packs:
             span = spans.get(blob)
             if span is None:
                 continue
+            whole = self._whole.get(name)
+            if whole is not None:
+                data = whole[span[0]:span[0] + span[1]]
+                return data if len(data) == span[1] else None
             try:
                 with open(self._path("packs", name + ".raw"), "rb") as f:
                     f.seek(span[0])
@@ -165,6 +176,16 @@ class Cache:
                 return None
             return data if len(data) == span[1] else None
         return None
+
+    def preload_raws(self) -> None:
+        """Read every pack's contents into memory: many records are about to be asked for."""
+        for name, _spans in self._packs:
+            if name not in self._whole:
+                try:
+                    with open(self._path("packs", name + ".raw"), "rb") as f:
+                        self._whole[name] = f.read()
+                except OSError:
+                    continue
 
     def drop_damaged(self, blob: str) -> None:
         """Forget the pack that holds a blob whose cached content proved wrong."""

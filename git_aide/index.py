@@ -7,7 +7,8 @@ is kept beside the index so that finding what is missing needs no Whoosh search.
 
 Queries are never parsed with Whoosh's query language: the text is cut into words by
 the same analyzer that indexed the documents, so quotes, `*`, `OR` or `col:x` are
-just words and nothing can raise a syntax error.
+just words and nothing can raise a syntax error. Fragments of words are not indexed
+(stems are): search.py looks for them in the memories themselves.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 #: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
-FORMAT = 2
+FORMAT = 3
 #: Weights of the fields in BM25F: the memory itself counts most.
 BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
 #: How long a writer waits for another process's Whoosh lock, in seconds.
@@ -68,17 +69,17 @@ class FullText:
     def _schema(self) -> Any:
         f = self._w.fields
         analyzer = self._w.analysis.StemmingAnalyzer(stoplist=None, minsize=1)
+        # No positions (phrase=False): nothing asks for phrases, and they cost index time.
         return f.Schema(
             blob=f.ID(stored=True, unique=True),
-            what=f.TEXT(analyzer=analyzer, field_boost=BOOSTS["what"]),
-            why=f.TEXT(analyzer=analyzer, field_boost=BOOSTS["why"]),
-            context_label=f.TEXT(analyzer=analyzer, field_boost=BOOSTS["context_label"]),
+            what=f.TEXT(analyzer=analyzer, phrase=False, field_boost=BOOSTS["what"]),
+            why=f.TEXT(analyzer=analyzer, phrase=False, field_boost=BOOSTS["why"]),
+            context_label=f.TEXT(analyzer=analyzer, phrase=False,
+                                 field_boost=BOOSTS["context_label"]),
             tags=f.KEYWORD(lowercase=True, commas=True, field_boost=BOOSTS["tags"]),
             scope=f.TEXT(analyzer=self._w.analysis.RegexTokenizer(r"[^/*{},.\s]+")
-                         | self._w.analysis.LowercaseFilter(), field_boost=BOOSTS["scope"]),
-            # Unstemmed words of every field, for the fragment fallback: "parameterization"
-            # stems to "parameter", which "eterizat" is not part of.
-            words=f.TEXT(analyzer=self._w.analysis.StandardAnalyzer(stoplist=None, minsize=1)),
+                         | self._w.analysis.LowercaseFilter(), phrase=False,
+                         field_boost=BOOSTS["scope"]),
         )
 
     def _open(self) -> Any:
@@ -159,11 +160,10 @@ class FullText:
             for i, (blob, r) in enumerate(docs):
                 if blob in have:
                     continue
-                texts = (r["what"], r["why"] or "", r["context_label"] or "", r["scope"] or "")
                 writer.add_document(
-                    blob=blob, what=texts[0], why=texts[1], context_label=texts[2],
-                    tags=",".join(r["tags"]), scope=texts[3],
-                    words=" ".join((*texts, *r["tags"])))
+                    blob=blob, what=r["what"], why=r["why"] or "",
+                    context_label=r["context_label"] or "", tags=",".join(r["tags"]),
+                    scope=r["scope"] or "")
                 added.append(blob)
                 if progress is not None and i % 100 == 0:
                     progress(i)
@@ -188,24 +188,14 @@ class FullText:
         return list(dict.fromkeys(t.text for t in analyzer(text)))
 
     def search(self, text: str, allowed: set[str], want: int) -> dict[str, float]:
-        """BM25F scores of the best `want` allowed blobs that match (a substring match
-        when no word does)."""
+        """BM25F scores of the best `want` allowed blobs that match a word of the text."""
         ix = self._open()
         q = self._w.query
         words = self.terms(text)
         fields = ("what", "why", "context_label", "scope")
         subqueries = [q.Term(fld, w) for w in words for fld in fields]
         subqueries += [q.Term("tags", w.lower()) for w in text.replace(",", " ").split()]
-        scores = self._run(ix, q.Or(subqueries), allowed, want) if subqueries else {}
-        if scores:
-            return scores
-        # A fragment (`eterizat`) is no word of the index: look for it inside the words.
-        raw = [w for w in (x.strip("\"'()*?[]{}:,.;!") for x in text.lower().split()) if w]
-        fragments = [w for w in raw if len(w) >= 3][:8]
-        if not fragments:
-            return {}
-        wild = [q.Wildcard("words", f"*{_escape(w)}*") for w in fragments]
-        return self._run(ix, q.Or(wild), allowed, want)
+        return self._run(ix, q.Or(subqueries), allowed, want) if subqueries else {}
 
     def _run(self, ix: Any, query: Any, allowed: set[str], want: int) -> dict[str, float]:
         # Whoosh skips whole blocks of postings that cannot reach a top-N list, so asking

@@ -65,7 +65,34 @@ def relevance(ft: Any, entries: list[Entry], query: str, want: int) -> dict[str,
         _ensure(ft, entries, None)
         return ft.search(query, {e.blob for e in entries}, want)
 
-    return robust(ft, work)
+    return robust(ft, work) or fragments(entries, query)
+
+
+#: Field weights of the fragment fallback, as in the full-text index.
+_FRAGMENT_FIELDS = (("what", 3.0), ("context_label", 2.0), ("why", 1.0), ("scope", 0.5))
+
+
+def fragments(entries: list[Entry], query: str) -> dict[str, float]:
+    """When no word matches: memories holding a fragment (`eterizat`) inside a word."""
+    frags = [w for w in (x.strip("\"'()*?[]{}:,.;!") for x in query.lower().split())
+             if len(w) >= 3][:8]
+    if not frags or not entries:
+        return {}
+    scores: dict[str, float] = {}
+    for e in entries:
+        r = e.record
+        score = 0.0
+        for frag in frags:
+            best = 0.0
+            for fld, weight in _FRAGMENT_FIELDS:
+                if r[fld] and frag in r[fld].lower():
+                    best = max(best, weight)
+            if any(frag in t.lower() for t in r["tags"]):
+                best = max(best, 2.0)
+            score += best
+        if score:
+            scores[e.blob] = score
+    return scores
 
 
 def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: int
