@@ -7,12 +7,29 @@ import sys
 
 def main() -> None:
     """Run git-aide and exit with its status."""
-    if len(sys.argv) > 1 and sys.argv[1] == "merge-driver":
+    argv = sys.argv[1:]
+    if argv and argv[0] == "merge-driver":
         # Git starts the driver once per conflicting file: skip click and go straight
         # to the merge (DESIGN section 9 budget: under 80 ms a call).
         from git_aide.merge import main as merge_main
 
-        sys.exit(merge_main(sys.argv[2:]))
+        sys.exit(merge_main(argv[1:]))
+    if argv and argv[0] in ("recall", "search"):
+        # The calls agents make on every file they touch: plain forms skip click, and
+        # the questions for git are started first, to run while Python imports the rest.
+        from git_aide.fastpath import parse
+
+        parsed = parse(argv)
+        if parsed is not None:
+            from git_aide.spawn import early
+
+            command, kwargs = parsed
+            if not (kwargs.get("cached") and kwargs.get("rev") is not None):
+                kwargs["asked"] = early(bool(kwargs.get("cached")), kwargs.get("rev"))  # type: ignore[arg-type]
+            from git_aide import commands
+
+            work = commands.recall if command == "recall" else commands.search
+            sys.exit(commands.guarded(lambda: work(**kwargs)))  # type: ignore[arg-type]
     from git_aide.cli import run
 
     sys.exit(run())

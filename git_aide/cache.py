@@ -9,6 +9,8 @@
 - tree listings: memories-folder tree id -> [(path, blob id)], one file per tree.
 - the index listing, keyed by the index file's stat signature.
 - each working tree's stat table: path -> (size, mtime, inode, ctime, blob id).
+- views: a source's finished entries, keyed by the digest of its (path, blob id)
+  listing and grouped by scope, so that a recall decodes only relevant groups.
 - per-machine recall statistics.
 
 Files are marshal'd `(MAGIC, FORMAT, payload)` tuples written atomically. Anything
@@ -22,14 +24,19 @@ import contextlib
 import marshal
 import os
 import time
-from collections.abc import Iterator
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 #: Bumped whenever the layout or the meaning of an entry changes.
 FORMAT = 1
 MAGIC = "git-aide-cache"
 #: Packs beyond this count are compacted into one.
 MAX_PACKS = 12
+#: Views kept (one per state of a source that was read lately).
+MAX_VIEWS = 16
 #: Stat entries younger than this (seconds) are not trusted: the file may change again
 #: within the file system's timestamp granularity without changing its stat.
 RACY_SECONDS = 2.0
@@ -299,6 +306,33 @@ class Cache:
                        ) -> None:
         """Save a working tree's stat table."""
         self.write({"worktree": worktree, "table": table}, _worktree_file(worktree))
+
+    # -- views -------------------------------------------------------------------
+
+    def view(self, key: str) -> Any:
+        """A source's finished listing, keyed by the digest of its (path, blob) pairs."""
+        payload = self.read("views", key)
+        if isinstance(payload, tuple) and len(payload) == 2:
+            with contextlib.suppress(OSError):  # recently used: kept by the eviction
+                os.utime(self._path("views", key))
+            return payload
+        return None
+
+    def put_view(self, key: str, payload: Any) -> None:
+        """Save a view; keep only the most recent few (every change makes a new one)."""
+        self.write(payload, "views", key)
+        try:
+            names = os.listdir(self._path("views"))
+        except OSError:
+            return
+        if len(names) <= MAX_VIEWS:
+            return
+        aged = []
+        for name in names:
+            with contextlib.suppress(OSError):
+                aged.append((os.stat(self._path("views", name)).st_mtime_ns, name))
+        for _mtime, name in sorted(aged)[:-MAX_VIEWS]:
+            self._discard(self._path("views", name))
 
     # -- statistics ----------------------------------------------------------------
 

@@ -13,60 +13,25 @@ from typing import Any, TypeVar
 
 import click
 
-from git_aide import __version__
+from git_aide import __version__, commands
+from git_aide.commands import (
+    context,
+    filters,
+    load,
+    noticed,
+    out,
+    print_notices,
+    progress,
+    render_hits,
+    report,
+    tty,
+    warn,
+)
 from git_aide.errors import AideError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 LAYER_CHOICE = click.Choice(["area_context", "technical", "preferences", "guidelines"])
 SOURCE_CHOICE = click.Choice(["conversation", "import", "agent_discovery", "elevated", "hook"])
-
-
-def _tty() -> bool:
-    return sys.stdout.isatty()
-
-
-def _out(text: str) -> None:
-    click.echo(text)
-
-
-def _warn(lines: list[str]) -> None:
-    for line in lines:
-        click.echo(f"git-aide: warning: {line}", err=True)
-
-
-#: Objects whose `notices` (a damaged cache that was rebuilt) are printed at the end.
-_NOTICED: list[Any] = []
-
-
-def _noticed(obj: Any) -> Any:
-    """Print this object's notices once the command is done."""
-    _NOTICED.append(obj)
-    return obj
-
-
-def _print_notices() -> None:
-    # However many files were damaged, the user hears about it once.
-    notices = list(dict.fromkeys(n for obj in _NOTICED for n in obj.notices))
-    _NOTICED.clear()
-    if notices:
-        more = f" (and {len(notices) - 1} more)" if len(notices) > 1 else ""
-        click.echo(f"git-aide: notice: {notices[0]}{more}", err=True)
-
-
-def _context() -> tuple[Any, Any]:
-    from git_aide.cache import Cache
-    from git_aide.repo import open_repo
-
-    repo = open_repo()
-    return repo, _noticed(Cache(repo.cache_dir))
-
-
-def _source(cached: bool, rev: str | None) -> tuple[str, str | None]:
-    if cached and rev is not None:
-        raise UsageError("--cached and --rev cannot be used together")
-    if rev is not None:
-        return "rev", rev
-    return ("index", None) if cached else ("worktree", None)
 
 
 def source_options(f: F) -> F:
@@ -80,16 +45,6 @@ def source_options(f: F) -> F:
 def json_option(f: F) -> F:
     """--json."""
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(f)
-
-
-def _load(cached: bool, rev: str | None) -> tuple[Any, Any, Any]:
-    from git_aide.sources import load
-
-    kind, rev = _source(cached, rev)
-    repo, cache = _context()
-    snap = load(repo, cache, kind, rev)
-    _warn(snap.warnings)
-    return repo, cache, snap
 
 
 class AideGroup(click.Group):
@@ -159,10 +114,10 @@ def init(agent: str | None, no_hooks: bool, uninstall: bool) -> None:
         from git_aide.install import uninstall as do_uninstall
 
         done = do_uninstall(open_repo())
-        _out("\n".join(done) if done else "git-aide is not installed here; nothing changed.")
+        out("\n".join(done) if done else "git-aide is not installed here; nothing changed.")
         return
     done = do_init(open_repo(), agent=agent, with_hooks=not no_hooks)
-    _out("\n".join(done) if done else "git-aide is already set up here; nothing changed.")
+    out("\n".join(done) if done else "git-aide is already set up here; nothing changed.")
 
 
 @main.command()
@@ -183,28 +138,22 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
     """Store a memory in the working tree and stage it."""
     from git_aide import store
 
-    repo, cache = _context()
+    repo, cache = context()
     w = store.remember(repo, cache, what, why=why, layer=layer, scope=scope, tags=list(tags),
                        label=label, personal=personal, priority=priority, source=source,
                        stage=not no_stage)
-    _warn(w.warnings)
+    warn(w.warnings)
     if as_json:
         from git_aide.render import dumps
 
-        _out(dumps({"uuid": w.uuid, "path": w.path, "created": w.created, "staged": w.staged,
+        out(dumps({"uuid": w.uuid, "path": w.path, "created": w.created, "staged": w.staged,
                     "warnings": w.warnings}))
         return
     if not w.created:
-        _out(f"Already remembered as {w.uuid[:8]} ({w.path}).")
+        out(f"Already remembered as {w.uuid[:8]} ({w.path}).")
         return
     staged = "staged" if w.staged else "not staged"
-    _out(f"Remembered {w.uuid[:8]} in {w.path} ({staged}).")
-
-
-def _filters(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | None) -> Any:
-    from git_aide.recall import Filters
-
-    return Filters(layers=layers, tags=tags, contributor=contributor)
+    out(f"Remembered {w.uuid[:8]} in {w.path} ({staged}).")
 
 
 @main.command()
@@ -220,30 +169,8 @@ def recall(paths: tuple[str, ...], query: str | None, layers: tuple[str, ...],
            tags: tuple[str, ...], contributor: str | None, limit: int | None, cached: bool,
            rev: str | None, as_json: bool) -> None:
     """What should I know before I touch these paths?"""
-    from git_aide import memory
-    from git_aide import recall as rc
-
-    repo, cache, snap = _load(cached, rev)
-    queries = rc.query_paths(repo.worktree, repo.prefix, paths)
-    relevance = None
-    if query is not None and query.strip():
-        from git_aide import search as sr
-
-        ft = _noticed(sr.open_index(cache))
-
-        def relevance(entries: list[Any]) -> dict[str, float]:
-            # Scores decide the order within a layer; the best few hundred are plenty
-            # to rank a cut of `limit` memories.
-            return sr.relevance(ft, entries, query, max(5 * (limit or 20), 200))
-
-    hits = rc.recall(
-        snap.entries, queries, _filters(layers, tags, contributor), relevance=relevance,
-        limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),
-        min_depth=repo.config_int("aide.recall.minScopeDepth", 1),
-        diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 5),
-    )
-    cache.count_recall([h.entry.uuid for h in hits], memory.now())
-    _render_hits(snap, hits, as_json)
+    commands.recall(paths, query=query, layers=layers, tags=tags, contributor=contributor,
+                    limit=limit, cached=cached, rev=rev, as_json=as_json)
 
 
 @main.command()
@@ -255,16 +182,8 @@ def recall(paths: tuple[str, ...], query: str | None, layers: tuple[str, ...],
 def search(query: str, layers: tuple[str, ...], limit: int | None, cached: bool,
            rev: str | None, as_json: bool) -> None:
     """Where did we write about X? Full-text BM25, best first."""
-    from git_aide import search as sr
-
-    repo, cache, snap = _load(cached, rev)
-    ft = _noticed(sr.open_index(cache))
-    entries = snap.entries
-    with _progress("indexing memories") as progress:
-        sr.ensure_indexed(ft, entries, progress)
-    lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
-    hits = sr.search(ft, entries, query, _filters(layers, (), None), lim)
-    _render_hits(snap, hits, as_json)
+    commands.search(query, layers=layers, limit=limit, cached=cached, rev=rev,
+                    as_json=as_json)
 
 
 @main.command()
@@ -278,10 +197,10 @@ def index(rebuild: bool, quiet: bool) -> None:
     from git_aide.cache import Cache
     from git_aide.sources import load
 
-    repo, cache = _context()
+    repo, cache = context()
     if rebuild:
         shutil.rmtree(cache.root, ignore_errors=True)
-        cache = _noticed(Cache(cache.root))
+        cache = noticed(Cache(cache.root))
     kinds: list[tuple[str, str | None]] = [("rev", "HEAD")]
     if repo.worktree is not None:
         kinds = [("worktree", None), ("index", None), *kinds]
@@ -293,11 +212,11 @@ def index(rebuild: bool, quiet: bool) -> None:
             continue  # no HEAD yet, say
         for e in snap.entries:
             entries.setdefault(e.blob, e)
-    ft = _noticed(sr.open_index(cache))
-    with _progress("indexing memories", quiet=quiet) as progress:
-        added = sr.ensure_indexed(ft, list(entries.values()), progress)
+    ft = noticed(sr.open_index(cache))
+    with progress("indexing memories", quiet=quiet) as bar:
+        added = sr.ensure_indexed(ft, list(entries.values()), bar)
     if not quiet:
-        _out(f"Indexed {added} new memories; {len(entries)} in the cache for this checkout.")
+        out(f"Indexed {added} new memories; {len(entries)} in the cache for this checkout.")
 
 
 @main.command()
@@ -310,56 +229,12 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
     from git_aide import render
     from git_aide import search as sr
 
-    _repo, cache, snap = _load(cached, rev)
+    _repo, cache, snap = load(cached, rev)
     doc = sr.stats(snap.entries, cache.stats(), time.time())
     if as_json:
-        _out(render.dumps({"source": snap.source.as_json(), **doc}))
+        out(render.dumps({"source": snap.source.as_json(), **doc}))
     else:
-        _out(render.stats_text(doc))
-
-
-class _Bar:
-    """A rich progress bar that appears only when there is real work and a terminal."""
-
-    def __init__(self, label: str, enabled: bool) -> None:
-        self.label, self.enabled = label, enabled
-        self._progress: Any = None
-        self._task: Any = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or total < PROGRESS_FROM:
-            return
-        if self._progress is None:
-            from rich.progress import Progress
-
-            self._progress = Progress(transient=True)
-            self._progress.start()
-            self._task = self._progress.add_task(self.label, total=total)
-        self._progress.update(self._task, completed=done)
-
-    def __enter__(self) -> _Bar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-
-
-#: Below this many memories to index, no progress bar is worth drawing.
-PROGRESS_FROM = 500
-
-
-def _progress(label: str, quiet: bool = False) -> _Bar:
-    return _Bar(label, enabled=not quiet and sys.stderr.isatty() and sys.stdout.isatty())
-
-
-def _render_hits(snap: Any, hits: list[Any], as_json: bool) -> None:
-    from git_aide import render
-
-    if as_json:
-        _out(render.memories_doc(snap.source, hits))
-    else:
-        _out(render.memories_text(hits, tty=_tty()))
+        out(render.stats_text(doc))
 
 
 @main.command(name="list")
@@ -373,8 +248,8 @@ def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | Non
     """Every memory of the source."""
     from git_aide import recall as rc
 
-    _repo, _cache, snap = _load(cached, rev)
-    _render_hits(snap, rc.listing(snap.entries, _filters(layers, tags, contributor)), as_json)
+    _repo, _cache, snap = load(cached, rev)
+    render_hits(snap, rc.listing(snap.entries, filters(layers, tags, contributor)), as_json)
 
 
 @main.command()
@@ -386,14 +261,14 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
     from git_aide import render
     from git_aide.store import find
 
-    _repo, _cache, snap = _load(cached, rev)
+    _repo, _cache, snap = load(cached, rev)
     e = find(snap.entries, ident)
     if as_json:
         doc = dict(e.record)
         doc["path"] = e.path
-        _out(render.dumps({"source": snap.source.as_json(), "memory": doc}))
+        out(render.dumps({"source": snap.source.as_json(), "memory": doc}))
     else:
-        _out(render.show_text(e.record, e.path, tty=_tty()))
+        out(render.show_text(e.record, e.path, tty=tty()))
 
 
 @main.command()
@@ -416,17 +291,17 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
     if all(x is None for x in (what, why, scope, label, layer)) and not (add_tags or remove_tags):
         raise UsageError("nothing to change: give --what, --why, --scope, --tag, --untag, "
                          "--label or --layer")
-    repo, cache = _context()
+    repo, cache = context()
     w = store.update(repo, cache, ident, what=what, why=why, scope=scope,
                      add_tags=list(add_tags), remove_tags=list(remove_tags), label=label,
                      layer=layer, stage=not no_stage)
-    _warn(w.warnings)
+    warn(w.warnings)
     if as_json:
         from git_aide.render import dumps
 
-        _out(dumps({"uuid": w.uuid, "path": w.path, "staged": w.staged}))
+        out(dumps({"uuid": w.uuid, "path": w.path, "staged": w.staged}))
     else:
-        _out(f"Updated {w.uuid[:8]} in {w.path} ({'staged' if w.staged else 'not staged'}).")
+        out(f"Updated {w.uuid[:8]} in {w.path} ({'staged' if w.staged else 'not staged'}).")
 
 
 @main.command()
@@ -437,15 +312,15 @@ def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
     """Delete memories (and stage the removals)."""
     from git_aide import store
 
-    repo, cache = _context()
+    repo, cache = context()
     gone, staged, warnings = store.forget(repo, cache, list(idents), stage=not no_stage)
-    _warn(warnings)
+    warn(warnings)
     if as_json:
         from git_aide.render import dumps
 
-        _out(dumps({"forgotten": gone, "staged": staged}))
+        out(dumps({"forgotten": gone, "staged": staged}))
     else:
-        _out("\n".join(f"Forgot {u[:8]}." for u in gone))
+        out("\n".join(f"Forgot {u[:8]}." for u in gone))
 
 
 @main.command(name="merge-driver")
@@ -474,7 +349,7 @@ def resolve(dry_run: bool) -> None:
 
     outcome = do_resolve(open_repo(), dry_run=dry_run)
     if outcome.lines:
-        _out("\n".join(outcome.lines))
+        out("\n".join(outcome.lines))
     if outcome.left:
         raise AideError(f"{outcome.left} memory path(s) left unmerged; fix them by hand, "
                         "then `git add` them")
@@ -499,11 +374,11 @@ def validate(staged: bool, rev: str | None, all_: bool, quiet: bool, as_json: bo
     if as_json:
         import orjson
 
-        _out(orjson.dumps(report.as_json()).decode())
+        out(orjson.dumps(report.as_json()).decode())
     elif report.problems:
-        _out("\n".join(p.line() for p in report.problems))
+        out("\n".join(p.line() for p in report.problems))
     elif not quiet:
-        _out(f"{report.files} memory file(s) in {report.what}: no problems.")
+        out(f"{report.files} memory file(s) in {report.what}: no problems.")
     if not report.ok:
         n = len(report.problems)
         raise AideError(f"{n} problem{'s' if n > 1 else ''} in the memories of {report.what}")
@@ -521,9 +396,9 @@ def doctor(as_json: bool) -> None:
     if as_json:
         import orjson
 
-        _out(orjson.dumps({"ok": not bad, "checks": [f.as_json() for f in findings]}).decode())
+        out(orjson.dumps({"ok": not bad, "checks": [f.as_json() for f in findings]}).decode())
     else:
-        _out("\n".join(f.line() for f in findings))
+        out("\n".join(f.line() for f in findings))
     if bad:
         raise AideError(f"{len(bad)} problem{'s' if len(bad) > 1 else ''} found")
 
@@ -534,31 +409,20 @@ def run(argv: list[str] | None = None) -> int:
         try:
             rv = main.main(args=argv, prog_name="git aide", standalone_mode=False)
         finally:
-            _print_notices()
-    except AideError as e:
-        click.echo(f"git-aide: error: {e}", err=True)
-        return e.code
+            print_notices()
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.Abort:
         click.echo("git-aide: error: aborted", err=True)
         return 1
     except click.UsageError as e:
-        hint = f" (see 'git aide {e.ctx.command_path.split()[-1]} -h')" if e.ctx and \
-            e.ctx.command_path.split()[-1] != "aide" else " (see 'git aide -h')"
+        name = e.ctx.command_path.split()[-1] if e.ctx else "aide"
+        hint = f" (see 'git aide {name} -h')" if name != "aide" else " (see 'git aide -h')"
         click.echo(f"git-aide: error: {e.format_message()}{hint}", err=True)
         return 2
     except click.ClickException as e:
         click.echo(f"git-aide: error: {e.format_message()}", err=True)
         return e.exit_code
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        return 130
-    except Exception as e:  # a bug: still one line, the traceback only on request
-        if os.environ.get("GIT_AIDE_DEBUG"):
-            raise
-        click.echo(f"git-aide: error: internal error: {type(e).__name__}: {e} "
-                   "(set GIT_AIDE_DEBUG=1 for the traceback)", err=True)
-        return 1
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 -- the one error boundary
+        return report(e)
     return rv if isinstance(rv, int) else 0

@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Any
 
+from git_aide import MEMORIES_DIR as _MEMORIES_DIR
 from git_aide import scope as scopes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The layers, in ranking order.
 LAYERS: tuple[str, ...] = ("area_context", "technical", "preferences", "guidelines")
@@ -27,7 +31,7 @@ KNOWN_KEYS: tuple[str, ...] = (
     "updated_at",
 )
 #: Where memories live, relative to the repository root.
-MEMORIES_DIR = ".aide/memories"
+MEMORIES_DIR = _MEMORIES_DIR
 #: The folder of private preferences, never staged.
 PERSONAL_DIR = MEMORIES_DIR + "/preferences/personal"
 #: The longest `what`, in code points.
@@ -66,15 +70,13 @@ def now() -> str:
 
 def parse(data: bytes) -> dict[str, Any]:
     """Parse and check one memory file; raise MemoryFormatError on the first problem."""
-    import orjson  # here, not at the top: the merge driver starts without it (~12 ms)
-
+    # The standard library, not orjson: it keeps integers beyond 64 bits exact (orjson
+    # turns them into floats), and a command that shows 20 memories should not pay
+    # orjson's import (~15 ms) for them.
     try:
-        raw = orjson.loads(data)
-    except orjson.JSONDecodeError as e:
-        try:  # orjson refuses integers beyond 64 bits; the standard library does not
-            raw = json.loads(data)
-        except (ValueError, UnicodeDecodeError):
-            raise MemoryFormatError(f"not valid JSON ({e})") from None
+        raw = json.loads(data, parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise MemoryFormatError(f"not valid JSON ({e})") from None
     if not isinstance(raw, dict):
         raise MemoryFormatError("not a JSON object")
     record = fill_defaults(raw)
@@ -83,6 +85,10 @@ def parse(data: bytes) -> dict[str, Any]:
         field, message = problems[0]
         raise MemoryFormatError(message, field)
     return record
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def fill_defaults(raw: dict[str, Any]) -> dict[str, Any]:

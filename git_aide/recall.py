@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
 
 from git_aide import scope as scopes
 from git_aide.errors import AideError
 from git_aide.memory import LAYERS
 from git_aide.sources import Entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 _LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
 
@@ -88,29 +91,39 @@ def query_paths(worktree: str | None, prefix: str, args: Iterable[str]) -> list[
     return out
 
 
+def scope_filter(queries: list[Query], min_depth: int
+                 ) -> Callable[[scopes.Compiled | None], bool]:
+    """Whether a (compiled) scope is relevant to at least one query path."""
+    if not queries:
+        return lambda _c: True
+    # Many memories share a scope: decide each distinct scope once.
+    verdicts: dict[int, bool] = {}
+
+    def keep(c: scopes.Compiled | None) -> bool:
+        if c is None:
+            return True
+        ok = verdicts.get(id(c))
+        if ok is None:
+            ok = any(scopes.relevant(c, q.path, q.is_dir) for q in queries
+                     if q.is_dir or c.depth >= min_depth)
+            verdicts[id(c)] = ok
+        return ok
+
+    return keep
+
+
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
            min_depth: int) -> list[Hit]:
     """Every entry relevant to at least one query path (all, without paths)."""
-    hits: list[Hit] = []
-    # Many memories share a scope: decide each distinct scope once.
-    verdicts: dict[int, bool] = {}
+    relevant = scope_filter(queries, min_depth)
     keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
+    hits: list[Hit] = []
     for e in entries:
         if keep is not None and not keep(e):
             continue
         c = e.compiled
-        if c is None:
-            hits.append(Hit(e, None))
-            continue
-        if queries:
-            ok = verdicts.get(id(c))
-            if ok is None:
-                ok = any(scopes.relevant(c, q.path, q.is_dir) for q in queries
-                         if q.is_dir or c.depth >= min_depth)
-                verdicts[id(c)] = ok
-            if not ok:
-                continue
-        hits.append(Hit(e, e.scope, depth=c.depth))
+        if relevant(c):
+            hits.append(Hit(e, None) if c is None else Hit(e, e.scope, depth=c.depth))
     return hits
 
 

@@ -6,21 +6,22 @@ memory per line, so that it greps and diffs well and starts fast.
 
 from __future__ import annotations
 
+import json
 import os
-import shutil
-from collections.abc import Iterable
-from typing import Any
-
-import orjson
 
 from git_aide.memory import LAYERS
 from git_aide.recall import Hit
 from git_aide.sources import Source
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
 
 def dumps(doc: Any) -> str:
     """One JSON document, as text."""
-    return orjson.dumps(doc).decode()
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
 def memory_doc(hit: Hit) -> dict[str, Any]:
@@ -71,6 +72,7 @@ def memories_text(hits: list[Hit], *, tty: bool, empty: str = "No memories.") ->
 
 def _console() -> Any:
     import io
+    import shutil
 
     from rich.console import Console
 

@@ -8,12 +8,16 @@ walking trees straight from the object database.
 from __future__ import annotations
 
 import os
-import subprocess
 import time
-from typing import Any
 
 from git_aide.errors import AideError, GitError
 from git_aide.memory import MEMORIES_DIR
+from git_aide.spawn import CONFIG, REV_PARSE, Spawned, resolve_query, spawn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+    from typing import Any
 
 #: How long staging waits for another git process's index.lock, in seconds, unless git
 #: config aide.indexLockTimeout says otherwise.
@@ -39,6 +43,8 @@ class Repo:
         self._config: dict[str, str] | None = None
         #: The pygit2 repository, opened on first use.
         self._pygit: Any = None
+        #: A `git config` already started (spawn.early), read on first use.
+        self._asked_config: Spawned | None = None
 
     @property
     def cache_dir(self) -> str:
@@ -55,6 +61,8 @@ class Repo:
     def git(self, *args: str, input: bytes | None = None, check: bool = True,
             cwd: str | None = None) -> subprocess.CompletedProcess[bytes]:
         """Run git in this repository; raise GitError with git's message when it fails."""
+        import subprocess
+
         proc = subprocess.run(
             ["git", *args], input=input, capture_output=True,
             cwd=cwd or self.worktree or self.git_dir,
@@ -67,9 +75,10 @@ class Repo:
     def config(self, key: str, default: str | None = None) -> str | None:
         """One git config value (aide.* and user.* only; keys are case-insensitive)."""
         if self._config is None:
-            out = self.git("config", "-z", "--get-regexp", r"^(aide|user)\.", check=False)
+            asked = self._asked_config or spawn(*CONFIG)
+            out = asked.wait()[1] if asked is not None else b""
             self._config = {}
-            for item in out.stdout.decode(errors="replace").split("\0"):
+            for item in out.decode(errors="replace").split("\0"):
                 if item:
                     k, _, v = item.partition("\n")
                     self._config[k.lower()] = v
@@ -120,16 +129,25 @@ class Repo:
                     out.append((prefix + entry.name, str(entry.id)))
         return out
 
-    def resolve(self, rev: str) -> tuple[str, str | None]:
-        """(commit id, tree id of the memories folder or None) for any commit-ish."""
+    def resolve(self, rev: str, asked: Spawned | None = None) -> tuple[str, str | None]:
+        """(commit id, tree id of the memories folder or None) for any commit-ish.
+
+        `asked` is the same question already started (spawn.early).
+        """
         if not rev or "\n" in rev or rev.startswith("-"):
             raise AideError(f"{rev!r} names no commit")
-        query = f"{rev}^{{commit}}\n{rev}^{{commit}}:{MEMORIES_DIR}\n".encode()
-        lines = self.git("cat-file", "--batch-check", input=query).stdout.decode().splitlines()
-        first = lines[0].split() if lines else []
+        proc = asked or spawn("cat-file", "--batch-check", input=resolve_query(rev))
+        if proc is None:
+            raise GitError("git is not installed or not on PATH")
+        rc, out, err = proc.wait()
+        if rc != 0:
+            lines = err.decode(errors="replace").strip().splitlines()
+            raise GitError(f"git cat-file failed: {lines[-1] if lines else rc}")
+        answer = out.decode().splitlines()
+        first = answer[0].split() if answer else []
         if len(first) != 3 or first[1] != "commit":
             raise AideError(f"{rev!r} names no commit")
-        second = lines[1].split() if len(lines) > 1 else []
+        second = answer[1].split() if len(answer) > 1 else []
         tree = second[0] if len(second) == 3 and second[1] == "tree" else None
         return first[0], tree
 
@@ -179,19 +197,19 @@ class Repo:
         return True
 
 
-def open_repo() -> Repo:
-    """The repository around the current directory (honours GIT_DIR and GIT_WORK_TREE)."""
-    try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "--absolute-git-dir", "--git-common-dir",
-             "--is-inside-work-tree", "--git-path", "index", "--show-toplevel", "--show-prefix"],
-            capture_output=True,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH") from None
-    lines = proc.stdout.decode(errors="surrogateescape").splitlines()
+def open_repo(asked: dict[str, Spawned | None] | None = None) -> Repo:
+    """The repository around the current directory (honours GIT_DIR and GIT_WORK_TREE).
+
+    `asked` holds the git questions spawn.early() started, if any.
+    """
+    asked = asked or {}
+    proc = asked.get("rev-parse") or spawn(*REV_PARSE)
+    if proc is None:
+        raise GitError("git is not installed or not on PATH")
+    _rc, stdout, stderr = proc.wait()
+    lines = stdout.decode(errors="surrogateescape").splitlines()
     if len(lines) < 4:
-        err = proc.stderr.decode(errors="replace").strip().splitlines()
+        err = stderr.decode(errors="replace").strip().splitlines()
         reason = err[-1].removeprefix("fatal: ") if err else "not a git repository"
         raise GitError(reason)
     git_dir = lines[0]
@@ -202,5 +220,7 @@ def open_repo() -> Repo:
     worktree = lines[4] if len(lines) > 4 and lines[4] else None
     inside = lines[2] == "true"
     prefix = lines[5].rstrip("/") if inside and len(lines) > 5 else ""
-    return Repo(git_dir=git_dir, common_dir=common, index_file=index, worktree=worktree,
+    repo = Repo(git_dir=git_dir, common_dir=common, index_file=index, worktree=worktree,
                 prefix=prefix)
+    repo._asked_config = asked.get("config")
+    return repo

@@ -10,23 +10,29 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
 
 #: The longest scope accepted.
 MAX_SCOPE = 500
 _GLOB_CHARS = frozenset("*?[")
 
 
-class Compiled(NamedTuple):
+class Compiled:
     """What relevance needs to know about one scope, kept in the cache by scope text."""
 
-    #: Scope depth (section 3).
-    depth: int
-    #: For each brace alternative: its literal leading directory, "" for the root.
-    bases: tuple[str, ...]
-    #: For each alternative: a regex source matching paths under it, or "" when the
-    #: alternative is a plain path (then `bases` alone decides).
-    regexes: tuple[str, ...]
+    __slots__ = ("depth", "bases", "regexes")
+
+    def __init__(self, depth: int, bases: tuple[str, ...], regexes: tuple[str, ...]) -> None:
+        #: Scope depth (section 3).
+        self.depth = depth
+        #: For each brace alternative: its literal leading directory, "" for the root.
+        self.bases = bases
+        #: For each alternative: a regex source matching paths under it, or "" when the
+        #: alternative is a plain path (then `bases` alone decides).
+        self.regexes = regexes
+
+    def as_tuple(self) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+        """The plain tuple the cache stores."""
+        return (self.depth, self.bases, self.regexes)
 
 
 def normalize(scope: str) -> str:
@@ -150,24 +156,14 @@ def _rx(source: str) -> re.Pattern[str]:
 def relevant(c: Compiled, path: str, is_dir: bool) -> bool:
     """Whether a scope applies to a repo-relative query path ("" is the root)."""
     for base, source in zip(c.bases, c.regexes, strict=True):
+        # A pattern only matches below its literal leading directory: check that first,
+        # so that a recall compiles the regexes of a few scopes, not of every scope.
+        under = not base or path == base or path.startswith(base + "/")
         if is_dir:
-            # P is the directory S names, or lies under it.
-            if not path:
+            # P is the directory S names or lies under it (for a glob: S may match
+            # something inside P), or S lies inside P (parent inheritance).
+            if not path or under or base.startswith(path + "/"):
                 return True
-            if source:
-                if _rx(source).match(path + "/"):
-                    return True
-            elif path == base or path.startswith(base + "/"):
-                return True
-            # Parent inheritance: S lies inside P, or could match something inside P.
-            if base == path or base.startswith(path + "/"):
-                return True
-            if source and (not base or path.startswith(base + "/")):
-                return True
-        else:
-            if source:
-                if _rx(source).match(path):
-                    return True
-            elif path == base or path.startswith(base + "/"):
-                return True
+        elif under and (not source or _rx(source).match(path)):
+            return True
     return False

@@ -7,14 +7,12 @@ cache by blob id; only the blobs it lacks are read and parsed.
 
 from __future__ import annotations
 
-import hashlib
+import marshal
 import os
 import stat
-import subprocess
 import sys
 import time
 from operator import itemgetter
-from typing import Any
 
 from git_aide import memory
 from git_aide import scope as scopes
@@ -22,7 +20,15 @@ from git_aide.cache import RACY_SECONDS, Cache, stat_sig
 from git_aide.errors import GitError
 from git_aide.memory import MEMORIES_DIR
 from git_aide.repo import Repo
+from git_aide.spawn import STATUS, Spawned, spawn
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+#: Bumped when what a view holds changes.
+VIEW_FORMAT = 1
 #: Files in the memories folders that are not memories and say nothing when skipped.
 _QUIET = frozenset({".gitignore", ".gitkeep", ".gitattributes", "README.md"})
 
@@ -128,50 +134,129 @@ new_entry = tuple.__new__
 
 
 class Snapshot:
-    """Every live memory of one source, and what was skipped on the way."""
+    """Every live memory of one source, and what was skipped on the way.
 
-    __slots__ = ("source", "entries", "warnings")
+    Entries are kept in groups by scope, each group marshalled on its own, so that a
+    recall decodes only the groups whose scope is relevant to its paths.
+    """
 
-    def __init__(self, source: Source, entries: list[Entry], warnings: list[str]) -> None:
+    __slots__ = ("source", "warnings", "_groups", "_reader", "_all")
+
+    def __init__(self, source: Source, warnings: list[str],
+                 groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader) -> None:
         #: The source that was read.
         self.source = source
-        #: The memories, in path order.
-        self.entries = entries
         #: One line per file that was skipped.
         self.warnings = warnings
+        self._groups = groups
+        self._reader = reader
+        self._all: list[Entry] | None = None
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every memory, in path order."""
+        if self._all is None:
+            out = self.entries_where(lambda _c: True)
+            out.sort(key=itemgetter(0))
+            self._all = out
+        return self._all
+
+    def entries_where(self, keep: Callable[[scopes.Compiled | None], bool]) -> list[Entry]:
+        """The memories whose (compiled) scope passes `keep`; the others stay undecoded."""
+        out: list[Entry] = []
+        reader = self._reader
+        for compiled, payload in self._groups:
+            if not keep(compiled):
+                continue
+            rows = marshal.loads(payload) if isinstance(payload, bytes) else payload
+            out.extend(new_entry(Entry, (path, blob, meta, compiled, reader))
+                       for path, blob, meta in rows)
+        return out
 
 
 def blob_id(data: bytes) -> str:
     """The id git gives a blob with this content."""
+    import hashlib  # only files that differ from the index are hashed: off the hot path
+
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None) -> Snapshot:
-    """Read one source's memories."""
+def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
+         asked: dict[str, Spawned | None] | None = None) -> Snapshot:
+    """Read one source's memories.
+
+    `asked` holds git questions the caller started early (spawn.early), so that git
+    compares the working tree with the index while this process is still starting.
+    """
+    asked = asked or {}
     warnings: list[str] = []
     contents: dict[str, bytes] = {}
+    listing: Callable[[], list[tuple[str, str]]]
     if kind == "rev":
         assert rev is not None
-        commit, tree = repo.resolve(rev)
+        commit, tree = repo.resolve(rev, asked.get("resolve"))
         source = Source("rev", rev, commit)
-        listing = _rev_listing(repo, cache, tree, warnings)
+        key: str | None = f"rev-{tree}"
+        listing = lambda: _rev_listing(repo, cache, tree, warnings)  # noqa: E731
     elif kind == "index":
+        repo.require_worktree("--cached")
         source = Source("index")
-        listing = _index_listing(repo, cache, warnings)
+        key = _state_key("index", repo.index_file, [])
+        listing = lambda: _index_listing(repo, cache, warnings)  # noqa: E731
     else:
         source = Source("worktree")
-        status = _start_status(repo)
-        cache.load_records()  # while git compares the files with the index
-        listing = _worktree_listing(repo, cache, status, contents, warnings)
+        top = repo.require_worktree("reading the working tree")
+        dirty = _dirty(cache, top, asked.get("status") or spawn(*STATUS), contents)
+        key = _state_key("worktree", repo.index_file, dirty)
+        listing = lambda: _worktree_listing(repo, cache, dirty, warnings)  # noqa: E731
+    reader = _Reader(cache, repo)
+    view = cache.view(key) if key else None
+    if view is not None:
+        skipped, groups = view
+        return Snapshot(source, skipped, [
+            (None if c is None else scopes.Compiled(*c), payload) for c, payload in groups],
+            reader)
+    skipped, rows = _build(repo, cache, listing(), contents)
+    skipped = warnings + skipped
+    by_scope: dict[str | None, list[tuple[str, str, tuple[Any, ...]]]] = {}
+    for row in rows:
+        scope = row[2][3]
+        by_scope.setdefault(None if scopes.is_project_wide(scope) else scope, []).append(row)
+    compiled = {scope: compiled_scope(cache, scope) for scope in by_scope}
+    cache.flush()
+    if key:
+        cache.put_view(key, (skipped, [
+            (None if compiled[s] is None else compiled[s].as_tuple(), marshal.dumps(r))
+            for s, r in by_scope.items()]))
+    return Snapshot(source, skipped, [(compiled[s], r) for s, r in by_scope.items()], reader)
+
+
+def _state_key(kind: str, index_file: str, dirty: list[tuple[str, str]]) -> str | None:
+    """What a source's listing depends on: the index file's stat and the files that differ.
+
+    None while the index is too fresh for its stat to be trusted (a second write within
+    the file system's timestamp granularity could keep size, time and inode).
+    """
+    import hashlib
+
+    sig = stat_sig(index_file)
+    if sig is not None and time.time() - max(sig[1], sig[3]) / 1e9 < RACY_SECONDS:
+        return None
+    state = repr((VIEW_FORMAT, kind, index_file, sig, dirty)).encode(errors="surrogateescape")
+    return f"{kind}-{hashlib.sha1(state).hexdigest()}"
+
+
+def _build(repo: Repo, cache: Cache, listing: list[tuple[str, str]],
+           contents: dict[str, bytes]) -> tuple[list[str], list[tuple[str, str, Any]]]:
+    """Warnings and (path, blob, meta) rows of a listing, from the record packs."""
     cache.load_records()
     metas = cache.metas
     missing = [b for _, b in listing if b not in metas and b not in contents]
     if missing:
         contents.update(repo.read_blobs(list(dict.fromkeys(missing))))
-    entries: list[Entry] = []
-    reader = _Reader(cache, repo)
+    warnings: list[str] = []
+    rows: list[tuple[str, str, Any]] = []
     seen: dict[str, str] = {}
-    compiled: dict[str | None, scopes.Compiled | None] = {None: None, "project": None}
     for path, blob in listing:
         meta = metas.get(blob)
         if meta is None:
@@ -190,12 +275,8 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
             warnings.append(f"{path}: uuid already used by {seen[uuid]}; skipped")
             continue
         seen[uuid] = path
-        scope = meta[3]
-        if scope not in compiled:
-            compiled[scope] = compiled_scope(cache, scope)
-        entries.append(new_entry(Entry, (path, blob, meta, compiled[scope], reader)))
-    cache.flush()
-    return Snapshot(source, entries, warnings)
+        rows.append((path, blob, meta))
+    return warnings, rows
 
 
 def meta_of(record: dict[str, Any]) -> tuple[Any, ...]:
@@ -216,7 +297,7 @@ def compiled_scope(cache: Cache, scope: str | None) -> scopes.Compiled | None:
     got = cache.scopes.get(scope)
     if got is None:
         compiled = scopes.compile_scope(scope)
-        cache.add_scope(scope, tuple(compiled))
+        cache.add_scope(scope, compiled.as_tuple())
         return compiled
     return scopes.Compiled(*got)
 
@@ -289,39 +370,38 @@ def _is_candidate(path: str, warnings: list[str] | None) -> bool:
     return False
 
 
-def _start_status(repo: Repo) -> subprocess.Popen[bytes]:
-    top = repo.require_worktree("reading the working tree")
-    return subprocess.Popen(
-        ["git", "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all",
-         "--ignored=matching", "--no-renames", "--", MEMORIES_DIR],
-        cwd=top, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def _dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, bytes]
+           ) -> list[tuple[str, str]]:
+    """(path, blob id) of the files that differ from the index (untracked, ignored,
+    modified); deleted ones with an empty blob id.
 
-
-def _worktree_listing(repo: Repo, cache: Cache, status: subprocess.Popen[bytes],
-                      contents: dict[str, bytes], warnings: list[str]) -> list[tuple[str, str]]:
-    """The index's blob ids, corrected by `git status` for the files that differ from it.
-
-    git compares the files with the index's stat data in C, so an unchanged tree costs no
-    blob reads; the few files that differ (or are untracked or ignored, such as personal
-    memories) are read here, through a stat table of our own so that they too are read
-    only when they change.
+    git compares the files with the index's stat data in C, so an unchanged tree costs
+    no blob reads; the few files that differ (personal memories, say) are read here,
+    through a stat table of our own so that they too are read only when they change.
     """
-    top = repo.require_worktree("reading the working tree")
-    rows = _index_rows(repo, cache)
-    out, err = status.communicate()
-    if status.returncode != 0:
+    if status is None:
+        raise GitError("git could not be started")
+    rc, out, err = status.wait()
+    if rc != 0:
         lines = err.decode(errors="replace").strip().splitlines()
-        raise GitError(f"git status failed: {lines[-1] if lines else status.returncode}")
-    dirty: set[str] = set()
+        raise GitError(f"git status failed: {lines[-1] if lines else rc}")
+    paths: set[str] = set()
     for item in out.decode(errors="surrogateescape").split("\0"):
         path = item[3:]
         if path.endswith("/"):  # an ignored folder (personal memories) is named, not listed
-            dirty.update(_files_below(top, path))
+            paths.update(_files_below(top, path))
         elif path:
-            dirty.add(path)
-    listing = [(path, blob) for path, blob, stage in rows if not stage and path not in dirty]
-    if dirty:
-        listing.extend(_read_dirty(cache, top, sorted(dirty), contents))
+            paths.add(path)
+    return _read_dirty(cache, top, sorted(paths), contents) if paths else []
+
+
+def _worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],
+                      warnings: list[str]) -> list[tuple[str, str]]:
+    """The index's blob ids, corrected by the files that differ from it."""
+    changed = {p for p, _b in dirty}
+    listing = [(path, blob) for path, blob, stage in _index_rows(repo, cache)
+               if not stage and path not in changed]
+    listing.extend((p, b) for p, b in dirty if b)
     listing.sort()
     return [(p, b) for p, b in listing if _is_candidate(p, warnings)]
 
@@ -345,8 +425,10 @@ def _read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, by
         try:
             st = os.lstat(full)
         except OSError:
-            continue  # deleted in the working tree
+            out.append((rel, ""))  # deleted in the working tree
+            continue
         if not stat.S_ISREG(st.st_mode):
+            out.append((rel, ""))
             continue
         sig = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
         known = old.get(rel)
