@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 
 from git_aide import scope as scopes
@@ -132,44 +133,54 @@ def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
     """Sort (section 4 step 2), cut at the limit, and rebalance layers (step 4)."""
     if scorer is not None:
         scorer(hits)
-    ordered = _sorted(hits, file_query)
     if limit <= 0:
         return []
-    cut = ordered[:limit]
-    if limit >= diversity_min and len(ordered) > limit:
+    key = _sort_key(file_query)
+    # The first two sort keys (scoped?, layer) take 8 values: bucket on them, and sort
+    # only as much of the buckets as the cut needs, not thousands of relevant memories.
+    buckets: list[list[Hit]] = [[] for _ in range(2 * len(LAYERS))]
+    for h in hits:
+        e = h.entry
+        buckets[(e.compiled is None) * len(LAYERS) + _LAYER_RANK[e.layer]].append(h)
+    cut: list[Hit] = []
+    for bucket in buckets:
+        if len(cut) >= limit:
+            break
+        cut.extend(heapq.nsmallest(limit - len(cut), bucket, key=key))
+    if limit >= diversity_min and len(hits) > limit:
         present = {h.entry.layer for h in cut}
-        for layer in LAYERS:
+        for rank_, layer in enumerate(LAYERS):
             if layer in present:
                 continue
-            best = next((h for h in ordered if h.entry.layer == layer), None)
-            if best is None:
+            pool = buckets[rank_] or buckets[len(LAYERS) + rank_]
+            if not pool:
                 continue
             counts: dict[str, int] = {}
             for h in cut:
                 counts[h.entry.layer] = counts.get(h.entry.layer, 0) + 1
             for i in range(len(cut) - 1, -1, -1):
                 if counts[cut[i].entry.layer] > 1:
-                    cut[i] = best
+                    cut[i] = min(pool, key=key)
                     present.add(layer)
                     break
-        cut = _sorted(cut, file_query)
+        cut.sort(key=key)
     return cut
 
 
 _INVERT = str.maketrans("0123456789", "9876543210")
 
 
-def _sorted(hits: list[Hit], file_query: bool) -> list[Hit]:
-    # One sort on one key: digits inverted make the newest update sort first.
+def _sort_key(file_query: bool) -> Callable[[Hit], tuple[object, ...]]:
+    # One key: digits inverted make the newest update sort first.
     sign = -1 if file_query else 1
-    return sorted(hits, key=lambda h: (
+    return lambda h: (
         h.entry.compiled is None,
         _LAYER_RANK[h.entry.layer],
         -(h.score or 0.0),
         sign * h.depth,
         h.entry.updated_at.translate(_INVERT),
         h.entry.uuid,
-    ))
+    )
 
 
 def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
