@@ -30,17 +30,39 @@ WRITER_TIMEOUT = 30.0
 
 
 def _whoosh() -> Any:
+    import sys
+    import types
+
     # Whoosh 2.7 has invalid escapes in its sources: Python 3.12+ would print
     # SyntaxWarnings on the user's terminal the first time it compiles them.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import whoosh
-        import whoosh.analysis
-        import whoosh.fields
-        import whoosh.index
-        import whoosh.query
-        import whoosh.scoring
+    # And whoosh.compat imports urllib.request (http.client, email, ...: ~40 ms, a
+    # quarter of a search) only to re-export urlretrieve, which nothing here calls: a
+    # stand-in that imports the real function if it ever is called takes its place for
+    # the duration of the import.
+    stand_in = None
+    if "urllib.request" not in sys.modules:
+        stand_in = types.ModuleType("urllib.request")
+
+        def urlretrieve(*args: Any, **kwargs: Any) -> Any:
+            from urllib.request import urlretrieve as real
+
+            return real(*args, **kwargs)
+
+        stand_in.urlretrieve = urlretrieve  # type: ignore[attr-defined]
+        sys.modules["urllib.request"] = stand_in
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import whoosh
+            import whoosh.analysis
+            import whoosh.fields
+            import whoosh.index
+            import whoosh.query
+            import whoosh.scoring
+    finally:
+        if stand_in is not None and sys.modules.get("urllib.request") is stand_in:
+            del sys.modules["urllib.request"]
     return whoosh
 
 
@@ -63,6 +85,7 @@ class FullText:
         self.notices = []
         self._w = _whoosh()
         self._ix: Any = None
+        self._have: set[str] | None = None
 
     # -- opening -------------------------------------------------------------------
 
@@ -104,6 +127,7 @@ class FullText:
         shutil.rmtree(self.root, ignore_errors=True)
         os.makedirs(self.root, exist_ok=True)
         self._ix = self._w.index.create_in(self.root, self._schema())
+        self._have = set()
         self._save_ids(set())
         with open(os.path.join(self.root, "STAMP"), "w", encoding="utf-8") as f:
             f.write(_stamp() + "\n")
@@ -133,7 +157,9 @@ class FullText:
     def missing(self, blobs: Iterable[str]) -> list[str]:
         """The blob ids the index does not hold yet."""
         self._open()
-        have = self._ids()
+        if self._have is None:
+            self._have = self._ids()
+        have = self._have
         return [b for b in dict.fromkeys(blobs) if b not in have]
 
     @property
@@ -145,6 +171,7 @@ class FullText:
         """Start again from an empty index (after damage), and say so once."""
         self.notices.append(why)
         self._ix = None
+        self._have = None
         self._create()
 
     def add(self, docs: list[tuple[str, dict[str, Any]]],
@@ -177,7 +204,8 @@ class FullText:
             raise
         # Whoosh's lock is released by commit; the ids file is read-merge-written, and a
         # lost race only means an id is missing and gets indexed (once more) next time.
-        self._save_ids(self._ids() | set(added))
+        self._have = self._ids() | set(added)
+        self._save_ids(self._have)
         return len(added)
 
     # -- searching -----------------------------------------------------------------

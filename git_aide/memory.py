@@ -74,7 +74,7 @@ def parse(data: bytes) -> dict[str, Any]:
     # turns them into floats), and a command that shows 20 memories should not pay
     # orjson's import (~15 ms) for them.
     try:
-        raw = json.loads(data, parse_constant=_no_constant)
+        raw = _DECODER.decode(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as e:
         raise MemoryFormatError(f"not valid JSON ({e})") from None
     if not isinstance(raw, dict):
@@ -89,6 +89,10 @@ def parse(data: bytes) -> dict[str, Any]:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+#: One decoder for every parse: json.loads with an option builds a new one each call.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
 
 
 def fill_defaults(raw: dict[str, Any]) -> dict[str, Any]:
