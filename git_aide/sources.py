@@ -1,24 +1,22 @@
 """Where a read comes from: the working tree, the index, or any revision (DESIGN section 2).
 
-Each source is listed as (path, blob id) pairs, as cheaply as it can be: a stat check
-of the files on disk, the index listing, or a tree id. Records then come from the
-cache by blob id; only the blobs it lacks are read and parsed.
+Each source is listed as (path, blob id) pairs (listing.py); records then come from the
+cache by blob id, and only the blobs it lacks are read and parsed. The finished entries
+of a source are kept as a view, keyed by what the listing depends on (the index file's
+stat and the files that differ from it, or the tree id) and grouped by scope.
 """
 
 from __future__ import annotations
 
 import marshal
 import os
-import stat
 import sys
 import time
 from operator import itemgetter
 
-from git_aide import memory
+from git_aide import listing, memory
 from git_aide import scope as scopes
 from git_aide.cache import RACY_SECONDS, Cache, stat_sig
-from git_aide.errors import GitError
-from git_aide.memory import MEMORIES_DIR
 from git_aide.repo import Repo
 from git_aide.spawn import STATUS, Spawned, spawn
 
@@ -29,8 +27,6 @@ if TYPE_CHECKING:
 
 #: Bumped when what a view holds changes.
 VIEW_FORMAT = 1
-#: Files in the memories folders that are not memories and say nothing when skipped.
-_QUIET = frozenset({".gitignore", ".gitkeep", ".gitattributes", "README.md"})
 
 
 class Source:
@@ -121,7 +117,7 @@ class Entry(tuple):  # type: ignore[type-arg]
         """The whole record, parsed from the cached bytes."""
         reader: _Reader = self[4]
         data = reader.cache.raw(self[1])
-        if data is None or blob_id(data) != self[1]:
+        if data is None or listing.blob_id(data) != self[1]:
             if data is not None:
                 reader.cache.drop_damaged(self[1])
             # Compacted away under us, or damaged: the blob itself is the truth.
@@ -174,13 +170,6 @@ class Snapshot:
         return out
 
 
-def blob_id(data: bytes) -> str:
-    """The id git gives a blob with this content."""
-    import hashlib  # only files that differ from the index are hashed: off the hot path
-
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
          asked: dict[str, Spawned | None] | None = None) -> Snapshot:
     """Read one source's memories.
@@ -191,24 +180,24 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     asked = asked or {}
     warnings: list[str] = []
     contents: dict[str, bytes] = {}
-    listing: Callable[[], list[tuple[str, str]]]
+    list_fn: Callable[[], list[tuple[str, str]]]
     if kind == "rev":
         assert rev is not None
         commit, tree = repo.resolve(rev, asked.get("resolve"))
         source = Source("rev", rev, commit)
         key: str | None = f"rev-{tree}"
-        listing = lambda: _rev_listing(repo, cache, tree, warnings)  # noqa: E731
+        list_fn = lambda: listing.rev_listing(repo, cache, tree, warnings)  # noqa: E731
     elif kind == "index":
         repo.require_worktree("--cached")
         source = Source("index")
         key = _state_key("index", repo.index_file, [])
-        listing = lambda: _index_listing(repo, cache, warnings)  # noqa: E731
+        list_fn = lambda: listing.index_listing(repo, cache, warnings)  # noqa: E731
     else:
         source = Source("worktree")
         top = repo.require_worktree("reading the working tree")
-        dirty = _dirty(cache, top, asked.get("status") or spawn(*STATUS), contents)
+        dirty = listing.dirty(cache, top, asked.get("status") or spawn(*STATUS), contents)
         key = _state_key("worktree", repo.index_file, dirty)
-        listing = lambda: _worktree_listing(repo, cache, dirty, warnings)  # noqa: E731
+        list_fn = lambda: listing.worktree_listing(repo, cache, dirty, warnings)  # noqa: E731
     reader = _Reader(cache, repo)
     view = cache.view(key) if key else None
     if view is not None:
@@ -216,7 +205,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         return Snapshot(source, skipped, [
             (None if c is None else scopes.Compiled(*c), payload) for c, payload in groups],
             reader)
-    skipped, rows = _build(repo, cache, listing(), contents)
+    skipped, rows = _build(repo, cache, list_fn(), contents)
     skipped = warnings + skipped
     by_scope: dict[str | None, list[tuple[str, str, tuple[Any, ...]]]] = {}
     for row in rows:
@@ -319,132 +308,8 @@ def _read_again(repo: Repo, path: str, blob: str) -> bytes:
         try:
             with open(os.path.join(repo.worktree, path), "rb") as f:
                 data = f.read()
-            if blob_id(data) == blob:
+            if listing.blob_id(data) == blob:
                 return data
         except OSError:
             pass
     return repo.read_blobs([blob]).get(blob, b"")
-
-
-def _rev_listing(repo: Repo, cache: Cache, tree: str | None, warnings: list[str]
-                 ) -> list[tuple[str, str]]:
-    if tree is None:
-        return []
-    listing = cache.tree_listing(tree)
-    if listing is None:
-        listing = sorted((f"{MEMORIES_DIR}/{p}", b) for p, b in repo.walk_tree(tree))
-        cache.put_tree_listing(tree, listing)
-    return [(p, b) for p, b in listing if _is_candidate(p, warnings)]
-
-
-def _index_rows(repo: Repo, cache: Cache) -> list[tuple[str, str, int]]:
-    rows = cache.index_listing(repo.index_file)
-    if rows is None:
-        sig = stat_sig(repo.index_file)
-        rows = repo.ls_index()
-        cache.put_index_listing(repo.index_file, sig, rows)
-    return rows
-
-
-def _index_listing(repo: Repo, cache: Cache, warnings: list[str]) -> list[tuple[str, str]]:
-    rows = _index_rows(repo, cache)
-    out: list[tuple[str, str]] = []
-    unmerged: set[str] = set()
-    for path, blob, stage in rows:
-        if stage:
-            if path not in unmerged:
-                warnings.append(f"{path}: unmerged (a conflict is not resolved); skipped")
-                unmerged.add(path)
-            continue
-        if _is_candidate(path, warnings):
-            out.append((path, blob))
-    return out
-
-
-def _is_candidate(path: str, warnings: list[str] | None) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    if name.endswith(".json") and not name.startswith("."):
-        return True
-    if warnings is not None and name not in _QUIET:
-        warnings.append(f"{path}: not a memory file; skipped")
-    return False
-
-
-def _dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, bytes]
-           ) -> list[tuple[str, str]]:
-    """(path, blob id) of the files that differ from the index (untracked, ignored,
-    modified); deleted ones with an empty blob id.
-
-    git compares the files with the index's stat data in C, so an unchanged tree costs
-    no blob reads; the few files that differ (personal memories, say) are read here,
-    through a stat table of our own so that they too are read only when they change.
-    """
-    if status is None:
-        raise GitError("git could not be started")
-    rc, out, err = status.wait()
-    if rc != 0:
-        lines = err.decode(errors="replace").strip().splitlines()
-        raise GitError(f"git status failed: {lines[-1] if lines else rc}")
-    paths: set[str] = set()
-    for item in out.decode(errors="surrogateescape").split("\0"):
-        path = item[3:]
-        if path.endswith("/"):  # an ignored folder (personal memories) is named, not listed
-            paths.update(_files_below(top, path))
-        elif path:
-            paths.add(path)
-    return _read_dirty(cache, top, sorted(paths), contents) if paths else []
-
-
-def _worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],
-                      warnings: list[str]) -> list[tuple[str, str]]:
-    """The index's blob ids, corrected by the files that differ from it."""
-    changed = {p for p, _b in dirty}
-    listing = [(path, blob) for path, blob, stage in _index_rows(repo, cache)
-               if not stage and path not in changed]
-    listing.extend((p, b) for p, b in dirty if b)
-    listing.sort()
-    return [(p, b) for p, b in listing if _is_candidate(p, warnings)]
-
-
-def _files_below(top: str, folder: str) -> list[str]:
-    out: list[str] = []
-    for base, _dirs, files in os.walk(os.path.join(top, folder)):
-        rel = os.path.relpath(base, top).replace(os.sep, "/")
-        out.extend(f"{rel}/{name}" for name in files)
-    return out
-
-
-def _read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes]
-                ) -> list[tuple[str, str]]:
-    old = cache.stat_table(top)
-    new: dict[str, tuple[int, int, int, int, str]] = {}
-    horizon = (time.time() - RACY_SECONDS) * 1e9
-    out: list[tuple[str, str]] = []
-    for rel in paths:
-        full = os.path.join(top, rel)
-        try:
-            st = os.lstat(full)
-        except OSError:
-            out.append((rel, ""))  # deleted in the working tree
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            out.append((rel, ""))
-            continue
-        sig = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
-        known = old.get(rel)
-        if known is not None and known[:4] == sig:
-            blob = known[4]
-        else:
-            try:
-                with open(full, "rb") as f:
-                    data = f.read()
-            except OSError:
-                continue
-            blob = blob_id(data)
-            contents[blob] = data
-        if st.st_mtime_ns < horizon and st.st_ctime_ns < horizon:
-            new[rel] = (*sig, blob)
-        out.append((rel, blob))
-    if new != old:
-        cache.put_stat_table(top, new)
-    return out

@@ -22,9 +22,9 @@ import orjson
 from git_aide import memory, secrets
 from git_aide.cache import Cache
 from git_aide.errors import UsageError
+from git_aide.listing import blob_id
 from git_aide.memory import MEMORIES_DIR, PERSONAL_DIR
 from git_aide.repo import Repo
-from git_aide.sources import blob_id
 
 #: The sources `validate` accepts; "all" is the working tree and the index together.
 KINDS: tuple[str, ...] = ("worktree", "index", "rev", "all")
