@@ -121,13 +121,17 @@ class Cache:
             os.unlink(path)
 
     @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        """Serialise writers across processes (an advisory lock on `<cache>/lock`)."""
+    def lock(self, name: str = "lock") -> Iterator[None]:
+        """Serialise writers across processes (an advisory lock on `<cache>/<name>`).
+
+        Separate names keep unrelated writers apart: a recall counting itself never
+        waits behind a `remember` that waits for another process's index.lock.
+        """
         import fcntl
 
         try:
             os.makedirs(self.root, exist_ok=True)
-            fd = os.open(self._path("lock"), os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self._path(name), os.O_RDWR | os.O_CREAT, 0o644)
         except OSError:
             yield
             return
@@ -345,7 +349,7 @@ class Cache:
         """Add one recall to each memory's per-machine count."""
         if not uuids:
             return
-        with self.lock():
+        with self.lock("stats.lock"):
             table = self.stats()
             for u in uuids:
                 count, _ = table.get(u, (0, ""))

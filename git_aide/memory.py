@@ -39,9 +39,10 @@ MAX_WHAT = 4000
 #: The largest memory file that validation accepts.
 MAX_FILE_BYTES = 16 * 1024
 
-UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\Z")
 TIME_RE = re.compile(
-    r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$")
+    r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+    r"\.[0-9]{3}Z\Z")
 
 _DEFAULTS: dict[str, Any] = {
     "why": None, "scope": None, "context_label": None, "tags": [], "source": "conversation",
@@ -68,8 +69,9 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
 
 
-def parse(data: bytes) -> dict[str, Any]:
-    """Parse and check one memory file; raise MemoryFormatError on the first problem."""
+def load_json(data: bytes) -> Any:
+    """The JSON value of a file, as every reader of memories reads it: UTF-8, no NaN or
+    infinite numbers, no lone surrogates; MemoryFormatError otherwise."""
     # The standard library, not orjson: it keeps integers beyond 64 bits exact (orjson
     # turns them into floats), and a command that shows 20 memories should not pay
     # orjson's import (~15 ms) for them.
@@ -77,6 +79,14 @@ def parse(data: bytes) -> dict[str, Any]:
         raw = _DECODER.decode(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as e:
         raise MemoryFormatError(f"not valid JSON ({e})") from None
+    if not encodable(raw):
+        raise MemoryFormatError("holds text that is not valid Unicode (a lone surrogate)")
+    return raw
+
+
+def parse(data: bytes) -> dict[str, Any]:
+    """Parse and check one memory file; raise MemoryFormatError on the first problem."""
+    raw = load_json(data)
     if not isinstance(raw, dict):
         raise MemoryFormatError("not a JSON object")
     record = fill_defaults(raw)
@@ -91,8 +101,34 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-#: One decoder for every parse: json.loads with an option builds a new one each call.
-_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large a number for JSON")
+    return value
+
+
+#: One decoder for every parse (json.loads with an option builds a new one each call);
+#: it refuses NaN and numbers that would become infinite, as the merge driver does.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+
+
+def encodable(value: Any) -> bool:
+    """Whether every string in a JSON value can be written as UTF-8 (JSON's \\ud800
+    escapes can make lone surrogates, which no output can carry)."""
+    if isinstance(value, str):
+        if value.isascii():
+            return True
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(encodable(k) and encodable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(encodable(v) for v in value)
+    return True
 
 
 def fill_defaults(raw: dict[str, Any]) -> dict[str, Any]:

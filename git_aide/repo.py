@@ -65,12 +65,24 @@ class Repo:
 
         proc = subprocess.run(
             ["git", *args], input=input, capture_output=True,
-            cwd=cwd or self.worktree or self.git_dir,
+            cwd=cwd or self.worktree or self.git_dir, env=self._child_env(),
         )
         if check and proc.returncode != 0:
             msg = proc.stderr.decode(errors="replace").strip().splitlines()
             raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
         return proc
+
+    def _child_env(self) -> dict[str, str] | None:
+        # git runs from the top of the working tree: paths the user gave relative to
+        # the current directory would point elsewhere there.
+        env = None
+        for var, value in (("GIT_DIR", self.git_dir), ("GIT_WORK_TREE", self.worktree),
+                           ("GIT_INDEX_FILE", self.index_file)):
+            given = os.environ.get(var)
+            if given is not None and value is not None and not os.path.isabs(given):
+                env = env or dict(os.environ)
+                env[var] = value
+        return env
 
     def config(self, key: str, default: str | None = None) -> str | None:
         """One git config value (aide.* and user.* only; keys are case-insensitive)."""
@@ -140,16 +152,27 @@ class Repo:
         if proc is None:
             raise GitError("git is not installed or not on PATH")
         rc, out, err = proc.wait()
-        if rc != 0:
+        if rc != 0:  # `@{u}` without an upstream, say: git stops at the first bad line
             lines = err.decode(errors="replace").strip().splitlines()
-            raise GitError(f"git cat-file failed: {lines[-1] if lines else rc}")
-        answer = out.decode().splitlines()
-        first = answer[0].split() if answer else []
-        if len(first) != 3 or first[1] != "commit":
+            reason = lines[-1].removeprefix("fatal: ") if lines else f"exit {rc}"
+            raise AideError(f"{rev!r} names no commit ({reason})")
+        answer = [line.split() for line in out.decode().splitlines()]
+        while len(answer) < 3:
+            answer.append([])
+        named, peeled, memories = answer[:3]
+        if len(peeled) == 3 and peeled[1] == "commit":
+            commit = peeled[0]
+        elif len(named) == 3 and named[1] == "commit":
+            commit = named[0]  # `:/text`: only the revision alone resolves
+            memories = self._tree_of(commit)
+        else:
             raise AideError(f"{rev!r} names no commit")
-        second = answer[1].split() if len(answer) > 1 else []
-        tree = second[0] if len(second) == 3 and second[1] == "tree" else None
-        return first[0], tree
+        tree = memories[0] if len(memories) == 3 and memories[1] == "tree" else None
+        return commit, tree
+
+    def _tree_of(self, commit: str) -> list[str]:
+        proc = spawn("cat-file", "--batch-check", input=f"{commit}:{MEMORIES_DIR}\n".encode())
+        return proc.wait()[1].decode().split() if proc is not None else []
 
     def ls_index(self) -> list[tuple[str, str, int]]:
         """(repo-relative path, blob id, stage) of every index entry under the memories."""

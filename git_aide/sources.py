@@ -17,6 +17,7 @@ from operator import itemgetter
 from git_aide import listing, memory
 from git_aide import scope as scopes
 from git_aide.cache import RACY_SECONDS, Cache, stat_sig
+from git_aide.errors import AideError
 from git_aide.repo import Repo
 from git_aide.spawn import STATUS, Spawned, spawn
 
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+#: Why a blob was skipped when its content could not be read at all.
+_MISSING = "content could not be read (missing from the object database)"
 #: Bumped when what a view holds changes.
 VIEW_FORMAT = 1
 
@@ -122,7 +125,10 @@ class Entry(tuple):  # type: ignore[type-arg]
                 reader.cache.drop_damaged(self[1])
             # Compacted away under us, or damaged: the blob itself is the truth.
             data = _read_again(reader.repo, self[0], self[1])
-        return memory.parse(data)
+        try:
+            return memory.parse(data)
+        except memory.MemoryFormatError:
+            raise AideError(f"{self[0]} changed while it was being read; try again") from None
 
 
 #: Makes an Entry from its five fields at C speed.
@@ -206,6 +212,8 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
             (None if c is None else scopes.Compiled(*c), payload) for c, payload in groups],
             reader)
     skipped, rows = _build(repo, cache, list_fn(), contents)
+    if any(_MISSING in w for w in skipped):
+        key = None  # a blob that could not be read now may be readable next time
     skipped = warnings + skipped
     by_scope: dict[str | None, list[tuple[str, str, tuple[Any, ...]]]] = {}
     for row in rows:
@@ -243,6 +251,12 @@ def _build(repo: Repo, cache: Cache, listing: list[tuple[str, str]],
     missing = [b for _, b in listing if b not in metas and b not in contents]
     if missing:
         contents.update(repo.read_blobs(list(dict.fromkeys(missing))))
+        # Untracked and personal files are in no object database: read them again.
+        for path, blob in listing:
+            if blob not in metas and blob not in contents:
+                data = _read_again(repo, path, blob)
+                if data:
+                    contents[blob] = data
     warnings: list[str] = []
     rows: list[tuple[str, str, Any]] = []
     seen: dict[str, str] = {}
@@ -293,7 +307,7 @@ def compiled_scope(cache: Cache, scope: str | None) -> scopes.Compiled | None:
 
 def _ingest(cache: Cache, blob: str, data: bytes | None) -> tuple[Any, ...]:
     if data is None:
-        return ("bad", None, "blob missing from the object database")
+        return ("bad", None, _MISSING)
     try:
         meta = meta_of(memory.parse(data))
         cache.add(blob, meta, data)

@@ -78,8 +78,11 @@ def spawn(*args: str, input: bytes | None = None) -> Spawned | None:
 
 
 def resolve_query(rev: str) -> bytes:
-    """What `git cat-file --batch-check` is asked to resolve a revision and its memories."""
-    return f"{rev}^{{commit}}\n{rev}^{{commit}}:{MEMORIES_DIR}\n".encode()
+    """What `git cat-file --batch-check` is asked to resolve a revision and its memories.
+
+    The revision alone first: `:/text` would read `^{commit}` as part of its text.
+    """
+    return f"{rev}\n{rev}^{{commit}}\n{rev}^{{commit}}:{MEMORIES_DIR}\n".encode()
 
 
 def early(cached: bool, rev: str | None) -> dict[str, Spawned | None]:

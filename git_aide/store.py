@@ -65,6 +65,9 @@ def check_text(what: str | None = None, why: str | None = None, label: str | Non
     for tag in tags or []:
         if not tag.strip():
             raise AideError("a tag is empty")
+    for text in (what, why, label, *(tags or [])):
+        if text is not None and not memory.encodable(text):
+            raise AideError("the text is not valid UTF-8; not remembered")
     for name, text in (("text", what), ("why", why), ("label", label)):
         kind = secrets.find(text) if text else None
         if kind:
@@ -198,7 +201,7 @@ def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
 def _stage(repo: Repo, cache: Cache, result: Written, add: list[str], remove: list[str]
            ) -> None:
     # Our own writers queue on the cache lock instead of racing for index.lock.
-    with cache.lock():
+    with cache.lock("stage"):
         ok = repo.stage(add=add, remove=remove)
     result.staged = ok
     if not ok:

@@ -10,14 +10,11 @@ hook on a big repository re-checks only the blobs it has not seen.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-
-import orjson
 
 from git_aide import memory, secrets
 from git_aide.cache import Cache
@@ -216,14 +213,11 @@ def inspect(data: bytes) -> tuple[Found, Info]:
         _scan(None, text, found)
         return tuple(found), None
     try:
-        raw = orjson.loads(data)
-    except orjson.JSONDecodeError as e:
-        try:  # orjson refuses integers beyond 64 bits; the standard library does not
-            raw = json.loads(data)
-        except (ValueError, UnicodeDecodeError):
-            found.append((None, f"not valid JSON ({e})"))
-            _scan(None, text, found)
-            return tuple(found), None
+        raw = memory.load_json(data)
+    except memory.MemoryFormatError as e:
+        found.append((None, str(e)))
+        _scan(None, text, found)
+        return tuple(found), None
     if not isinstance(raw, dict):
         found.append((None, "not a JSON object"))
         _scan(None, text, found)
