@@ -241,5 +241,3 @@ class FullText:
                 if len(scores) >= want or results.scored_length() < limit:
                     return scores
                 limit *= 4
-def _escape(word: str) -> str:
-    return "".join(c for c in word if c not in "*?[]")

@@ -21,7 +21,7 @@ from git_aide.repo import Repo
 from git_aide.spawn import Spawned
 
 #: Files in the memories folders that are not memories and say nothing when skipped.
-_QUIET = frozenset({".gitignore", ".gitkeep", ".gitattributes", "README.md"})
+QUIET = frozenset({".gitignore", ".gitkeep", ".gitattributes", "README.md", ".DS_Store"})
 
 
 def blob_id(data: bytes) -> str:
@@ -70,7 +70,7 @@ def is_candidate(path: str, warnings: list[str] | None) -> bool:
     name = path.rsplit("/", 1)[-1]
     if name.endswith(".json") and not name.startswith("."):
         return True
-    if warnings is not None and name not in _QUIET:
+    if warnings is not None and name not in QUIET:
         warnings.append(f"{path}: not a memory file; skipped")
     return False
 

@@ -19,15 +19,12 @@ from typing import Any
 from git_aide import memory, secrets
 from git_aide.cache import Cache
 from git_aide.errors import UsageError
-from git_aide.listing import blob_id
+from git_aide.listing import QUIET, blob_id
 from git_aide.memory import MEMORIES_DIR, PERSONAL_DIR
 from git_aide.repo import Repo
 
 #: The sources `validate` accepts; "all" is the working tree and the index together.
 KINDS: tuple[str, ...] = ("worktree", "index", "rev", "all")
-#: Files that may sit among the memories without being memories.
-QUIET: frozenset[str] = frozenset(
-    {".gitignore", ".gitkeep", ".gitattributes", "README.md", ".DS_Store"})
 #: A line that git's conflict markers (merge, diff3 or zdiff3 style) start.
 CONFLICT_RE = re.compile(rb"^(?:<{7}(?: |$)|>{7}(?: |$)|\|{7}(?: |$)|={7}$)", re.M)
 #: The cache file holding per-blob verdicts.
