@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import AIDE as AIDE_CMD
 from conftest import BASE_ENV, aide, aide_ok, git, remember
 
 import git_aide
@@ -92,3 +93,37 @@ def test_readme_tour_runs(tmp_path: Path) -> None:
                           env={**BASE_ENV, "PATH": f"{exe}{os.pathsep}{os.environ['PATH']}"})
     assert proc.returncode == 0, proc.stderr
     assert "Tokens are rotated hourly" in proc.stdout
+
+
+def test_terminal_output_is_a_table_per_layer(repo: Path) -> None:
+    """On a terminal (a pseudo-terminal here), rich tables grouped by layer; NO_COLOR kept."""
+    import pty
+
+    remember(repo, "a technical fact", "--tag", "x")
+    remember(repo, "a team rule", "--layer", "guidelines")
+
+    def run_on_tty(env: dict[str, str]) -> str:
+        leader, follower = pty.openpty()
+        proc = subprocess.Popen([*AIDE_CMD, "recall"], cwd=repo, stdout=follower,
+                                stderr=subprocess.PIPE, env={**BASE_ENV, **env})
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        proc.wait(timeout=60)
+        os.close(leader)
+        return b"".join(chunks).decode(errors="replace")
+
+    out = run_on_tty({"COLUMNS": "100"})
+    assert "technical" in out and "guidelines" in out
+    assert out.index("technical") < out.index("guidelines")
+    assert "┏" in out or "┃" in out  # a table, not the plain listing
+    assert "\x1b[36m" in out  # the cyan id column
+    plain = run_on_tty({"COLUMNS": "100", "NO_COLOR": "1"})
+    assert "a team rule" in plain and "\x1b[36m" not in plain
