@@ -313,18 +313,19 @@ class Cache:
 
     # -- views -------------------------------------------------------------------
 
-    def view(self, key: str) -> Any:
-        """A source's finished listing, keyed by the digest of its (path, blob) pairs."""
-        payload = self.read("views", key)
-        if isinstance(payload, tuple) and len(payload) == 2:
+    def view(self, key: tuple[str, str]) -> Any:
+        """A source's finished entries, if they were saved for exactly this state."""
+        name, state = key
+        payload = self.read("views", name)
+        if isinstance(payload, tuple) and len(payload) == 3 and payload[0] == state:
             with contextlib.suppress(OSError):  # recently used: kept by the eviction
-                os.utime(self._path("views", key))
-            return payload
+                os.utime(self._path("views", name))
+            return payload[1:]
         return None
 
-    def put_view(self, key: str, payload: Any) -> None:
+    def put_view(self, key: tuple[str, str], payload: tuple[Any, Any]) -> None:
         """Save a view; keep only the most recent few (every change makes a new one)."""
-        self.write(payload, "views", key)
+        self.write((key[1], *payload), "views", key[0])
         try:
             names = os.listdir(self._path("views"))
         except OSError:

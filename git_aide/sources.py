@@ -191,7 +191,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         assert rev is not None
         commit, tree = repo.resolve(rev, asked.get("resolve"))
         source = Source("rev", rev, commit)
-        key: str | None = f"rev-{tree}"
+        key: tuple[str, str] | None = (f"rev-{tree}", "")
         list_fn = lambda: listing.rev_listing(repo, cache, tree, warnings)  # noqa: E731
     elif kind == "index":
         repo.require_worktree("--cached")
@@ -228,19 +228,20 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     return Snapshot(source, skipped, [(compiled[s], r) for s, r in by_scope.items()], reader)
 
 
-def _state_key(kind: str, index_file: str, dirty: list[tuple[str, str]]) -> str | None:
+def _state_key(kind: str, index_file: str, dirty: list[tuple[str, str]]
+               ) -> tuple[str, str] | None:
     """What a source's listing depends on: the index file's stat and the files that differ.
 
-    None while the index is too fresh for its stat to be trusted (a second write within
-    the file system's timestamp granularity could keep size, time and inode).
+    Returned as (file name, full state): the name is short and may be shared by two
+    states, the state is stored in the view and compared when it is read. None while
+    the index is too fresh for its stat to be trusted (a second write within the file
+    system's timestamp granularity could keep size, time and inode).
     """
-    import hashlib
-
     sig = stat_sig(index_file)
     if sig is not None and time.time() - max(sig[1], sig[3]) / 1e9 < RACY_SECONDS:
         return None
-    state = repr((VIEW_FORMAT, kind, index_file, sig, dirty)).encode(errors="surrogateescape")
-    return f"{kind}-{hashlib.sha1(state).hexdigest()}"
+    state = repr((VIEW_FORMAT, kind, index_file, sig, dirty))
+    return f"{kind}-{sig[2] if sig else 0}-{sig[1] if sig else 0}-{len(dirty)}", state
 
 
 def _build(repo: Repo, cache: Cache, listing: list[tuple[str, str]],
