@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 #: Why a blob was skipped when its content could not be read at all.
 _MISSING = "content could not be read (missing from the object database)"
 #: Bumped when what a view holds changes.
-VIEW_FORMAT = 1
+VIEW_FORMAT = 2
 
 
 class Source:
@@ -63,7 +63,7 @@ class _Reader:
 
 
 class Entry(tuple):  # type: ignore[type-arg]
-    """One live memory of a source: (path, blob, meta, compiled, reader).
+    """One live memory of a source: (path, blob, meta, compiled, reader, content).
 
     A tuple, because a read makes one per memory (10,000 and more) and a tuple is made
     at C speed; the full record is parsed only when `record` is asked for.
@@ -117,9 +117,9 @@ class Entry(tuple):  # type: ignore[type-arg]
 
     @property
     def record(self) -> dict[str, Any]:
-        """The whole record, parsed from the cached bytes."""
+        """The whole record, parsed from the bytes kept with the entry."""
         reader: _Reader = self[4]
-        data = reader.cache.raw(self[1])
+        data = self[5]
         if data is None or listing.blob_id(data) != self[1]:
             if data is not None:
                 reader.cache.drop_damaged(self[1])
@@ -131,7 +131,7 @@ class Entry(tuple):  # type: ignore[type-arg]
             raise AideError(f"{self[0]} changed while it was being read; try again") from None
 
 
-#: Makes an Entry from its five fields at C speed.
+#: Makes an Entry from its six fields at C speed.
 new_entry = tuple.__new__
 
 
@@ -171,8 +171,8 @@ class Snapshot:
             if not keep(compiled):
                 continue
             rows = marshal.loads(payload) if isinstance(payload, bytes) else payload
-            out.extend(new_entry(Entry, (path, blob, meta, compiled, reader))
-                       for path, blob, meta in rows)
+            out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                       for path, blob, meta, raw in rows)
         return out
 
 
@@ -215,7 +215,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     if any(_MISSING in w for w in skipped):
         key = None  # a blob that could not be read now may be readable next time
     skipped = warnings + skipped
-    by_scope: dict[str | None, list[tuple[str, str, tuple[Any, ...]]]] = {}
+    by_scope: dict[str | None, list[tuple[str, str, tuple[Any, ...], bytes]]] = {}
     for row in rows:
         scope = row[2][3]
         by_scope.setdefault(None if scopes.is_project_wide(scope) else scope, []).append(row)
@@ -244,24 +244,28 @@ def _state_key(kind: str, index_file: str, dirty: list[tuple[str, str]]
     return f"{kind}-{sig[2] if sig else 0}-{sig[1] if sig else 0}-{len(dirty)}", state
 
 
-def _build(repo: Repo, cache: Cache, listing: list[tuple[str, str]],
-           contents: dict[str, bytes]) -> tuple[list[str], list[tuple[str, str, Any]]]:
-    """Warnings and (path, blob, meta) rows of a listing, from the record packs."""
+def _build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
+           contents: dict[str, bytes]) -> tuple[list[str], list[tuple[str, str, Any, bytes]]]:
+    """Warnings and (path, blob, meta, content) rows of a listing, from the record packs.
+
+    The content travels with the row into the view, so that showing a memory never
+    needs the packs again.
+    """
     cache.load_records()
     metas = cache.metas
-    missing = [b for _, b in listing if b not in metas and b not in contents]
+    missing = [b for _, b in pairs if b not in metas and b not in contents]
     if missing:
         contents.update(repo.read_blobs(list(dict.fromkeys(missing))))
         # Untracked and personal files are in no object database: read them again.
-        for path, blob in listing:
+        for path, blob in pairs:
             if blob not in metas and blob not in contents:
                 data = _read_again(repo, path, blob)
                 if data:
                     contents[blob] = data
     warnings: list[str] = []
-    rows: list[tuple[str, str, Any]] = []
+    rows: list[tuple[str, str, Any, bytes]] = []
     seen: dict[str, str] = {}
-    for path, blob in listing:
+    for path, blob in pairs:
         meta = metas.get(blob)
         if meta is None:
             meta = _ingest(cache, blob, contents.get(blob))
@@ -278,8 +282,11 @@ def _build(repo: Repo, cache: Cache, listing: list[tuple[str, str]],
         if uuid in seen:
             warnings.append(f"{path}: uuid already used by {seen[uuid]}; skipped")
             continue
+        raw = contents.get(blob) or cache.raw(blob)
+        if raw is None or listing.blob_id(raw) != blob:
+            raw = _read_again(repo, path, blob)
         seen[uuid] = path
-        rows.append((path, blob, meta))
+        rows.append((path, blob, meta, raw))
     return warnings, rows
 
 
