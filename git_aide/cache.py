@@ -313,19 +313,71 @@ class Cache:
 
     # -- views -------------------------------------------------------------------
 
-    def view(self, key: tuple[str, str]) -> Any:
-        """A source's finished entries, if they were saved for exactly this state."""
+    def view(self, key: tuple[str, str]) -> tuple[list[str], list[Any], ViewFile] | None:
+        """A source's finished entries, if they were saved for exactly this state:
+        (warnings, [(compiled scope, span of its rows)], the open file)."""
         name, state = key
-        payload = self.read("views", name)
-        if isinstance(payload, tuple) and len(payload) == 3 and payload[0] == state:
-            with contextlib.suppress(OSError):  # recently used: kept by the eviction
-                os.utime(self._path("views", name))
-            return payload[1:]
-        return None
+        path = self._path("views", name)
+        try:
+            f = open(path, "rb")  # noqa: SIM115 -- stays open for the entries to read
+        except OSError:
+            return None
+        try:
+            size = int.from_bytes(f.read(8), "little")
+            magic, fmt, saved, skipped, groups = marshal.loads(f.read(size))
+            if magic != MAGIC or fmt != FORMAT or not isinstance(groups, list):
+                raise ValueError
+        except Exception:
+            f.close()
+            self._damaged(path)
+            return None
+        if saved != state:
+            f.close()
+            return None
+        with contextlib.suppress(OSError):  # recently used: kept by the eviction
+            os.utime(path)
+        return skipped, groups, ViewFile(f, 8 + size, path)
 
-    def put_view(self, key: tuple[str, str], payload: tuple[Any, Any]) -> None:
-        """Save a view; keep only the most recent few (every change makes a new one)."""
-        self.write((key[1], *payload), "views", key[0])
+    def put_view(self, key: tuple[str, str], skipped: list[str],
+                 groups: list[tuple[Any, list[tuple[str, str, Any, bytes]]]]) -> None:
+        """Save a view: a small header, then each group's rows, then every content.
+
+        A reader decodes the header and only the groups it needs; contents are read
+        one slice at a time, for the memories it shows.
+        """
+        contents: list[bytes] = []
+        offset = 0
+        payloads: list[bytes] = []
+        for _compiled, rows in groups:
+            slim = []
+            for path, blob, meta, raw in rows:
+                slim.append((path, blob, meta, offset, len(raw)))
+                contents.append(raw)
+                offset += len(raw)
+            payloads.append(marshal.dumps(slim))
+        spans = []
+        at = offset  # group rows follow the contents
+        for (compiled, _rows), payload in zip(groups, payloads, strict=True):
+            spans.append((compiled, (at, len(payload))))
+            at += len(payload)
+        header = marshal.dumps((MAGIC, FORMAT, key[1], skipped, spans))
+        self._write_bytes([len(header).to_bytes(8, "little"), header, *contents, *payloads],
+                          "views", key[0])
+        self._evict_views()
+
+    def _write_bytes(self, chunks: list[bytes], *parts: str) -> None:
+        path = self._path(*parts)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(tmp, "wb") as f:
+                f.writelines(chunks)
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+    def _evict_views(self) -> None:
         try:
             names = os.listdir(self._path("views"))
         except OSError:
@@ -338,6 +390,10 @@ class Cache:
                 aged.append((os.stat(self._path("views", name)).st_mtime_ns, name))
         for _mtime, name in sorted(aged)[:-MAX_VIEWS]:
             self._discard(self._path("views", name))
+
+    def discard_view(self, view: ViewFile) -> None:
+        """Drop a view whose insides proved damaged, and say so once."""
+        self._damaged(view.path)
 
     # -- statistics ----------------------------------------------------------------
 
@@ -372,3 +428,23 @@ def _worktree_file(worktree: str) -> str:
 
     return "worktree-" + hashlib.sha1(worktree.encode(errors="surrogateescape")).hexdigest()[:16]
 
+
+class ViewFile:
+    """An open view file; slices of it are read on demand (relative to its body)."""
+
+    __slots__ = ("_f", "_base", "path")
+
+    def __init__(self, f: Any, base: int, path: str) -> None:
+        self._f = f
+        self._base = base
+        #: Where it is, to drop it if it proves damaged.
+        self.path = path
+
+    def read(self, span: tuple[int, int]) -> bytes | None:
+        """The bytes at (offset, length) of the body; None if the file is too short."""
+        try:
+            self._f.seek(self._base + span[0])
+            data = self._f.read(span[1])
+        except (OSError, ValueError):
+            return None
+        return data if len(data) == span[1] else None

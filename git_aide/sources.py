@@ -16,7 +16,7 @@ from operator import itemgetter
 
 from git_aide import listing, memory
 from git_aide import scope as scopes
-from git_aide.cache import RACY_SECONDS, Cache, stat_sig
+from git_aide.cache import RACY_SECONDS, Cache, ViewFile, stat_sig
 from git_aide.errors import AideError
 from git_aide.repo import Repo
 from git_aide.spawn import STATUS, Spawned, spawn
@@ -53,13 +53,15 @@ class Source:
 class _Reader:
     """What an entry needs to fetch its whole record: shared by all entries of a read."""
 
-    __slots__ = ("cache", "repo")
+    __slots__ = ("cache", "repo", "view")
 
-    def __init__(self, cache: Cache, repo: Repo) -> None:
-        #: The cache that holds the blobs' bytes.
+    def __init__(self, cache: Cache, repo: Repo, view: ViewFile | None = None) -> None:
+        #: The cache (to report damage).
         self.cache = cache
         #: The repository, to read a blob again when the cache lost it.
         self.repo = repo
+        #: The view file the entries came from, which holds their contents.
+        self.view = view
 
 
 class Entry(tuple):  # type: ignore[type-arg]
@@ -120,10 +122,12 @@ class Entry(tuple):  # type: ignore[type-arg]
         """The whole record, parsed from the bytes kept with the entry."""
         reader: _Reader = self[4]
         data = self[5]
+        if isinstance(data, tuple):  # a (offset, length) slice of the view file
+            data = reader.view.read(data) if reader.view is not None else None
         if data is None or listing.blob_id(data) != self[1]:
-            if data is not None:
-                reader.cache.drop_damaged(self[1])
-            # Compacted away under us, or damaged: the blob itself is the truth.
+            if data is not None and reader.view is not None:
+                reader.cache.discard_view(reader.view)
+            # Damaged: the blob itself is the truth.
             data = _read_again(reader.repo, self[0], self[1])
         try:
             return memory.parse(data)
@@ -138,14 +142,15 @@ new_entry = tuple.__new__
 class Snapshot:
     """Every live memory of one source, and what was skipped on the way.
 
-    Entries are kept in groups by scope, each group marshalled on its own, so that a
+    Entries are kept in groups by scope, each group decoded on its own, so that a
     recall decodes only the groups whose scope is relevant to its paths.
     """
 
-    __slots__ = ("source", "warnings", "_groups", "_reader", "_all")
+    __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild")
 
     def __init__(self, source: Source, warnings: list[str],
-                 groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader) -> None:
+                 groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader,
+                 rebuild: Callable[[], list[tuple[scopes.Compiled | None, Any]]]) -> None:
         #: The source that was read.
         self.source = source
         #: One line per file that was skipped.
@@ -153,6 +158,7 @@ class Snapshot:
         self._groups = groups
         self._reader = reader
         self._all: list[Entry] | None = None
+        self._rebuild = rebuild
 
     @property
     def entries(self) -> list[Entry]:
@@ -170,9 +176,21 @@ class Snapshot:
         for compiled, payload in self._groups:
             if not keep(compiled):
                 continue
-            rows = marshal.loads(payload) if isinstance(payload, bytes) else payload
-            out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
-                       for path, blob, meta, raw in rows)
+            if isinstance(payload, list):  # built just now: (path, blob, meta, content)
+                out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                           for path, blob, meta, raw in payload)
+                continue
+            try:  # a slice of the view file: (path, blob, meta, offset, length) rows
+                assert reader.view is not None
+                rows = marshal.loads(reader.view.read(payload) or b"")
+                out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, (at, size)))
+                           for path, blob, meta, at, size in rows)
+            except Exception:  # damaged: build the entries again, from the listing
+                if reader.view is not None:
+                    reader.cache.discard_view(reader.view)
+                    reader.view = None
+                self._groups = self._rebuild()
+                return self.entries_where(keep)
         return out
 
 
@@ -204,14 +222,29 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         dirty = listing.dirty(cache, top, asked.get("status") or spawn(*STATUS), contents)
         key = _state_key("worktree", repo.index_file, dirty)
         list_fn = lambda: listing.worktree_listing(repo, cache, dirty, warnings)  # noqa: E731
-    reader = _Reader(cache, repo)
     view = cache.view(key) if key else None
     if view is not None:
-        skipped, groups = view
+        skipped, spans, opened = view
+
+        def rebuild() -> list[tuple[scopes.Compiled | None, Any]]:
+            return _groups(repo, cache, list_fn(), contents, [], None)[1]
+
         return Snapshot(source, skipped, [
-            (None if c is None else scopes.Compiled(*c), payload) for c, payload in groups],
-            reader)
-    skipped, rows = _build(repo, cache, list_fn(), contents)
+            (None if c is None else scopes.Compiled(*c), span) for c, span in spans],
+            _Reader(cache, repo, opened), rebuild)
+    pairs = list_fn()
+    skipped, groups = _groups(repo, cache, pairs, contents, warnings, key)
+    return Snapshot(source, skipped, groups, _Reader(cache, repo), lambda: groups)
+
+
+def _groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
+            contents: dict[str, bytes], warnings: list[str], key: tuple[str, str] | None
+            ) -> tuple[list[str], list[tuple[scopes.Compiled | None, Any]]]:
+    """Build a source's entries by scope from its listing, and save them as a view.
+
+    Returns every warning (the listing's, then the records') and the groups.
+    """
+    skipped, rows = _build(repo, cache, pairs, contents)
     if any(_MISSING in w for w in skipped):
         key = None  # a blob that could not be read now may be readable next time
     skipped = warnings + skipped
@@ -222,10 +255,10 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     compiled = {scope: compiled_scope(cache, scope) for scope in by_scope}
     cache.flush()
     if key:
-        cache.put_view(key, (skipped, [
-            (None if compiled[s] is None else compiled[s].as_tuple(), marshal.dumps(r))
-            for s, r in by_scope.items()]))
-    return Snapshot(source, skipped, [(compiled[s], r) for s, r in by_scope.items()], reader)
+        cache.put_view(key, skipped, [
+            (None if compiled[s] is None else compiled[s].as_tuple(), r)
+            for s, r in by_scope.items()])
+    return skipped, [(compiled[s], r) for s, r in by_scope.items()]
 
 
 def _state_key(kind: str, index_file: str, dirty: list[tuple[str, str]]

@@ -116,3 +116,27 @@ def test_odd_revisions(repo: Path) -> None:
         r = aide(repo, "recall", "--rev", rev)
         assert r.returncode == 1, (rev, r.stderr)
         assert "names no commit" in r.stderr
+
+
+def test_damage_inside_a_view_is_noticed_and_repaired(repo: Path) -> None:
+    made = {remember(repo, f"memory {i}", "--scope", f"src/m{i}/**")["uuid"]
+            for i in range(6)}
+    made.add(remember(repo, "project-wide memory")["uuid"])
+    time.sleep(2.2)  # views are kept once the index is old enough to trust its stat
+    aide_ok(repo, "list")
+    views = list((repo / ".git/aide/views").glob("worktree-*"))
+    assert views
+    for view in views:  # keep the header, spoil the body
+        data = bytearray(view.read_bytes())
+        size = int.from_bytes(data[:8], "little")
+        for i in range(8 + size, len(data), 7):
+            data[i] ^= 0x5A
+        view.write_bytes(bytes(data))
+    for args in (["list", "--json"], ["recall", "src/m3/x.py", "--json"]):
+        r = aide(repo, *args)
+        assert r.returncode == 0, r.stderr
+        assert "Traceback" not in r.stderr
+        got = set(uuids(r))
+        assert got == made if args[0] == "list" else len(got) == 2
+    r = aide_ok(repo, "show", sorted(made)[0], "--json")
+    assert r.json()["memory"]["uuid"] == sorted(made)[0]
