@@ -119,7 +119,8 @@ def show_text(record: dict[str, Any], path: str, *, tty: bool) -> str:
 
 def stats_text(doc: dict[str, Any]) -> str:
     """The stats report as plain text."""
-    lines = [f"{doc['total']} memories"]
+    total = doc["total"]
+    lines = [f"{total} {'memory' if total == 1 else 'memories'}"]
     for title, key in (("by layer", "by_layer"), ("by source", "by_source"),
                        ("by contributor", "by_contributor")):
         lines.append(f"{title}:")
