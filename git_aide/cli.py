@@ -207,7 +207,8 @@ def index(rebuild: bool, quiet: bool) -> None:
     entries: dict[str, Any] = {}
     for kind, rev in kinds:
         try:
-            snap = load(repo, cache, kind, rev)
+            # Only the working tree's view is worth keeping: recall reads it next.
+            snap = load(repo, cache, kind, rev, save_view=kind == "worktree")
         except AideError:
             continue  # no HEAD yet, say
         for e in snap.entries:

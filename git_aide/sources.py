@@ -195,11 +195,12 @@ class Snapshot:
 
 
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
-         asked: dict[str, Spawned | None] | None = None) -> Snapshot:
+         asked: dict[str, Spawned | None] | None = None, save_view: bool = True) -> Snapshot:
     """Read one source's memories.
 
     `asked` holds git questions the caller started early (spawn.early), so that git
     compares the working tree with the index while this process is still starting.
+    `save_view=False` reads a saved view but does not write one (a bulk `index`).
     """
     asked = asked or {}
     warnings: list[str] = []
@@ -233,7 +234,8 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
             (None if c is None else scopes.Compiled(*c), span) for c, span in spans],
             _Reader(cache, repo, opened), rebuild)
     pairs = list_fn()
-    skipped, groups = _groups(repo, cache, pairs, contents, warnings, key)
+    skipped, groups = _groups(repo, cache, pairs, contents, warnings,
+                              key if save_view else None)
     return Snapshot(source, skipped, groups, _Reader(cache, repo), lambda: groups)
 
 
