@@ -77,9 +77,12 @@ def load_json(data: bytes) -> Any:
     # orjson's import (~15 ms) for them.
     try:
         raw = _DECODER.decode(data.decode("utf-8"))
+        ok = encodable(raw)
     except (ValueError, UnicodeDecodeError) as e:
         raise MemoryFormatError(f"not valid JSON ({e})") from None
-    if not encodable(raw):
+    except RecursionError:
+        raise MemoryFormatError("not valid JSON (nested too deeply)") from None
+    if not ok:
         raise MemoryFormatError("holds text that is not valid Unicode (a lone surrogate)")
     return raw
 
