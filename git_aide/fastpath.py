@@ -65,7 +65,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, object]] | None:
             if value not in LAYERS:
                 return None
         if key == "limit":
-            if not value.isdigit():
+            if not (value.isascii() and value.isdigit()):
                 return None
             kwargs[key] = int(value)
         elif repeatable:

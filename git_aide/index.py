@@ -18,7 +18,7 @@ import marshal
 import os
 import shutil
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 #: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
@@ -110,20 +110,43 @@ class FullText:
     def _open(self) -> Any:
         if self._ix is not None:
             return self._ix
-        stamp_file = os.path.join(self.root, "STAMP")
-        try:
-            with open(stamp_file, encoding="utf-8") as f:
-                ok = f.read().strip() == _stamp()
-        except OSError:
-            ok = False
-        if ok:
-            try:
-                self._ix = self._w.index.open_dir(self.root)
-                self._ix.schema  # noqa: B018 -- touch it: a damaged TOC fails here
+        if self._try_open(report=False):
+            return self._ix
+        # Creating (or re-creating) the index is done by one process at a time; the
+        # others wait, then find it made.
+        with self._lock():
+            if self._try_open(report=True):
                 return self._ix
-            except Exception:
+            return self._create()
+
+    def _try_open(self, report: bool) -> bool:
+        try:
+            with open(os.path.join(self.root, "STAMP"), encoding="utf-8") as f:
+                if f.read().strip() != _stamp():
+                    return False
+        except OSError:
+            return False
+        try:
+            self._ix = self._w.index.open_dir(self.root)
+            self._ix.schema  # noqa: B018 -- touch it: a damaged TOC fails here
+            return True
+        except Exception:
+            self._ix = None
+            if report:
                 self.notices.append("the full-text index was damaged; rebuilt it")
-        return self._create()
+            return False
+
+    @contextlib.contextmanager
+    def _lock(self) -> Iterator[None]:
+        import fcntl
+
+        os.makedirs(os.path.dirname(self.root), exist_ok=True)
+        fd = os.open(self.root + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def _create(self) -> Any:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -174,7 +197,8 @@ class FullText:
         self.notices.append(why)
         self._ix = None
         self._have = None
-        self._create()
+        with self._lock():
+            self._create()
 
     def add(self, docs: list[tuple[str, dict[str, Any]]],
             progress: Callable[[int], None] | None = None) -> int:

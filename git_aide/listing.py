@@ -75,8 +75,8 @@ def is_candidate(path: str, warnings: list[str] | None) -> bool:
     return False
 
 
-def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, bytes]
-           ) -> list[tuple[str, str]]:
+def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, bytes],
+          warnings: list[str]) -> list[tuple[str, str]]:
     """(path, blob id) of the files that differ from the index (untracked, ignored,
     modified); deleted ones with an empty blob id.
 
@@ -97,7 +97,7 @@ def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, by
             paths.update(_files_below(top, path))
         elif path:
             paths.add(path)
-    return _read_dirty(cache, top, sorted(paths), contents) if paths else []
+    return _read_dirty(cache, top, sorted(paths), contents, warnings) if paths else []
 
 
 def worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],
@@ -119,8 +119,8 @@ def _files_below(top: str, folder: str) -> list[str]:
     return out
 
 
-def _read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes]
-                ) -> list[tuple[str, str]]:
+def _read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes],
+                warnings: list[str]) -> list[tuple[str, str]]:
     old = cache.stat_table(top)
     new: dict[str, tuple[int, int, int, int, str]] = {}
     horizon = (time.time() - RACY_SECONDS) * 1e9
@@ -133,6 +133,8 @@ def _read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, by
             out.append((rel, ""))  # deleted in the working tree
             continue
         if not stat.S_ISREG(st.st_mode):
+            if stat.S_ISLNK(st.st_mode):
+                warnings.append(f"{rel}: a symbolic link; skipped (git-aide reads files)")
             out.append((rel, ""))
             continue
         sig = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
@@ -143,7 +145,9 @@ def _read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, by
             try:
                 with open(full, "rb") as f:
                     data = f.read()
-            except OSError:
+            except OSError as e:
+                warnings.append(f"{rel}: cannot be read ({e.strerror}); skipped")
+                out.append((rel, ""))
                 continue
             blob = blob_id(data)
             contents[blob] = data

@@ -203,7 +203,8 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     `save_view=False` reads a saved view but does not write one (a bulk `index`).
     """
     asked = asked or {}
-    warnings: list[str] = []
+    warnings: list[str] = []  # found while listing: saved with the view
+    live: list[str] = []  # about files read from disk this time: never saved
     contents: dict[str, bytes] = {}
     list_fn: Callable[[], list[tuple[str, str]]]
     if kind == "rev":
@@ -220,7 +221,8 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     else:
         source = Source("worktree")
         top = repo.require_worktree("reading the working tree")
-        dirty = listing.dirty(cache, top, asked.get("status") or spawn(*STATUS), contents)
+        dirty = listing.dirty(cache, top, asked.get("status") or spawn(*STATUS), contents,
+                              live)
         key = _state_key("worktree", repo.index_file, dirty)
         list_fn = lambda: listing.worktree_listing(repo, cache, dirty, warnings)  # noqa: E731
     view = cache.view(key) if key else None
@@ -230,13 +232,13 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         def rebuild() -> list[tuple[scopes.Compiled | None, Any]]:
             return _groups(repo, cache, list_fn(), contents, [], None)[1]
 
-        return Snapshot(source, skipped, [
+        return Snapshot(source, live + skipped, [
             (None if c is None else scopes.Compiled(*c), span) for c, span in spans],
             _Reader(cache, repo, opened), rebuild)
     pairs = list_fn()
     skipped, groups = _groups(repo, cache, pairs, contents, warnings,
                               key if save_view else None)
-    return Snapshot(source, skipped, groups, _Reader(cache, repo), lambda: groups)
+    return Snapshot(source, live + skipped, groups, _Reader(cache, repo), lambda: groups)
 
 
 def _groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],

@@ -26,7 +26,8 @@ STATUS = ("--no-optional-locks", "status", "--porcelain", "-z", "--untracked-fil
 class Spawned:
     """One git process, started now and read when its answer is needed."""
 
-    def __init__(self, *args: str, input: bytes | None = None) -> None:
+    def __init__(self, *args: str, input: bytes | None = None,
+                 env: dict[str, str] | None = None) -> None:
         #: The git arguments, for messages.
         self.args = args
         out_r, out_w = os.pipe()
@@ -35,7 +36,8 @@ class Spawned:
         actions = [(os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
                    (os.POSIX_SPAWN_DUP2, err_w, 2)]
         try:
-            self._pid = os.posix_spawnp("git", ["git", *args], os.environ,
+            self._pid = os.posix_spawnp("git", ["git", *args],
+                                        os.environ if env is None else env,
                                         file_actions=actions)
         finally:
             os.close(out_w)
@@ -71,10 +73,19 @@ def _read_all(fd: int) -> bytes:
 
 def spawn(*args: str, input: bytes | None = None) -> Spawned | None:
     """Start git with these arguments; None when git cannot be started at all."""
+    # STATUS names its pathspec with `:/` magic, which the user's pathspec settings
+    # would turn into literal text (and then nothing would differ from the index).
+    env = None
+    if args == STATUS and _PATHSPEC_VARS & os.environ.keys():
+        env = {k: v for k, v in os.environ.items() if k not in _PATHSPEC_VARS}
     try:
-        return Spawned(*args, input=input)
+        return Spawned(*args, input=input, env=env)
     except OSError:
         return None
+
+
+_PATHSPEC_VARS = frozenset({"GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
+                            "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS"})
 
 
 def resolve_query(rev: str) -> bytes:

@@ -140,3 +140,44 @@ def test_damage_inside_a_view_is_noticed_and_repaired(repo: Path) -> None:
         assert got == made if args[0] == "list" else len(got) == 2
     r = aide_ok(repo, "show", sorted(made)[0], "--json")
     assert r.json()["memory"]["uuid"] == sorted(made)[0]
+
+
+def test_literal_pathspecs_do_not_hide_untracked_memories(repo: Path) -> None:
+    staged = remember(repo, "staged one")["uuid"]
+    loose = remember(repo, "untracked one", "--no-stage")["uuid"]
+    mine = remember(repo, "personal one", "--personal")["uuid"]
+    for var in ("GIT_LITERAL_PATHSPECS", "GIT_ICASE_PATHSPECS", "GIT_NOGLOB_PATHSPECS"):
+        got = set(uuids(aide_ok(repo, "recall", "--json", env={var: "1"})))
+        assert got == {staged, loose, mine}, var
+
+
+def test_a_symlinked_memories_folder_is_said_not_silently_empty(repo: Path,
+                                                                 tmp_path: Path) -> None:
+    elsewhere = tmp_path / "store"
+    shutil.move(str(repo / ".aide" / "memories"), str(elsewhere))
+    (repo / ".aide" / "memories").symlink_to(elsewhere)
+    r = aide_ok(repo, "recall", "--json")
+    assert "symbolic link" in r.stderr
+
+
+def test_fast_path_takes_only_ascii_digits_as_a_limit(repo: Path) -> None:
+    for value in ("²", "①", "٣"):  # int() refuses the first two and takes the third
+        r = aide(repo, "recall", "--limit", value)
+        slow = aide(repo, "recall", "--limit", value, env={"GIT_AIDE_NO_FASTPATH": "1"})
+        assert (r.returncode, r.stdout, r.stderr) == (slow.returncode, slow.stdout, slow.stderr)
+        assert "Traceback" not in r.stderr
+    assert aide(repo, "recall", "--limit", "²").returncode == 2
+
+
+def test_many_first_searches_at_once(repo: Path) -> None:
+    made = {remember(repo, f"concurrent number {i}")["uuid"] for i in range(30)}
+    for _round in range(3):
+        shutil.rmtree(repo / ".git" / "aide", ignore_errors=True)
+        procs = [subprocess.Popen([*AIDE, "search", "concurrent", "--json", "--limit", "50"],
+                                  cwd=repo, env=BASE_ENV, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(6)]
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err
+            assert err == "", err  # nothing was damaged: no notice
+            assert {m["uuid"] for m in json.loads(out)["memories"]} == made
