@@ -198,14 +198,6 @@ class Cache:
                 except OSError:
                     continue
 
-    def drop_damaged(self, blob: str) -> None:
-        """Forget the pack that holds a blob whose cached content proved wrong."""
-        self.notices.append("the cache's memory contents were damaged; rebuilt them")
-        for name, spans in self._packs:
-            if blob in spans:
-                self._discard(self._path("packs", name + ".meta"))
-                self._discard(self._path("packs", name + ".raw"))
-
     def add(self, blob: str, meta: tuple[Any, ...], raw: bytes | None) -> None:
         """Remember a parsed blob's metadata (and content when it is a memory)."""
         self.metas[blob] = meta
