@@ -9,8 +9,7 @@
 - tree listings: memories-folder tree id -> [(path, blob id)], one file per tree.
 - the index listing, keyed by the index file's stat signature.
 - each working tree's stat table: path -> (size, mtime, inode, ctime, blob id).
-- views: a source's finished entries, keyed by the digest of its (path, blob id)
-  listing and grouped by scope, so that a recall decodes only relevant groups.
+- views (views.py): a source's finished entries for one state of that source.
 - per-machine recall statistics.
 
 Files are marshal'd `(MAGIC, FORMAT, payload)` tuples written atomically. Anything
@@ -35,8 +34,6 @@ FORMAT = 1
 MAGIC = "git-aide-cache"
 #: Packs beyond this count are compacted into one.
 MAX_PACKS = 12
-#: Views kept (one per state of a source that was read lately).
-MAX_VIEWS = 16
 #: Stat entries younger than this (seconds) are not trusted: the file may change again
 #: within the file system's timestamp granularity without changing its stat.
 RACY_SECONDS = 2.0
@@ -76,6 +73,10 @@ class Cache:
 
     # -- files ---------------------------------------------------------------------
 
+    def path(self, *parts: str) -> str:
+        """A path inside the cache folder."""
+        return self._path(*parts)
+
     def _path(self, *parts: str) -> str:
         return os.path.join(self.root, *parts)
 
@@ -111,6 +112,10 @@ class Cache:
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+    def damaged(self, path: str) -> None:
+        """Report a damaged cache file (once per command) and remove it."""
+        self._damaged(path)
 
     def _damaged(self, path: str) -> None:
         self.notices.append(f"the cache file {os.path.basename(path)} was damaged; rebuilt it")
@@ -303,90 +308,6 @@ class Cache:
         """Save a working tree's stat table."""
         self.write({"worktree": worktree, "table": table}, _worktree_file(worktree))
 
-    # -- views -------------------------------------------------------------------
-
-    def view(self, key: tuple[str, str]) -> tuple[list[str], list[Any], ViewFile] | None:
-        """A source's finished entries, if they were saved for exactly this state:
-        (warnings, [(compiled scope, span of its rows)], the open file)."""
-        name, state = key
-        path = self._path("views", name)
-        try:
-            f = open(path, "rb")  # noqa: SIM115 -- stays open for the entries to read
-        except OSError:
-            return None
-        try:
-            size = int.from_bytes(f.read(8), "little")
-            magic, fmt, saved, skipped, groups = marshal.loads(f.read(size))
-            if magic != MAGIC or fmt != FORMAT or not isinstance(groups, list):
-                raise ValueError
-        except Exception:
-            f.close()
-            self._damaged(path)
-            return None
-        if saved != state:
-            f.close()
-            return None
-        with contextlib.suppress(OSError):  # recently used: kept by the eviction
-            os.utime(path)
-        return skipped, groups, ViewFile(f, 8 + size, path)
-
-    def put_view(self, key: tuple[str, str], skipped: list[str],
-                 groups: list[tuple[Any, list[tuple[str, str, Any, bytes]]]]) -> None:
-        """Save a view: a small header, then each group's rows, then every content.
-
-        A reader decodes the header and only the groups it needs; contents are read
-        one slice at a time, for the memories it shows.
-        """
-        contents: list[bytes] = []
-        offset = 0
-        payloads: list[bytes] = []
-        for _compiled, rows in groups:
-            slim = []
-            for path, blob, meta, raw in rows:
-                slim.append((path, blob, meta, offset, len(raw)))
-                contents.append(raw)
-                offset += len(raw)
-            payloads.append(marshal.dumps(slim))
-        spans = []
-        at = offset  # group rows follow the contents
-        for (compiled, _rows), payload in zip(groups, payloads, strict=True):
-            spans.append((compiled, (at, len(payload))))
-            at += len(payload)
-        header = marshal.dumps((MAGIC, FORMAT, key[1], skipped, spans))
-        self._write_bytes([len(header).to_bytes(8, "little"), header, *contents, *payloads],
-                          "views", key[0])
-        self._evict_views()
-
-    def _write_bytes(self, chunks: list[bytes], *parts: str) -> None:
-        path = self._path(*parts)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(tmp, "wb") as f:
-                f.writelines(chunks)
-            os.replace(tmp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-    def _evict_views(self) -> None:
-        try:
-            names = os.listdir(self._path("views"))
-        except OSError:
-            return
-        if len(names) <= MAX_VIEWS:
-            return
-        aged = []
-        for name in names:
-            with contextlib.suppress(OSError):
-                aged.append((os.stat(self._path("views", name)).st_mtime_ns, name))
-        for _mtime, name in sorted(aged)[:-MAX_VIEWS]:
-            self._discard(self._path("views", name))
-
-    def discard_view(self, view: ViewFile) -> None:
-        """Drop a view whose insides proved damaged, and say so once."""
-        self._damaged(view.path)
-
     # -- statistics ----------------------------------------------------------------
 
     def stats(self) -> dict[str, tuple[int, str]]:
@@ -420,23 +341,3 @@ def _worktree_file(worktree: str) -> str:
 
     return "worktree-" + hashlib.sha1(worktree.encode(errors="surrogateescape")).hexdigest()[:16]
 
-
-class ViewFile:
-    """An open view file; slices of it are read on demand (relative to its body)."""
-
-    __slots__ = ("_f", "_base", "path")
-
-    def __init__(self, f: Any, base: int, path: str) -> None:
-        self._f = f
-        self._base = base
-        #: Where it is, to drop it if it proves damaged.
-        self.path = path
-
-    def read(self, span: tuple[int, int]) -> bytes | None:
-        """The bytes at (offset, length) of the body; None if the file is too short."""
-        try:
-            self._f.seek(self._base + span[0])
-            data = self._f.read(span[1])
-        except (OSError, ValueError):
-            return None
-        return data if len(data) == span[1] else None

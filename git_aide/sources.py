@@ -14,9 +14,9 @@ import sys
 import time
 from operator import itemgetter
 
-from git_aide import listing, memory
+from git_aide import listing, memory, views
 from git_aide import scope as scopes
-from git_aide.cache import RACY_SECONDS, Cache, ViewFile, stat_sig
+from git_aide.cache import RACY_SECONDS, Cache, stat_sig
 from git_aide.errors import AideError
 from git_aide.repo import Repo
 from git_aide.spawn import STATUS, Spawned, spawn
@@ -55,7 +55,7 @@ class _Reader:
 
     __slots__ = ("cache", "repo", "view")
 
-    def __init__(self, cache: Cache, repo: Repo, view: ViewFile | None = None) -> None:
+    def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None) -> None:
         #: The cache (to report damage).
         self.cache = cache
         #: The repository, to read a blob again when the cache lost it.
@@ -126,7 +126,7 @@ class Entry(tuple):  # type: ignore[type-arg]
             data = reader.view.read(data) if reader.view is not None else None
         if data is None or listing.blob_id(data) != self[1]:
             if data is not None and reader.view is not None:
-                reader.cache.discard_view(reader.view)
+                views.discard(reader.cache, reader.view)
             # Damaged: the blob itself is the truth.
             data = _read_again(reader.repo, self[0], self[1])
         try:
@@ -187,7 +187,7 @@ class Snapshot:
                            for path, blob, meta, at, size in rows)
             except Exception:  # damaged: build the entries again, from the listing
                 if reader.view is not None:
-                    reader.cache.discard_view(reader.view)
+                    views.discard(reader.cache, reader.view)
                     reader.view = None
                 self._groups = self._rebuild()
                 return self.entries_where(keep)
@@ -225,7 +225,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
                               live)
         key = _state_key("worktree", repo.index_file, dirty)
         list_fn = lambda: listing.worktree_listing(repo, cache, dirty, warnings)  # noqa: E731
-    view = cache.view(key) if key else None
+    view = views.load(cache, key) if key else None
     if view is not None:
         skipped, spans, opened = view
 
@@ -259,7 +259,7 @@ def _groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
     compiled = {scope: compiled_scope(cache, scope) for scope in by_scope}
     cache.flush()
     if key:
-        cache.put_view(key, skipped, [
+        views.save(cache, key, skipped, [
             (None if compiled[s] is None else compiled[s].as_tuple(), r)
             for s, r in by_scope.items()])
     return skipped, [(compiled[s], r) for s, r in by_scope.items()]

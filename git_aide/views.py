@@ -1,0 +1,136 @@
+"""Views: the finished entries of one state of a source, saved for the next command.
+
+A view is keyed by what its listing depends on (the index file's stat and the files
+that differ from it, or a tree id), named briefly and checked against the full state
+when read. The file is a small header (the state, the warnings, and where each scope's
+group of rows lies), then every memory's content, then the groups: a recall decodes
+the header and the groups whose scope is relevant, and reads the contents it shows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+
+from git_aide.cache import FORMAT, MAGIC, Cache
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: Views kept (one per state of a source that was read lately).
+MAX_VIEWS = 16
+
+
+def _discard(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], ViewFile] | None:
+    """A source's finished entries, if they were saved for exactly this state:
+    (warnings, [(compiled scope, span of its rows)], the open file)."""
+    name, state = key
+    path = cache.path("views", name)
+    try:
+        f = open(path, "rb")  # noqa: SIM115 -- stays open for the entries to read
+    except OSError:
+        return None
+    try:
+        size = int.from_bytes(f.read(8), "little")
+        magic, fmt, saved, skipped, groups = marshal.loads(f.read(size))
+        if magic != MAGIC or fmt != FORMAT or not isinstance(groups, list):
+            raise ValueError
+    except Exception:
+        f.close()
+        cache.damaged(path)
+        return None
+    if saved != state:
+        f.close()
+        return None
+    with contextlib.suppress(OSError):  # recently used: kept by the eviction
+        os.utime(path)
+    return skipped, groups, ViewFile(f, 8 + size, path)
+
+
+def save(cache: Cache, key: tuple[str, str], skipped: list[str],
+         groups: list[tuple[Any, list[tuple[str, str, Any, bytes]]]]) -> None:
+    """Save a view: a small header, then every memory's content, then each group's rows.
+
+    A reader decodes the header and only the groups it needs; contents are read
+    one slice at a time, for the memories it shows.
+    """
+    contents: list[bytes] = []
+    offset = 0
+    payloads: list[bytes] = []
+    for _compiled, rows in groups:
+        slim = []
+        for path, blob, meta, raw in rows:
+            slim.append((path, blob, meta, offset, len(raw)))
+            contents.append(raw)
+            offset += len(raw)
+        payloads.append(marshal.dumps(slim))
+    spans = []
+    at = offset  # group rows follow the contents
+    for (compiled, _rows), payload in zip(groups, payloads, strict=True):
+        spans.append((compiled, (at, len(payload))))
+        at += len(payload)
+    header = marshal.dumps((MAGIC, FORMAT, key[1], skipped, spans))
+    _write_bytes(cache, [len(header).to_bytes(8, "little"), header, *contents, *payloads],
+                      "views", key[0])
+    _evict(cache)
+
+
+def _write_bytes(cache: Cache, chunks: list[bytes], *parts: str) -> None:
+    path = cache.path(*parts)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.writelines(chunks)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _evict(cache: Cache) -> None:
+    try:
+        names = os.listdir(cache.path("views"))
+    except OSError:
+        return
+    if len(names) <= MAX_VIEWS:
+        return
+    aged = []
+    for name in names:
+        with contextlib.suppress(OSError):
+            aged.append((os.stat(cache.path("views", name)).st_mtime_ns, name))
+    for _mtime, name in sorted(aged)[:-MAX_VIEWS]:
+        _discard(cache.path("views", name))
+
+
+def discard(cache: Cache, view: ViewFile) -> None:
+    """Drop a view whose insides proved damaged, and say so once."""
+    cache.damaged(view.path)
+
+
+class ViewFile:
+    """An open view file; slices of it are read on demand (relative to its body)."""
+
+    __slots__ = ("_f", "_base", "path")
+
+    def __init__(self, f: Any, base: int, path: str) -> None:
+        self._f = f
+        self._base = base
+        #: Where it is, to drop it if it proves damaged.
+        self.path = path
+
+    def read(self, span: tuple[int, int]) -> bytes | None:
+        """The bytes at (offset, length) of the body; None if the file is too short."""
+        try:
+            self._f.seek(self._base + span[0])
+            data = self._f.read(span[1])
+        except (OSError, ValueError):
+            return None
+        return data if len(data) == span[1] else None
