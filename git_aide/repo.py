@@ -174,21 +174,26 @@ class Repo:
         proc = spawn("cat-file", "--batch-check", input=f"{commit}:{MEMORIES_DIR}\n".encode())
         return proc.wait()[1].decode().split() if proc is not None else []
 
-    def ls_index(self) -> list[tuple[str, str, int]]:
-        """(repo-relative path, blob id, stage) of every index entry under the memories."""
-        self.require_worktree("--cached")
-        out = self.git("ls-files", "--stage", "-z", "--full-name", "--", MEMORIES_DIR,
-                       cwd=self.worktree).stdout.decode(errors="surrogateescape")
+    def ls_files(self, *flags: str) -> list[tuple[str, str, int, str]]:
+        """(mode, blob id, stage, repo-relative path) of the index entries under the
+        memories that `git ls-files --stage` (plus `flags`, such as -u) lists."""
+        top = self.require_worktree("reading the index")
+        out = self.git("ls-files", "--stage", *flags, "-z", "--full-name", "--",
+                       MEMORIES_DIR, cwd=top).stdout.decode(errors="surrogateescape")
         rows = []
         for item in out.split("\0"):
-            if not item:
-                continue
-            meta, _, path = item.partition("\t")
-            mode, oid, stage = meta.split()
-            if mode == "120000":
-                continue
-            rows.append((path, oid, int(stage)))
+            if item:
+                meta, _, path = item.partition("\t")
+                mode, oid, stage = meta.split()
+                rows.append((mode, oid, int(stage), path))
         return rows
+
+    def ls_index(self) -> list[tuple[str, str, int]]:
+        """(repo-relative path, blob id, stage) of every index entry under the memories
+        that is not a symbolic link."""
+        self.require_worktree("--cached")
+        return [(path, oid, stage) for mode, oid, stage, path in self.ls_files()
+                if mode != "120000"]
 
     def stage(self, add: list[str], remove: list[str]) -> bool:
         """Stage new/changed files and removals; False when the index stayed locked."""

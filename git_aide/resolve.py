@@ -16,7 +16,6 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from git_aide.memory import MEMORIES_DIR
 from git_aide.merge import MergeConflict, load_side, merge_bytes, stamp
 from git_aide.repo import Repo
 from git_aide.store import write_file
@@ -53,36 +52,10 @@ class Outcome:
 
 def unmerged(repo: Repo) -> list[Stages]:
     """Every unmerged path under the memories folder, with its stages, sorted by path."""
-    out = repo.git("ls-files", "-u", "-z", "--full-name", "--", MEMORIES_DIR).stdout
     by_path: dict[str, Stages] = {}
-    for item in out.decode(errors="surrogateescape").split("\0"):
-        if not item:
-            continue
-        meta, _, path = item.partition("\t")
-        mode, oid, stage = meta.split()
-        by_path.setdefault(path, Stages(path)).entries[int(stage)] = (mode, oid)
+    for mode, oid, stage, path in repo.ls_files("-u"):
+        by_path.setdefault(path, Stages(path)).entries[stage] = (mode, oid)
     return [by_path[p] for p in sorted(by_path)]
-
-
-def read_blobs(repo: Repo, oids: list[str]) -> dict[str, bytes]:
-    """Blob contents through one `git cat-file --batch` (no pygit2 import needed)."""
-    wanted = list(dict.fromkeys(oids))
-    if not wanted:
-        return {}
-    data = repo.git("cat-file", "--batch", input="".join(f"{o}\n" for o in wanted).encode()
-                    ).stdout
-    blobs: dict[str, bytes] = {}
-    pos = 0
-    for oid in wanted:
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split()
-        pos = end + 1
-        if len(header) != 3:  # "<oid> missing"
-            continue
-        size = int(header[2])
-        blobs[oid] = data[pos:pos + size]
-        pos += size + 1
-    return blobs
 
 
 def theirs_ref(repo: Repo) -> str | None:
@@ -176,7 +149,8 @@ def resolve(repo: Repo, dry_run: bool = False) -> Outcome:
     if not paths:
         outcome.lines.append("no unmerged memories; nothing to resolve")
         return outcome
-    blobs = read_blobs(repo, [oid for st in paths for _mode, oid in st.entries.values()])
+    blobs = repo.read_blobs(
+        list(dict.fromkeys(oid for st in paths for _mode, oid in st.entries.values())))
     ref = theirs_ref(repo)
     for st in paths:
         try:

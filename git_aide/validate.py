@@ -281,17 +281,11 @@ def _worktree_items(repo: Repo, problems: list[Problem]) -> list[_Item]:
 def _index_items(repo: Repo, problems: list[Problem]) -> list[_Item]:
     """Every stage-0 entry under the memories folder of the index (GIT_INDEX_FILE)."""
     # Not repo.ls_index: it drops symlinks silently, and validation must name them.
-    top = repo.require_worktree("--staged")
-    out = repo.git("ls-files", "--stage", "-z", "--full-name", "--", MEMORIES_DIR,
-                   cwd=top).stdout.decode(errors="surrogateescape")
+    repo.require_worktree("--staged")
     items: list[_Item] = []
     unmerged: set[str] = set()
-    for row in out.split("\0"):
-        if not row:
-            continue
-        meta, _, path = row.partition("\t")
-        mode, oid, stage = meta.split()
-        if stage != "0":
+    for mode, oid, stage, path in repo.ls_files():
+        if stage:
             if path not in unmerged:
                 unmerged.add(path)
                 problems.append(Problem(path, None, "unmerged: a conflict is not resolved "
