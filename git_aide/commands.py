@@ -151,11 +151,9 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (), limit: int |
 
     repo, cache, snap = load(cached, rev, asked)
     ft = noticed(sr.open_index(cache))
-    entries = snap.entries
-    with progress("indexing memories") as bar:
-        sr.ensure_indexed(ft, entries, bar)
     lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
-    hits = sr.search(ft, entries, query, filters(layers, (), None), lim)
+    with progress("indexing memories") as bar:
+        hits = sr.search(ft, snap.entries, query, filters(layers, (), None), lim, bar)
     render_hits(snap, hits, as_json)
 
 

@@ -59,10 +59,12 @@ def _ensure(ft: Any, entries: list[Entry], progress: Progress | None) -> int:
     return added
 
 
-def relevance(ft: Any, entries: list[Entry], query: str, want: int) -> dict[str, float]:
-    """BM25F score by blob id for the (at least `want`) best entries that match."""
+def relevance(ft: Any, entries: list[Entry], query: str, want: int,
+              progress: Progress | None = None) -> dict[str, float]:
+    """BM25F score by blob id for the (at least `want`) best entries that match; the
+    entries the full-text index lacks are added first."""
     def work() -> dict[str, float]:
-        _ensure(ft, entries, None)
+        _ensure(ft, entries, progress)
         return ft.search(query, {e.blob for e in entries}, want)
 
     return robust(ft, work) or fragments(entries, query)
@@ -95,11 +97,11 @@ def fragments(entries: list[Entry], query: str) -> dict[str, float]:
     return scores
 
 
-def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: int
-           ) -> list[Hit]:
+def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: int,
+           progress: Progress | None = None) -> list[Hit]:
     """The matching memories, best first, at most `limit`."""
     kept = [e for e in entries if filters.keep(e)]
-    scores = relevance(ft, kept, query, limit)
+    scores = relevance(ft, kept, query, limit, progress)
     hits = [Hit(e, e.scope, score=scores[e.blob]) for e in kept if e.blob in scores]
     # Best score first; newest, then uuid, among equals (stable sorts, minor keys first).
     hits.sort(key=lambda h: h.entry.uuid)
