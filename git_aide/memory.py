@@ -206,13 +206,16 @@ def check(record: dict[str, Any]) -> list[tuple[str | None, str]]:
 
 def check_path(record: dict[str, Any], path: str) -> str | None:
     """Why a valid record does not belong at `path` (repo-relative), or None."""
-    name = path.rsplit("/", 1)[-1]
-    if name != f"{record['uuid']}.json":
+    return misplaced(path, record["uuid"], record["layer"], relpath(record))
+
+
+def misplaced(path: str, uuid: str, layer: str, want: str) -> str | None:
+    """Why a memory (its uuid, layer and rightful path) does not belong at `path`."""
+    if path == want:
+        return None
+    if path.rsplit("/", 1)[-1] != f"{uuid}.json":
         return "file name is not its uuid"
-    want = relpath(record)
-    if path != want:
-        return f"belongs at {want} (layer {record['layer']})"
-    return None
+    return f"belongs at {want} (layer {layer})"
 
 
 def relpath(record: dict[str, Any]) -> str:

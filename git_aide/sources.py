@@ -311,8 +311,7 @@ def _build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
             warnings.append(f"{path}: {field}{meta[2]}; skipped")
             continue
         if path != meta[8]:
-            where = "file name is not its uuid" if not path.endswith(f"/{meta[1]}.json") \
-                else f"belongs at {meta[8]} (layer {meta[2]})"
+            where = memory.misplaced(path, meta[1], meta[2], meta[8])
             warnings.append(f"{path}: {where}; skipped")
             continue
         uuid = meta[1]
