@@ -171,8 +171,8 @@ def test_stats_figures(repo: Path) -> None:
     remember(repo, "second fact", "--source", "import")
     remember(repo, "a rule", "--layer", "guidelines")
     remember(repo, "mine", "--personal")
-    for _ in range(3):
-        aide_ok(repo, "recall", "--layer", "technical", "--limit", "1")  # recalls `a`? no: newest
+    for _ in range(3):  # limit 1 recalls the newest technical memory, not `a`
+        aide_ok(repo, "recall", "--layer", "technical", "--limit", "1")
     doc = aide_ok(repo, "stats", "--json").json()
     assert doc["total"] == 4
     assert doc["by_layer"] == {"guidelines": 1, "preferences": 1, "technical": 2}

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
-from conftest import aide, aide_ok, git, make_repo, remember, uuids
+from conftest import aide, aide_ok, git, remember, uuids
 
 
 def snapshot_of_git_state(repo: Path) -> tuple[str, str]:
@@ -162,7 +161,6 @@ def test_cache_in_common_dir_not_worktree(repo: Path) -> None:
     status = git(repo, "status", "--porcelain", "--ignored")
     assert ".git/aide" not in status
     assert "aide/" not in [line[3:] for line in status.splitlines()]
-    assert os.path.isdir(repo / ".git" / "aide")
 
 
 def test_fresh_clone_without_init(repo: Path, tmp_path: Path) -> None:
@@ -171,4 +169,3 @@ def test_fresh_clone_without_init(repo: Path, tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     assert uuids(aide_ok(clone, "recall", "--json")) == [u]
-    make_repo  # noqa: B018 (the fixture builder is shared with other tests)
