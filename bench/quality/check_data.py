@@ -97,8 +97,10 @@ def check(folder: Path) -> list[str]:
         if kinds[kind] < MIN_PER_KIND:
             problems.append(f"only {kinds[kind]} {kind} queries (want {MIN_PER_KIND})")
     layers = Counter(m["layer"] for m in keys.values())
-    print(f"{folder.name}: {len(files)} files, {len(keys)} memories {dict(sorted(layers.items()))}, "
-          f"{sum(kinds.values())} queries {dict(sorted(kinds.items()))}")
+    print(
+        f"{folder.name}: {len(files)} files, {len(keys)} memories {dict(sorted(layers.items()))}, "
+        f"{sum(kinds.values())} queries {dict(sorted(kinds.items()))}"
+    )
     return problems
 
 
