@@ -314,36 +314,50 @@ def _duplicates(entries: list[Entry], threshold: float) -> list[Finding]:
     """Pairs of one layer (and one sharing) with overlapping scopes and nearly the same
     words; the older of each is named.
 
-    Candidates come from prefix filtering: two sets with Jaccard >= t share at least one
-    of the first |s| - ceil(t|s|) + 1 words of each in a fixed order (rarest first), so
-    only those words are indexed and most pairs are never compared.
+    A similarity join, not a comparison of every pair: word sets are bit masks over the
+    vocabulary ranked rarest first; memories are taken smallest first, each probes the
+    index with the first |s| - ceil(t|s|) + 1 of its words and is indexed under the
+    first |s| - ceil(2t/(1+t)|s|) + 1 (two sets with Jaccard >= t share a word of
+    those prefixes), and a pair is compared only when its sizes allow Jaccard >= t.
     """
     if threshold <= 0:
         return []
     sets = [words(e.record["what"]) for e in entries]
     freq: Counter[str] = Counter(w for s in sets for w in s)
-    index: dict[tuple[str, bool, str], list[int]] = {}
+    rank = {w: i for i, (w, _) in enumerate(sorted(freq.items(), key=lambda p: (p[1], p[0])))}
+    order = sorted((i for i, s in enumerate(sets) if s), key=lambda i: len(sets[i]))
+    masks: dict[int, int] = {}
+    index: dict[tuple[str, bool, int], list[int]] = {}
     best: dict[int, tuple[float, int]] = {}
-    for i, (e, s) in enumerate(zip(entries, sets, strict=True)):
-        if not s:
-            continue
-        ordered = sorted(s, key=lambda w: (freq[w], w))
-        keep = len(s) - math.ceil(threshold * len(s)) + 1
+    half = 2 * threshold / (1 + threshold)
+    for i in order:
+        e = entries[i]
+        toks = sorted(rank[w] for w in sets[i])
+        size = len(toks)
+        mask = 0
+        for t in toks:
+            mask |= 1 << t
+        masks[i] = mask
         group = (e.layer, _is_personal(e.path))
         seen: set[int] = set()
-        for w in ordered[:keep]:
-            bucket = index.setdefault((group[0], group[1], w), [])
-            for j in bucket:
+        smallest = threshold * size
+        for t in toks[: size - math.ceil(threshold * size) + 1]:
+            for j in index.get((*group, t), ()):
                 if j in seen:
                     continue
                 seen.add(j)
-                sim = jaccard(s, sets[j])
+                other = len(sets[j])
+                if other < smallest:
+                    continue
+                inter = (mask & masks[j]).bit_count()
+                sim = inter / (size + other - inter)
                 if sim < threshold or not overlap(e.compiled, entries[j].compiled):
                     continue
                 older, newer = _older(entries, i, j)
                 if sim > best.get(older, (0.0, -1))[0]:
                     best[older] = (sim, newer)
-            bucket.append(i)
+        for t in toks[: size - math.ceil(half * size) + 1]:
+            index.setdefault((*group, t), []).append(i)
     out = []
     for older, (sim, newer) in best.items():
         o, n = entries[older], entries[newer]

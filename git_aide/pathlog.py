@@ -101,8 +101,10 @@ class Walk:
         touched = self._touched_index()
         hit: set[int] = set()
         for base in set(c.bases):
-            for n, path in touched.get(base, ()):
-                if n < since and n not in hit and scopes.relevant(c, path, False):
+            for n, path in touched.get(base, ()):  # in commit order, newest first
+                if n >= since:
+                    break
+                if n not in hit and scopes.relevant(c, path, False):
                     hit.add(n)
         if self.uncommitted:
             hit.discard(0)  # not a commit
