@@ -15,11 +15,12 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 from git_aide import pathlog
 from git_aide import scope as scopes
+from git_aide.errors import AideError
 from git_aide.memory import PERSONAL_DIR
 from git_aide.repo import Repo
 from git_aide.sources import Entry, Snapshot
@@ -75,14 +76,27 @@ class Settings:
 
     @classmethod
     def from_repo(cls, repo: Repo) -> Settings:
-        """Read aide.audit.* (bad values fall back to the defaults)."""
-        try:
-            threshold = float(repo.config("aide.audit.duplicateThreshold") or 0.6)
-        except ValueError:
-            threshold = 0.6
-        return cls(min(max(threshold, 0.0), 1.0),
-                   repo.config_int("aide.audit.churnCommits", 10),
-                   repo.config_int("aide.audit.staleDays", 90))
+        """Read aide.audit.*; a bad value is an error that names the key, as elsewhere."""
+        raw = repo.config("aide.audit.duplicateThreshold")
+        threshold = 0.6
+        if raw is not None:
+            try:
+                threshold = float(raw)
+            except ValueError:
+                threshold = math.nan
+            if not 0.0 <= threshold <= 1.0:  # also false for nan
+                raise AideError(f"git config aide.audit.duplicateThreshold is {raw!r}, "
+                                "not a number from 0 to 1")
+        return cls(threshold, _count(repo, "aide.audit.churnCommits", 10),
+                   _count(repo, "aide.audit.staleDays", 90))
+
+
+def _count(repo: Repo, key: str, default: int) -> int:
+    """A whole number of at least 0 from git config."""
+    n = repo.config_int(key, default)
+    if n < 0:
+        raise AideError(f"git config {key} is {repo.config(key)!r}, not 0 or more")
+    return n
 
 
 # -- words --------------------------------------------------------------------------------
@@ -299,12 +313,12 @@ def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,
             tzinfo=timezone.utc)
     except ValueError:
         return None
-    if now - written < timedelta(days=settings.stale_days):
+    days = (now - written).days
+    if days < settings.stale_days:  # whole days, so any setting compares without overflow
         return None
     commits = walk.commits_touching(since, c)
     if commits < settings.churn_commits:
         return None
-    days = (now - written).days
     return Finding(e.uuid, e.path, "stale",
                    f"the code under {e.scope} changed in {commits} commits since it was "
                    f"written {days} days ago", "re-read it against the code; update or forget it")

@@ -223,3 +223,24 @@ def test_hooks_never_block_and_doctor_mentions_audit(tmp_path: Path) -> None:
     notes = [line for line in r.stdout.splitlines() if "audit" in line]
     assert notes == ["note: 1 memory with a scope that matches no file any more: "
                      "`git aide audit` lists them"]
+
+
+def test_bad_settings_are_one_line_errors_naming_the_key(repo: Path) -> None:
+    write(repo, "src/billing/ledger.py")
+    doc = remember(repo, "the ledger is append-only", "--layer", "area_context",
+                   "--scope", "src/billing/**")
+    backdate(repo, doc)
+    commit(repo, "ledger")
+    for key, value in (("duplicateThreshold", "nan"), ("duplicateThreshold", "1.5"),
+                       ("duplicateThreshold", "abc"), ("churnCommits", "-1"),
+                       ("staleDays", "-3")):
+        git(repo, "config", f"aide.audit.{key}", value)
+        r = aide(repo, "audit")
+        assert r.returncode == 1, (key, value, r.stderr)
+        assert r.stderr.startswith(f"git-aide: error: git config aide.audit.{key} is "
+                                   f"'{value}'") and "internal error" not in r.stderr
+        git(repo, "config", "--unset", f"aide.audit.{key}")
+    # A number of days too large for a date is no crash: nothing is that old.
+    git(repo, "config", "aide.audit.churnCommits", "0")
+    git(repo, "config", "aide.audit.staleDays", "99999999999999")
+    assert findings(repo) == []
