@@ -134,6 +134,8 @@ def overlap(a: scopes.Compiled | None, b: scopes.Compiled | None) -> bool:
 def near_duplicates(entries: list[Entry], what: str, layer: str, compiled: scopes.Compiled | None,
                     shared: bool, threshold: float) -> list[tuple[str, float]]:
     """(uuid, similarity) of the memories of `layer` that say nearly what `what` says."""
+    if threshold <= 0:  # 0 turns the check off, as in `audit`
+        return []
     mine = words(what)
     out = []
     for e in entries:

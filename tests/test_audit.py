@@ -244,3 +244,11 @@ def test_bad_settings_are_one_line_errors_naming_the_key(repo: Path) -> None:
     git(repo, "config", "aide.audit.churnCommits", "0")
     git(repo, "config", "aide.audit.staleDays", "99999999999999")
     assert findings(repo) == []
+
+
+def test_threshold_zero_turns_the_duplicate_check_off(repo: Path) -> None:
+    git(repo, "config", "aide.audit.duplicateThreshold", "0")
+    remember(repo, "Retry uploads three times")
+    assert remember(repo, "Thumbnails are generated lazily")["warnings"] == []
+    assert remember(repo, "Retry uploads three times please")["warnings"] == []
+    assert findings(repo) == []
