@@ -197,20 +197,25 @@ class Paths:
 
 def source_paths(repo: Repo, snap: Snapshot) -> Paths:
     """Every code path of the source: a commit's tree, the index, or (the working
-    tree) the index plus files that are not yet added and not ignored."""
+    tree) the files on disk that the index tracks or that are new and not ignored."""
     kind = snap.source.kind
     if kind == "rev":
         commit = snap.source.commit
         out = repo.git("ls-tree", "-r", "-z", "--name-only", "--full-tree", commit).stdout
-        worktree = None
-    else:
-        top = repo.require_worktree("audit")
-        flags = ["--cached"] if kind == "index" else ["--cached", "--others",
-                                                       "--exclude-standard"]
-        out = repo.git("ls-files", "-z", "--full-name", *flags, cwd=top).stdout
-        worktree = top if kind == "worktree" else None
-    names = out.decode(errors="surrogateescape").split("\0")
-    return Paths(list(dict.fromkeys(n for n in names if n)), worktree)
+        names = out.decode(errors="surrogateescape").split("\0")
+        return Paths(list(dict.fromkeys(n for n in names if n)), None)
+    top = repo.require_worktree("audit")
+    if kind == "index":
+        out = repo.git("ls-files", "-z", "--full-name", "--cached", cwd=top).stdout
+        names = out.decode(errors="surrogateescape").split("\0")
+        return Paths(list(dict.fromkeys(n for n in names if n)), None)
+    # One listing, tagged: a file deleted from disk but still in the index comes once
+    # as tracked (H) and once as removed (R); it is not in the working tree.
+    out = repo.git("ls-files", "-z", "-t", "--full-name", "--cached", "--deleted",
+                   "--others", "--exclude-standard", cwd=top).stdout
+    tagged = [t.decode(errors="surrogateescape") for t in out.split(b"\0") if t]
+    gone = {t[2:] for t in tagged if t[0] == "R"}
+    return Paths(list(dict.fromkeys(t[2:] for t in tagged if t[2:] not in gone)), top)
 
 
 # -- the audit ----------------------------------------------------------------------------
@@ -235,7 +240,10 @@ def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
         moved = _moved(e, c, got, paths, walk, since)
         if moved is not None:
             findings.append(moved)
-        elif not got and not paths.names_directory(c):
+        elif not got and (not paths.names_directory(c) or (
+                # The folder is still there, but only because of what git does not
+                # track (a cache, build output): what the scope matched was deleted.
+                since is not None and walk.deleted_after(since, c))):
             findings.append(Finding(
                 e.uuid, e.path, "orphaned", f"scope {e.scope} matches no file",
                 "the code it was about is gone: update its scope or forget it"))

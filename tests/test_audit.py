@@ -252,3 +252,31 @@ def test_threshold_zero_turns_the_duplicate_check_off(repo: Path) -> None:
     assert remember(repo, "Thumbnails are generated lazily")["warnings"] == []
     assert remember(repo, "Retry uploads three times please")["warnings"] == []
     assert findings(repo) == []
+
+
+def test_code_deleted_on_disk_or_leaving_only_ignored_files_is_orphaned(repo: Path) -> None:
+    write(repo, "legacy/old.py")
+    write(repo, "tools/gen.py")
+    write(repo, "keep.py")
+    (repo / ".gitignore").write_text("__pycache__/\ndist/\n")
+    legacy = remember(repo, "legacy code is frozen", "--layer", "area_context",
+                      "--scope", "legacy/**")
+    tools = remember(repo, "the generators run in CI", "--layer", "area_context",
+                     "--scope", "tools/**")
+    dist = remember(repo, "dist is built by make, never edited", "--layer", "area_context",
+                    "--scope", "dist/**")
+    commit(repo, "code")
+    (repo / "dist").mkdir()
+    (repo / "dist/app.js").write_text("built\n")
+    # Deleted from disk, not yet from the index: gone in the working tree only.
+    (repo / "tools/gen.py").unlink()
+    assert kinds(repo) == {tools["uuid"]: "orphaned"}
+    assert tools["uuid"] not in kinds(repo, "--cached")
+    # Removed with git, but Python left its ignored cache behind in the folder.
+    (repo / "legacy/__pycache__").mkdir()
+    (repo / "legacy/__pycache__/old.cpython-311.pyc").write_text("x")
+    git(repo, "rm", "-q", "-r", "legacy", "tools")
+    commit(repo, "drop legacy and tools")
+    assert kinds(repo) == {legacy["uuid"]: "orphaned", tools["uuid"]: "orphaned"}
+    # A folder of ignored files that were never tracked is still a place it names.
+    assert dist["uuid"] not in kinds(repo)
