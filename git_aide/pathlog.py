@@ -39,6 +39,8 @@ class Walk:
         #: (commit number, old path, new path) of every rename, newest first.
         self.renames: list[tuple[int, str, str]] = []
         self._by_old: dict[str, list[tuple[int, str]]] = {}
+        #: Older memory path -> its path at the source, for memories moved between layers.
+        self._moved_to: dict[str, str] = {}
         self._touched: dict[str, list[tuple[int, str]]] | None = None
         self._added: dict[int, frozenset[str]] = {}
 
@@ -49,8 +51,13 @@ class Walk:
         for status, path, new in changes:
             target = new or path
             if target.startswith(MEMORIES_DIR + "/"):
-                if status != "D":
-                    self.written.setdefault(target, n)
+                current = self._moved_to.get(target, target)
+                if status == "R" and path.startswith(MEMORIES_DIR + "/"):
+                    # Moved to another layer: the same memory and the same scope, so
+                    # its last write is further back, under its old path.
+                    self._moved_to[path] = current
+                elif status != "D":
+                    self.written.setdefault(current, n)
                 continue
             if path.startswith(".aide/") and (new is None or new.startswith(".aide/")):
                 continue

@@ -280,3 +280,18 @@ def test_code_deleted_on_disk_or_leaving_only_ignored_files_is_orphaned(repo: Pa
     assert kinds(repo) == {legacy["uuid"]: "orphaned", tools["uuid"]: "orphaned"}
     # A folder of ignored files that were never tracked is still a place it names.
     assert dist["uuid"] not in kinds(repo)
+
+
+def test_a_memory_moved_to_another_layer_after_the_rename_is_still_moved(repo: Path) -> None:
+    write(repo, "src/auth/login.ts")
+    write(repo, "src/auth/tokens.ts")
+    doc = remember(repo, "Tokens rotate hourly", "--layer", "area_context",
+                   "--scope", "src/auth/**")
+    commit(repo, "auth")
+    git(repo, "mv", "src/auth", "src/identity")
+    commit(repo, "rename auth to identity")
+    aide_ok(repo, "update", doc["uuid"][:8], "--layer", "technical")
+    commit(repo, "it is more than area context")
+    [f] = findings(repo)
+    assert f["kind"] == "moved" and f["suggestion"] == {"scope": "src/identity/**"}
+    assert f["path"].startswith(".aide/memories/technical/")
