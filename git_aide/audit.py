@@ -416,10 +416,10 @@ def orphaned_count(repo: Repo, snap: Snapshot) -> int:
 
 
 def run(repo: Repo, cache: Any, snap: Snapshot, paths: list[str], *, fix: bool
-        ) -> tuple[list[Finding], list[tuple[str, str, str]]]:
+        ) -> tuple[list[Finding], list[tuple[str, str, str]], int]:
     """`git aide audit`: the findings about the memories relevant to `paths` (all when
-    none), and with `fix` the scope rewrites of `moved` findings applied, as
-    (uuid, old scope, new scope)."""
+    none); with `fix` the scope rewrites of `moved` findings applied, as
+    (uuid, old scope, new scope); and how many memories were audited."""
     from git_aide import recall as rc
 
     entries = snap.entries
@@ -437,4 +437,4 @@ def run(repo: Repo, cache: Any, snap: Snapshot, paths: list[str], *, fix: bool
                 old = next(e.scope for e in entries if e.uuid == f.uuid)
                 store.update(repo, cache, f.uuid, scope=f.scope)
                 fixed.append((f.uuid, old or "", f.scope))
-    return findings, fixed
+    return findings, fixed, len(entries)

@@ -420,7 +420,7 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
         raise UsageError("--fix rewrites files in the working tree; it cannot be used "
                          "with --cached or --rev")
     repo, cache, snap = load(cached, rev)
-    findings, fixed = au.run(repo, cache, snap, list(paths), fix=fix)
+    findings, fixed, audited = au.run(repo, cache, snap, list(paths), fix=fix)
     if as_json:
         doc: dict[str, Any] = {"source": snap.source.as_json(),
                                "findings": [f.as_json() for f in findings]}
@@ -431,7 +431,7 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
         lines = [f.line() for f in findings]
         lines += [f"fixed {u[:8]}: scope {a} -> {b} (staged)" for u, a, b in fixed]
         out("\n".join(lines) if lines else
-            f"No findings in {len(snap.entries)} memories.")
+            f"No findings in {audited} memor{'y' if audited == 1 else 'ies'}.")
     if strict and findings:
         n = len(findings)
         raise AideError(f"{n} finding{'s' if n > 1 else ''}; see `git aide audit`")

@@ -295,3 +295,13 @@ def test_a_memory_moved_to_another_layer_after_the_rename_is_still_moved(repo: P
     [f] = findings(repo)
     assert f["kind"] == "moved" and f["suggestion"] == {"scope": "src/identity/**"}
     assert f["path"].startswith(".aide/memories/technical/")
+
+
+def test_no_findings_counts_the_memories_it_audited(repo: Path) -> None:
+    write(repo, "src/a.py")
+    write(repo, "lib/b.py")
+    remember(repo, "a is the entry point", "--layer", "area_context", "--scope", "src/**")
+    assert aide_ok(repo, "audit").stdout == "No findings in 1 memory.\n"
+    remember(repo, "b has no dependencies", "--layer", "area_context", "--scope", "lib/**")
+    assert aide_ok(repo, "audit").stdout == "No findings in 2 memories.\n"
+    assert aide_ok(repo, "audit", "--", "lib").stdout == "No findings in 1 memory.\n"
