@@ -271,11 +271,18 @@ def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
     then = len([p for p in now_matched if p not in added]) + len(renamed) + len(gone)
     if len(renamed) * 2 <= then:
         return None
-    votes = Counter(_prefix_pair(old, new) for old, new in renamed)
-    (old_prefix, new_prefix), count = votes.most_common(1)[0]
-    if count * 2 <= len(renamed):
-        return None
-    rewritten = _rewrite(e.scope or "", old_prefix, new_prefix)
+    scope = scopes.normalize(e.scope or "")
+    exact = [(old, new) for old, new in renamed if old == scope]
+    if exact:
+        # A one-file scope follows its file, however often it was renamed.
+        old_place, new_place = exact[0]
+        rewritten: str | None = new_place
+    else:
+        votes = Counter(_prefix_pair(old, new) for old, new in renamed)
+        (old_place, new_place), count = votes.most_common(1)[0]
+        if count * 2 <= len(renamed):
+            return None
+        rewritten = _rewrite(scope, old_place, new_place)
     if rewritten is None or scopes.check(rewritten):
         return None
     new_c = scopes.compile_scope(rewritten)
@@ -284,35 +291,41 @@ def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
         return None
     n = len(renamed)
     return Finding(e.uuid, e.path, "moved",
-                   f"{n} file{'s' if n > 1 else ''} it matched moved from {old_prefix} to "
-                   f"{new_prefix}: scope {e.scope} -> {rewritten}",
+                   f"{n} file{'s' if n > 1 else ''} it matched moved from "
+                   f"{old_place or 'the top folder'} to {new_place or 'the top folder'}: "
+                   f"scope {e.scope} -> {rewritten}",
                    "run `git aide audit --fix` to rewrite the scope", scope=rewritten)
 
 
 def _prefix_pair(old: str, new: str) -> tuple[str, str]:
-    """What a rename changed: the leading folders before the part both paths share."""
+    """What a rename changed: the leading folders before the part both paths share
+    ("" is the top folder)."""
     a, b = old.split("/"), new.split("/")
     same = 0
-    while same < min(len(a), len(b)) - 0 and a[-1 - same] == b[-1 - same]:
+    while same < min(len(a), len(b)) and a[-1 - same] == b[-1 - same]:
         same += 1
-        if same == min(len(a), len(b)):
-            break
     if same == 0 and len(a) > 1 and len(b) > 1 and a[:-1] != b[:-1]:
         # Renamed and moved at once: the folders still say where it went.
         return "/".join(a[:-1]), "/".join(b[:-1])
-    return "/".join(a[: len(a) - same]) or old, "/".join(b[: len(b) - same]) or new
+    if same == 0:
+        return old, new
+    return "/".join(a[: len(a) - same]), "/".join(b[: len(b) - same])
 
 
-def _rewrite(scope: str, old_prefix: str, new_prefix: str) -> str | None:
-    """The scope with its leading `old_prefix` replaced by `new_prefix`, if it has one."""
-    s = scopes.normalize(scope)
-    if s == old_prefix or s.startswith(old_prefix + "/"):
-        return new_prefix + s[len(old_prefix):]
-    # Brace alternatives that all start with the prefix: `src/{a,b}/**`.
-    if "{" in s and all(alt == old_prefix or alt.startswith(old_prefix + "/")
-                        for alt in scopes.expand_braces(s)) and s.startswith(old_prefix):
-        return new_prefix + s[len(old_prefix):]
-    return None
+def _rewrite(scope: str, old_place: str, new_place: str) -> str | None:
+    """The scope with its leading `old_place` replaced by `new_place`, if it has one."""
+    if not old_place:  # moved down from the top folder
+        rest = scope
+    elif scope == old_place or scope.startswith(old_place + "/"):
+        rest = scope[len(old_place):].lstrip("/")
+    elif "{" in scope and scope.startswith(old_place) and all(
+            alt == old_place or alt.startswith(old_place + "/")
+            for alt in scopes.expand_braces(scope)):
+        # Brace alternatives that all start with the place: `src/{a,b}/**`.
+        rest = scope[len(old_place):].lstrip("/")
+    else:
+        return None
+    return f"{new_place}/{rest}" if new_place and rest else new_place or rest or None
 
 
 def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,

@@ -305,3 +305,28 @@ def test_no_findings_counts_the_memories_it_audited(repo: Path) -> None:
     remember(repo, "b has no dependencies", "--layer", "area_context", "--scope", "lib/**")
     assert aide_ok(repo, "audit").stdout == "No findings in 2 memories.\n"
     assert aide_ok(repo, "audit", "--", "lib").stdout == "No findings in 1 memory.\n"
+
+
+def test_files_moved_into_and_out_of_the_root_and_renamed_twice(repo: Path) -> None:
+    write(repo, "top.md")
+    write(repo, "docs/guide.md")
+    write(repo, "src/a/foo.ts")
+    write(repo, "src/a/keep.ts")
+    top = remember(repo, "top.md is the landing page", "--layer", "area_context",
+                   "--scope", "top.md")
+    guide = remember(repo, "the guide is translated", "--layer", "area_context",
+                     "--scope", "docs/guide.md")
+    foo = remember(repo, "foo is generated", "--layer", "area_context",
+                   "--scope", "src/a/foo.ts")
+    commit(repo, "code")
+    (repo / "site").mkdir()
+    git(repo, "mv", "top.md", "site/top.md")
+    git(repo, "mv", "docs/guide.md", "guide.md")
+    git(repo, "mv", "src/a/foo.ts", "src/a/bar.ts")
+    commit(repo, "move files")
+    git(repo, "mv", "src/a", "src/b")
+    commit(repo, "move the folder")
+    got = {f["uuid"]: (f["kind"], f["suggestion"]) for f in findings(repo)}
+    assert got == {top["uuid"]: ("moved", {"scope": "site/top.md"}),
+                   guide["uuid"]: ("moved", {"scope": "guide.md"}),
+                   foo["uuid"]: ("moved", {"scope": "src/b/bar.ts"})}
