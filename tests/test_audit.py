@@ -318,6 +318,8 @@ def test_files_moved_into_and_out_of_the_root_and_renamed_twice(repo: Path) -> N
                      "--scope", "docs/guide.md")
     foo = remember(repo, "foo is generated", "--layer", "area_context",
                    "--scope", "src/a/foo.ts")
+    folder = remember(repo, "the a folder is typed strictly", "--layer", "area_context",
+                      "--scope", "src/a/*.ts")
     commit(repo, "code")
     (repo / "site").mkdir()
     git(repo, "mv", "top.md", "site/top.md")
@@ -327,6 +329,10 @@ def test_files_moved_into_and_out_of_the_root_and_renamed_twice(repo: Path) -> N
     git(repo, "mv", "src/a", "src/b")
     commit(repo, "move the folder")
     got = {f["uuid"]: (f["kind"], f["suggestion"]) for f in findings(repo)}
+    # foo.ts renamed twice is one file, not two.
+    assert [f["message"] for f in findings(repo) if f["uuid"] == folder["uuid"]] == [
+        "2 files it matched moved from src/a to src/b: scope src/a/*.ts -> src/b/*.ts"]
+    del got[folder["uuid"]]
     assert got == {top["uuid"]: ("moved", {"scope": "site/top.md"}),
                    guide["uuid"]: ("moved", {"scope": "guide.md"}),
                    foo["uuid"]: ("moved", {"scope": "src/b/bar.ts"})}
