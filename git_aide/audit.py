@@ -262,12 +262,14 @@ def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
     """A `moved` finding when most of what the scope matched then was renamed away."""
     if since is None:
         return None
+    renamed = [(old, new) for old, new in walk.renames_after(since, c)
+               if new in paths.set and not scopes.relevant(c, new, False)]
+    if not renamed:
+        return None
     added = walk.added_after(since)
     # A file renamed twice counts once: its later rename starts from a path it was
     # itself renamed to.
-    renamed = [(old, new) for old, new in walk.renames_after(since, c)
-               if new in paths.set and old not in added
-               and not scopes.relevant(c, new, False)]
+    renamed = [(old, new) for old, new in renamed if old not in added]
     if not renamed:
         return None
     gone = walk.deleted_after(since, c)
