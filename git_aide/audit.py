@@ -158,13 +158,16 @@ def _is_personal(path: str) -> bool:
 class Paths:
     """The source's code paths (memories excluded), sorted, with range look-ups by folder."""
 
-    def __init__(self, paths: list[str], worktree: str | None) -> None:
+    def __init__(self, paths: list[str], worktree: str | None, untracked: bool = False
+                 ) -> None:
         #: Every path, sorted.
         self.paths = sorted(p for p in paths if not p.startswith(".aide/"))
         #: The whole set, for membership.
         self.set = frozenset(self.paths)
         #: The working tree, to see folders that hold only untracked or ignored files.
         self.worktree = worktree
+        #: Whether some are new files, not yet added (which may be renamed ones).
+        self.untracked = untracked
 
     def under(self, base: str) -> list[str]:
         """The paths equal to `base` or below it ("" is everything)."""
@@ -215,7 +218,8 @@ def source_paths(repo: Repo, snap: Snapshot) -> Paths:
                    "--others", "--exclude-standard", cwd=top).stdout
     tagged = [t.decode(errors="surrogateescape") for t in out.split(b"\0") if t]
     gone = {t[2:] for t in tagged if t[0] == "R"}
-    return Paths(list(dict.fromkeys(t[2:] for t in tagged if t[2:] not in gone)), top)
+    return Paths(list(dict.fromkeys(t[2:] for t in tagged if t[2:] not in gone)), top,
+                 untracked=any(t[0] == "?" for t in tagged))
 
 
 # -- the audit ----------------------------------------------------------------------------
@@ -225,7 +229,7 @@ def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
           now: datetime | None = None) -> list[Finding]:
     """Every finding about `entries` (memories of `snap`), in uuid order per kind."""
     paths = source_paths(repo, snap)
-    walk = pathlog.walk(repo, snap, [e.path for e in entries])
+    walk = pathlog.walk(repo, snap, [e.path for e in entries], paths.untracked)
     when = now or walk.source_time or datetime.now(timezone.utc)
     findings: list[Finding] = []
     matched: dict[str, list[str]] = {}  # per scope text

@@ -8,6 +8,7 @@ last-writing commit of every memory has been seen.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from datetime import datetime, timezone
 
@@ -136,8 +137,10 @@ def _under_any(path: str, c: scopes.Compiled) -> bool:
     return any(not b or path == b or path.startswith(b + "/") for b in c.bases)
 
 
-def walk(repo: Repo, snap: Snapshot, memory_paths: list[str]) -> Walk:
-    """Walk the source's first-parent history until every memory's last write is seen."""
+def walk(repo: Repo, snap: Snapshot, memory_paths: list[str], untracked: bool = False
+         ) -> Walk:
+    """Walk the source's first-parent history until every memory's last write is seen
+    (`untracked`: the working tree has new files, which may be renamed ones)."""
     w = Walk()
     kind = snap.source.kind
     if kind == "rev":
@@ -151,7 +154,8 @@ def walk(repo: Repo, snap: Snapshot, memory_paths: list[str]) -> Walk:
         w.uncommitted = True
         diff = ["diff", "--cached"] if kind == "index" else ["diff"]
         if start:
-            out = repo.git(*diff, "-M", "--name-status", "-z", start, "--").stdout
+            out = (_worktree_diff(repo, start) if kind == "worktree" and untracked else
+                   repo.git(*diff, "-M", "--name-status", "-z", start, "--").stdout)
             w.add_commit(_changes(out.split(b"\0")))
         else:
             w.add_commit([])
@@ -162,6 +166,27 @@ def walk(repo: Repo, snap: Snapshot, memory_paths: list[str]) -> Walk:
     wanted = set(memory_paths) & {p for p in committed if p}
     _read_log(repo, start, w, wanted)
     return w
+
+
+def _worktree_diff(repo: Repo, start: str) -> bytes:
+    """`git diff -M HEAD` of the working tree with its new files in it, so that a plain
+    `mv` not yet added is seen as the rename it is: the new files are marked
+    intent-to-add in a copy of the index (the real one is left alone)."""
+    import shutil
+    import tempfile
+
+    env = dict(repo._child_env() or os.environ)
+    with tempfile.TemporaryDirectory(prefix="git-aide-audit-") as tmp:
+        env["GIT_INDEX_FILE"] = index = os.path.join(tmp, "index")
+        if os.path.exists(repo.index_file):
+            shutil.copyfile(repo.index_file, index)
+        for args in (["add", "--intent-to-add", "--all", "--", "."],
+                     ["diff", "-M", "--name-status", "-z", start, "--"]):
+            proc = subprocess.run(["git", *args], capture_output=True, env=env,
+                                  cwd=repo.worktree)
+            if proc.returncode != 0:  # then renames of new files go unseen, no worse
+                return repo.git("diff", "-M", "--name-status", "-z", start, "--").stdout
+    return proc.stdout
 
 
 def _read_log(repo: Repo, start: str, w: Walk, wanted: set[str]) -> None:

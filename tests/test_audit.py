@@ -336,3 +336,18 @@ def test_files_moved_into_and_out_of_the_root_and_renamed_twice(repo: Path) -> N
     assert got == {top["uuid"]: ("moved", {"scope": "site/top.md"}),
                    guide["uuid"]: ("moved", {"scope": "guide.md"}),
                    foo["uuid"]: ("moved", {"scope": "src/b/bar.ts"})}
+
+
+def test_a_plain_mv_not_yet_added_is_moved_in_the_working_tree(repo: Path) -> None:
+    write(repo, "src/auth/login.ts")
+    write(repo, "src/auth/tokens.ts")
+    doc = remember(repo, "Tokens rotate hourly", "--layer", "area_context",
+                   "--scope", "src/auth/**")
+    commit(repo, "auth")
+    (repo / "src/auth").rename(repo / "src/identity")  # mv, not git mv
+    status = git(repo, "status", "--porcelain")
+    [f] = findings(repo)
+    assert (f["uuid"], f["kind"], f["suggestion"]) == (doc["uuid"], "moved",
+                                                      {"scope": "src/identity/**"})
+    assert findings(repo, "--cached") == []  # the index has not seen the move
+    assert git(repo, "status", "--porcelain") == status  # and audit left it alone
