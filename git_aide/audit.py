@@ -286,12 +286,14 @@ def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
         # A one-file scope follows its file, however often it was renamed.
         old_place, new_place = exact[0]
         rewritten: str | None = new_place
+        where = f"from {old_place} to {new_place}"
     else:
-        votes = Counter(_prefix_pair(old, new) for old, new in renamed)
-        (old_place, new_place), count = votes.most_common(1)[0]
-        if count * 2 <= len(renamed):
-            return None
-        rewritten = _rewrite(scope, old_place, new_place)
+        votes = Counter(_prefix_pair(old, new) for old, new in renamed).most_common()
+        (old_place, new_place), count = votes[0]
+        where = f"from {old_place or 'the top folder'} to {new_place or 'the top folder'}"
+        rewritten = _rewrite(scope, old_place, new_place) if count * 2 > len(renamed) else None
+        if rewritten is None and "{" in scope:
+            rewritten, where = _rewrite_each(scope, [pair for pair, _ in votes])
     if rewritten is None or scopes.check(rewritten):
         return None
     new_c = scopes.compile_scope(rewritten)
@@ -300,8 +302,7 @@ def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
         return None
     n = len(renamed)
     return Finding(e.uuid, e.path, "moved",
-                   f"{n} file{'s' if n > 1 else ''} it matched moved from "
-                   f"{old_place or 'the top folder'} to {new_place or 'the top folder'}: "
+                   f"{n} file{'s' if n > 1 else ''} it matched moved {where}: "
                    f"scope {e.scope} -> {rewritten}",
                    "run `git aide audit --fix` to rewrite the scope", scope=rewritten)
 
@@ -335,6 +336,26 @@ def _rewrite(scope: str, old_place: str, new_place: str) -> str | None:
     else:
         return None
     return f"{new_place}/{rest}" if new_place and rest else new_place or rest or None
+
+
+def _rewrite_each(scope: str, places: list[tuple[str, str]]) -> tuple[str | None, str]:
+    """A brace scope whose alternatives moved to different places: each alternative
+    rewritten by the first (most voted) place it lies in, as `{a,b}`; and what moved."""
+    alts: list[str] = []
+    used: list[str] = []
+    for alt in scopes.expand_braces(scope):
+        for old_place, new_place in places:
+            new = _rewrite(alt, old_place, new_place) if old_place else None
+            if new is not None:
+                alts.append(new)
+                used.append(f"{old_place} to {new_place or 'the top folder'}")
+                break
+        else:
+            alts.append(alt)
+    if not used:
+        return None, ""
+    return "{" + ",".join(dict.fromkeys(alts)) + "}", "from " + " and ".join(
+        dict.fromkeys(used))
 
 
 def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,

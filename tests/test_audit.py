@@ -351,3 +351,20 @@ def test_a_plain_mv_not_yet_added_is_moved_in_the_working_tree(repo: Path) -> No
                                                       {"scope": "src/identity/**"})
     assert findings(repo, "--cached") == []  # the index has not seen the move
     assert git(repo, "status", "--porcelain") == status  # and audit left it alone
+
+
+def test_brace_alternatives_that_moved_to_different_places(repo: Path) -> None:
+    write(repo, "src/a/x.ts")
+    write(repo, "docs/k.md")
+    write(repo, "docs/l.md")
+    doc = remember(repo, "x and the docs change together", "--layer", "area_context",
+                   "--scope", "{src/a,docs}/**")
+    commit(repo, "code")
+    git(repo, "mv", "src", "code")
+    git(repo, "mv", "docs", "documentation")
+    commit(repo, "move both")
+    [f] = findings(repo)
+    assert (f["uuid"], f["kind"]) == (doc["uuid"], "moved")
+    assert f["suggestion"] == {"scope": "{code/a/**,documentation/**}"}
+    aide_ok(repo, "audit", "--fix")
+    assert findings(repo) == []
