@@ -37,6 +37,8 @@ CATCH_UP_MS = 3000.0
 FULL_INDEX_MS = 15000.0
 #: One merge driver call, in ms.
 MERGE_DRIVER_MS = 80.0
+#: `audit` of the whole repository, in ms.
+AUDIT_MS = 10000.0
 #: At 100,000 memories every figure is at most this many times its 10,000 figure.
 SCALE_RATIO = 12.0
 #: The exit statuses of a `git grep` that worked (1: nothing matched).
@@ -302,6 +304,9 @@ def bench_size(n: int, args: argparse.Namespace, aide: list[str]) -> dict[str, A
     if row.error:
         row.note = "merge-driver not available yet or failed"
     rows.append(row)
+    log(f"  N={n}: audit ...")
+    rows.append(measure(Row("audit", "`audit` (every memory, the whole history)",
+                            [*aide, "audit", "--json"], max_ms=AUDIT_MS), repo, slow))
 
     by_key = {r.key: r for r in rows}
     for r in rows:

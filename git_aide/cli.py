@@ -404,6 +404,39 @@ def doctor(as_json: bool) -> None:
         raise AideError(f"{len(bad)} problem{'s' if len(bad) > 1 else ''} found")
 
 
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--fix", is_flag=True, help="Rewrite the scopes of moved memories (staged).")
+@click.option("--strict", is_flag=True, help="Exit 1 when anything was found (for CI).")
+@source_options
+@json_option
+def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: str | None,
+          as_json: bool) -> None:
+    """Memories the code left behind: orphaned, moved, duplicate, stale."""
+    from git_aide import audit as au
+    from git_aide import render
+
+    if fix and (cached or rev is not None):
+        raise UsageError("--fix rewrites files in the working tree; it cannot be used "
+                         "with --cached or --rev")
+    repo, cache, snap = load(cached, rev)
+    findings, fixed, audited = au.run(repo, cache, snap, list(paths), fix=fix)
+    if as_json:
+        doc: dict[str, Any] = {"source": snap.source.as_json(),
+                               "findings": [f.as_json() for f in findings]}
+        if fix:
+            doc["fixed"] = [{"uuid": u, "from": a, "to": b} for u, a, b in fixed]
+        out(render.dumps(doc))
+    else:
+        lines = [f.line() for f in findings]
+        lines += [f"fixed {u[:8]}: scope {a} -> {b} (staged)" for u, a, b in fixed]
+        out("\n".join(lines) if lines else
+            f"No findings in {audited} memor{'y' if audited == 1 else 'ies'}.")
+    if strict and findings:
+        n = len(findings)
+        raise AideError(f"{n} finding{'s' if n > 1 else ''}; see `git aide audit`")
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; every error becomes one line and an exit status."""
     try:

@@ -32,7 +32,7 @@ _INSTALL = "pip install git-aide (or put git-aide on PATH)"
 class Finding:
     """The outcome of one check."""
 
-    #: Which check: git, driver, attributes, hooks, cache, personal, folder.
+    #: Which check: git, driver, attributes, hooks, cache, personal, folder, audit.
     check: str
     #: True when nothing is wrong.
     ok: bool
@@ -40,9 +40,13 @@ class Finding:
     message: str
     #: The command that fixes it (problems only).
     fix: str | None = None
+    #: A remark worth reading that is not a problem (printed as `note:`).
+    note: bool = False
 
     def line(self) -> str:
-        """One line: `ok: message` or `problem: message; fix: command`."""
+        """One line: `ok: message`, `note: message` or `problem: message; fix: command`."""
+        if self.note:
+            return f"note: {self.message}"
         if self.ok:
             return f"ok: {self.message}"
         return f"problem: {self.message}; fix: {self.fix}"
@@ -62,6 +66,9 @@ def diagnose(repo: Repo) -> list[Finding]:
     out.extend(_hooks(repo))
     out.append(_cache(repo))
     out.extend(_personal(repo))
+    orphans = _orphans(repo)
+    if orphans is not None:
+        out.append(orphans)
     return out
 
 
@@ -164,3 +171,19 @@ def _personal(repo: Repo) -> list[Finding]:
                            "the index (staged or committed)",
                            f"git rm --cached -r -q -- {PERSONAL_DIR}"))
     return out
+
+
+def _orphans(repo: Repo) -> Finding | None:
+    """A word about memories whose code is gone: not a set-up problem, so not a failure."""
+    from git_aide.audit import orphaned_count
+    from git_aide.errors import AideError
+    from git_aide.sources import load
+
+    try:
+        n = orphaned_count(repo, load(repo, Cache(repo.cache_dir)))
+    except AideError:
+        return None
+    if not n:
+        return None
+    return Finding("audit", True, f"{n} memor{'ies' if n > 1 else 'y'} with a scope that "
+                   "matches no file any more: `git aide audit` lists them", note=True)

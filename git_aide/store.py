@@ -107,11 +107,13 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     if layer == "area_context" and stored_scope is None:
         raise AideError("an area_context memory needs a scope (--scope GLOB)")
     shared = not personal
-    for e in load(repo, cache).entries:
+    entries = load(repo, cache).entries
+    for e in entries:
         r = e.record
         if (r["layer"] == layer and r["scope"] == stored_scope and r["shared"] == shared
                 and r["what"].strip() == what.strip()):
             return Written(r["uuid"], e.path, staged=False, created=False, record=r)
+    near = _near_duplicates(repo, entries, what, layer, stored_scope, shared)
     contributor = repo.config("user.name") or repo.config("user.email") or "unknown"
     record = memory.new(
         what, layer=layer, contributor=contributor, why=why or None, scope=stored_scope,
@@ -122,10 +124,23 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     if personal:
         _protect_personal(top)
     write_file(os.path.join(top, path), memory.canonical(record))
-    result = Written(record["uuid"], path, staged=False, record=record)
+    result = Written(record["uuid"], path, staged=False, record=record, warnings=near)
     if stage and not personal:
         _stage(repo, cache, result, add=[path], remove=[])
     return result
+
+
+def _near_duplicates(repo: Repo, entries: list[Entry], what: str, layer: str,
+                     scope: str | None, shared: bool) -> list[str]:
+    """Warnings naming the memories of the layer that say nearly the same thing."""
+    from git_aide import audit
+
+    compiled = None if scope is None else scopes.compile_scope(scope)
+    threshold = audit.Settings.from_repo(repo).duplicate_threshold
+    return [f"a near duplicate of {uuid} ({round(sim * 100)}% the same words) is in "
+            f"{layer}; remembered anyway (`git aide audit` lists duplicates)"
+            for uuid, sim in audit.near_duplicates(entries, what, layer, compiled, shared,
+                                                   threshold)]
 
 
 def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,

@@ -1,0 +1,483 @@
+"""audit: memories that the code left behind (DESIGN section 12).
+
+Four findings: `orphaned` (the scope matches nothing), `moved` (what it matched was
+renamed, with the scope rewritten), `duplicate` (nearly the same words in one layer)
+and `stale` (the code under it changed many times since it was written). The cost is
+one listing of the source's paths and one walk of the history since the oldest
+memory, whatever the number of memories: every question is asked of those two.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from git_aide import pathlog
+from git_aide import scope as scopes
+from git_aide.errors import AideError
+from git_aide.memory import PERSONAL_DIR
+from git_aide.repo import Repo
+from git_aide.sources import Entry, Snapshot
+
+#: Words too common to tell two memories apart.
+_STOP = frozenset("""a an and are as at be by for from has have in into is it its of on or
+that the their then there this to was we were will with when you your not no do does
+""".split())
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass
+class Finding:
+    """One thing `audit` found about one memory."""
+
+    #: The memory's uuid.
+    uuid: str
+    #: Its file, repo-relative.
+    path: str
+    #: `orphaned`, `moved`, `duplicate` or `stale`.
+    kind: str
+    #: What was found.
+    message: str
+    #: What to do about it.
+    todo: str
+    #: The rewritten scope of a `moved` finding.
+    scope: str | None = None
+    #: The other memory of a `duplicate` finding (the one to keep).
+    other: str | None = None
+
+    def line(self) -> str:
+        """`<uuid8> <kind>: <message> (<what to do>)`."""
+        return f"{self.uuid[:8]} {self.kind}: {self.message} ({self.todo})"
+
+    def as_json(self) -> dict[str, Any]:
+        """The finding as `audit --json` lists it."""
+        return {"uuid": self.uuid, "path": self.path, "kind": self.kind,
+                "message": self.message,
+                "suggestion": {"scope": self.scope} if self.scope is not None else None,
+                "other": self.other}
+
+
+@dataclass
+class Settings:
+    """The thresholds of section 12, from git config."""
+
+    #: Jaccard similarity of word sets from which two memories are duplicates.
+    duplicate_threshold: float = 0.6
+    #: Commits touching the code under a scope that make a memory worth re-reading.
+    churn_commits: int = 10
+    #: ...when it is also older than this many days.
+    stale_days: int = 90
+
+    @classmethod
+    def from_repo(cls, repo: Repo) -> Settings:
+        """Read aide.audit.*; a bad value is an error that names the key, as elsewhere."""
+        raw = repo.config("aide.audit.duplicateThreshold")
+        threshold = 0.6
+        if raw is not None:
+            try:
+                threshold = float(raw)
+            except ValueError:
+                threshold = math.nan
+            if not 0.0 <= threshold <= 1.0:  # also false for nan
+                raise AideError(f"git config aide.audit.duplicateThreshold is {raw!r}, "
+                                "not a number from 0 to 1")
+        return cls(threshold, _count(repo, "aide.audit.churnCommits", 10),
+                   _count(repo, "aide.audit.staleDays", 90))
+
+
+def _count(repo: Repo, key: str, default: int) -> int:
+    """A whole number of at least 0 from git config."""
+    n = repo.config_int(key, default)
+    if n < 0:
+        raise AideError(f"git config {key} is {repo.config(key)!r}, not 0 or more")
+    return n
+
+
+# -- words --------------------------------------------------------------------------------
+
+
+def words(text: str) -> frozenset[str]:
+    """A memory's normalised word set: lower case, letters and digits, no filler words."""
+    return frozenset(w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in _STOP)
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """|a & b| / |a | b| (0 for two empty sets)."""
+    if not a or not b:
+        return 0.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+def overlap(a: scopes.Compiled | None, b: scopes.Compiled | None) -> bool:
+    """Whether two scopes can apply to one path: one lies inside the other.
+
+    Project-wide covers everything; two scoped memories overlap when a literal base of
+    one is the other's or lies inside it. Judged from the scopes alone, so that
+    `remember` can ask it without listing the repository.
+    """
+    if a is None or b is None:
+        return True
+    for x in a.bases:
+        for y in b.bases:
+            if not x or not y or x == y or x.startswith(y + "/") or y.startswith(x + "/"):
+                return True
+    return False
+
+
+def near_duplicates(entries: list[Entry], what: str, layer: str, compiled: scopes.Compiled | None,
+                    shared: bool, threshold: float) -> list[tuple[str, float]]:
+    """(uuid, similarity) of the memories of `layer` that say nearly what `what` says."""
+    if threshold <= 0:  # 0 turns the check off, as in `audit`
+        return []
+    mine = words(what)
+    out = []
+    for e in entries:
+        if e.layer != layer or _is_personal(e.path) == shared:
+            continue
+        sim = jaccard(mine, words(e.record["what"]))
+        if sim >= threshold and overlap(compiled, e.compiled):
+            out.append((e.uuid, sim))
+    out.sort(key=lambda p: (-p[1], p[0]))
+    return out
+
+
+def _is_personal(path: str) -> bool:
+    return path.startswith(PERSONAL_DIR + "/")
+
+
+# -- paths --------------------------------------------------------------------------------
+
+
+class Paths:
+    """The source's code paths (memories excluded), sorted, with range look-ups by folder."""
+
+    def __init__(self, paths: list[str], worktree: str | None, untracked: bool = False
+                 ) -> None:
+        #: Every path, sorted.
+        self.paths = sorted(p for p in paths if not p.startswith(".aide/"))
+        #: The whole set, for membership.
+        self.set = frozenset(self.paths)
+        #: The working tree, to see folders that hold only untracked or ignored files.
+        self.worktree = worktree
+        #: Whether some are new files, not yet added (which may be renamed ones).
+        self.untracked = untracked
+
+    def under(self, base: str) -> list[str]:
+        """The paths equal to `base` or below it ("" is everything)."""
+        if not base:
+            return self.paths
+        lo = bisect.bisect_left(self.paths, base)
+        hi = bisect.bisect_left(self.paths, base + "/\uffff")
+        return self.paths[lo:hi]
+
+    def matched(self, c: scopes.Compiled) -> list[str]:
+        """The paths a scope matches."""
+        out: set[str] = set()
+        for base in set(c.bases):
+            out.update(p for p in self.under(base) if scopes.relevant(c, p, False))
+        return sorted(out)
+
+    def matches_any(self, c: scopes.Compiled) -> bool:
+        """Whether a scope matches at least one path (stops at the first)."""
+        return any(scopes.relevant(c, p, False) for base in set(c.bases)
+                   for p in self.under(base))
+
+    def names_directory(self, c: scopes.Compiled) -> bool:
+        """Whether a plain scope names a folder that exists (an empty one, on disk)."""
+        for base, rx in zip(c.bases, c.regexes, strict=True):
+            if base and not rx and self.worktree is not None and os.path.isdir(
+                    os.path.join(self.worktree, base)):
+                return True
+        return False
+
+
+def source_paths(repo: Repo, snap: Snapshot) -> Paths:
+    """Every code path of the source: a commit's tree, the index, or (the working
+    tree) the files on disk that the index tracks or that are new and not ignored."""
+    kind = snap.source.kind
+    if kind == "rev":
+        commit = snap.source.commit
+        out = repo.git("ls-tree", "-r", "-z", "--name-only", "--full-tree", commit).stdout
+        names = out.decode(errors="surrogateescape").split("\0")
+        return Paths(list(dict.fromkeys(n for n in names if n)), None)
+    top = repo.require_worktree("audit")
+    if kind == "index":
+        out = repo.git("ls-files", "-z", "--full-name", "--cached", cwd=top).stdout
+        names = out.decode(errors="surrogateescape").split("\0")
+        return Paths(list(dict.fromkeys(n for n in names if n)), None)
+    # One listing, tagged: a file deleted from disk but still in the index comes once
+    # as tracked (H) and once as removed (R); it is not in the working tree.
+    out = repo.git("ls-files", "-z", "-t", "--full-name", "--cached", "--deleted",
+                   "--others", "--exclude-standard", cwd=top).stdout
+    tagged = [t.decode(errors="surrogateescape") for t in out.split(b"\0") if t]
+    gone = {t[2:] for t in tagged if t[0] == "R"}
+    return Paths(list(dict.fromkeys(t[2:] for t in tagged if t[2:] not in gone)), top,
+                 untracked=any(t[0] == "?" for t in tagged))
+
+
+# -- the audit ----------------------------------------------------------------------------
+
+
+def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
+          now: datetime | None = None) -> list[Finding]:
+    """Every finding about `entries` (memories of `snap`), in uuid order per kind."""
+    paths = source_paths(repo, snap)
+    walk = pathlog.walk(repo, snap, [e.path for e in entries], paths.untracked)
+    when = now or walk.source_time or datetime.now(timezone.utc)
+    findings: list[Finding] = []
+    matched: dict[str, list[str]] = {}  # per scope text
+    for e in entries:
+        c = e.compiled
+        if c is None:
+            continue
+        got = matched.get(e.scope or "")
+        if got is None:
+            got = matched[e.scope or ""] = paths.matched(c)
+        since = walk.written.get(e.path)
+        moved = _moved(e, c, got, paths, walk, since)
+        if moved is not None:
+            findings.append(moved)
+        elif not got and (not paths.names_directory(c) or (
+                # The folder is still there, but only because of what git does not
+                # track (a cache, build output): what the scope matched was deleted.
+                since is not None and walk.deleted_after(since, c))):
+            findings.append(Finding(
+                e.uuid, e.path, "orphaned", f"scope {e.scope} matches no file",
+                "the code it was about is gone: update its scope or forget it"))
+        elif got and since is not None:
+            stale = _stale(e, c, walk, since, settings, when)
+            if stale is not None:
+                findings.append(stale)
+    findings.extend(_duplicates(entries, settings.duplicate_threshold))
+    order = {"moved": 0, "orphaned": 1, "duplicate": 2, "stale": 3}
+    findings.sort(key=lambda f: (order[f.kind], f.path))
+    return findings
+
+
+def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
+           walk: pathlog.Walk, since: int | None) -> Finding | None:
+    """A `moved` finding when most of what the scope matched then was renamed away."""
+    if since is None:
+        return None
+    renamed = [(old, new) for old, new in walk.renames_after(since, c)
+               if new in paths.set and not scopes.relevant(c, new, False)]
+    if not renamed:
+        return None
+    added = walk.added_after(since)
+    # A file renamed twice counts once: its later rename starts from a path it was
+    # itself renamed to.
+    renamed = [(old, new) for old, new in renamed if old not in added]
+    if not renamed:
+        return None
+    gone = walk.deleted_after(since, c)
+    then = len([p for p in now_matched if p not in added]) + len(renamed) + len(gone)
+    if len(renamed) * 2 <= then:
+        return None
+    scope = scopes.normalize(e.scope or "")
+    exact = [(old, new) for old, new in renamed if old == scope]
+    if exact:
+        # A one-file scope follows its file, however often it was renamed.
+        old_place, new_place = exact[0]
+        rewritten: str | None = new_place
+        where = f"from {old_place} to {new_place}"
+    else:
+        votes = Counter(_prefix_pair(old, new) for old, new in renamed).most_common()
+        (old_place, new_place), count = votes[0]
+        where = f"from {old_place or 'the top folder'} to {new_place or 'the top folder'}"
+        rewritten = _rewrite(scope, old_place, new_place) if count * 2 > len(renamed) else None
+        if rewritten is None and "{" in scope:
+            rewritten, where = _rewrite_each(scope, [pair for pair, _ in votes])
+    if rewritten is None or scopes.check(rewritten):
+        return None
+    new_c = scopes.compile_scope(rewritten)
+    hits = sum(1 for _, new in renamed if scopes.relevant(new_c, new, False))
+    if hits * 2 <= len(renamed):
+        return None
+    n = len(renamed)
+    return Finding(e.uuid, e.path, "moved",
+                   f"{n} file{'s' if n > 1 else ''} it matched moved {where}: "
+                   f"scope {e.scope} -> {rewritten}",
+                   "run `git aide audit --fix` to rewrite the scope", scope=rewritten)
+
+
+def _prefix_pair(old: str, new: str) -> tuple[str, str]:
+    """What a rename changed: the leading folders before the part both paths share
+    ("" is the top folder)."""
+    a, b = old.split("/"), new.split("/")
+    same = 0
+    while same < min(len(a), len(b)) and a[-1 - same] == b[-1 - same]:
+        same += 1
+    if same == 0 and len(a) > 1 and len(b) > 1 and a[:-1] != b[:-1]:
+        # Renamed and moved at once: the folders still say where it went.
+        return "/".join(a[:-1]), "/".join(b[:-1])
+    if same == 0:
+        return old, new
+    return "/".join(a[: len(a) - same]), "/".join(b[: len(b) - same])
+
+
+def _rewrite(scope: str, old_place: str, new_place: str) -> str | None:
+    """The scope with its leading `old_place` replaced by `new_place`, if it has one."""
+    if not old_place:  # moved down from the top folder
+        rest = scope
+    elif scope == old_place or scope.startswith(old_place + "/"):
+        rest = scope[len(old_place):].lstrip("/")
+    elif "{" in scope and scope.startswith(old_place) and all(
+            alt == old_place or alt.startswith(old_place + "/")
+            for alt in scopes.expand_braces(scope)):
+        # Brace alternatives that all start with the place: `src/{a,b}/**`.
+        rest = scope[len(old_place):].lstrip("/")
+    else:
+        return None
+    return f"{new_place}/{rest}" if new_place and rest else new_place or rest or None
+
+
+def _rewrite_each(scope: str, places: list[tuple[str, str]]) -> tuple[str | None, str]:
+    """A brace scope whose alternatives moved to different places: each alternative
+    rewritten by the first (most voted) place it lies in, as `{a,b}`; and what moved."""
+    alts: list[str] = []
+    used: list[str] = []
+    for alt in scopes.expand_braces(scope):
+        for old_place, new_place in places:
+            new = _rewrite(alt, old_place, new_place) if old_place else None
+            if new is not None:
+                alts.append(new)
+                used.append(f"{old_place} to {new_place or 'the top folder'}")
+                break
+        else:
+            alts.append(alt)
+    if not used:
+        return None, ""
+    return "{" + ",".join(dict.fromkeys(alts)) + "}", "from " + " and ".join(
+        dict.fromkeys(used))
+
+
+def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,
+           settings: Settings, now: datetime) -> Finding | None:
+    """A `stale` finding: old, and the code under it changed in many commits since."""
+    try:
+        written = datetime.strptime(e.updated_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+            tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    days = (now - written).days
+    if days < settings.stale_days:  # whole days, so any setting compares without overflow
+        return None
+    commits = walk.commits_touching(since, c)
+    if commits < settings.churn_commits:
+        return None
+    return Finding(e.uuid, e.path, "stale",
+                   f"the code under {e.scope} changed in {commits} commits since it was "
+                   f"written {days} days ago", "re-read it against the code; update or forget it")
+
+
+def _duplicates(entries: list[Entry], threshold: float) -> list[Finding]:
+    """Pairs of one layer (and one sharing) with overlapping scopes and nearly the same
+    words; the older of each is named.
+
+    A similarity join, not a comparison of every pair: word sets are bit masks over the
+    vocabulary ranked rarest first; memories are taken smallest first, each probes the
+    index with the first |s| - ceil(t|s|) + 1 of its words and is indexed under the
+    first |s| - ceil(2t/(1+t)|s|) + 1 (two sets with Jaccard >= t share a word of
+    those prefixes), and a pair is compared only when its sizes allow Jaccard >= t.
+    """
+    if threshold <= 0:
+        return []
+    sets = [words(e.record["what"]) for e in entries]
+    freq: Counter[str] = Counter(w for s in sets for w in s)
+    rank = {w: i for i, (w, _) in enumerate(sorted(freq.items(), key=lambda p: (p[1], p[0])))}
+    order = sorted((i for i, s in enumerate(sets) if s), key=lambda i: len(sets[i]))
+    masks: dict[int, int] = {}
+    index: dict[tuple[str, bool, int], list[int]] = {}
+    best: dict[int, tuple[float, int]] = {}
+    half = 2 * threshold / (1 + threshold)
+    for i in order:
+        e = entries[i]
+        toks = sorted(rank[w] for w in sets[i])
+        size = len(toks)
+        mask = 0
+        for t in toks:
+            mask |= 1 << t
+        masks[i] = mask
+        group = (e.layer, _is_personal(e.path))
+        seen: set[int] = set()
+        smallest = threshold * size
+        for t in toks[: size - math.ceil(threshold * size) + 1]:
+            for j in index.get((*group, t), ()):
+                if j in seen:
+                    continue
+                seen.add(j)
+                other = len(sets[j])
+                if other < smallest:
+                    continue
+                inter = (mask & masks[j]).bit_count()
+                sim = inter / (size + other - inter)
+                if sim < threshold or not overlap(e.compiled, entries[j].compiled):
+                    continue
+                older, newer = _older(entries, i, j)
+                if sim > best.get(older, (0.0, -1))[0]:
+                    best[older] = (sim, newer)
+        for t in toks[: size - math.ceil(half * size) + 1]:
+            index.setdefault((*group, t), []).append(i)
+    out = []
+    for older, (sim, newer) in best.items():
+        o, n = entries[older], entries[newer]
+        out.append(Finding(
+            o.uuid, o.path, "duplicate",
+            f"says nearly what {n.uuid[:8]} says ({round(sim * 100)}% the same words, "
+            f"both {o.layer})", f"forget it: `git aide forget {o.uuid[:8]}`", other=n.uuid))
+    return out
+
+
+def _older(entries: list[Entry], i: int, j: int) -> tuple[int, int]:
+    a, b = entries[i], entries[j]
+    if (a.updated_at, a.uuid) <= (b.updated_at, b.uuid):
+        return i, j
+    return j, i
+
+
+def orphaned_count(repo: Repo, snap: Snapshot) -> int:
+    """How many scoped memories match no path (for `doctor`): one listing, no history."""
+    paths = source_paths(repo, snap)
+    seen: dict[str, bool] = {}
+    n = 0
+    for e in snap.entries:
+        c = e.compiled
+        if c is None:
+            continue
+        key = e.scope or ""
+        if key not in seen:
+            seen[key] = paths.matches_any(c) or paths.names_directory(c)
+        n += not seen[key]
+    return n
+
+
+def run(repo: Repo, cache: Any, snap: Snapshot, paths: list[str], *, fix: bool
+        ) -> tuple[list[Finding], list[tuple[str, str, str]], int]:
+    """`git aide audit`: the findings about the memories relevant to `paths` (all when
+    none); with `fix` the scope rewrites of `moved` findings applied, as
+    (uuid, old scope, new scope); and how many memories were audited."""
+    from git_aide import recall as rc
+
+    entries = snap.entries
+    if paths:
+        queries = rc.query_paths(repo.worktree, repo.prefix, paths)
+        keep = rc.scope_filter(queries, 0)
+        entries = [e for e in entries if keep(e.compiled)]
+    findings = audit(repo, snap, entries, Settings.from_repo(repo))
+    fixed: list[tuple[str, str, str]] = []
+    if fix:
+        from git_aide import store
+
+        for f in findings:
+            if f.kind == "moved" and f.scope is not None:
+                old = next(e.scope for e in entries if e.uuid == f.uuid)
+                store.update(repo, cache, f.uuid, scope=f.scope)
+                fixed.append((f.uuid, old or "", f.scope))
+    return findings, fixed, len(entries)
