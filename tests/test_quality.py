@@ -78,7 +78,6 @@ def test_tiny_dataset_through_every_system(tiny: quality.Outcome) -> None:
     assert grep["q2"] == ["m1"]
     assert grep["q3"] == []
     assert {"m1", "m2"} <= set(aide["q1"])
-    assert "m4" not in aide["q1"]
     assert aide["q2"][0] == "m1"
     table = quality.summarise([tiny])
     assert table["keyword"]["grep"] == quality.Scores(1.0, 1.0, 1.0, 1.0)
@@ -106,3 +105,12 @@ def test_a_bad_dataset_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[
                             "relevant": {"m404": 2}}) + "\n")
     assert quality.main(["--root", str(tmp_path), "--json"]) == 2
     assert "judges unknown ['m404']" in capsys.readouterr().err
+
+
+def test_a_failing_query_scores_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """git-aide refusing a query (a path outside the repository) is named, not fatal."""
+    q = quality.Query("qx", "path", "../outside.py", None, {"m1": 2})
+    repo = tmp_path / "r"
+    quality.build_repo(quality.load_dataset(TINY_ROOT / "quality_tiny"), repo)
+    assert quality.run_aide(repo, q, {}) == []
+    assert "query qx failed" in capsys.readouterr().err

@@ -296,8 +296,13 @@ def aide_args(q: Query) -> list[str]:
 
 
 def run_aide(repo: Path, q: Query, key_of_uuid: dict[str, str]) -> list[str]:
-    """The keys git-aide returns for a query, in its order."""
-    doc = json.loads(_run([*aide_command(), *aide_args(q)], repo))
+    """The keys git-aide returns for a query, in its order; none (and a warning) on failure."""
+    try:
+        doc = json.loads(_run([*aide_command(), *aide_args(q)], repo))
+    except (RuntimeError, json.JSONDecodeError) as exc:
+        # One broken query scores zero and is named; it does not stop the other 500.
+        print(f"quality: warning: query {q.id} failed: {exc}", file=sys.stderr)
+        return []
     return [key_of_uuid[m["uuid"]] for m in doc["memories"] if m["uuid"] in key_of_uuid]
 
 
