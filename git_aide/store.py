@@ -133,13 +133,13 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
 def _near_duplicates(repo: Repo, entries: list[Entry], what: str, layer: str,
                      scope: str | None, shared: bool) -> list[str]:
     """Warnings naming the memories of the layer that say nearly the same thing."""
-    from git_aide import audit
+    from git_aide import audit, duplicates
 
     compiled = None if scope is None else scopes.compile_scope(scope)
     threshold = audit.Settings.from_repo(repo).duplicate_threshold
     return [f"a near duplicate of {uuid} ({round(sim * 100)}% the same words) is in "
             f"{layer}; remembered anyway (`git aide audit` lists duplicates)"
-            for uuid, sim in audit.near_duplicates(entries, what, layer, compiled, shared,
+            for uuid, sim in duplicates.near_duplicates(entries, what, layer, compiled, shared,
                                                    threshold)]
 
 
