@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from git_aide import hooks
+from git_aide import folders, hooks
 from git_aide.cache import Cache
 from git_aide.memory import MEMORIES_DIR, PERSONAL_DIR
 from git_aide.repo import Repo
@@ -61,6 +61,7 @@ def diagnose(repo: Repo) -> list[Finding]:
     repo.require_worktree("doctor")
     out = [_git_version()]
     out.append(_folder(repo))
+    out.extend(_links(repo))
     out.extend(_driver(repo))
     out.append(_attribute(repo))
     out.extend(_hooks(repo))
@@ -93,6 +94,14 @@ def _folder(repo: Repo) -> Finding:
     if os.path.isdir(os.path.join(top, MEMORIES_DIR)):
         return Finding("folder", True, f"{MEMORIES_DIR}/ exists")
     return Finding("folder", False, f"{MEMORIES_DIR}/ does not exist", "git aide init")
+
+
+def _links(repo: Repo) -> list[Finding]:
+    """Does any memory folder lead out of the working tree (a committed symlink, say)?"""
+    top = repo.require_worktree("doctor")
+    return [Finding("folder", False, message,
+                    f"rm {shlex.quote(rel)} && mkdir {shlex.quote(rel)} (and commit that)")
+            for rel, message in folders.problems(top)]
 
 
 def _driver(repo: Repo) -> list[Finding]:

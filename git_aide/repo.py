@@ -82,6 +82,11 @@ class Repo:
             if given is not None and value is not None and not os.path.isabs(given):
                 env = env or dict(os.environ)
                 env[var] = value
+        # GIT_WORK_TREE alone: git found the repository from the current directory, which
+        # the top of the working tree may not lie in, so name it.
+        if "GIT_WORK_TREE" in os.environ and "GIT_DIR" not in os.environ:
+            env = env or dict(os.environ)
+            env["GIT_DIR"] = self.git_dir
         return env
 
     def config(self, key: str, default: str | None = None) -> str | None:

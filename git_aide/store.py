@@ -1,22 +1,38 @@
-"""remember, update, forget: validate, write atomically, stage (DESIGN section 6)."""
+"""remember, update, forget: validate, write atomically, stage (DESIGN section 6).
+
+Every write holds the repository's write lock (`<git common dir>/aide/write.lock`)
+from the moment it reads the memories until its change is written and staged, so that
+concurrent writers queue instead of overwriting each other: every writer that exits 0
+has its change in the file, a memory reported forgotten stays forgotten, and a uuid is
+never in two files. The lock is an OS lock (flock), which the kernel releases when its
+holder dies, so a killed writer never leaves it stuck.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_aide import memory, secrets
+from git_aide import folders, memory
 from git_aide import scope as scopes
 from git_aide.cache import Cache
 from git_aide.errors import AideError, UsageError
-from git_aide.memory import PERSONAL_DIR
+from git_aide.listing import blob_id
+from git_aide.memory import MEMORIES_DIR, PERSONAL_DIR
 from git_aide.repo import Repo
 from git_aide.sources import Entry, load
 
 #: What a personal folder's own .gitignore says: ignore everything here, itself included.
 PERSONAL_IGNORE = "# git-aide: personal memories are private and never committed\n*\n"
+#: The write lock's file, in the cache folder.
+LOCK_FILE = "write.lock"
+#: How long a writer waits for another's write lock, in seconds, unless git config
+#: aide.writeLockTimeout says otherwise.
+WRITE_LOCK_WAIT = 30.0
 
 
 @dataclass
@@ -56,26 +72,28 @@ def find(entries: list[Entry], ident: str) -> Entry:
 
 def check_text(what: str | None = None, why: str | None = None, label: str | None = None,
                tags: list[str] | None = None) -> None:
-    """Refuse empty or oversized text and anything that looks like a secret."""
-    if what is not None:
-        if not what.strip():
-            raise AideError("the memory is empty: give it some text")
-        if len(what) > memory.MAX_WHAT:
-            raise AideError(f"the memory is {len(what)} characters; at most {memory.MAX_WHAT}")
+    """Refuse empty text and empty tags, and text no file can hold.
+
+    The rest (size, control characters, secrets, scope) is `check_record`'s.
+    """
+    if what is not None and not what.strip():
+        raise AideError("the memory is empty: give it some text")
     for tag in tags or []:
         if not tag.strip():
             raise AideError("a tag is empty")
     for text in (what, why, label, *(tags or [])):
         if text is not None and not memory.encodable(text):
             raise AideError("the text is not valid UTF-8; not remembered")
-    for name, text in (("text", what), ("why", why), ("label", label)):
-        kind = secrets.find(text) if text else None
-        if kind:
-            raise AideError(f"the {name} looks like a secret ({kind}); not remembered")
-    for tag in tags or []:
-        kind = secrets.find(tag)
-        if kind:
-            raise AideError(f"a tag looks like a secret ({kind}); not remembered")
+
+
+def check_record(record: dict[str, Any]) -> None:
+    """Refuse a record that `validate` would refuse, with validate's own message."""
+    from git_aide.validate import write_problems
+
+    problems = write_problems(record)
+    if problems:
+        fld, message = problems[0]
+        raise AideError(f"{fld}: {message}" if fld else message)
 
 
 def clean_scope(scope: str | None, *, empty_clears: bool = False) -> str | None:
@@ -107,26 +125,29 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     if layer == "area_context" and stored_scope is None:
         raise AideError("an area_context memory needs a scope (--scope GLOB)")
     shared = not personal
-    entries = load(repo, cache).entries
-    for e in entries:
-        r = e.record
-        if (r["layer"] == layer and r["scope"] == stored_scope and r["shared"] == shared
-                and r["what"].strip() == what.strip()):
-            return Written(r["uuid"], e.path, staged=False, created=False, record=r)
-    near = _near_duplicates(repo, entries, what, layer, stored_scope, shared)
     contributor = repo.config("user.name") or repo.config("user.email") or "unknown"
     record = memory.new(
         what, layer=layer, contributor=contributor, why=why or None, scope=stored_scope,
         context_label=label or None, tags=tags, source=source, shared=shared,
         priority=priority,
     )
+    check_record(record)
     path = memory.relpath(record)
-    if personal:
-        _protect_personal(top)
-    write_file(os.path.join(top, path), memory.canonical(record))
-    result = Written(record["uuid"], path, staged=False, record=record, warnings=near)
-    if stage and not personal:
-        _stage(repo, cache, result, add=[path], remove=[])
+    _check_folder(top, path)
+    with write_lock(repo):
+        entries = load(repo, cache).entries
+        for e in entries:
+            r = e.record
+            if (r["layer"] == layer and r["scope"] == stored_scope and r["shared"] == shared
+                    and r["what"].strip() == what.strip()):
+                return Written(r["uuid"], e.path, staged=False, created=False, record=r)
+        near = _near_duplicates(repo, entries, what, layer, stored_scope, shared)
+        if personal:
+            _protect_personal(top)
+        write_file(os.path.join(top, path), memory.canonical(record))
+        result = Written(record["uuid"], path, staged=False, record=record, warnings=near)
+        if stage and not personal:
+            _stage(repo, cache, result, add=[path], remove=[])
     return result
 
 
@@ -147,70 +168,192 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
            why: str | None = None, scope: str | None = None, add_tags: list[str] | None = None,
            remove_tags: list[str] | None = None, label: str | None = None,
            layer: str | None = None, stage: bool = True) -> Written:
-    """Change fields of a memory in the working tree; a new layer moves its file."""
+    """Change fields of a memory in the working tree; a new layer moves its file.
+
+    The memory is read, changed and written under the write lock, from the file on disk:
+    a change made by another writer a moment before is kept, and a memory forgotten a
+    moment before stays forgotten (this update then fails).
+    """
     top = repo.require_worktree("update")
-    entry = find(load(repo, cache).entries, ident)
-    old = entry.record
-    record = dict(old)
-    if what is not None:
-        record["what"] = what
-    if why is not None:
-        record["why"] = why or None
-    if label is not None:
-        record["context_label"] = label or None
-    if scope is not None:
-        record["scope"] = clean_scope(scope, empty_clears=True)
-    if layer is not None:
-        if layer not in memory.LAYERS:
-            raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
-        record["layer"] = layer
-        if layer != "preferences":
-            record["shared"] = True
-    tags = list(record["tags"])
-    for t in add_tags or []:
-        if t not in tags:
-            tags.append(t)
-    record["tags"] = [t for t in tags if t not in set(remove_tags or [])]
+    if layer is not None and layer not in memory.LAYERS:
+        raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
     check_text(what, why, label, add_tags)
-    if record["layer"] == "area_context" and record["scope"] is None:
-        raise AideError("an area_context memory needs a scope (--scope GLOB)")
-    path = memory.relpath(record)
-    if record == old:
-        return Written(record["uuid"], path, staged=False, record=old)
-    record["updated_at"] = max(memory.now(), old["created_at"])
-    problems = memory.check(record)
-    if problems:
-        fld, message = problems[0]
-        raise AideError(f"{fld}: {message}" if fld else message)
-    write_file(os.path.join(top, path), memory.canonical(record))
-    if path != entry.path:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(os.path.join(top, entry.path))
-    result = Written(record["uuid"], path, staged=False, record=record)
-    if stage:
-        add = [] if memory.is_personal(record) else [path]
-        remove = [entry.path] if path != entry.path and not memory.is_personal(old) else []
-        _stage(repo, cache, result, add=add, remove=remove)
+    new_scope = clean_scope(scope, empty_clears=True) if scope is not None else None
+    with write_lock(repo):
+        entry, paths, old = _current(repo, cache, top, ident)
+        if len(paths) > 1:
+            raise AideError(f"memory {entry.uuid} is in {len(paths)} files ({', '.join(paths)}); "
+                            "remove all but one (git rm), then update it")
+        here = paths[0]
+        record = dict(old)
+        if what is not None:
+            record["what"] = what
+        if why is not None:
+            record["why"] = why or None
+        if label is not None:
+            record["context_label"] = label or None
+        if scope is not None:
+            record["scope"] = new_scope
+        if layer is not None:
+            record["layer"] = layer
+            if layer != "preferences":
+                record["shared"] = True
+        tags = list(dict.fromkeys(record["tags"] if isinstance(record["tags"], list) else []))
+        for t in add_tags or []:
+            if t not in tags:
+                tags.append(t)
+        record["tags"] = [t for t in tags if t not in set(remove_tags or [])]
+        if record["layer"] == "area_context" and record["scope"] is None:
+            raise AideError("an area_context memory needs a scope (--scope GLOB)")
+        path = memory.relpath(record)
+        if record == old and path == here:
+            return Written(record["uuid"], path, staged=False, record=old)
+        record["updated_at"] = max(memory.now(), str(old["created_at"]))
+        check_record(record)
+        _check_folder(top, path)
+        _check_folder(top, here)
+        write_file(os.path.join(top, path), memory.canonical(record))
+        if path != here:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(top, here))
+        result = Written(record["uuid"], path, staged=False, record=record)
+        if stage:
+            add = [] if memory.is_personal(record) else [path]
+            remove = [here] if path != here and not here.startswith(PERSONAL_DIR + "/") else []
+            _stage(repo, cache, result, add=add, remove=remove)
     return result
 
 
 def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
            ) -> tuple[list[str], bool, list[str]]:
-    """Delete memories (and stage the removals): (uuids, staged, warnings)."""
+    """Delete memories (and stage the removals): (uuids, staged, warnings).
+
+    All or nothing: if one of them is gone already, none is deleted.
+    """
     top = repo.require_worktree("forget")
-    entries = load(repo, cache).entries
-    chosen: dict[str, Entry] = {}
-    for ident in idents:
-        e = find(entries, ident)
-        chosen[e.uuid] = e
-    shared = [e.path for e in chosen.values() if not e.path.startswith(PERSONAL_DIR + "/")]
-    for e in chosen.values():
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(os.path.join(top, e.path))
-    result = Written("", "", staged=False)
-    if stage and shared:
-        _stage(repo, cache, result, add=[], remove=shared)
+    with write_lock(repo):
+        chosen: dict[str, list[str]] = {}
+        for ident in idents:
+            entry, paths, _old = _current(repo, cache, top, ident, parse=False)
+            chosen[entry.uuid] = paths
+        every = [p for paths in chosen.values() for p in paths]
+        for p in every:
+            _check_folder(top, p)
+        for p in every:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(top, p))
+        shared = [p for p in every if not p.startswith(PERSONAL_DIR + "/")]
+        result = Written("", "", staged=False)
+        if stage and shared:
+            _stage(repo, cache, result, add=[], remove=shared)
     return list(chosen), result.staged, result.warnings
+
+
+def _current(repo: Repo, cache: Cache, top: str, ident: str, *, parse: bool = True
+             ) -> tuple[Entry | Any, list[str], dict[str, Any]]:
+    """(entry, its files on disk now, its record read from disk) for a memory id, read
+    under the write lock; an error when the memory is gone."""
+    entries = load(repo, cache).entries
+    key = ident.strip().lower()
+    try:
+        entry = find(entries, ident)
+    except AideError:
+        if memory.UUID_RE.match(key):
+            raise AideError(f"no memory with id {ident!r}: it is gone from the working tree "
+                            "(forgotten?)") from None
+        raise
+    paths = [p for p in dict.fromkeys([entry.path, *_homes(entry.uuid)])
+             if _is_file(os.path.join(top, p))]
+    if not paths:
+        raise AideError(f"no memory with id {ident!r}: it is gone from the working tree "
+                        "(forgotten?)")
+    if not parse:
+        return entry, paths, {}
+    here = paths[0]
+    try:
+        with open(os.path.join(top, here), "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise AideError(f"{here} cannot be read ({e.strerror})") from None
+    if here == entry.path and blob_id(data) == entry.blob:
+        return entry, paths, entry.record
+    try:
+        return entry, paths, memory.parse(data)
+    except memory.MemoryFormatError as e:
+        raise AideError(f"{here}: {e.field + ': ' if e.field else ''}{e}") from None
+
+
+def _homes(uuid: str) -> list[str]:
+    """Every path a memory with this uuid could have."""
+    return [f"{rel}/{uuid}.json" for rel in folders.FOLDERS
+            if rel.startswith(MEMORIES_DIR + "/") and rel != MEMORIES_DIR + "/preferences"]
+
+
+def _is_file(path: str) -> bool:
+    """A regular file, not a link to one."""
+    return os.path.isfile(path) and not os.path.islink(path)
+
+
+def _check_folder(top: str, path: str) -> None:
+    """Refuse to write `path` (repo-relative) when its folder leads out of the working tree."""
+    message = folders.problem(top, path.rsplit("/", 1)[0])
+    if message:
+        raise AideError(message)
+
+
+@contextlib.contextmanager
+def write_lock(repo: Repo) -> Iterator[None]:
+    """Hold the repository's write lock; wait a bounded time for it, then fail.
+
+    Without the lock a write could undo another's, so a lock that cannot be taken (the
+    cache folder is a file, or read-only) stops the write with an error instead.
+    """
+    import fcntl
+
+    folder = repo.cache_dir
+    path = os.path.join(folder, LOCK_FILE)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        try:
+            fd = os.open(path, os.O_RDONLY)  # flock needs no write access to the file
+        except OSError:
+            fix = (f"remove the file {folder} (it holds only git-aide's cache)"
+                   if os.path.lexists(folder) and not os.path.isdir(folder)
+                   else f"make {folder} writable")
+            raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); nothing "
+                            f"was written: {fix}") from None
+    try:
+        wait = _lock_wait(repo)
+        deadline = time.monotonic() + wait
+        delay = 0.005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise AideError(
+                        f"another git-aide process held the write lock {path} for {wait:g} s; "
+                        "nothing was written: try again (git config aide.writeLockTimeout "
+                        "sets the wait)") from None
+                time.sleep(delay)
+                delay = min(delay * 1.5, 0.05)
+            except OSError as e:
+                raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); "
+                                "nothing was written") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _lock_wait(repo: Repo) -> float:
+    """How long to wait for the write lock, in seconds."""
+    try:
+        return max(0.0, float(repo.config("aide.writeLockTimeout") or WRITE_LOCK_WAIT))
+    except ValueError:
+        return WRITE_LOCK_WAIT
 
 
 def _stage(repo: Repo, cache: Cache, result: Written, add: list[str], remove: list[str]
@@ -218,7 +361,7 @@ def _stage(repo: Repo, cache: Cache, result: Written, add: list[str], remove: li
     # Our own writers queue on the cache lock instead of racing for index.lock.
     with cache.lock("stage"):
         ok = repo.stage(add=add, remove=remove)
-    result.staged = ok
+    result.staged = ok and bool(add or remove)
     if not ok:
         result.warnings.append(
             "the index is locked by another git process: the memory was written but not "

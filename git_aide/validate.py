@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_aide import memory, secrets
+from git_aide import controls, folders, memory, secrets
 from git_aide.cache import Cache
 from git_aide.errors import UsageError
 from git_aide.listing import QUIET, blob_id
@@ -31,7 +31,7 @@ CONFLICT_RE = re.compile(rb"^(?:<{7}(?: |$)|>{7}(?: |$)|\|{7}(?: |$)|={7}$)", re
 CACHE_FILE = "validate"
 #: Past this many verdicts the cache file starts afresh, so that it never grows unbounded.
 MAX_VERDICTS = 200_000
-_CHECK_MODULES = ("memory.py", "secrets.py", "scope.py", "validate.py")
+_CHECK_MODULES = ("memory.py", "secrets.py", "scope.py", "validate.py", "controls.py")
 
 #: (field, message) pairs that depend only on a blob's content.
 Found = tuple[tuple[str | None, str], ...]
@@ -221,16 +221,32 @@ def inspect(data: bytes) -> tuple[Found, Info]:
         return tuple(found), None
     found.extend(memory.check(memory.fill_defaults(raw)))
     for key, value in raw.items():
-        _scan(str(key), value, found)
+        _scan(str(key), {key: value}, found)
+        _controls(str(key), value, found)
     return tuple(found), (raw.get("uuid"), raw.get("layer"), raw.get("shared", True))
 
 
+def write_problems(record: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """What validation would say about `record` written canonically at its own path: the
+    writing commands refuse it first, with the same messages."""
+    found, _info = inspect(memory.canonical(record))
+    return list(found)
+
+
 def _scan(key: str | None, value: Any, found: list[tuple[str | None, str]]) -> None:
-    """Add one secret problem for `key` if any string inside `value` looks like one."""
-    for text in _strings(value):
-        kind = secrets.find(text)
-        if kind:
-            found.append((key, f"looks like a secret ({kind}); remove it"))
+    """Add one secret problem for `key` if `value` (text, or a JSON value) holds one."""
+    kind = secrets.find(value) if isinstance(value, str) else secrets.find_json(value)
+    if kind:
+        found.append((key, f"looks like a secret ({kind}); remove it"))
+
+
+def _controls(key: str, value: Any, found: list[tuple[str | None, str]]) -> None:
+    """Add one problem for `key` if it, or a string inside `value`, holds a control
+    character (other than newline and tab)."""
+    for text in (key, *_strings(value)):
+        code = controls.find(text)
+        if code:
+            found.append((key, f"holds a control character ({code}); remove it"))
             return
 
 
@@ -253,6 +269,12 @@ def _worktree_items(repo: Repo, problems: list[Problem]) -> list[_Item]:
     """Every file under the memories folder on disk, with its bytes."""
     top = repo.require_worktree("validating the working tree")
     items: list[_Item] = []
+    # A folder that leads out of the working tree is named once, and not read.
+    unsafe = folders.problems(top)
+    problems.extend(Problem(rel, None, message.split(" ", 1)[1]) for rel, message in unsafe)
+    skip = {os.path.join(top, rel) for rel, _ in unsafe}
+    if any(rel in (".aide", MEMORIES_DIR) for rel, _ in unsafe):
+        return items
     stack = [os.path.join(top, MEMORIES_DIR)]
     while stack:
         try:
@@ -262,6 +284,8 @@ def _worktree_items(repo: Repo, problems: list[Problem]) -> list[_Item]:
         with it:
             for d in it:
                 rel = d.path[len(top) + 1:].replace(os.sep, "/")
+                if d.path in skip:
+                    continue
                 if d.is_dir(follow_symlinks=False):
                     stack.append(d.path)
                 elif d.is_symlink() or not d.is_file():

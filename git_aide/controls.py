@@ -1,0 +1,28 @@
+"""Control characters: found in text (refused on write) and escaped on output.
+
+A memory holding ESC, BEL or a C1 code could erase lines or set the window title of
+whoever prints it, so writes refuse them (newline and tab are text) and every output
+escapes those already in files. The escape, `\\u001b`, is valid inside JSON strings too.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: C0 controls but tab and newline, DEL, and the C1 controls.
+CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def find(text: str) -> str | None:
+    """`U+001B`, naming the first control character in `text`, or None."""
+    if text.isascii() and text.isprintable():
+        return None
+    m = CONTROL_RE.search(text)
+    return f"U+{ord(m.group()):04X}" if m else None
+
+
+def escape(text: str) -> str:
+    """`text` with each control character written as `\\uXXXX`."""
+    if text.isascii() and text.isprintable():
+        return text
+    return CONTROL_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
