@@ -14,6 +14,12 @@ def main() -> None:
         from git_aide.merge import main as merge_main
 
         sys.exit(merge_main(argv[1:]))
+    if not all(arg.isascii() for arg in argv):
+        from git_aide import commands
+
+        status = commands.guarded(lambda: commands.check_arguments(argv))
+        if status:
+            sys.exit(status)
     if argv and argv[0] in ("recall", "search"):
         # The calls agents make on every file they touch: plain forms skip click, and
         # the questions for git are started first, to run while Python imports the rest.

@@ -269,7 +269,8 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
         doc["path"] = e.path
         out(render.dumps({"source": snap.source.as_json(), "memory": doc}))
     else:
-        out(render.show_text(e.record, e.path, tty=tty()))
+        on_tty = tty()
+        out(render.show_text(e.record, e.path, tty=on_tty), raw=on_tty)
 
 
 @main.command()
@@ -441,6 +442,7 @@ def run(argv: list[str] | None = None) -> int:
     """Run the command line; every error becomes one line and an exit status."""
     try:
         try:
+            commands.check_arguments(sys.argv[1:] if argv is None else argv)
             rv = main.main(args=argv, prog_name="git aide", standalone_mode=False)
         finally:
             print_notices()
@@ -452,10 +454,10 @@ def run(argv: list[str] | None = None) -> int:
     except click.UsageError as e:
         name = e.ctx.command_path.split()[-1] if e.ctx else "aide"
         hint = f" (see 'git aide {name} -h')" if name != "aide" else " (see 'git aide -h')"
-        click.echo(f"git-aide: error: {e.format_message()}{hint}", err=True)
+        click.echo(f"git-aide: error: {commands.escape(e.format_message())}{hint}", err=True)
         return 2
     except click.ClickException as e:
-        click.echo(f"git-aide: error: {e.format_message()}", err=True)
+        click.echo(f"git-aide: error: {commands.escape(e.format_message())}", err=True)
         return e.exit_code
     except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 -- the one error boundary
         return report(e)

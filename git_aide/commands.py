@@ -24,15 +24,37 @@ def tty() -> bool:
     return sys.stdout.isatty()
 
 
-def out(text: str) -> None:
-    """One piece of output on stdout."""
-    sys.stdout.write(text + "\n")
+def out(text: str, *, raw: bool = False) -> None:
+    """One piece of output on stdout, its control characters escaped (a memory file may
+    hold some); `raw` for a rich rendering, which escaped the memories' text itself."""
+    sys.stdout.write((text if raw else escape(text)) + "\n")
+
+
+def escape(text: str) -> str:
+    """`text` with control characters written as `\\uXXXX` (valid inside JSON too)."""
+    from git_aide.controls import escape as escape_controls
+
+    return escape_controls(text)
 
 
 def warn(lines: list[str]) -> None:
     """Warnings (a skipped file, an unstaged write) on stderr, one line each."""
     for line in lines:
-        sys.stderr.write(f"git-aide: warning: {line}\n")
+        sys.stderr.write(f"git-aide: warning: {escape(line)}\n")
+
+
+def check_arguments(argv: list[str]) -> None:
+    """Refuse an argument that is not UTF-8 (Python keeps its bytes as lone surrogates,
+    which neither git nor a memory file can take)."""
+    for i, arg in enumerate(argv, 1):
+        if arg.isascii():
+            continue
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+            raise UsageError(f"argument {i} ({shown}) is not valid UTF-8; git-aide takes its "
+                             "arguments as UTF-8 text") from None
 
 
 #: Objects whose `notices` (a damaged cache that was rebuilt) are printed at the end.
@@ -51,7 +73,7 @@ def print_notices() -> None:
     _NOTICED.clear()
     if notices:
         more = f" (and {len(notices) - 1} more)" if len(notices) > 1 else ""
-        sys.stderr.write(f"git-aide: notice: {notices[0]}{more}\n")
+        sys.stderr.write(f"git-aide: notice: {escape(notices[0])}{more}\n")
 
 
 def context(asked: dict[str, Any] | None = None) -> tuple[Any, Any]:
@@ -105,7 +127,8 @@ def render_hits(snap: Any, hits: list[Any], as_json: bool) -> None:
     if as_json:
         out(render.memories_doc(snap.source, hits))
     else:
-        out(render.memories_text(hits, tty=tty()))
+        on_tty = tty()
+        out(render.memories_text(hits, tty=on_tty), raw=on_tty)
 
 
 def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
@@ -200,7 +223,7 @@ def progress(label: str, quiet: bool = False) -> Bar:
 def report(e: BaseException) -> int:
     """Turn an exception into one line on stderr and an exit status."""
     if isinstance(e, AideError):
-        sys.stderr.write(f"git-aide: error: {e}\n")
+        sys.stderr.write(f"git-aide: error: {escape(str(e))}\n")
         return e.code
     if isinstance(e, BrokenPipeError):
         return 0
@@ -208,7 +231,7 @@ def report(e: BaseException) -> int:
         return 130
     if os.environ.get("GIT_AIDE_DEBUG"):
         raise e
-    sys.stderr.write(f"git-aide: error: internal error: {type(e).__name__}: {e} "
+    sys.stderr.write(f"git-aide: error: internal error: {type(e).__name__}: {escape(str(e))} "
                      "(set GIT_AIDE_DEBUG=1 for the traceback)\n")
     return 1
 

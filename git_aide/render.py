@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 
+from git_aide.controls import escape as escape_controls
 from git_aide.memory import LAYERS
 from git_aide.recall import Hit
 from git_aide.sources import Source
@@ -82,7 +83,12 @@ def _console() -> Any:
 
 
 def _memories_rich(hits: list[Hit]) -> str:
+    from rich.markup import escape
     from rich.table import Table
+
+    def cell(text: str) -> str:
+        # Memory text is neither markup nor terminal codes: shown as written, escaped.
+        return escape(escape_controls(text))
 
     console = _console()
     for layer, hs in _group(hits):
@@ -94,8 +100,9 @@ def _memories_rich(hits: list[Hit]) -> str:
         table.add_column("tags", style="green")
         for h in hs:
             r = h.entry.record
-            what = r["what"] + (f"\n[dim]why: {r['why']}[/dim]" if r["why"] else "")
-            table.add_row(r["uuid"][:8], _scope_text(r), what, " ".join(r["tags"]))
+            what = cell(r["what"]) + (f"\n[dim]why: {cell(r['why'])}[/dim]" if r["why"] else "")
+            table.add_row(cell(r["uuid"][:8]), cell(_scope_text(r)), what,
+                          cell(" ".join(r["tags"])))
         console.print(table)
     return console.file.getvalue().rstrip("\n")
 
@@ -113,7 +120,8 @@ def show_text(record: dict[str, Any], path: str, *, tty: bool) -> str:
 
     console = _console()
     for k, v in pairs:
-        console.print(f"[bold]{k:<{width}}[/bold]  {escape(v)}")
+        console.print(f"[bold]{escape(escape_controls(k)):<{width}}[/bold]  "
+                      f"{escape(escape_controls(v))}")
     return console.file.getvalue().rstrip("\n")
 
 

@@ -55,7 +55,7 @@ def test_lone_surrogate_is_skipped_not_a_crash(repo: Path) -> None:
 def test_invalid_utf8_on_the_command_line_is_refused(repo: Path) -> None:
     proc = subprocess.run([*AIDE, "remember", b"bad \xff text"], cwd=repo, env=BASE_ENV,
                           capture_output=True)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a usage error, like every argument that is not UTF-8
     assert b"UTF-8" in proc.stderr and b"Traceback" not in proc.stderr
     assert not list((repo / ".aide/memories/technical").glob("*.json"))
 

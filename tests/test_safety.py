@@ -94,7 +94,7 @@ def test_forget_and_update_racing_never_bring_a_memory_back(repo: Path) -> None:
     for d in docs:
         procs.append((d, "update", start(repo, "update", d["uuid"], "--tag", "x")))
         procs.append((d, "forget", start(repo, "forget", d["uuid"])))
-    for d, kind, p in procs:
+    for _d, kind, p in procs:
         code, _out, err = finish(p)
         if kind == "forget":
             assert code == 0, err
@@ -470,3 +470,59 @@ def test_writes_refuse_what_validate_refuses_with_the_same_message(repo: Path) -
         r = aide(repo, *args)
         assert r.returncode == 1, args
         one_error(r.stderr)
+
+
+# -- the stress test of the bars ------------------------------------------------
+
+def test_forty_concurrent_writers_lose_nothing(repo: Path) -> None:
+    git(repo, "config", "aide.writeLockTimeout", "300")  # a slow machine must not flake
+    ids = [remember(repo, f"shared memory number {i}")["uuid"] for i in range(5)]
+    git(repo, "commit", "-qm", "seed")
+    jobs: list[tuple[str, str, str, subprocess.Popen[str]]] = []
+
+    def job(kind: str, uuid: str, arg: str, *args: str) -> None:
+        jobs.append((kind, uuid, arg, start(repo, *args)))
+
+    for i in range(40):
+        uuid = ids[i % len(ids)]
+        if i % 5 == 0:  # 8 remembers: four texts, each twice
+            text = f"remembered concurrently {i % 4}"
+            job("remember", "", text, "remember", text, "--json")
+        elif i % 5 in (1, 2):  # 16 tag updates
+            job("tag", uuid, f"t{i}", "update", uuid, "--tag", f"t{i}")
+        elif i % 5 == 3:  # 8 layer moves, back and forth
+            layer = ("guidelines", "technical")[(i // 5) % 2]
+            job("move", uuid, layer, "update", uuid, "--layer", layer)
+        else:  # 8 forgets of two of the memories, each forgotten four times over
+            target = ids[3 + (i // 5) % 2]
+            job("forget", target, "", "forget", target)
+    done = [(kind, uuid, arg, *finish(p)) for kind, uuid, arg, p in jobs]
+
+    on_disk: dict[str, list[str]] = {}
+    for path in (repo / MEM).rglob("*.json"):
+        on_disk.setdefault(path.stem, []).append(str(path.relative_to(repo)))
+    assert all(len(paths) == 1 for paths in on_disk.values()), on_disk  # no uuid twice
+    v = aide(repo, "validate", "--all")
+    assert v.returncode == 0, v.stdout
+    # what is on disk is staged: nothing differs from the index, nothing is untracked
+    assert git(repo, "diff", "--name-only", "--", MEM).strip() == ""
+    assert git(repo, "ls-files", "--others", "--exclude-standard", "--", MEM).strip() == ""
+    forgotten = set()
+    for kind, uuid, _arg, code, out, err in done:
+        if kind == "forget" and code == 0:
+            forgotten.add(uuid)
+            assert uuid not in on_disk
+        elif kind == "remember":
+            assert code == 0, err
+            assert json.loads(out)["uuid"] in on_disk
+        elif code != 0:  # only a memory that was forgotten may be missing
+            assert kind in ("tag", "move", "forget") and uuid in forgotten | {ids[3], ids[4]}
+            assert "no memory" in one_error(err), err
+    assert forgotten == {ids[3], ids[4]}
+    remembered = [json.loads((repo / p[0]).read_text())["what"] for p in on_disk.values()]
+    assert sorted(w for w in remembered if "concurrently" in w) == \
+        sorted(f"remembered concurrently {k}" for k in range(4))  # one file per text
+    for kind, uuid, arg, code, _out, _err in done:
+        if kind == "tag" and code == 0 and uuid not in forgotten:
+            rec = json.loads((repo / on_disk[uuid][0]).read_text())
+            assert arg in rec["tags"], (arg, rec["tags"])

@@ -30,7 +30,7 @@ SECRET_EXAMPLES: dict[str, str] = {
     "AI provider API key": "sk-ant-" + "api03-" + "x" * 40,
     "JSON web token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
     "password in a URL": "connect with postgres://admin:hunter22@db.example.com/app",
-    "password assignment": 'set password = "correct-horse-battery"',
+    "a value assigned to password": 'set password = "correct-horse-battery"',
 }
 #: Text that looks a little like a secret but is not one.
 NOT_SECRETS = [
@@ -178,7 +178,8 @@ def test_file_level_checks(repo: Path) -> None:
 
 
 def test_secret_kinds_are_each_flagged_and_commit_ids_are_not(repo: Path) -> None:
-    assert {k for k, _ in secrets.PATTERNS} == set(SECRET_EXAMPLES)
+    assert {k for k, _ in secrets.PATTERNS} == set(SECRET_EXAMPLES) - \
+        {"a value assigned to password"}  # assignments: see test_safety.py
     for kind, text in SECRET_EXAMPLES.items():
         assert secrets.find(text) == kind, kind
     for text in NOT_SECRETS:
