@@ -87,7 +87,7 @@ def _assignment(text: str) -> str | None:
     for m in _ASSIGN.finditer(text):
         raw = m["value"]
         quoted = len(raw) >= 2 and raw[0] in "\"'" and raw[-1] == raw[0]
-        value = raw[1:-1] if quoted else raw.rstrip(".")
+        value = raw[1:-1] if quoted else raw.rstrip(".:")
         if _placeholder(value):
             continue
         # `NAME=value` and quoted values are assignments; `name: word` and `name = word`
