@@ -14,6 +14,11 @@ def main() -> None:
         from git_aide.merge import main as merge_main
 
         sys.exit(merge_main(argv[1:]))
+    if argv and argv[0] == "textconv":
+        # Git starts the textconv once per memory file it shows: as cheap as the driver.
+        from git_aide.textconv import main as textconv_main
+
+        sys.exit(textconv_main(argv[1:]))
     if argv and argv[0] in ("recall", "search"):
         # The calls agents make on every file they touch: plain forms skip click, and
         # the questions for git are started first, to run while Python imports the rest.

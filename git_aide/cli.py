@@ -437,6 +437,86 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
         raise AideError(f"{n} finding{'s' if n > 1 else ''}; see `git aide audit`")
 
 
+class PathsAfterDash(click.Command):
+    """A command whose `-- PATH...` is kept apart from its revisions, as git does."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Everything after the first `--` goes to ctx.meta["paths"]."""
+        if "--" in args:
+            at = args.index("--")
+            ctx.meta["paths"] = args[at + 1:]
+            args = args[:at]
+        else:
+            ctx.meta["paths"] = []
+        return super().parse_args(ctx, args)
+
+
+@main.command(cls=PathsAfterDash)
+@click.argument("revs", metavar="[REV-RANGE]...", nargs=-1)
+@click.option("--all", "all_refs", is_flag=True, help="Walk every ref, as git log --all.")
+@click.option("--uuid", "ident", metavar="ID", help="Follow one memory (a uuid or a prefix).")
+@click.option("--reverse", is_flag=True, help="Oldest first.")
+@click.option("--limit", "-n", type=click.IntRange(min=0), help="At most N commits.")
+@json_option
+def log(revs: tuple[str, ...], all_refs: bool, ident: str | None, reverse: bool,
+        limit: int | None, as_json: bool) -> None:
+    """Commits that changed shared memories, and what each changed. [-- PATH...]"""
+    from git_aide import history, review
+    from git_aide.render import dumps
+
+    repo, cache = context()
+    doc = history.log_doc(repo, cache, list(revs), uuid=ident,
+                          paths=click.get_current_context().meta["paths"], reverse=reverse,
+                          limit=limit, all_refs=all_refs)
+    out(dumps(doc) if as_json else review.log_text(doc, tty=tty()))
+
+
+@main.command(cls=PathsAfterDash)
+@click.argument("revs", metavar="[REV | REV REV2 | A..B | A...B]", nargs=-1)
+@click.option("--cached", "--staged", "cached", is_flag=True,
+              help="Compare a commit (default HEAD) with the index.")
+@click.option("--stat", "as_stat", is_flag=True, help="Counts per layer.")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text",
+              help="markdown: a review summary to paste into a pull request.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences.")
+@json_option
+def diff(revs: tuple[str, ...], cached: bool, as_stat: bool, fmt: str, exit_code: bool,
+         as_json: bool) -> None:
+    """Memories added, forgotten and changed between two sources. [-- PATH...]"""
+    from git_aide import history, review
+
+    if sum((as_stat, as_json, fmt != "text")) > 1:
+        raise UsageError("give at most one of --stat, --json and --format markdown")
+    repo, cache = context()
+    warnings: list[str] = []
+    doc = history.diff_doc(repo, cache, list(revs), cached=cached,
+                           paths=click.get_current_context().meta["paths"], warnings=warnings)
+    warn(warnings)
+    if as_json:
+        from git_aide.render import dumps
+
+        out(dumps(doc))
+    elif as_stat:
+        out(review.stat_text(history.stat(doc)))
+    elif fmt == "markdown":
+        sys.stdout.write(review.markdown(doc))
+    else:
+        out(review.diff_text(doc, tty=tty()))
+    if exit_code and history.differs(doc):
+        raise click.exceptions.Exit(1)
+
+
+@main.command()
+@click.argument("file")
+def textconv(file: str) -> None:
+    """A memory file as readable lines (git runs it for `git diff`; see `init`)."""
+    # `git-aide textconv` never gets here: __main__ dispatches it before click is
+    # imported. This keeps it listed in the help and callable through `run()`.
+    from git_aide.textconv import main as textconv_main
+
+    raise click.exceptions.Exit(textconv_main([file]))
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; every error becomes one line and an exit status."""
     try:
