@@ -118,8 +118,8 @@ def compare(before: dict[str, str], after: dict[str, str],
 
     Only the blobs that differ are read (`read`), so the cost follows the change.
     """
-    old = {p: b for p, b in before.items() if after.get(p) != b}
-    new = {p: b for p, b in after.items() if before.get(p) != b}
+    old = {p: b for p, b in before.items() if after.get(p) != b and shared_memory_path(p)}
+    new = {p: b for p, b in after.items() if before.get(p) != b and shared_memory_path(p)}
     data = read(set(old.values()) | set(new.values()))
     olds: dict[str, tuple[str, dict[str, Any]]] = {}
     news: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -189,7 +189,7 @@ class _Side:
                  contents: dict[str, bytes] | None = None, top: str | None = None) -> None:
         #: Which source.
         self.source = source
-        #: path -> blob id of every shared memory file.
+        #: path -> blob id of the files of the memories folder (compare keeps the shared).
         self.pairs = pairs
         #: Blob contents already read from the working tree.
         self.contents = contents or {}
@@ -209,15 +209,17 @@ def _rev_side(repo: Repo, cache: Cache, rev: str, label: str | None = None,
     if implicit_head and _unborn(repo):
         return _Side(Source("rev", rev, None), {})
     commit, tree = repo.resolve(rev)
-    pairs = listing.rev_listing(repo, cache, tree, None)
-    return _Side(Source("rev", label or rev, commit),
-                 {p: b for p, b in pairs if shared_memory_path(p)})
+    pairs = cache.tree_listing(tree) if tree is not None else []
+    if pairs is None:  # the listing every read of this tree keeps (listing.rev_listing)
+        pairs = listing.rev_listing(repo, cache, tree, None)
+    # Only the paths that differ are checked (compare): the rest cost nothing.
+    return _Side(Source("rev", label or rev, commit), dict(pairs))
 
 
 def _index_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
     repo.require_worktree("--cached")
     pairs = listing.index_listing(repo, cache, warnings)
-    return _Side(Source("index"), {p: b for p, b in pairs if shared_memory_path(p)})
+    return _Side(Source("index"), dict(pairs))
 
 
 def _worktree_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
@@ -227,8 +229,7 @@ def _worktree_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
     contents: dict[str, bytes] = {}
     dirty = listing.dirty(cache, top, spawn(*STATUS), contents, warnings)
     pairs = listing.worktree_listing(repo, cache, dirty, warnings)
-    return _Side(Source("worktree"), {p: b for p, b in pairs if shared_memory_path(p)},
-                 contents, top)
+    return _Side(Source("worktree"), dict(pairs), contents, top)
 
 
 def _merge_base(repo: Repo, a: str, b: str) -> str:
