@@ -35,6 +35,17 @@ def main() -> None:
 
             work = commands.recall if command == "recall" else commands.search
             sys.exit(commands.guarded(lambda: work(**kwargs)))  # type: ignore[arg-type]
+    if argv and argv[0] in ("diff", "log"):
+        # A reviewer's or a CI step's call: the plain forms skip click as recall does.
+        from git_aide.fastpath import parse_history
+
+        parsed = parse_history(argv)
+        if parsed is not None:
+            from git_aide import commands
+
+            command, kwargs = parsed
+            work = commands.diff if command == "diff" else commands.log
+            sys.exit(commands.guarded(lambda: work(**kwargs)))  # type: ignore[arg-type]
     from git_aide.cli import run
 
     sys.exit(run())

@@ -461,14 +461,8 @@ class PathsAfterDash(click.Command):
 def log(revs: tuple[str, ...], all_refs: bool, ident: str | None, reverse: bool,
         limit: int | None, as_json: bool) -> None:
     """Commits that changed shared memories, and what each changed. [-- PATH...]"""
-    from git_aide import history, review
-    from git_aide.render import dumps
-
-    repo, cache = context()
-    doc = history.log_doc(repo, cache, list(revs), uuid=ident,
-                          paths=click.get_current_context().meta["paths"], reverse=reverse,
-                          limit=limit, all_refs=all_refs)
-    out(dumps(doc) if as_json else review.log_text(doc, tty=tty()))
+    commands.log(list(revs), all_refs=all_refs, ident=ident, reverse=reverse, limit=limit,
+                 as_json=as_json, paths=click.get_current_context().meta["paths"])
 
 
 @main.command(cls=PathsAfterDash)
@@ -483,27 +477,11 @@ def log(revs: tuple[str, ...], all_refs: bool, ident: str | None, reverse: bool,
 def diff(revs: tuple[str, ...], cached: bool, as_stat: bool, fmt: str, exit_code: bool,
          as_json: bool) -> None:
     """Memories added, forgotten and changed between two sources. [-- PATH...]"""
-    from git_aide import history, review
-
-    if sum((as_stat, as_json, fmt != "text")) > 1:
-        raise UsageError("give at most one of --stat, --json and --format markdown")
-    repo, cache = context()
-    warnings: list[str] = []
-    doc = history.diff_doc(repo, cache, list(revs), cached=cached,
-                           paths=click.get_current_context().meta["paths"], warnings=warnings)
-    warn(warnings)
-    if as_json:
-        from git_aide.render import dumps
-
-        out(dumps(doc))
-    elif as_stat:
-        out(review.stat_text(history.stat(doc)))
-    elif fmt == "markdown":
-        sys.stdout.write(review.markdown(doc))
-    else:
-        out(review.diff_text(doc, tty=tty()))
-    if exit_code and history.differs(doc):
-        raise click.exceptions.Exit(1)
+    status = commands.diff(list(revs), cached=cached, as_stat=as_stat, fmt=fmt,
+                           exit_code=exit_code, as_json=as_json,
+                           paths=click.get_current_context().meta["paths"])
+    if status:
+        raise click.exceptions.Exit(status)
 
 
 @main.command()

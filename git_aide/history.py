@@ -173,10 +173,13 @@ def path_filter(repo: Repo, paths: Iterable[str]) -> Callable[[dict[str, Any]], 
     return relevant
 
 
-def _filter_paths(doc: dict[str, list[Any]], relevant: Callable[[dict[str, Any]], bool]) -> None:
-    doc["added"] = [m for m in doc["added"] if relevant(m)]
-    doc["forgotten"] = [m for m in doc["forgotten"] if relevant(m)]
-    doc["changed"] = [c for c in doc["changed"] if relevant(c["before"]) or relevant(c["after"])]
+def _filter_paths(doc: dict[str, Any], relevant: Callable[[dict[str, Any]], bool]
+                  ) -> dict[str, Any]:
+    out = dict(doc)
+    out["added"] = [m for m in doc["added"] if relevant(m)]
+    out["forgotten"] = [m for m in doc["forgotten"] if relevant(m)]
+    out["changed"] = [c for c in doc["changed"] if relevant(c["before"]) or relevant(c["after"])]
+    return out
 
 
 # -- diff ------------------------------------------------------------------------------
@@ -185,16 +188,25 @@ def _filter_paths(doc: dict[str, list[Any]], relevant: Callable[[dict[str, Any]]
 class _Side:
     """One side of a diff: the source as JSON names it, its listing, bytes read from disk."""
 
-    def __init__(self, source: Source, pairs: dict[str, str],
-                 contents: dict[str, bytes] | None = None, top: str | None = None) -> None:
+    def __init__(self, source: Source, pairs: dict[str, str] | Callable[[], dict[str, str]],
+                 contents: dict[str, bytes] | None = None, top: str | None = None,
+                 tree: str | None = None) -> None:
         #: Which source.
         self.source = source
-        #: path -> blob id of the files of the memories folder (compare keeps the shared).
-        self.pairs = pairs
+        self._pairs = pairs
         #: Blob contents already read from the working tree.
         self.contents = contents or {}
         #: The working tree, to read files that are in no object database.
         self.top = top
+        #: The memories tree id of a revision (EMPTY_TREE when it has none), else None.
+        self.tree = tree
+
+    @property
+    def pairs(self) -> dict[str, str]:
+        """path -> blob id of the files of the memories folder (compare keeps the shared)."""
+        if callable(self._pairs):
+            self._pairs = self._pairs()
+        return self._pairs
 
 
 def _unborn(repo: Repo) -> bool:
@@ -207,13 +219,17 @@ def _unborn(repo: Repo) -> bool:
 def _rev_side(repo: Repo, cache: Cache, rev: str, label: str | None = None,
               implicit_head: bool = False) -> _Side:
     if implicit_head and _unborn(repo):
-        return _Side(Source("rev", rev, None), {})
+        return _Side(Source("rev", rev, None), {}, tree=EMPTY_TREE)
     commit, tree = repo.resolve(rev)
-    pairs = cache.tree_listing(tree) if tree is not None else []
-    if pairs is None:  # the listing every read of this tree keeps (listing.rev_listing)
-        pairs = listing.rev_listing(repo, cache, tree, None)
-    # Only the paths that differ are checked (compare): the rest cost nothing.
-    return _Side(Source("rev", label or rev, commit), dict(pairs))
+
+    def pairs() -> dict[str, str]:
+        got = cache.tree_listing(tree) if tree is not None else []
+        if got is None:  # the listing every read of this tree keeps (listing.rev_listing)
+            got = listing.rev_listing(repo, cache, tree, None)
+        # Only the paths that differ are checked (compare): the rest cost nothing.
+        return dict(got)
+
+    return _Side(Source("rev", label or rev, commit), pairs, tree=tree or EMPTY_TREE)
 
 
 def _index_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
@@ -317,10 +333,34 @@ def diff_doc(repo: Repo, cache: Cache, args: list[str], *, cached: bool = False,
         return got
 
     doc: dict[str, Any] = {"from": before.source.as_json(), "to": after.source.as_json()}
-    doc.update(compare(before.pairs, after.pairs, read, warnings))
+    if before.tree is not None and after.tree is not None:
+        doc.update(tree_diff(cache, before.tree, after.tree,
+                             lambda w: compare(before.pairs, after.pairs, read, w), warnings))
+    else:
+        doc.update(compare(before.pairs, after.pairs, read, warnings))
     relevant = path_filter(repo, paths)
-    if relevant is not None:
-        _filter_paths(doc, relevant)
+    return _filter_paths(doc, relevant) if relevant is not None else doc
+
+
+def tree_diff(cache: Cache | None, old: str, new: str,
+              compute: Callable[[list[str]], dict[str, list[Any]]],
+              warnings: list[str] | None) -> dict[str, list[Any]]:
+    """compare() of two memories trees, kept in the cache under their ids.
+
+    Two trees always differ the same way, so the answer is never stale: a second
+    `diff A B`, or a `log` over commits it walked before, reads no blob at all.
+    """
+    key = f"{old}-{new}"
+    got = cache.read("history", key) if cache is not None else None
+    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict):
+        doc, said = got
+    else:
+        said = []
+        doc = compute(said)
+        if cache is not None:
+            cache.write((doc, said), "history", key)
+    if warnings is not None:
+        warnings.extend(said)
     return doc
 
 
@@ -467,19 +507,24 @@ def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | Non
     commits = _walk(repo, list(revs), all_refs)
     trees = _memory_trees(repo, [c.sha for c in commits]
                           + [c.parent for c in commits if c.parent])
-    touched = [c for c in commits
-               if trees[c.sha] != (trees[c.parent] if c.parent else EMPTY_TREE)]
-    changes = _tree_changes(repo, [(trees[c.parent] if c.parent else EMPTY_TREE, trees[c.sha])
-                                   for c in touched])
 
-    def pair(c: _Commit) -> list[tuple[str, str, str]]:
-        return changes[(trees[c.parent] if c.parent else EMPTY_TREE, trees[c.sha])]
+    def key(c: _Commit) -> tuple[str, str]:
+        return (trees[c.parent] if c.parent else EMPTY_TREE), trees[c.sha]
 
+    touched = [c for c in commits if key(c)[0] != key(c)[1]]
+    docs: dict[tuple[str, str], dict[str, Any]] = {}
+    for k in dict.fromkeys(key(c) for c in touched):
+        got = cache.read("history", f"{k[0]}-{k[1]}") if cache is not None else None
+        if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict):
+            docs[k] = got[0]
+    rows = _tree_changes(repo, [k for k in dict.fromkeys(key(c) for c in touched)
+                                if k not in docs])
+    want = None
     if uuid is not None:
-        want = resolve_uuid(uuid, {_uuid_of(p) for c in touched for p, _o, _n in pair(c)})
-        keep_path: Callable[[str], bool] = lambda p: _uuid_of(p) == want  # noqa: E731
-    else:
-        keep_path = lambda _p: True  # noqa: E731
+        known = {m["uuid"] for d in docs.values() for m in (*d["added"], *d["forgotten"])}
+        known |= {c["uuid"] for d in docs.values() for c in d["changed"]}
+        known |= {_uuid_of(p) for rs in rows.values() for p, _o, _n in rs}
+        want = resolve_uuid(uuid, known)
     relevant = path_filter(repo, paths)
     out: list[dict[str, Any]] = []
     batch = len(touched) if limit is None else max(limit, 16)
@@ -487,27 +532,51 @@ def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | Non
     while at < len(touched) and (limit is None or len(out) < limit):
         chunk = touched[at:at + batch]
         at += batch
-        rows = {c.sha: [r for r in pair(c) if keep_path(r[0])] for c in chunk}
-        data = read_blobs(repo, {b for rs in rows.values() for _p, o, n in rs for b in (o, n)})
+        need = [k for k in dict.fromkeys(key(c) for c in chunk) if k not in docs]
+        partial = _pair_docs(repo, cache, need, rows, want)
         for c in chunk:
-            entries = _commit_changes(rows[c.sha], data, relevant)
+            doc = docs.get(key(c)) or partial[key(c)]
+            entries = _entries(doc, want, relevant)
             if entries:
                 out.append({"commit": c.sha, "author": c.author, "email": c.email,
                             "date": c.date, "subject": c.subject, "changes": entries})
                 if limit is not None and len(out) >= limit:
                     break
+        if want is None:
+            docs.update(partial)
     if reverse:
         out.reverse()
     return {"commits": out}
 
 
-def _commit_changes(rows: list[tuple[str, str, str]], data: dict[str, bytes],
-                    relevant: Callable[[dict[str, Any]], bool] | None) -> list[dict[str, Any]]:
-    before = {p: o for p, o, _n in rows if o}
-    after = {p: n for p, _o, n in rows if n}
-    doc = compare(before, after, lambda _b: data, None)
+def _pair_docs(repo: Repo, cache: Cache | None, need: list[tuple[str, str]],
+               rows: dict[tuple[str, str], list[tuple[str, str, str]]], want: str | None
+               ) -> dict[tuple[str, str], dict[str, Any]]:
+    """compare() of each pair of trees from its changed paths, reading their blobs once.
+
+    Whole answers are kept in the cache (tree_diff); one narrowed to the memory `want`
+    reads only that memory's blobs and is not kept.
+    """
+    if not need:
+        return {}
+    picked = {k: [r for r in rows[k] if want is None or _uuid_of(r[0]) == want] for k in need}
+    data = read_blobs(repo, {b for rs in picked.values() for _p, o, n in rs for b in (o, n)})
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for k, rs in picked.items():
+        before = {p: o for p, o, _n in rs if o}
+        after = {p: n for p, _o, n in rs if n}
+        said: list[str] = []
+        out[k] = compare(before, after, lambda _b: data, said)
+        if want is None and cache is not None:
+            cache.write((out[k], said), "history", f"{k[0]}-{k[1]}")
+    return out
+
+
+def _entries(doc: dict[str, Any], want: str | None,
+             relevant: Callable[[dict[str, Any]], bool] | None) -> list[dict[str, Any]]:
+    """The changes of one commit as `log --json` lists them."""
     if relevant is not None:
-        _filter_paths(doc, relevant)
+        doc = _filter_paths(doc, relevant)
     entries: list[dict[str, Any]] = []
     for m in doc["added"]:
         entries.append({"uuid": m["uuid"], "change": "added", "fields": [], "memory": m})
@@ -517,8 +586,7 @@ def _commit_changes(rows: list[tuple[str, str, str]], data: dict[str, bytes],
                         "memory": c["after"]})
     for m in doc["forgotten"]:
         entries.append({"uuid": m["uuid"], "change": "forgotten", "fields": [], "memory": m})
-    return entries
-
+    return [e for e in entries if want is None or e["uuid"] == want]
 
 def diff_markdown(doc: dict[str, Any]) -> str:
     """The review summary of a diff document, grouped by layer, for a pull request."""
