@@ -275,3 +275,45 @@ def test_textconv_starts_without_click_or_orjson(tmp_path: Path):
     mods = {line.rsplit("|", 1)[1].strip().split(".")[0]
             for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert not mods & {"click", "orjson", "pygit2", "rich", "subprocess"}
+
+
+HISTORY_ARGVS = [
+    ["log", "--json"], ["log"], ["log", "-n", "2", "--reverse"], ["log", "--limit=1", "--json"],
+    ["log", "--all", "--json", "--", "src/auth/"], ["log", "--uuid", "nope"],
+    ["log", "no-such-rev"], ["diff", "--json"], ["diff", "HEAD~2", "HEAD"],
+    ["diff", "--stat", "HEAD~3..HEAD"], ["diff", "--format", "markdown", "HEAD~3...feature"],
+    ["diff", "--format=markdown", "HEAD~3", "HEAD", "--", "src/db/"],
+    ["diff", "--exit-code", "HEAD~1", "HEAD"], ["diff", "--cached", "--exit-code"],
+    ["diff", "--stat", "--json"], ["diff", "a", "b", "c"],
+]
+
+
+@pytest.mark.parametrize("argv", HISTORY_ARGVS, ids=[" ".join(a) for a in HISTORY_ARGVS])
+def test_history_same_answer_with_and_without_click(hist, argv):
+    fast = aide(hist["repo"], *argv)
+    slow = aide(hist["repo"], *argv, env={"GIT_AIDE_NO_FASTPATH": "1"})
+    assert (fast.returncode, fast.stdout, fast.stderr) == \
+        (slow.returncode, slow.stdout, slow.stderr)
+    assert "Traceback" not in fast.stderr
+
+
+def test_history_options_click_owns_are_left_to_it():
+    from git_aide.fastpath import parse_history
+
+    for argv in (["log", "-h"], ["diff", "--format", "html"], ["log", "--limit", "x"],
+                 ["diff", "--frobnicate"], ["log", "-n"]):
+        assert parse_history(argv) is None
+    assert parse_history(["diff", "A...B", "--json", "--", "src/"]) == (
+        "diff", {"as_json": True, "revs": ["A...B"], "paths": ["src/"]})
+
+
+def test_a_cold_cache_and_a_warm_one_give_the_same_history(hist, tmp_path: Path):
+    repo = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(hist["repo"]), str(repo))
+    warm_log = aide_ok(hist["repo"], "log", "--all", "--json").stdout
+    warm_diff = aide_ok(hist["repo"], "diff", hist["c1"], "HEAD", "--json").stdout
+    # A fresh clone has no cache; --uuid first, so that its narrowed read is not kept.
+    assert aide_ok(repo, "log", "--uuid", hist["a"], "--json").json()["commits"]
+    assert aide_ok(repo, "diff", hist["c1"], "HEAD", "--json").stdout == warm_diff
+    assert aide_ok(repo, "log", "--all", "--json").stdout == warm_log
+    assert aide_ok(repo, "log", "--all", "--json").stdout == warm_log
