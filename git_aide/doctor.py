@@ -32,7 +32,7 @@ _INSTALL = "pip install git-aide (or put git-aide on PATH)"
 class Finding:
     """The outcome of one check."""
 
-    #: Which check: git, driver, attributes, hooks, cache, personal, folder, audit.
+    #: Which check: git, driver, textconv, attributes, hooks, cache, personal, folder, audit.
     check: str
     #: True when nothing is wrong.
     ok: bool
