@@ -4,7 +4,9 @@ on real histories built here: adds, changes, a forget, a layer move, a merge."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -269,7 +271,7 @@ def test_init_upgrades_an_older_attribute_line_and_uninstall_removes_textconv(tm
 def test_textconv_starts_without_click_or_orjson(tmp_path: Path):
     f = tmp_path / "m.json"
     f.write_text('{"uuid": "x", "layer": "technical", "what": "hello"}\n')
-    proc = subprocess.run([os.sys.executable, "-X", "importtime", "-m", "git_aide", "textconv",
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", "textconv",
                            str(f)], capture_output=True, text=True, env=BASE_ENV)
     assert proc.returncode == 0 and "what:\n  hello" in proc.stdout
     mods = {line.rsplit("|", 1)[1].strip().split(".")[0]
@@ -317,3 +319,29 @@ def test_a_cold_cache_and_a_warm_one_give_the_same_history(hist, tmp_path: Path)
     assert aide_ok(repo, "diff", hist["c1"], "HEAD", "--json").stdout == warm_diff
     assert aide_ok(repo, "log", "--all", "--json").stdout == warm_log
     assert aide_ok(repo, "log", "--all", "--json").stdout == warm_log
+
+
+@pytest.mark.skipif(not shutil.which("script"), reason="needs script(1) for a terminal")
+def test_word_diff_in_colour_on_a_terminal_unless_no_color(hist):
+    command = " ".join([*AIDE, "diff", hist["c1"], hist["c2"]])
+
+    def on_a_terminal(extra: dict[str, str]) -> str:
+        return subprocess.run(["script", "-qc", command, "/dev/null"], cwd=hist["repo"],
+                              capture_output=True, text=True, env={**BASE_ENV, **extra}).stdout
+
+    coloured = on_a_terminal({})
+    assert "\x1b[32msession\x1b[0m" in coloured and "[-transaction-]" not in coloured
+    plain = on_a_terminal({"NO_COLOR": "1"})
+    assert "\x1b[" not in plain and "[-transaction-]{+session+}" in plain
+
+
+def test_plain_log_and_diff_start_without_click_or_pygit2(hist):
+    repo = hist["repo"]
+    for argv in (["log", "--json"], ["diff", hist["c1"], "HEAD", "--json"]):
+        aide_ok(repo, *argv)  # warm: the trees' listings and answers are in the cache
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", *argv],
+                              cwd=repo, capture_output=True, text=True, env=BASE_ENV)
+        assert proc.returncode == 0, proc.stderr
+        mods = {line.rsplit("|", 1)[1].strip().split(".")[0]
+                for line in proc.stderr.splitlines() if line.startswith("import time:")}
+        assert not mods & {"click", "pygit2", "rich", "whoosh", "orjson"}, argv
