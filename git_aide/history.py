@@ -17,9 +17,18 @@ Personal memories are never part of either: they are never committed.
 
 from __future__ import annotations
 
-from git_aide import listing, memory
+from git_aide import listing
+from git_aide.changes import (
+    LAYER_RANK,
+    compare,
+    filter_paths,
+    path_filter,
+    read_blobs,
+    shared_memory_path,
+    tree_diff,
+)
 from git_aide.errors import AideError, UsageError
-from git_aide.memory import LAYERS, MEMORIES_DIR, PERSONAL_DIR
+from git_aide.memory import MEMORIES_DIR
 from git_aide.sources import Source
 
 TYPE_CHECKING = False
@@ -32,154 +41,6 @@ if TYPE_CHECKING:
 
 #: The id git gives the empty tree (it knows it without having it stored).
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-#: Fields left out when two versions are compared: the path says nothing new.
-_NOT_FIELDS = frozenset({"path"})
-_PERSONAL = PERSONAL_DIR + "/"
-_LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
-
-
-def shared_memory_path(path: str) -> bool:
-    """Whether a repo-relative path can hold a shared (committed) memory."""
-    return (path.startswith(MEMORIES_DIR + "/") and not path.startswith(_PERSONAL)
-            and listing.is_candidate(path, None))
-
-
-# -- reading blobs ---------------------------------------------------------------------
-
-
-def read_blobs(repo: Repo, blobs: Iterable[str]) -> dict[str, bytes]:
-    """The contents of blobs, in one `git cat-file --batch` (no pygit2 to import)."""
-    wanted = list(dict.fromkeys(b for b in blobs if b))
-    if not wanted:
-        return {}
-    out = repo.git("cat-file", "--batch", input=("\n".join(wanted) + "\n").encode()).stdout
-    got: dict[str, bytes] = {}
-    at = 0
-    end = len(out)
-    while at < end:
-        nl = out.index(b"\n", at)
-        head = out[at:nl].split()
-        at = nl + 1
-        if len(head) != 3:  # "<id> missing"
-            continue
-        size = int(head[2])
-        got[head[0].decode()] = out[at:at + size]
-        at += size + 1
-    return got
-
-
-def _parse(data: bytes | None, path: str, warnings: list[str] | None
-           ) -> dict[str, Any] | None:
-    """A record read at `path`, or None (with a warning) when it is not a live memory there."""
-    if data is None:
-        return None
-    try:
-        record = memory.parse(data)
-    except memory.MemoryFormatError as e:
-        if warnings is not None:
-            field = f"{e.field}: " if e.field else ""
-            warnings.append(f"{path}: {field}{e}; skipped")
-        return None
-    where = memory.check_path(record, path)
-    if where is not None:
-        if warnings is not None:
-            warnings.append(f"{path}: {where}; skipped")
-        return None
-    return record
-
-
-def fields_changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """The names of the fields whose values differ, in the file's order."""
-    keys = list(after) + [k for k in before if k not in after]
-    missing = object()
-    return [k for k in keys if k not in _NOT_FIELDS
-            and _same(before.get(k, missing), after.get(k, missing)) is False]
-
-
-def _same(a: Any, b: Any) -> bool:
-    # 1 == True == 1.0 in Python; in a file they are different values.
-    return type(a) is type(b) and a == b
-
-
-def _doc(record: dict[str, Any], path: str) -> dict[str, Any]:
-    doc = dict(record)
-    doc["path"] = path
-    return doc
-
-
-def _order(doc: dict[str, Any]) -> tuple[int, str]:
-    return _LAYER_RANK.get(doc.get("layer", ""), len(LAYERS)), doc["path"]
-
-
-def compare(before: dict[str, str], after: dict[str, str],
-            read: Callable[[set[str]], dict[str, bytes]], warnings: list[str] | None = None
-            ) -> dict[str, list[Any]]:
-    """What changed between two listings (path -> blob id): added, forgotten, changed.
-
-    Only the blobs that differ are read (`read`), so the cost follows the change.
-    """
-    old = {p: b for p, b in before.items() if after.get(p) != b and shared_memory_path(p)}
-    new = {p: b for p, b in after.items() if before.get(p) != b and shared_memory_path(p)}
-    data = read(set(old.values()) | set(new.values()))
-    olds: dict[str, tuple[str, dict[str, Any]]] = {}
-    news: dict[str, tuple[str, dict[str, Any]]] = {}
-    for paths, side, warn in ((old, olds, None), (new, news, warnings)):
-        for path, blob in paths.items():
-            record = _parse(data.get(blob), path, warn)
-            if record is not None:
-                side.setdefault(record["uuid"], (path, record))
-    added = [_doc(r, p) for u, (p, r) in news.items() if u not in olds]
-    forgotten = [_doc(r, p) for u, (p, r) in olds.items() if u not in news]
-    changed = []
-    for u, (path, after_rec) in news.items():
-        if u not in olds:
-            continue
-        old_path, before_rec = olds[u]
-        changed.append({"uuid": u, "fields": fields_changed(before_rec, after_rec),
-                        "before": _doc(before_rec, old_path), "after": _doc(after_rec, path)})
-    added.sort(key=_order)
-    forgotten.sort(key=_order)
-    changed.sort(key=lambda c: _order(c["after"]))
-    return {"added": added, "forgotten": forgotten, "changed": changed}
-
-
-# -- paths -----------------------------------------------------------------------------
-
-
-def path_filter(repo: Repo, paths: Iterable[str]) -> Callable[[dict[str, Any]], bool] | None:
-    """Whether a memory (a record) is relevant to one of the paths (DESIGN section 3)."""
-    paths = list(paths)
-    if not paths:
-        return None
-    from git_aide import recall as rc
-    from git_aide import scope as scopes
-
-    keep = rc.scope_filter(rc.query_paths(repo.worktree, repo.prefix, paths),
-                           repo.config_int("aide.recall.minScopeDepth", 1))
-    compiled: dict[str, Any] = {}
-
-    def relevant(record: dict[str, Any]) -> bool:
-        scope = record.get("scope")
-        if not isinstance(scope, str) or scopes.is_project_wide(scope):
-            return keep(None)
-        c = compiled.get(scope)
-        if c is None:
-            try:
-                c = compiled[scope] = scopes.compile_scope(scope)
-            except Exception:  # a scope that does not compile matches nothing
-                return False
-        return keep(c)
-
-    return relevant
-
-
-def _filter_paths(doc: dict[str, Any], relevant: Callable[[dict[str, Any]], bool]
-                  ) -> dict[str, Any]:
-    out = dict(doc)
-    out["added"] = [m for m in doc["added"] if relevant(m)]
-    out["forgotten"] = [m for m in doc["forgotten"] if relevant(m)]
-    out["changed"] = [c for c in doc["changed"] if relevant(c["before"]) or relevant(c["after"])]
-    return out
 
 
 # -- diff ------------------------------------------------------------------------------
@@ -339,29 +200,7 @@ def diff_doc(repo: Repo, cache: Cache, args: list[str], *, cached: bool = False,
     else:
         doc.update(compare(before.pairs, after.pairs, read, warnings))
     relevant = path_filter(repo, paths)
-    return _filter_paths(doc, relevant) if relevant is not None else doc
-
-
-def tree_diff(cache: Cache | None, old: str, new: str,
-              compute: Callable[[list[str]], dict[str, list[Any]]],
-              warnings: list[str] | None) -> dict[str, list[Any]]:
-    """compare() of two memories trees, kept in the cache under their ids.
-
-    Two trees always differ the same way, so the answer is never stale: a second
-    `diff A B`, or a `log` over commits it walked before, reads no blob at all.
-    """
-    key = f"{old}-{new}"
-    got = cache.read("history", key) if cache is not None else None
-    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict):
-        doc, said = got
-    else:
-        said = []
-        doc = compute(said)
-        if cache is not None:
-            cache.write((doc, said), "history", key)
-    if warnings is not None:
-        warnings.extend(said)
-    return doc
+    return filter_paths(doc, relevant) if relevant is not None else doc
 
 
 def differs(doc: dict[str, Any]) -> bool:
@@ -383,7 +222,7 @@ def stat(doc: dict[str, Any]) -> dict[str, dict[str, int]]:
         bump(m["layer"], "forgotten")
     for c in doc["changed"]:
         bump(c["after"]["layer"], "changed")
-    return {layer: counts[layer] for layer in sorted(counts, key=lambda x: _LAYER_RANK.get(x, 9))}
+    return {layer: counts[layer] for layer in sorted(counts, key=lambda x: LAYER_RANK.get(x, 9))}
 
 
 # -- log -------------------------------------------------------------------------------
@@ -576,7 +415,7 @@ def _entries(doc: dict[str, Any], want: str | None,
              relevant: Callable[[dict[str, Any]], bool] | None) -> list[dict[str, Any]]:
     """The changes of one commit as `log --json` lists them."""
     if relevant is not None:
-        doc = _filter_paths(doc, relevant)
+        doc = filter_paths(doc, relevant)
     entries: list[dict[str, Any]] = []
     for m in doc["added"]:
         entries.append({"uuid": m["uuid"], "change": "added", "fields": [], "memory": m})
