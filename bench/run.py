@@ -227,8 +227,9 @@ def full_index_row(repo: str, meta: dict[str, Any], aide: list[str], runs: int) 
     return row
 
 
-def merge_driver_row(repo: str, aide: list[str], runs: int) -> Row:
-    """Time one `merge-driver BASE OURS THEIRS 7 PATH` call on three small memory files."""
+def merge_setup(aide: list[str]) -> tuple[str, list[str], Callable[[int], None]]:
+    """Three small memory files in a new folder, and the merge driver call on them:
+    (folder, command, a `before` that puts OURS back, since the driver writes there)."""
     import random
 
     plan = generate.Plan(random.Random(7))
@@ -244,13 +245,18 @@ def merge_driver_row(repo: str, aide: list[str], runs: int) -> Row:
     for name, rec in (("base", base), ("ours", ours), ("theirs", theirs)):
         Path(files[name]).write_bytes(generate.memory.canonical(rec))
     ours_bytes = Path(files["ours"]).read_bytes()
-    row = Row("merge_driver", "merge driver, one call",
-              [*aide, "merge-driver", files["base"], files["ours"], files["theirs"], "7",
-               path], max_ms=MERGE_DRIVER_MS)
 
     def before(_i: int) -> None:
-        Path(files["ours"]).write_bytes(ours_bytes)  # the driver writes its result there
+        Path(files["ours"]).write_bytes(ours_bytes)
 
+    return tmp, [*aide, "merge-driver", files["base"], files["ours"], files["theirs"], "7",
+                 path], before
+
+
+def merge_driver_row(repo: str, aide: list[str], runs: int) -> Row:
+    """Time one `merge-driver BASE OURS THEIRS 7 PATH` call on three small memory files."""
+    tmp, command, before = merge_setup(aide)
+    row = Row("merge_driver", "merge driver, one call", command, max_ms=MERGE_DRIVER_MS)
     try:
         return measure(row, repo, runs, before=before)  # git runs drivers at the top
     finally:
@@ -275,16 +281,17 @@ def history_rows(repo: str, meta: dict[str, Any], aide: list[str],
 
 
 def textconv_row(repo: str, aide: list[str], runs: int) -> Row:
-    """Time one `textconv FILE` call on a memory file; baseline: the merge driver row."""
-    tmp = tempfile.mkdtemp(prefix="git-aide-bench-textconv-")
+    """Time one `textconv FILE` call on a memory file, each run paired with one merge
+    driver call (its baseline: the same load for both)."""
+    tmp, merge, before = merge_setup(aide)
     path = os.path.join(tmp, "memory.json")
     listed = git(repo, "ls-files", "--", generate.memory.MEMORIES_DIR + "/technical").split()
     Path(path).write_bytes(Path(repo, listed[0]).read_bytes())
     row = Row("textconv", "textconv, one call", [*aide, "textconv", path],
               baseline_key="merge_driver", max_ratio=1.0,
-              note="baseline: the merge driver row; target: no slower")
+              note="baseline: one merge driver call, paired; target: no slower")
     try:
-        return measure(row, repo, runs)
+        return measure(row, repo, runs, before=before, paired=merge)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
