@@ -99,6 +99,22 @@ def _order(doc: dict[str, Any]) -> tuple[int, str]:
     return LAYER_RANK.get(doc.get("layer", ""), len(LAYERS)), doc["path"]
 
 
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-5] if name.endswith(".json") else ""
+
+
+def _holders(listing_: dict[str, str], changed: dict[str, str]) -> dict[str, list[str]]:
+    """uuid file name -> its paths in order, for the changed names that several paths hold."""
+    wanted = {_stem(p) for p in changed}
+    holders: dict[str, list[str]] = {}
+    for p in listing_:
+        stem = _stem(p)
+        if stem in wanted and shared_memory_path(p):
+            holders.setdefault(stem, []).append(p)
+    return {stem: sorted(ps) for stem, ps in holders.items() if len(ps) > 1}
+
+
 def compare(before: dict[str, str], after: dict[str, str],
             read: Callable[[set[str]], dict[str, bytes]], warnings: list[str] | None = None
             ) -> dict[str, list[Any]]:
@@ -108,14 +124,27 @@ def compare(before: dict[str, str], after: dict[str, str],
     """
     old = {p: b for p, b in before.items() if after.get(p) != b and shared_memory_path(p)}
     new = {p: b for p, b in after.items() if before.get(p) != b and shared_memory_path(p)}
-    data = read(set(old.values()) | set(new.values()))
+    # A uuid held by several files (a copy left behind) is rare: only then are the
+    # unchanged holders read too, to keep the one every read keeps.
+    dups = (_holders(before, old), _holders(after, new))
+    extra = {listing_[p] for d, listing_ in zip(dups, (before, after), strict=True)
+             for ps in d.values() for p in ps}
+    data = read(set(old.values()) | set(new.values()) | extra)
     olds: dict[str, tuple[str, dict[str, Any]]] = {}
     news: dict[str, tuple[str, dict[str, Any]]] = {}
-    for paths, side, warn in ((old, olds, None), (new, news, warnings)):
+    for paths, listing_, held, side, warn in ((old, before, dups[0], olds, None),
+                                              (new, after, dups[1], news, warnings)):
         for path, blob in paths.items():
             record = _parse(data.get(blob), path, warn)
-            if record is not None:
-                side.setdefault(record["uuid"], (path, record))
+            if record is None:
+                continue
+            keep = next((p for p in held.get(_stem(path), ())
+                         if _parse(data.get(listing_[p]), p, None) is not None), path)
+            if keep != path:  # as every read does: the first valid path keeps the uuid
+                if warn is not None:
+                    warn.append(f"{path}: uuid already used by {keep}; skipped")
+                continue
+            side.setdefault(record["uuid"], (path, record))
     added = [_doc(r, p) for u, (p, r) in news.items() if u not in olds]
     forgotten = [_doc(r, p) for u, (p, r) in olds.items() if u not in news]
     changed = []

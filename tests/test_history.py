@@ -3,6 +3,7 @@ on real histories built here: adds, changes, a forget, a layer move, a merge."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -345,3 +346,29 @@ def test_plain_log_and_diff_start_without_click_or_pygit2(hist):
         mods = {line.rsplit("|", 1)[1].strip().split(".")[0]
                 for line in proc.stderr.splitlines() if line.startswith("import time:")}
         assert not mods & {"click", "pygit2", "rich", "whoosh", "orjson"}, argv
+
+
+def test_a_uuid_held_by_two_files_counts_once_as_every_read_counts_it(tmp_path: Path):
+    repo = make_repo(tmp_path / "repo")
+    u = remember(repo, "Deploys go through the staging cluster")["uuid"]
+    commit(repo, "one", 1)
+    mem = repo / ".aide" / "memories"
+    tech = mem / "technical" / f"{u}.json"
+    # A stray copy in another layer's folder, and the real one changed: the change shows.
+    (mem / "guidelines" / f"{u}.json").write_bytes(tech.read_bytes())
+    aide_ok(repo, "update", u, "--what", "Deploys go through the canary cluster", "--no-stage")
+    r = aide_ok(repo, "diff", "--json")
+    (ch,) = r.json()["changed"]
+    assert ch["after"]["what"].endswith("canary cluster") and r.json()["added"] == []
+    assert f"guidelines/{u}.json: belongs at" in r.stderr
+    # Two valid files of one uuid: the first path keeps it, as `list` does.
+    record = json.loads(tech.read_text())
+    record["layer"] = "guidelines"
+    (mem / "guidelines" / f"{u}.json").write_text(json.dumps(record))
+    r = aide_ok(repo, "diff", "--json")
+    assert [m["path"] for m in r.json()["added"]] == []
+    (ch,) = r.json()["changed"]
+    assert ch["after"]["layer"] == "guidelines"
+    assert f"technical/{u}.json: uuid already used by .aide/memories/guidelines/" in r.stderr
+    listed = aide_ok(repo, "list", "--json").json()["memories"]
+    assert [m["layer"] for m in listed] == ["guidelines"]
