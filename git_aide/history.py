@@ -79,9 +79,12 @@ def _unborn(repo: Repo) -> bool:
 
 def _rev_side(repo: Repo, cache: Cache, rev: str, label: str | None = None,
               implicit_head: bool = False) -> _Side:
-    if implicit_head and _unborn(repo):
-        return _Side(Source("rev", rev, None), {}, tree=EMPTY_TREE)
-    commit, tree = repo.resolve(rev)
+    try:
+        commit, tree = repo.resolve(rev)
+    except AideError:
+        if implicit_head and _unborn(repo):  # no commit yet: HEAD is empty
+            return _Side(Source("rev", rev, None), {}, tree=EMPTY_TREE)
+        raise
 
     def pairs() -> dict[str, str]:
         got = cache.tree_listing(tree) if tree is not None else []
@@ -251,14 +254,15 @@ def _walk(repo: Repo, revs: list[str], all_refs: bool) -> list[_Commit]:
     """The commits `git log REVS` walks, newest first (merges with their first parent)."""
     for rev in revs:
         _check_rev(rev)
-    if not revs and not all_refs:
-        if _unborn(repo):
-            return []
+    implicit = not revs and not all_refs
+    if implicit:
         revs = ["HEAD"]
     args = ["-c", "log.showSignature=false", "log", "-z", f"--format={_LOG_FORMAT}"]
     if all_refs:
         args.append("--all")
     proc = repo.git(*args, *revs, "--", check=False)
+    if proc.returncode != 0 and implicit and _unborn(repo):
+        return []  # no commit yet: nothing to walk
     if proc.returncode != 0:
         lines = proc.stderr.decode(errors="replace").strip().splitlines()
         reason = lines[-1].removeprefix("fatal: ") if lines else f"exit {proc.returncode}"
