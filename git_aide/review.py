@@ -233,9 +233,7 @@ def log_text(doc: dict[str, Any], *, tty: bool) -> str:
             m = ch["memory"]
             kind = ch["change"]
             mark = {"added": s.green, "forgotten": s.red}.get(kind, s.bold)(f"{kind:<9}")
-            extra = ""
-            if kind == "moved":
-                extra = f" to {m['layer']}"
+            extra = ""  # a move shows the layer it went to in the layer column
             fields = [f for f in ch["fields"] if f not in ("updated_at", "layer")]
             if fields and kind in ("changed", "moved"):
                 extra += f" ({', '.join(fields)})"
