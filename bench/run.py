@@ -227,8 +227,9 @@ def full_index_row(repo: str, meta: dict[str, Any], aide: list[str], runs: int) 
     return row
 
 
-def merge_driver_row(repo: str, aide: list[str], runs: int) -> Row:
-    """Time one `merge-driver BASE OURS THEIRS 7 PATH` call on three small memory files."""
+def merge_setup(aide: list[str]) -> tuple[str, list[str], Callable[[int], None]]:
+    """Three small memory files in a new folder, and the merge driver call on them:
+    (folder, command, a `before` that puts OURS back, since the driver writes there)."""
     import random
 
     plan = generate.Plan(random.Random(7))
@@ -244,15 +245,53 @@ def merge_driver_row(repo: str, aide: list[str], runs: int) -> Row:
     for name, rec in (("base", base), ("ours", ours), ("theirs", theirs)):
         Path(files[name]).write_bytes(generate.memory.canonical(rec))
     ours_bytes = Path(files["ours"]).read_bytes()
-    row = Row("merge_driver", "merge driver, one call",
-              [*aide, "merge-driver", files["base"], files["ours"], files["theirs"], "7",
-               path], max_ms=MERGE_DRIVER_MS)
 
     def before(_i: int) -> None:
-        Path(files["ours"]).write_bytes(ours_bytes)  # the driver writes its result there
+        Path(files["ours"]).write_bytes(ours_bytes)
 
+    return tmp, [*aide, "merge-driver", files["base"], files["ours"], files["theirs"], "7",
+                 path], before
+
+
+def merge_driver_row(repo: str, aide: list[str], runs: int) -> Row:
+    """Time one `merge-driver BASE OURS THEIRS 7 PATH` call on three small memory files."""
+    tmp, command, before = merge_setup(aide)
+    row = Row("merge_driver", "merge driver, one call", command, max_ms=MERGE_DRIVER_MS)
     try:
         return measure(row, repo, runs, before=before)  # git runs drivers at the top
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def history_rows(repo: str, meta: dict[str, Any], aide: list[str],
+                 add: Callable[..., None]) -> None:
+    """`log` over the generated history and `diff` between its first and last commit,
+    each paired with the git command that lists the same changes."""
+    first = f"HEAD~{meta['commits']}"
+    span = f"{first}..HEAD"
+    mem = generate.memory.MEMORIES_DIR
+    add(Row("log", f"`log {span}` ({meta['commits']} commits)",
+            [*aide, "log", span, "--json"], baseline_key="git_log", max_ratio=GREP_RATIO,
+            note=f"baseline: `git log --name-status {span} -- {mem}`"),
+        paired=["git", "log", "--name-status", span, "--", mem])
+    add(Row("diff", f"`diff {first} HEAD`", [*aide, "diff", first, "HEAD", "--json"],
+            baseline_key="git_diff", max_ratio=GREP_RATIO,
+            note=f"baseline: `git diff --stat {first} HEAD -- {mem}`"),
+        paired=["git", "diff", "--stat", first, "HEAD", "--", mem])
+
+
+def textconv_row(repo: str, aide: list[str], runs: int) -> Row:
+    """Time one `textconv FILE` call on a memory file, each run paired with one merge
+    driver call (its baseline: the same load for both)."""
+    tmp, merge, before = merge_setup(aide)
+    path = os.path.join(tmp, "memory.json")
+    listed = git(repo, "ls-files", "--", generate.memory.MEMORIES_DIR + "/technical").split()
+    Path(path).write_bytes(Path(repo, listed[0]).read_bytes())
+    row = Row("textconv", "textconv, one call", [*aide, "textconv", path],
+              baseline_key="merge_driver", max_ratio=1.0,
+              note="baseline: one merge driver call, paired; target: no slower")
+    try:
+        return measure(row, repo, runs, before=before, paired=merge)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -266,16 +305,24 @@ def bench_size(n: int, args: argparse.Namespace, aide: list[str]) -> dict[str, A
     rev = f"HEAD~{meta['commits']}"  # the first commit: HEAD~100 by default
     runs, slow = args.runs, max(1, min(args.runs, args.slow_runs))
     rows: list[Row] = []
+    only = {k.strip() for k in (args.rows or "").split(",") if k.strip()}
+
+    def wanted(key: str) -> bool:
+        return not only or key in only
 
     def add(row: Row, **kw: Any) -> None:
+        if not wanted(row.key):
+            return
         log(f"  N={n}: {row.label} ...")
         rows.append(measure(row, repo, runs, **kw))
 
+    greps = {"grep_worktree": ["git", "grep", "-i", "-l", word, "--",
+                               generate.memory.MEMORIES_DIR],
+             "grep_rev": ["git", "grep", "-i", "-l", word, rev, "--",
+                          generate.memory.MEMORIES_DIR]}
     add(Row("grep_worktree", "baseline: `git grep -i -l WORD` (worktree)",
-            ["git", "grep", "-i", "-l", word, "--", generate.memory.MEMORIES_DIR]),
-        ok_codes=GREP_OK)
-    add(Row("grep_rev", f"baseline: `git grep -i -l WORD {rev}`",
-            ["git", "grep", "-i", "-l", word, rev, "--", generate.memory.MEMORIES_DIR]),
+            greps["grep_worktree"]), ok_codes=GREP_OK)
+    add(Row("grep_rev", f"baseline: `git grep -i -l WORD {rev}`", greps["grep_rev"]),
         ok_codes=GREP_OK)
     add(Row("startup", "`git aide --version` (start-up floor)", [*aide, "--version"]))
     for key, label, cmd, base in (
@@ -288,25 +335,34 @@ def bench_size(n: int, args: argparse.Namespace, aide: list[str]) -> dict[str, A
          "grep_rev"),
     ):
         add(Row(key, label, [*aide, *cmd, "--json"], baseline_key=base, max_ratio=GREP_RATIO),
-            paired=next(r.command for r in rows if r.key == base))
+            paired=greps[base])
+    history_rows(repo, meta, aide, add)
 
-    log(f"  N={n}: catch-up after merging {CATCH_UP_COUNT} memories ...")
-    rows.append(catch_up_row(repo, meta, aide, "catchup_recall",
-                             f"catch-up: first `recall` after a merge of {CATCH_UP_COUNT:,}",
-                             ["recall", deep, "--json"], slow))
-    rows.append(catch_up_row(repo, meta, aide, "catchup_search",
-                             f"catch-up: first `search` after a merge of {CATCH_UP_COUNT:,}",
-                             ["search", word, "--json"], slow))
-    log(f"  N={n}: first full index ...")
-    rows.append(full_index_row(repo, meta, aide, slow))
-    log(f"  N={n}: merge driver ...")
-    row = merge_driver_row(repo, aide, runs)
-    if row.error:
-        row.note = "merge-driver not available yet or failed"
-    rows.append(row)
-    log(f"  N={n}: audit ...")
-    rows.append(measure(Row("audit", "`audit` (every memory, the whole history)",
-                            [*aide, "audit", "--json"], max_ms=AUDIT_MS), repo, slow))
+    if wanted("catchup_recall"):
+        log(f"  N={n}: catch-up after merging {CATCH_UP_COUNT} memories ...")
+        rows.append(catch_up_row(repo, meta, aide, "catchup_recall",
+                                 f"catch-up: first `recall` after a merge of {CATCH_UP_COUNT:,}",
+                                 ["recall", deep, "--json"], slow))
+    if wanted("catchup_search"):
+        rows.append(catch_up_row(repo, meta, aide, "catchup_search",
+                                 f"catch-up: first `search` after a merge of {CATCH_UP_COUNT:,}",
+                                 ["search", word, "--json"], slow))
+    if wanted("full_index"):
+        log(f"  N={n}: first full index ...")
+        rows.append(full_index_row(repo, meta, aide, slow))
+    if wanted("merge_driver") or wanted("textconv"):
+        log(f"  N={n}: merge driver ...")
+        row = merge_driver_row(repo, aide, runs)
+        if row.error:
+            row.note = "merge-driver not available yet or failed"
+        rows.append(row)
+    if wanted("textconv"):
+        log(f"  N={n}: textconv ...")
+        rows.append(textconv_row(repo, aide, runs))
+    if wanted("audit"):
+        log(f"  N={n}: audit ...")
+        rows.append(measure(Row("audit", "`audit` (every memory, the whole history)",
+                                [*aide, "audit", "--json"], max_ms=AUDIT_MS), repo, slow))
 
     by_key = {r.key: r for r in rows}
     for r in rows:
@@ -345,7 +401,8 @@ def target_text(row: dict[str, Any], scale: dict[str, Any] | None) -> str:
     """The target column: the bound, whether it is met, and the 100k-vs-10k check."""
     parts: list[str] = []
     if row["max_ratio"] is not None:
-        parts.append(f"≤ {row['max_ratio']:g}x grep")
+        against = "grep" if (row["baseline_key"] or "").startswith("grep") else "baseline"
+        parts.append(f"≤ {row['max_ratio']:g}x {against}")
     elif row["max_ms"] is not None:
         bound = row["max_ms"]
         parts.append(f"< {bound / 1000:g} s" if bound >= 1000 else f"< {bound:g} ms")
@@ -416,6 +473,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--commits", type=int, default=100, help="history depth (default 100)")
     ap.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
     ap.add_argument("--regenerate", action="store_true", help="do not reuse repositories")
+    ap.add_argument("--rows", metavar="KEYS",
+                    help="time only these rows, comma-separated keys (startup, recall_file, "
+                         "recall_dir, recall_query, search, recall_rev, log, diff, "
+                         "catchup_recall, catchup_search, full_index, merge_driver, "
+                         "textconv, audit)")
     ap.add_argument("--json", dest="json_out", metavar="FILE", help="write raw figures here")
     args = ap.parse_args(argv)
     try:

@@ -14,6 +14,11 @@ def main() -> None:
         from git_aide.merge import main as merge_main
 
         sys.exit(merge_main(argv[1:]))
+    if argv and argv[0] == "textconv":
+        # Git starts the textconv once per memory file it shows: as cheap as the driver.
+        from git_aide.textconv import main as textconv_main
+
+        sys.exit(textconv_main(argv[1:]))
     if not all(arg.isascii() for arg in argv):
         from git_aide import commands
 
@@ -35,6 +40,17 @@ def main() -> None:
             from git_aide import commands
 
             work = commands.recall if command == "recall" else commands.search
+            sys.exit(commands.guarded(lambda: work(**kwargs)))  # type: ignore[arg-type]
+    if argv and argv[0] in ("diff", "log"):
+        # A reviewer's or a CI step's call: the plain forms skip click as recall does.
+        from git_aide.fastpath import parse_history
+
+        parsed = parse_history(argv)
+        if parsed is not None:
+            from git_aide import commands
+
+            command, kwargs = parsed
+            work = commands.diff if command == "diff" else commands.log
             sys.exit(commands.guarded(lambda: work(**kwargs)))  # type: ignore[arg-type]
     from git_aide.cli import run
 

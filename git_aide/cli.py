@@ -438,6 +438,64 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
         raise AideError(f"{n} finding{'s' if n > 1 else ''}; see `git aide audit`")
 
 
+class PathsAfterDash(click.Command):
+    """A command whose `-- PATH...` is kept apart from its revisions, as git does."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Everything after the first `--` goes to ctx.meta["paths"]."""
+        if "--" in args:
+            at = args.index("--")
+            ctx.meta["paths"] = args[at + 1:]
+            args = args[:at]
+        else:
+            ctx.meta["paths"] = []
+        return super().parse_args(ctx, args)
+
+
+@main.command(cls=PathsAfterDash)
+@click.argument("revs", metavar="[REV-RANGE]...", nargs=-1)
+@click.option("--all", "all_refs", is_flag=True, help="Walk every ref, as git log --all.")
+@click.option("--uuid", "ident", metavar="ID", help="Follow one memory (a uuid or a prefix).")
+@click.option("--reverse", is_flag=True, help="Oldest first.")
+@click.option("--limit", "-n", type=click.IntRange(min=0), help="At most N commits.")
+@json_option
+def log(revs: tuple[str, ...], all_refs: bool, ident: str | None, reverse: bool,
+        limit: int | None, as_json: bool) -> None:
+    """Commits that changed shared memories, and what each changed. [-- PATH...]"""
+    commands.log(list(revs), all_refs=all_refs, ident=ident, reverse=reverse, limit=limit,
+                 as_json=as_json, paths=click.get_current_context().meta["paths"])
+
+
+@main.command(cls=PathsAfterDash)
+@click.argument("revs", metavar="[REV | REV REV2 | A..B | A...B]", nargs=-1)
+@click.option("--cached", "--staged", "cached", is_flag=True,
+              help="Compare a commit (default HEAD) with the index.")
+@click.option("--stat", "as_stat", is_flag=True, help="Counts per layer.")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text",
+              help="markdown: a review summary to paste into a pull request.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences.")
+@json_option
+def diff(revs: tuple[str, ...], cached: bool, as_stat: bool, fmt: str, exit_code: bool,
+         as_json: bool) -> None:
+    """Memories added, forgotten and changed between two sources. [-- PATH...]"""
+    status = commands.diff(list(revs), cached=cached, as_stat=as_stat, fmt=fmt,
+                           exit_code=exit_code, as_json=as_json,
+                           paths=click.get_current_context().meta["paths"])
+    if status:
+        raise click.exceptions.Exit(status)
+
+
+@main.command()
+@click.argument("file")
+def textconv(file: str) -> None:
+    """A memory file as readable lines (git runs it for `git diff`; see `init`)."""
+    # `git-aide textconv` never gets here: __main__ dispatches it before click is
+    # imported. This keeps it listed in the help and callable through `run()`.
+    from git_aide.textconv import main as textconv_main
+
+    raise click.exceptions.Exit(textconv_main([file]))
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; every error becomes one line and an exit status."""
     try:

@@ -180,6 +180,54 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (), limit: int |
     render_hits(snap, hits, as_json)
 
 
+def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
+        reverse: bool = False, limit: int | None = None, as_json: bool = False,
+        paths: list[str] | None = None) -> None:
+    """`git aide log`."""
+    from git_aide import history
+
+    repo, cache = context()
+    doc = history.log_doc(repo, cache, revs, uuid=ident, paths=paths or [], reverse=reverse,
+                          limit=limit, all_refs=all_refs)
+    if as_json:
+        from git_aide.render import dumps
+
+        out(dumps(doc))
+    else:
+        from git_aide import review
+
+        out(review.log_text(doc, tty=tty()))
+
+
+def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
+         fmt: str = "text", exit_code: bool = False, as_json: bool = False,
+         paths: list[str] | None = None) -> int:
+    """`git aide diff`; returns the exit status (1: differences, with --exit-code)."""
+    from git_aide import history
+
+    if sum((as_stat, as_json, fmt != "text")) > 1:
+        raise UsageError("give at most one of --stat, --json and --format markdown")
+    repo, cache = context()
+    warnings: list[str] = []
+    doc = history.diff_doc(repo, cache, revs, cached=cached, paths=paths or [],
+                           warnings=warnings)
+    warn(warnings)
+    if as_json:
+        from git_aide.render import dumps
+
+        out(dumps(doc))
+    else:
+        from git_aide import review
+
+        if as_stat:
+            out(review.stat_text(history.stat(doc)))
+        elif fmt == "markdown":
+            sys.stdout.write(review.markdown(doc))
+        else:
+            out(review.diff_text(doc, tty=tty()))
+    return 1 if exit_code and history.differs(doc) else 0
+
+
 #: Below this many memories to index, no progress bar is worth drawing.
 PROGRESS_FROM = 500
 
@@ -240,10 +288,10 @@ def guarded(work: Callable[[], object]) -> int:
     """Run a command; every error becomes one line and an exit status; notices last."""
     try:
         try:
-            work()
+            status = work()
         finally:
             print_notices()
             sys.stdout.flush()
     except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 -- the one error boundary
         return report(e)
-    return 0
+    return status if isinstance(status, int) else 0

@@ -32,7 +32,7 @@ _INSTALL = "pip install git-aide (or put git-aide on PATH)"
 class Finding:
     """The outcome of one check."""
 
-    #: Which check: git, driver, attributes, hooks, cache, personal, folder, audit.
+    #: Which check: git, driver, textconv, attributes, hooks, cache, personal, folder, audit.
     check: str
     #: True when nothing is wrong.
     ok: bool
@@ -63,7 +63,9 @@ def diagnose(repo: Repo) -> list[Finding]:
     out.append(_folder(repo))
     out.extend(_links(repo))
     out.extend(_driver(repo))
+    out.append(_textconv(repo))
     out.append(_attribute(repo))
+    out.append(_diff_attribute(repo))
     out.extend(_hooks(repo))
     out.append(_cache(repo))
     out.extend(_personal(repo))
@@ -125,6 +127,41 @@ def _driver(repo: Repo) -> list[Finding]:
         return [Finding("driver", False, f"the merge driver runs {program}, which is not on PATH",
                         _INSTALL)]
     return [Finding("driver", True, f"merge driver configured ({value})")]
+
+
+def _textconv(repo: Repo) -> Finding:
+    """Is the textconv diff driver configured, and can git start it?"""
+    value = repo.git("config", "--get", "diff.aide.textconv", check=False
+                     ).stdout.decode(errors="replace").strip()
+    if not value:
+        return Finding("textconv", False, "the textconv diff driver is not configured in this "
+                       "clone (diff.aide.textconv); git diff shows memories as raw JSON",
+                       "git aide init")
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        words = value.split()
+    program = words[0] if words else ""
+    if program == "git" and len(words) > 1:
+        program = f"git-{words[1]}"
+    if "textconv" not in words:
+        return Finding("textconv", False, f"diff.aide.textconv is {value!r}, which is not "
+                       "git-aide's textconv", "git aide init")
+    if not (shutil.which(program) or os.access(program, os.X_OK)):
+        return Finding("textconv", False, f"the textconv runs {program}, which is not on PATH",
+                       _INSTALL)
+    return Finding("textconv", True, f"textconv diff driver configured ({value})")
+
+
+def _diff_attribute(repo: Repo) -> Finding:
+    """Do memory files get diff=aide from .gitattributes?"""
+    out = repo.git("check-attr", "diff", "--", PROBE, check=False).stdout.decode(errors="replace")
+    value = out.strip().rsplit(": ", 1)[-1] if out.strip() else "unspecified"
+    if value == "aide":
+        return Finding("attributes", True, "memory files use diff=aide")
+    return Finding("attributes", False, f"the diff attribute of memory files is {value!r}, not "
+                   "'aide' (.gitattributes lacks 'diff=aide' on the git-aide line)",
+                   "git aide init")
 
 
 def _attribute(repo: Repo) -> Finding:

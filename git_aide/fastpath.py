@@ -79,3 +79,62 @@ def parse(argv: list[str]) -> tuple[str, dict[str, object]] | None:
     else:
         kwargs["paths"] = positional
     return command, kwargs
+
+
+#: `diff` and `log`: flags -> keyword, options with a value -> (keyword, allowed or None).
+_HISTORY_FLAGS = {
+    "diff": {"--cached": "cached", "--staged": "cached", "--stat": "as_stat",
+             "--json": "as_json", "--exit-code": "exit_code"},
+    "log": {"--all": "all_refs", "--reverse": "reverse", "--json": "as_json"},
+}
+_HISTORY_VALUES: dict[str, dict[str, tuple[str, tuple[str, ...] | None]]] = {
+    "diff": {"--format": ("fmt", ("text", "markdown"))},
+    "log": {"--uuid": ("ident", None), "--limit": ("limit", None), "-n": ("limit", None)},
+}
+
+
+def parse_history(argv: list[str]) -> tuple[str, dict[str, object]] | None:
+    """(command, keyword arguments) for a plain `diff` or `log`; None for click."""
+    if os.environ.get("GIT_AIDE_NO_FASTPATH") or not argv or argv[0] not in _HISTORY_FLAGS:
+        return None
+    command = argv[0]
+    flags, values = _HISTORY_FLAGS[command], _HISTORY_VALUES[command]
+    kwargs: dict[str, object] = {}
+    revs: list[str] = []
+    paths: list[str] = []
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            paths = args[i:]
+            break
+        if not arg.startswith("-"):
+            revs.append(arg)
+            continue
+        name, eq, inline = arg.partition("=")
+        if name in flags and not eq:
+            kwargs[flags[name]] = True
+            continue
+        if name not in values:
+            return None  # -h, a typo, a revision that starts with "-": click decides
+        if eq:
+            value = inline
+        elif i < len(args):
+            value = args[i]
+            i += 1
+        else:
+            return None
+        key, allowed = values[name]
+        if allowed is not None and value not in allowed:
+            return None
+        if key == "limit":
+            if not (value.isascii() and value.isdigit()):
+                return None
+            kwargs[key] = int(value)
+        else:
+            kwargs[key] = value
+    kwargs["revs"] = revs
+    kwargs["paths"] = paths
+    return command, kwargs

@@ -15,11 +15,17 @@ from git_aide.store import PERSONAL_IGNORE, write_file
 #: The line init puts in .gitignore.
 IGNORE_LINE = PERSONAL_DIR + "/"
 #: The line init puts in .gitattributes.
-ATTRIBUTE_LINE = MEMORIES_DIR + "/**/*.json merge=aide"
+ATTRIBUTE_LINE = MEMORIES_DIR + "/**/*.json merge=aide diff=aide"
+#: The line an earlier init wrote, before the textconv diff driver: init upgrades it.
+OLD_ATTRIBUTE_LINE = MEMORIES_DIR + "/**/*.json merge=aide"
 #: The git config that registers the merge driver (repo-local), key -> value.
 DRIVER_CONFIG: dict[str, str] = {
     "merge.aide.name": "git-aide: field-by-field merge of memories",
     "merge.aide.driver": "git-aide merge-driver %O %A %B %L %P",
+}
+#: The git config that registers the textconv diff driver (repo-local), key -> value.
+DIFF_CONFIG: dict[str, str] = {
+    "diff.aide.textconv": "git-aide textconv",
 }
 _FOLDERS = ("area_context", "technical", "preferences/shared", "preferences/personal",
             "guidelines")
@@ -56,6 +62,24 @@ def ensure_line(path: str, line: str) -> bool:
     return True
 
 
+def replace_line(path: str, old: str, new: str) -> bool:
+    """Turn a line that reads exactly `old` into `new` unless `new` is there; True if it wrote."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return False
+    lines = text.splitlines(keepends=True)
+    stripped = [x.strip() for x in lines]
+    if new in stripped or old not in stripped:
+        return False
+    at = stripped.index(old)
+    ending = lines[at][len(lines[at].rstrip("\r\n")):]
+    lines[at] = new + (ending or "\n")
+    write_file(path, "".join(lines).encode())
+    return True
+
+
 def init(repo: Repo, agent: str | None = None, with_hooks: bool = True) -> list[str]:
     """Set a repository up for git-aide; returns what changed (empty when nothing did)."""
     top = repo.require_worktree("init")
@@ -71,7 +95,10 @@ def init(repo: Repo, agent: str | None = None, with_hooks: bool = True) -> list[
         done.append(f"created {PERSONAL_DIR}/.gitignore")
     if ensure_line(os.path.join(top, ".gitignore"), IGNORE_LINE):
         done.append(f"added {IGNORE_LINE} to .gitignore")
-    if ensure_line(os.path.join(top, ".gitattributes"), ATTRIBUTE_LINE):
+    attributes = os.path.join(top, ".gitattributes")
+    if replace_line(attributes, OLD_ATTRIBUTE_LINE, ATTRIBUTE_LINE):
+        done.append(f"changed '{OLD_ATTRIBUTE_LINE}' to '{ATTRIBUTE_LINE}' in .gitattributes")
+    elif ensure_line(attributes, ATTRIBUTE_LINE):
         done.append(f"added '{ATTRIBUTE_LINE}' to .gitattributes")
     done += register_driver(repo)
     if agent is not None:
@@ -96,9 +123,9 @@ def init(repo: Repo, agent: str | None = None, with_hooks: bool = True) -> list[
 
 
 def register_driver(repo: Repo) -> list[str]:
-    """Set merge.aide.* in the repo's own config unless it is set so already."""
+    """Set merge.aide.* and diff.aide.* in the repo's own config unless they are so already."""
     done: list[str] = []
-    for key, value in DRIVER_CONFIG.items():
+    for key, value in {**DRIVER_CONFIG, **DIFF_CONFIG}.items():
         now = repo.git("config", "--local", "--get", key, check=False).stdout.decode()
         if now.rstrip("\n") != value:
             repo.git("config", "--local", key, value)
@@ -116,6 +143,18 @@ def unregister_driver(repo: Repo) -> list[str]:
     if done and not rest.stdout.strip():
         # `--unset` leaves an empty [merge "aide"] header behind.
         repo.git("config", "--local", "--remove-section", "merge.aide", check=False)
+    return done + _unregister_textconv(repo)
+
+
+def _unregister_textconv(repo: Repo) -> list[str]:
+    """Remove diff.aide.textconv; the section too if nothing else is in it."""
+    done: list[str] = []
+    for key in DIFF_CONFIG:
+        if repo.git("config", "--local", "--unset-all", key, check=False).returncode == 0:
+            done.append(f"removed git config {key}")
+    rest = repo.git("config", "--local", "--get-regexp", r"^diff\.aide\.", check=False)
+    if done and not rest.stdout.strip():
+        repo.git("config", "--local", "--remove-section", "diff.aide", check=False)
     return done
 
 

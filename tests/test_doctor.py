@@ -24,12 +24,15 @@ def test_fresh_clone_then_init(tmp_path: Path) -> None:
     problems = problem_lines(r.stdout)
     assert any("merge driver is not configured" in p and p.endswith("fix: git aide init")
                for p in problems)
+    assert any("textconv diff driver is not configured" in p
+               and p.endswith("fix: git aide init") for p in problems)
     for hook in ("pre-commit", "post-checkout", "post-merge", "post-rewrite"):
         assert any(f"the {hook} hook" in p and "is not installed" in p for p in problems)
     # what the clone does have: the attribute and the ignore line came with the commit
     assert "ok: memory files use merge=aide" in r.stdout
+    assert "ok: memory files use diff=aide" in r.stdout
     assert "ok: .aide/memories/preferences/personal/ is ignored" in r.stdout
-    assert r.stderr.startswith("git-aide: error: 5 problems")
+    assert r.stderr.startswith("git-aide: error: 6 problems")
     aide_ok(clone, "init")
     r = aide_ok(clone, "doctor")
     assert problem_lines(r.stdout) == []

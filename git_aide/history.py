@@ -1,0 +1,438 @@
+"""Memory changes between sources: `git aide log` and `git aide diff` (DESIGN section 11).
+
+Identity is the uuid, which is also the file's name: a memory whose path changes
+(a layer move) is the same memory. Both commands first compare blob ids, which git
+hands out for free, and read and parse only the blobs that differ:
+
+- `diff` compares two listings (path -> blob id) of the sources it names, from the
+  same listings every read uses (listing.py: a revision's cached tree listing, the
+  index, the working tree);
+- `log` asks git for the commits (`git log`), the id of each one's memories tree
+  (`cat-file --batch-check`) and, only for commits whose tree differs from their
+  first parent's, the changed paths (`diff-tree --stdin`): a commit that did not
+  touch the memories costs no blob read.
+
+Personal memories are never part of either: they are never committed.
+"""
+
+from __future__ import annotations
+
+from git_aide import listing
+from git_aide.changes import (
+    LAYER_RANK,
+    compare,
+    filter_paths,
+    path_filter,
+    read_blobs,
+    shared_memory_path,
+    tree_diff,
+)
+from git_aide.errors import AideError, UsageError
+from git_aide.memory import MEMORIES_DIR
+from git_aide.sources import Source
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+    from git_aide.cache import Cache
+    from git_aide.repo import Repo
+
+#: The id git gives the empty tree (it knows it without having it stored).
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+# -- diff ------------------------------------------------------------------------------
+
+
+class _Side:
+    """One side of a diff: the source as JSON names it, its listing, bytes read from disk."""
+
+    def __init__(self, source: Source, pairs: dict[str, str] | Callable[[], dict[str, str]],
+                 contents: dict[str, bytes] | None = None, top: str | None = None,
+                 tree: str | None = None) -> None:
+        #: Which source.
+        self.source = source
+        self._pairs = pairs
+        #: Blob contents already read from the working tree.
+        self.contents = contents or {}
+        #: The working tree, to read files that are in no object database.
+        self.top = top
+        #: The memories tree id of a revision (EMPTY_TREE when it has none), else None.
+        self.tree = tree
+
+    @property
+    def pairs(self) -> dict[str, str]:
+        """path -> blob id of the files of the memories folder (compare keeps the shared)."""
+        if callable(self._pairs):
+            self._pairs = self._pairs()
+        return self._pairs
+
+
+def _unborn(repo: Repo) -> bool:
+    """Whether HEAD names a branch with no commit yet (a new repository)."""
+    if repo.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).returncode == 0:
+        return False
+    return repo.git("symbolic-ref", "-q", "HEAD", check=False).returncode == 0
+
+
+def _rev_side(repo: Repo, cache: Cache, rev: str, label: str | None = None,
+              implicit_head: bool = False) -> _Side:
+    try:
+        commit, tree = repo.resolve(rev)
+    except AideError:
+        if implicit_head and _unborn(repo):  # no commit yet: HEAD is empty
+            return _Side(Source("rev", rev, None), {}, tree=EMPTY_TREE)
+        raise
+
+    def pairs() -> dict[str, str]:
+        got = cache.tree_listing(tree) if tree is not None else []
+        if got is None:  # the listing every read of this tree keeps (listing.rev_listing)
+            got = listing.rev_listing(repo, cache, tree, None)
+        # Only the paths that differ are checked (compare): the rest cost nothing.
+        return dict(got)
+
+    return _Side(Source("rev", label or rev, commit), pairs, tree=tree or EMPTY_TREE)
+
+
+def _index_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
+    repo.require_worktree("--cached")
+    pairs = listing.index_listing(repo, cache, warnings)
+    return _Side(Source("index"), dict(pairs))
+
+
+def _worktree_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
+    from git_aide.spawn import STATUS, spawn
+
+    top = repo.require_worktree("reading the working tree")
+    contents: dict[str, bytes] = {}
+    dirty = listing.dirty(cache, top, spawn(*STATUS), contents, warnings)
+    pairs = listing.worktree_listing(repo, cache, dirty, warnings)
+    return _Side(Source("worktree"), dict(pairs), contents, top)
+
+
+def _merge_base(repo: Repo, a: str, b: str) -> str:
+    proc = repo.git("merge-base", a, b, check=False)
+    base = proc.stdout.decode().split()
+    if proc.returncode != 0 or not base:
+        raise AideError(f"{a!r} and {b!r} have no merge base")
+    return base[0]
+
+
+def _check_rev(rev: str) -> str:
+    if not rev or rev.startswith("-") or "\n" in rev:
+        raise UsageError(f"{rev!r} is not a revision")
+    return rev
+
+
+def sides(repo: Repo, cache: Cache, args: list[str], cached: bool,
+          warnings: list[str]) -> tuple[_Side, _Side]:
+    """The two sources that `diff`'s arguments name, as git diff reads them."""
+    if len(args) > 2:
+        raise UsageError("give at most two revisions (or one A..B or A...B range)")
+    if len(args) == 1 and ".." in args[0]:
+        a, dots, b = args[0].partition("...") if "..." in args[0] else args[0].partition("..")
+        a, b = a or "HEAD", b or "HEAD"
+        if cached:
+            raise UsageError("--cached compares a commit with the index; it takes no range")
+        _check_rev(a)
+        _check_rev(b)
+        if dots == "...":
+            base = _merge_base(repo, repo.resolve(a)[0], repo.resolve(b)[0])
+            return (_rev_side(repo, cache, base, label=f"{a}...{b}"),
+                    _rev_side(repo, cache, b))
+        return _rev_side(repo, cache, a), _rev_side(repo, cache, b)
+    if len(args) == 2:
+        if cached:
+            raise UsageError("--cached compares one commit with the index, not two commits")
+        return (_rev_side(repo, cache, _check_rev(args[0])),
+                _rev_side(repo, cache, _check_rev(args[1])))
+    if args:
+        before = _rev_side(repo, cache, _check_rev(args[0]))
+    else:
+        before = _rev_side(repo, cache, "HEAD", implicit_head=True)
+    after = _index_side(repo, cache, warnings) if cached else _worktree_side(repo, cache, warnings)
+    return before, after
+
+
+def _reader(repo: Repo, side: _Side) -> Callable[[set[str]], dict[str, bytes]]:
+    def read(blobs: set[str]) -> dict[str, bytes]:
+        got = {b: side.contents[b] for b in blobs if b in side.contents}
+        rest = blobs - got.keys()
+        got.update(read_blobs(repo, rest))
+        missing = rest - got.keys()
+        if missing and side.top is not None:  # untracked files are in no object database
+            import os
+
+            for path, blob in side.pairs.items():
+                if blob in missing:
+                    try:
+                        with open(os.path.join(side.top, path), "rb") as f:
+                            data = f.read()
+                    except OSError:
+                        continue
+                    if listing.blob_id(data) == blob:
+                        got[blob] = data
+        return got
+
+    return read
+
+
+def diff_doc(repo: Repo, cache: Cache, args: list[str], *, cached: bool = False,
+             paths: Iterable[str] = (), warnings: list[str] | None = None) -> dict[str, Any]:
+    """The `diff --json` document: what changed between the sources `args` name.
+
+    `args` are the positional revision arguments as `git aide diff` takes them.
+    """
+    warnings = [] if warnings is None else warnings
+    before, after = sides(repo, cache, list(args), cached, warnings)
+
+    def read(blobs: set[str]) -> dict[str, bytes]:
+        # Either side's bytes will do: a blob id names one content.
+        got = _reader(repo, after)(blobs)
+        rest = blobs - got.keys()
+        if rest:
+            got.update(read_blobs(repo, rest))
+        return got
+
+    doc: dict[str, Any] = {"from": before.source.as_json(), "to": after.source.as_json()}
+    if before.tree is not None and after.tree is not None:
+        doc.update(tree_diff(cache, before.tree, after.tree,
+                             lambda w: compare(before.pairs, after.pairs, read, w), warnings))
+    else:
+        doc.update(compare(before.pairs, after.pairs, read, warnings))
+    relevant = path_filter(repo, paths)
+    return filter_paths(doc, relevant) if relevant is not None else doc
+
+
+def differs(doc: dict[str, Any]) -> bool:
+    """Whether a diff document holds any change."""
+    return bool(doc["added"] or doc["forgotten"] or doc["changed"])
+
+
+def stat(doc: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Counts per layer: layer -> {added, changed, forgotten}."""
+    counts: dict[str, dict[str, int]] = {}
+
+    def bump(layer: str, kind: str) -> None:
+        row = counts.setdefault(layer, {"added": 0, "changed": 0, "forgotten": 0})
+        row[kind] += 1
+
+    for m in doc["added"]:
+        bump(m["layer"], "added")
+    for m in doc["forgotten"]:
+        bump(m["layer"], "forgotten")
+    for c in doc["changed"]:
+        bump(c["after"]["layer"], "changed")
+    return {layer: counts[layer] for layer in sorted(counts, key=lambda x: LAYER_RANK.get(x, 9))}
+
+
+# -- log -------------------------------------------------------------------------------
+
+
+class _Commit:
+    """One commit of the walk."""
+
+    __slots__ = ("sha", "parent", "author", "email", "date", "subject")
+
+    def __init__(self, sha: str, parent: str | None, author: str, email: str, date: str,
+                 subject: str) -> None:
+        self.sha = sha
+        self.parent = parent
+        self.author = author
+        self.email = email
+        self.date = date
+        self.subject = subject
+
+
+#: Fields of `git log --format`, split by 0x1f; commits end with NUL (-z).
+_LOG_FORMAT = "%H %P%x1f%an%x1f%ae%x1f%aI%x1f%s"
+
+
+def _walk(repo: Repo, revs: list[str], all_refs: bool) -> list[_Commit]:
+    """The commits `git log REVS` walks, newest first (merges with their first parent)."""
+    for rev in revs:
+        _check_rev(rev)
+    implicit = not revs and not all_refs
+    if implicit:
+        revs = ["HEAD"]
+    args = ["-c", "log.showSignature=false", "log", "-z", f"--format={_LOG_FORMAT}"]
+    if all_refs:
+        args.append("--all")
+    proc = repo.git(*args, *revs, "--", check=False)
+    if proc.returncode != 0 and implicit and _unborn(repo):
+        return []  # no commit yet: nothing to walk
+    if proc.returncode != 0:
+        lines = proc.stderr.decode(errors="replace").strip().splitlines()
+        reason = lines[-1].removeprefix("fatal: ") if lines else f"exit {proc.returncode}"
+        raise AideError(f"{' '.join(revs) or '--all'}: {reason}")
+    commits: list[_Commit] = []
+    for item in proc.stdout.decode(errors="replace").split("\0"):
+        if not item:
+            continue
+        ids, author, email, date, subject = (item.split("\x1f") + [""] * 5)[:5]
+        shas = ids.split()
+        commits.append(_Commit(shas[0], shas[1] if len(shas) > 1 else None, author, email,
+                               date, subject))
+    return commits
+
+
+def _memory_trees(repo: Repo, commits: Iterable[str]) -> dict[str, str]:
+    """commit -> id of its memories tree (the empty tree when it has none)."""
+    wanted = list(dict.fromkeys(commits))
+    if not wanted:
+        return {}
+    query = "".join(f"{c}:{MEMORIES_DIR}\n" for c in wanted).encode()
+    out = repo.git("cat-file", "--batch-check", input=query).stdout.decode().splitlines()
+    trees: dict[str, str] = {}
+    for commit, line in zip(wanted, out, strict=False):
+        parts = line.split()
+        trees[commit] = parts[0] if len(parts) == 3 and parts[1] == "tree" else EMPTY_TREE
+    return trees
+
+
+def _tree_changes(repo: Repo, pairs: list[tuple[str, str]]
+                  ) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
+    """(old tree, new tree) -> [(path, old blob, new blob)] of the memory files that differ."""
+    if not pairs:
+        return {}
+    unique = list(dict.fromkeys(pairs))
+    query = "".join(f"{a} {b}\n" for a, b in unique).encode()
+    out = repo.git("-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "--raw",
+                   "--no-renames", "--no-abbrev", input=query).stdout.decode(
+        errors="surrogateescape")
+    result: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    current: list[tuple[str, str, str]] = []
+    zero = "0" * 40
+    for line in out.splitlines():
+        if not line.startswith(":"):
+            a, _, b = line.partition(" ")
+            current = result.setdefault((a, b), [])
+            continue
+        meta, _, path = line.partition("\t")
+        parts = meta.split()
+        if len(parts) < 5 or path.startswith('"'):
+            continue  # a name git had to quote is no memory's name
+        full = f"{MEMORIES_DIR}/{path}"
+        if not shared_memory_path(full) or "120000" in (parts[0][1:], parts[1]):
+            continue
+        old = "" if parts[2] == zero else parts[2]
+        new = "" if parts[3] == zero else parts[3]
+        current.append((full, old, new))
+    return result
+
+
+def _uuid_of(path: str) -> str:
+    return path.rsplit("/", 1)[-1][:-5]
+
+
+def resolve_uuid(ident: str, known: Iterable[str]) -> str:
+    """The one uuid of the history walked that `ident` names (a uuid or a prefix)."""
+    key = ident.strip().lower()
+    if len(key) < 4:
+        raise AideError(f"id {ident!r} is too short: give at least 4 characters of the uuid")
+    known = set(known)
+    if key in known:
+        return key
+    hits = sorted(u for u in known if u.startswith(key))
+    if not hits:
+        raise AideError(f"no memory with id {ident!r} in the history walked")
+    if len(hits) > 1:
+        raise AideError(f"id {ident!r} is ambiguous: it matches {', '.join(hits)}")
+    return hits[0]
+
+
+def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | None = None,
+            paths: Iterable[str] = (), reverse: bool = False, limit: int | None = None,
+            all_refs: bool = False) -> dict[str, Any]:
+    """The `log --json` document: each commit that changed shared memories, newest first."""
+    commits = _walk(repo, list(revs), all_refs)
+    trees = _memory_trees(repo, [c.sha for c in commits]
+                          + [c.parent for c in commits if c.parent])
+
+    def key(c: _Commit) -> tuple[str, str]:
+        return (trees[c.parent] if c.parent else EMPTY_TREE), trees[c.sha]
+
+    touched = [c for c in commits if key(c)[0] != key(c)[1]]
+    docs: dict[tuple[str, str], dict[str, Any]] = {}
+    for k in dict.fromkeys(key(c) for c in touched):
+        got = cache.read("history", f"{k[0]}-{k[1]}") if cache is not None else None
+        if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict):
+            docs[k] = got[0]
+    rows = _tree_changes(repo, [k for k in dict.fromkeys(key(c) for c in touched)
+                                if k not in docs])
+    want = None
+    if uuid is not None:
+        known = {m["uuid"] for d in docs.values() for m in (*d["added"], *d["forgotten"])}
+        known |= {c["uuid"] for d in docs.values() for c in d["changed"]}
+        known |= {_uuid_of(p) for rs in rows.values() for p, _o, _n in rs}
+        want = resolve_uuid(uuid, known)
+    relevant = path_filter(repo, paths)
+    out: list[dict[str, Any]] = []
+    batch = len(touched) if limit is None else max(limit, 16)
+    at = 0
+    while at < len(touched) and (limit is None or len(out) < limit):
+        chunk = touched[at:at + batch]
+        at += batch
+        need = [k for k in dict.fromkeys(key(c) for c in chunk) if k not in docs]
+        partial = _pair_docs(repo, cache, need, rows, want)
+        for c in chunk:
+            doc = docs.get(key(c)) or partial[key(c)]
+            entries = _entries(doc, want, relevant)
+            if entries:
+                out.append({"commit": c.sha, "author": c.author, "email": c.email,
+                            "date": c.date, "subject": c.subject, "changes": entries})
+                if limit is not None and len(out) >= limit:
+                    break
+        if want is None:
+            docs.update(partial)
+    if reverse:
+        out.reverse()
+    return {"commits": out}
+
+
+def _pair_docs(repo: Repo, cache: Cache | None, need: list[tuple[str, str]],
+               rows: dict[tuple[str, str], list[tuple[str, str, str]]], want: str | None
+               ) -> dict[tuple[str, str], dict[str, Any]]:
+    """compare() of each pair of trees from its changed paths, reading their blobs once.
+
+    Whole answers are kept in the cache (tree_diff); one narrowed to the memory `want`
+    reads only that memory's blobs and is not kept.
+    """
+    if not need:
+        return {}
+    picked = {k: [r for r in rows[k] if want is None or _uuid_of(r[0]) == want] for k in need}
+    data = read_blobs(repo, {b for rs in picked.values() for _p, o, n in rs for b in (o, n)})
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for k, rs in picked.items():
+        before = {p: o for p, o, _n in rs if o}
+        after = {p: n for p, _o, n in rs if n}
+        said: list[str] = []
+        out[k] = compare(before, after, lambda _b: data, said)
+        if want is None and cache is not None:
+            cache.write((out[k], said), "history", f"{k[0]}-{k[1]}")
+    return out
+
+
+def _entries(doc: dict[str, Any], want: str | None,
+             relevant: Callable[[dict[str, Any]], bool] | None) -> list[dict[str, Any]]:
+    """The changes of one commit as `log --json` lists them."""
+    if relevant is not None:
+        doc = filter_paths(doc, relevant)
+    entries: list[dict[str, Any]] = []
+    for m in doc["added"]:
+        entries.append({"uuid": m["uuid"], "change": "added", "fields": [], "memory": m})
+    for c in doc["changed"]:
+        kind = "moved" if c["before"]["path"] != c["after"]["path"] else "changed"
+        entries.append({"uuid": c["uuid"], "change": kind, "fields": c["fields"],
+                        "memory": c["after"]})
+    for m in doc["forgotten"]:
+        entries.append({"uuid": m["uuid"], "change": "forgotten", "fields": [], "memory": m})
+    return [e for e in entries if want is None or e["uuid"] == want]
+
+def diff_markdown(doc: dict[str, Any]) -> str:
+    """The review summary of a diff document, grouped by layer, for a pull request."""
+    from git_aide.review import markdown
+
+    return markdown(doc)
