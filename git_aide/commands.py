@@ -196,7 +196,7 @@ def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
     else:
         from git_aide import review
 
-        out(review.log_text(doc, tty=tty()))
+        out(review.log_text(doc, tty=tty()), raw=True)
 
 
 def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
@@ -224,7 +224,7 @@ def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
         elif fmt == "markdown":
             sys.stdout.write(review.markdown(doc))
         else:
-            out(review.diff_text(doc, tty=tty()))
+            out(review.diff_text(doc, tty=tty()), raw=True)
     return 1 if exit_code and history.differs(doc) else 0
 
 

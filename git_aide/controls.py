@@ -26,3 +26,15 @@ def escape(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return CONTROL_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def escape_tree(obj: object) -> object:
+    """`obj` (JSON-like) with every string in it escaped, for renderers that add their own
+    control sequences (colour) and so cannot escape their finished output."""
+    if isinstance(obj, str):
+        return escape(obj)
+    if isinstance(obj, dict):
+        return {escape(str(k)): escape_tree(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [escape_tree(v) for v in obj]
+    return obj

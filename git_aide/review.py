@@ -115,8 +115,17 @@ def field_lines(change: dict[str, Any], s: _Style, indent: str = "    ") -> list
     return lines
 
 
+def _escaped(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with control characters in its strings escaped (the renderers add
+    their own colour codes, so the finished text cannot be escaped as a whole)."""
+    from git_aide.controls import escape_tree
+
+    return escape_tree(doc)  # type: ignore[return-value]
+
+
 def diff_text(doc: dict[str, Any], *, tty: bool) -> str:
     """A diff document for a person: added, forgotten, then changed with each field."""
+    doc = _escaped(doc)
     s = style(tty)
     lines: list[str] = []
     for m in doc["added"]:
@@ -164,6 +173,7 @@ def _md_code(text: str) -> str:
 
 def markdown(doc: dict[str, Any]) -> str:
     """The review summary of a diff document, grouped by layer, to paste into a pull request."""
+    doc = _escaped(doc)
     by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
     for m in doc["added"]:
         items = by_layer.setdefault(m["layer"], [])
@@ -218,6 +228,7 @@ def _where(source: dict[str, Any]) -> str:
 
 def log_text(doc: dict[str, Any], *, tty: bool) -> str:
     """A log document for a person, like `git log` with one line per memory change."""
+    doc = _escaped(doc)
     s = style(tty)
     out: list[str] = []
     for c in doc["commits"]:

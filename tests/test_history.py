@@ -355,8 +355,10 @@ def test_a_uuid_held_by_two_files_counts_once_as_every_read_counts_it(tmp_path: 
     mem = repo / ".aide" / "memories"
     tech = mem / "technical" / f"{u}.json"
     # A stray copy in another layer's folder, and the real one changed: the change shows.
-    (mem / "guidelines" / f"{u}.json").write_bytes(tech.read_bytes())
+    # (`update` refuses a uuid held by two files, so the copy comes after it.)
+    original = tech.read_bytes()
     aide_ok(repo, "update", u, "--what", "Deploys go through the canary cluster", "--no-stage")
+    (mem / "guidelines" / f"{u}.json").write_bytes(original)
     r = aide_ok(repo, "diff", "--json")
     (ch,) = r.json()["changed"]
     assert ch["after"]["what"].endswith("canary cluster") and r.json()["added"] == []
