@@ -33,6 +33,8 @@ ALWAYS_FILES = frozenset({"claude.md", "agents.md", "gemini.md", ".cursorrules",
 FOLDER_FILES = frozenset({"claude.md", "agents.md", "gemini.md"})
 #: Shortest bullet and paragraph kept as a memory (aide-memory's import rule).
 MIN_ITEM, MIN_PARAGRAPH = 6, 21
+#: A paragraph or item this short that ends with a colon introduces what follows.
+MAX_INTRO = 40
 
 _SECTION = re.compile(r"^## (Guidelines|Preferences|Technical|Area context)( \(always\))?"
                       r"(?: in (`+)(.+)\3)?$")
@@ -321,9 +323,11 @@ class _Reader:
         if item and (item.group(3) or "").strip():
             self.item(item, no)
         elif cur is not None and cur["kind"] == "item" and (not self.gap or indent >= 2):
-            parts = cur["parts"]
+            parts, stack = cur["parts"], cur["stack"]
             if self.gap:
-                parts.append("  " * (len(cur["stack"]) - 1) + line.strip())
+                while len(stack) > 1 and indent < stack[-1]:
+                    stack.pop()
+                parts.append("  " * (len(stack) - 1) + line.strip())
             else:
                 parts[-1] += " " + line.strip()
         elif cur is not None and cur["kind"] == "para" and not self.gap:
@@ -364,10 +368,10 @@ class _Reader:
         else:
             text = "\n".join(p.rstrip() for p in cur["parts"]).strip()
             keep = len(text) >= MIN_ITEM
-        tail = text.rstrip("*_ `")
-        # "Example:", "Run these first:": an introduction to a skipped code block or
-        # table; a table of contents is only links.
-        if keep and not tail.endswith(":") and not _ONLY_LINKS.match(text):
+        # "Example:", "**Key Methods:**": a short introduction to a list, a code block or
+        # a table, not a rule; a table of contents is only links.
+        stub = len(text) <= MAX_INTRO and text.rstrip("*_ `").endswith(":")
+        if keep and not stub and not _ONLY_LINKS.match(text):
             self.items.append(Item(text, cur["line"], self.label))
 
 
