@@ -1,0 +1,198 @@
+"""`git aide export` (DESIGN section 14): memories into agents' rules files, and back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import aide, aide_ok, git, make_repo, remember
+
+ALL = ("--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "cursor",
+       "--agent", "copilot", "--agent", "windsurf")
+
+
+def key_set(memories: list[dict]) -> set[tuple[str, str, str | None]]:
+    return {(m["what"], m["layer"], m["scope"]) for m in memories}
+
+
+def listed(repo: Path) -> list[dict]:
+    return aide_ok(repo, "list", "--json").json()["memories"]
+
+
+def seed(repo: Path) -> None:
+    """Memories of every kind export treats differently."""
+    remember(repo, "Write commit messages in the imperative", "--layer", "guidelines")
+    remember(repo, "Small pull requests\n- one idea each\n  - reviewed within a day\n\n"
+             "  and a paragraph after a blank line", "--layer", "guidelines")
+    remember(repo, "Prefer tabs in Makefiles", "--layer", "preferences")
+    remember(repo, "private taste", "--personal")
+    remember(repo, "The staging database is reset every night", "--priority", "always")
+    remember(repo, "Postgres 15 is the production database")
+    remember(repo, "Handlers return typed responses", "--layer", "area_context",
+             "--scope", "src/api/**")
+    remember(repo, "TSX files use named exports", "--layer", "area_context",
+             "--scope", "src/**/*.{ts,tsx}")
+    remember(repo, "The API folder needs Python 3.11", "--scope", "src/api/**")
+    remember(repo, "Docs are built by the release job", "--layer", "guidelines",
+             "--scope", "docs")
+
+
+def test_round_trip_on_a_fresh_clone(tmp_path: Path) -> None:
+    a = make_repo(tmp_path / "a")
+    seed(a)
+    aide_ok(a, "export", *ALL)
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "memories and rules")
+    wanted = key_set(m for m in listed(a) if m["shared"])
+    # Cursor and Windsurf get every shared memory; Claude the always-on ones.
+    files = sorted(str(p.relative_to(a)) for p in (a / ".cursor" / "rules").glob("*.mdc"))
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(a), str(b))
+    aide_ok(b, "init", "--no-hooks")
+    git(b, "rm", "-q", "-r", ".aide/memories")
+    git(b, "commit", "-q", "-m", "start over from the rules files")
+    doc = aide_ok(b, "import", "CLAUDE.md", *files, "--json").json()
+    assert key_set(listed(b)) == wanted
+    assert len(listed(b)) == len(wanted)
+    always = [m for m in doc["imported"] if m["what"].startswith("The staging database")]
+    assert [m["priority"] for m in always] == ["always"]
+    # Every other agent's files hold nothing new: importing them creates no duplicate.
+    every = ["AGENTS.md", "GEMINI.md", ".github/copilot-instructions.md", *files,
+             *(str(p.relative_to(b)) for p in (b / ".github" / "instructions").glob("*")),
+             *(str(p.relative_to(b)) for p in (b / ".windsurf" / "rules").glob("*"))]
+    again = aide_ok(b, "import", *every, "--json").json()
+    assert again["imported"] == []
+    assert {s["reason"] for s in again["skipped"]} == {"exists"}
+    assert len(listed(b)) == len(wanted)
+    # The rules files exported from the imported memories are the same bytes.
+    aide_ok(b, "export", *ALL)
+    assert git(b, "status", "--porcelain", "--", ".cursor", ".github", ".windsurf", "*.md") == ""
+    # And the original repository already has all of them.
+    assert aide_ok(a, "import", *every, "--json").json()["imported"] == []
+
+
+def test_block_keeps_user_text_byte_for_byte(repo: Path) -> None:
+    remember(repo, "Run the linter before every commit", "--layer", "guidelines")
+    before = "# Our notes\r\n\r\nKeep this line\r\nno newline at the end"
+    (repo / "CLAUDE.md").write_bytes(before.encode())
+    aide_ok(repo, "export", "--agent", "claude")
+    data = (repo / "CLAUDE.md").read_bytes()
+    assert data.startswith(before.encode() + b"\r\n\r\n<!-- git-aide:begin -->\r\n")
+    assert b"- Run the linter before every commit\r\n" in data
+    assert data.endswith(b"<!-- git-aide:end -->\r\n")
+    # text after the block stays too, and a second export changes nothing
+    after = b"\r\n## More of mine\r\n```\r\n<!-- git-aide:begin -->\r\n```\r\n"
+    (repo / "CLAUDE.md").write_bytes(data + after)
+    remember(repo, "Squash before merging", "--layer", "guidelines")
+    r = aide_ok(repo, "export", "--agent", "claude")
+    assert r.stdout == "updated CLAUDE.md\n"
+    new = (repo / "CLAUDE.md").read_bytes()
+    assert new.startswith(before.encode() + b"\r\n\r\n<!-- git-aide:begin -->")
+    assert new.endswith(b"<!-- git-aide:end -->\r\n" + after)
+    assert b"- Squash before merging\r\n" in new
+    r = aide_ok(repo, "export", "--agent", "claude")
+    assert "nothing changed" in r.stdout
+    assert (repo / "CLAUDE.md").read_bytes() == new
+
+
+def test_unclosed_block_is_an_error_and_the_file_is_kept(repo: Path) -> None:
+    remember(repo, "Run the linter before every commit", "--layer", "guidelines")
+    text = b"mine\n<!-- git-aide:begin -->\nhalf a block\n"
+    (repo / "AGENTS.md").write_bytes(text)
+    r = aide(repo, "export", "--agent", "codex")
+    assert r.returncode == 1
+    assert r.stderr.startswith("git-aide: error: AGENTS.md: the line <!-- git-aide:begin -->")
+    assert (repo / "AGENTS.md").read_bytes() == text
+
+
+def test_stale_rule_files_are_removed_and_user_files_kept(repo: Path) -> None:
+    old = remember(repo, "Handlers return typed responses", "--layer", "area_context",
+                   "--scope", "src/api/**")
+    aide_ok(repo, "export", "--agent", "cursor", "--agent", "copilot")
+    rules = repo / ".cursor" / "rules"
+    (rules / "mine.mdc").write_text("---\nglobs: x/**\n---\n- mine\n")
+    (rules / "git-aide-by-hand.mdc").write_text("a user's file that happens to share the name\n")
+    first = sorted(p.name for p in rules.iterdir())
+    assert len(first) == 3
+    aide_ok(repo, "forget", old["uuid"])
+    remember(repo, "Views never query the database", "--layer", "area_context",
+             "--scope", "src/views/**")
+    r = aide_ok(repo, "export", "--agent", "cursor", "--agent", "copilot")
+    assert "removed .cursor/rules/git-aide-src-api" in r.stdout
+    assert "removed .github/instructions/git-aide-src-api" in r.stdout
+    names = sorted(p.name for p in rules.iterdir())
+    assert "mine.mdc" in names and "git-aide-by-hand.mdc" in names
+    [mdc] = [n for n in names if n.startswith("git-aide-src-views")]
+    text = (rules / mdc).read_text()
+    assert text.startswith('---\ndescription: "git-aide memories for src/views/**"\n'
+                           "globs: src/views/**\nalwaysApply: false\n---\n")
+    [inst] = list((repo / ".github" / "instructions").iterdir())
+    assert inst.read_text().startswith('---\napplyTo: "src/views/**"\n')
+
+
+def test_check_writes_nothing_and_lists_what_is_out_of_date(repo: Path) -> None:
+    remember(repo, "Run the linter before every commit", "--layer", "guidelines")
+    r = aide(repo, "export", "--agent", "claude", "--check")
+    assert r.returncode == 1
+    assert r.stdout == "CLAUDE.md: missing\n"
+    assert "run `git aide export --agent claude`" in r.stderr
+    assert not (repo / "CLAUDE.md").exists()
+    aide_ok(repo, "export", "--agent", "claude", "--agent", "windsurf")
+    aide_ok(repo, "export", "--agent", "claude", "--agent", "windsurf", "--check")
+    remember(repo, "Scoped to web", "--layer", "area_context", "--scope", "web/**")
+    before = (repo / "CLAUDE.md").read_bytes()
+    r = aide(repo, "export", "--agent", "claude", "--agent", "windsurf", "--check")
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert "CLAUDE.md: out of date" in lines  # the pointer to recall counts it
+    assert any(x.startswith(".windsurf/rules/git-aide-web-") and x.endswith(": missing")
+               for x in lines)
+    assert (repo / "CLAUDE.md").read_bytes() == before
+    assert not list((repo / ".windsurf" / "rules").glob("git-aide-web-*"))
+
+
+def test_max_chars_keeps_the_block_in_budget_and_says_what_it_left_out(repo: Path) -> None:
+    kept = remember(repo, "Short rule one", "--layer", "guidelines")
+    long = remember(repo, "A much longer guideline " * 20, "--layer", "guidelines")
+    remember(repo, "Short rule two", "--layer", "guidelines")
+    r = aide_ok(repo, "export", "--agent", "gemini", "--max-chars", "600")
+    text = (repo / "GEMINI.md").read_text()
+    assert len(text) <= 600
+    assert "- Short rule one\n- Short rule two\n" in text
+    assert "A much longer guideline" not in text
+    assert "_1 always-on memory left out to keep this block within 600 characters" in text
+    assert f"left out {long['uuid'][:8]} (guidelines)" in r.stderr
+    assert kept["uuid"][:8] not in r.stderr
+
+
+def test_export_is_deterministic(tmp_path: Path) -> None:
+    a = make_repo(tmp_path / "a")
+    seed(a)
+    git(a, "commit", "-q", "-m", "memories")
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(a), str(b))
+    aide_ok(b, "init", "--no-hooks")
+    for repo in (a, b):
+        aide_ok(repo, "export", *ALL)
+    produced = sorted(p.relative_to(a) for p in a.rglob("*")
+                      if p.is_file() and ".git" not in p.parts and ".aide" not in p.parts)
+    assert len(produced) >= 10
+    for rel in produced:
+        assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
+    claude = (a / "CLAUDE.md").read_text()
+    assert "private taste" not in claude and "20" not in claude  # no personal, no dates
+    assert claude.index("## Guidelines") < claude.index("## Preferences") < claude.index(
+        "## Technical (always)")
+    assert "Not listed here: 5 memories" in claude
+
+
+def test_usage_errors(repo: Path) -> None:
+    r = aide(repo, "export")
+    assert r.returncode == 2 and "--agent" in r.stderr
+    r = aide(repo, "export", "--agent", "vim")
+    assert r.returncode == 2
+
+
+def test_pre_commit_hook_id_is_declared() -> None:
+    text = (Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text()
+    block = text.split("- id: git-aide-export-check", 1)[1]
+    assert "entry: git-aide export --check" in block
