@@ -92,8 +92,9 @@ def front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
     while i < len(lines) and lines[i].strip() == "---":
         end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() in ("---", "...")),
                    None)
-        body = [s for s in lines[i + 1:end or 0] if s.strip()]
-        if end is None or (i > 0 and not (body and _KEY.match(body[0]))):
+        body = [s for s in lines[i + 1:end or 0] if s.strip() and not s.startswith("#")]
+        # A thematic break and a setext heading look alike: front matter starts with a key.
+        if end is None or (body and not _KEY.match(body[0])) or (i > 0 and not body):
             break
         for key, value in _mapping(lines[i + 1:end]).items():
             if value not in (None, "", []) or key not in meta:
@@ -517,6 +518,7 @@ def _import(repo: Any, cache: Any, texts: list[tuple[str, str]], *, layer: str |
     skipped: list[dict[str, Any]] = []
     warnings: list[str] = []
     paths: list[str] = []
+    near = 0
     seen: set[tuple[str, str | None, str]] = set()
     for name, text in texts:
         doc = parse(text)
@@ -559,9 +561,14 @@ def _import(repo: Any, cache: Any, texts: list[tuple[str, str]], *, layer: str |
                 skipped.append({"what": it.what, "reason": "exists", "where": where,
                                 "uuid": w.uuid})
                 continue
-            warnings.extend(w.warnings)
+            near += any(x.startswith("a near duplicate of ") for x in w.warnings)
+            warnings.extend(x for x in w.warnings if not x.startswith("a near duplicate of "))
             paths.append(w.path)
             imported.append({**(w.record or {}), "path": w.path})
+    if near:
+        # One line, not one per memory: a rules file often repeats itself in other words.
+        warnings.append(f"{near} imported memor{'y has' if near == 1 else 'ies have'} a near "
+                        "duplicate in the same layer; `git aide audit` lists them")
     if paths:
         with cache.lock("stage"):
             if not repo.stage(add=paths, remove=[]):
