@@ -143,6 +143,16 @@ def test_layer_and_scope_flags_and_folder_files(repo: Path) -> None:
     write(repo, "team.md", "- Review every pull request within a day\n")
     doc = imported(repo, "team.md", "--layer", "preferences", "--scope", "web/**")
     assert [(m["layer"], m["scope"]) for m in doc["imported"]] == [("preferences", "web/**")]
+    for name in (".cursorrules", ".windsurfrules", "GEMINI.md"):
+        write(repo, name, f"- A team rule that {name} states\n")
+    doc = imported(repo, ".cursorrules", ".windsurfrules", "GEMINI.md")
+    assert [(m["layer"], m["scope"], m["why"]) for m in doc["imported"]] == [
+        ("guidelines", None, ".cursorrules:1"), ("guidelines", None, ".windsurfrules:1"),
+        ("guidelines", None, "GEMINI.md:1")]
+    write(repo, ".claude/rules/db.md", "---\npaths:\n  - \"db/**\"\n---\n- Migrations are "
+          "never edited after merge\n")
+    assert [(m["layer"], m["scope"]) for m in imported(repo, ".claude/rules/db.md")[
+        "imported"]] == [("area_context", "db/**")]
     r = aide(repo, "import", "team.md", "--scope", "/abs/**")
     assert r.returncode == 1 and "absolute" in r.stderr and "Traceback" not in r.stderr
 

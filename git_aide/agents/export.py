@@ -64,7 +64,7 @@ def select(records: list[dict[str, Any]]) -> tuple[
     for r in records:
         if r["layer"] == "preferences" and r.get("shared") is False:
             continue
-        if r.get("scope"):
+        if r.get("scope") not in (None, "", "project"):  # "project" means project-wide
             scoped.setdefault(r["scope"], []).append(r)
         elif r["layer"] in ("guidelines", "preferences") or r.get("priority") == "always":
             always.append(r)
@@ -81,7 +81,9 @@ def _sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _section(r: dict[str, Any]) -> Section:
-    return (r["layer"], "always" if r.get("priority") == "always" else "normal", r.get("scope"))
+    scope = r.get("scope")
+    return (r["layer"], "always" if r.get("priority") == "always" else "normal",
+            None if scope in ("", "project") else scope)
 
 
 def heading(sec: Section) -> str:
