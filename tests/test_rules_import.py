@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 #: fixture -> (where it goes in a repository, memories, layer, scope)
 REAL_FILES = {
     "codever-AGENTS.md": ("AGENTS.md", 22, "guidelines", None),
-    "roguelike-CLAUDE.md": ("CLAUDE.md", 17, "guidelines", None),
+    "roguelike-CLAUDE.md": ("CLAUDE.md", 14, "guidelines", None),
     "catdetector-testing.mdc": (".cursor/rules/testing.mdc", 12, "area_context",
                                 "{src/**/*.rs,tests/**/*.rs}"),
     "release-validation.mdc": (".cursor/rules/release-validation.mdc", 7, "area_context",
@@ -29,6 +29,11 @@ REAL_FILES = {
     "fiscal-api-rules.md": (".windsurf/rules/api-rules.md", 10, "area_context", "api/**/*"),
     "webapp-copilot-instructions.md": (".github/copilot-instructions.md", 8, "guidelines",
                                        None),
+    "bluecentre-AGENTS.md": ("services/AGENTS.md", 52, "area_context", "services/**"),
+    "bluecentre-helm-repositories.mdc": (".cursor/rules/helm.mdc", 12, "area_context",
+                                         "{terraform_dev_local/helm_*.tf,"
+                                         "pulumi_dev_local/pkg/applications/*.go}"),
+    "lyrebird-CLAUDE.md": ("lyrebird/CLAUDE.md", 20, "area_context", "lyrebird/**"),
 }
 
 
@@ -173,7 +178,10 @@ def test_frontmatter_variants() -> None:
     meta, _ = fm(["---", "description: >", "  folded", "  text", "globs:", "  - \"x/**\"",
                   "  - y/** # comment", "tools:", "  cursor:", "    deep: 1", "---"])
     assert meta == {"description": "folded text", "globs": ["x/**", "y/**"], "tools": None}
+    assert fm(["---", 'globs: "*.jira", "*.confluence"', "---"])[0] == {
+        "globs": ["*.jira", "*.confluence"]}
     assert fm(["# no front matter", "---"]) == ({}, 0)
+    assert fm(["---", "# a thematic break, then a setext heading", "---"]) == ({}, 0)
     assert fm(["---", "not closed"]) == ({}, 0)
     assert rules.combine_globs("src/**/*.ts, src/**/*.tsx") == "src/**/*.{ts,tsx}"
     assert rules.combine_globs(["a/**", "b/**"]) == "{a/**,b/**}"
@@ -192,7 +200,7 @@ def test_frontmatter_variants() -> None:
 
 
 def test_nested_lists_blocks_and_stubs() -> None:
-    doc = rules.parse(
+    text = (
         "Intro that is long enough to be a memory\nand wraps.\n\n"
         "1. First step of the release\n   1. tag it\n   2. push it\n"
         "2. Second step\n   continued lazily\n\n"
@@ -202,13 +210,26 @@ def test_nested_lists_blocks_and_stubs() -> None:
         "<!-- comment that is long enough to be a paragraph -->\n"
         "| a | b |\n|---|---|\n| long table cell text | x |\n\n"
         "Heading in setext style\n=======================\n\n"
-        "- [Only a link](#anchor)\n- tiny\n")
+        "- [Only a link](#anchor)\n- tiny\n\n"
+        "Prerequisites for a local build:\n\n- Docker\n- Node 20 or newer\n\n"
+        "The rules below are enforced in review:\n"
+        "- Every public function has a docstring of one line\n"
+        "- Every change to the schema comes with a migration and a test that runs it\n")
+    doc = rules.parse(text)
+    lines = text.split("\n")
     assert [(i.what, i.line, i.label) for i in doc.items] == [
         ("Intro that is long enough to be a memory and wraps.", 1, None),
         ("First step of the release\n1. tag it\n2. push it", 4, None),
         ("Second step continued lazily", 7, None),
         ("parent item\n- child\n  - grandchild\n- second child\n"
          "indented paragraph inside the list item", 10, None),
+        ("Prerequisites for a local build:\n- Docker\n- Node 20 or newer",
+         lines.index("Prerequisites for a local build:") + 1,
+         "Heading in setext style"),
+        ("Every public function has a docstring of one line", len(lines) - 2,
+         "Heading in setext style"),
+        ("Every change to the schema comes with a migration and a test that runs it",
+         len(lines) - 1, "Heading in setext style"),
     ]
 
 

@@ -33,8 +33,11 @@ ALWAYS_FILES = frozenset({"claude.md", "agents.md", "gemini.md", ".cursorrules",
 FOLDER_FILES = frozenset({"claude.md", "agents.md", "gemini.md"})
 #: Shortest bullet and paragraph kept as a memory (aide-memory's import rule).
 MIN_ITEM, MIN_PARAGRAPH = 6, 21
-#: A paragraph or item this short that ends with a colon introduces what follows.
-MAX_INTRO = 40
+#: A paragraph or item of this many words or fewer that ends with a colon is a stub
+#: introducing what follows ("Example:", "**Key Methods:**"), not a rule.
+MAX_INTRO_WORDS = 5
+#: The longest list entry still read as part of the introduction above it.
+MAX_ENTRY = 60
 
 _SECTION = re.compile(r"^## (Guidelines|Preferences|Technical|Area context)( \(always\))?"
                       r"(?: in (`+)(.+)\3)?$")
@@ -92,9 +95,11 @@ def front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
     while i < len(lines) and lines[i].strip() == "---":
         end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() in ("---", "...")),
                    None)
-        body = [s for s in lines[i + 1:end or 0] if s.strip() and not s.startswith("#")]
-        # A thematic break and a setext heading look alike: front matter starts with a key.
-        if end is None or (body and not _KEY.match(body[0])) or (i > 0 and not body):
+        inside = [s for s in lines[i + 1:end or 0] if s.strip()]
+        body = [s for s in inside if not s.startswith("#")]
+        # Two thematic breaks around a heading look alike: front matter has keys.
+        if end is None or (body and not _KEY.match(body[0])) or (
+                not body and (i > 0 or inside)):
             break
         for key, value in _mapping(lines[i + 1:end]).items():
             if value not in (None, "", []) or key not in meta:
@@ -147,6 +152,9 @@ def _mapping(lines: list[str]) -> dict[str, Any]:
 def _value(text: str) -> Any:
     if text.startswith("[") and text.endswith("]"):
         return [_scalar(p) for p in split_commas(text[1:-1]) if p.strip()]
+    parts = split_commas(text)
+    if len(parts) > 1 and all(p[:1] in "\"'" for p in parts):  # "a", "b" without brackets
+        return [_scalar(p) for p in parts]
     return _scalar(text)
 
 
@@ -247,6 +255,8 @@ class _Reader:
         self.label: str | None = None
         self.cur: dict[str, Any] | None = None
         self.gap = True  # a blank line (or skipped block) since the last text line
+        self.intro: Item | None = None  # a paragraph ending in a colon, waiting
+        self.group: list[Item] | None = None  # the list items after that introduction
 
     def run(self, lines: list[str], start: int) -> None:
         """Read lines[start:]."""
@@ -256,6 +266,7 @@ class _Reader:
             stripped = lines[i].strip()
             if stripped == BEGIN:
                 self.flush()
+                self.settle()
                 i = _read_block(lines, i + 1, self.items)
                 self.gap = True
                 continue
@@ -273,10 +284,13 @@ class _Reader:
                 while i < len(lines) and "|" in lines[i] and lines[i].strip():
                     i += 1
                 self.brk()
+                if self.cur is None:  # not a table inside a list item
+                    self.settle()
                 continue
             self.line(line, i + 1)
             i += 1
         self.flush()
+        self.settle()
 
     def _skip_fence(self, lines: list[str], i: int, mark: str) -> int:
         close = re.compile(r"^\s*" + re.escape(mark[0]) + "{" + str(len(mark)) + r",}\s*$")
@@ -284,6 +298,8 @@ class _Reader:
         while i < len(lines) and not close.match(lines[i]):
             i += 1
         self.brk()
+        if self.cur is None:  # not a code block inside a list item
+            self.settle()
         return i + 1
 
     def brk(self) -> None:
@@ -305,6 +321,7 @@ class _Reader:
         heading = _ATX.match(line)
         if heading:
             self.flush()
+            self.settle()
             self.label = _label(heading.group(2) or "")
             self.gap = True
             return
@@ -313,10 +330,12 @@ class _Reader:
         if setext and cur is not None and cur["kind"] == "para" and not self.gap:
             self.label = _label(" ".join(cur["parts"]))
             self.cur = None
+            self.settle()
             self.gap = True
             return
         if _BREAK.match(line):
             self.flush()
+            self.settle()
             self.gap = True
             return
         indent = len(line) - len(line.lstrip())
@@ -337,6 +356,7 @@ class _Reader:
             pass  # an indented code block
         else:
             self.flush()
+            self.settle()
             self.cur = {"kind": "para", "line": no, "parts": [line.strip()]}
         self.gap = False
 
@@ -355,6 +375,8 @@ class _Reader:
             self.gap = False
             return
         self.flush()
+        if self.intro is not None and self.group is None:
+            self.group = []
         self.cur = {"kind": "item", "line": no, "parts": [text], "stack": [content]}
         self.gap = False
 
@@ -365,15 +387,47 @@ class _Reader:
             return
         if cur["kind"] == "para":
             text = " ".join(cur["parts"]).strip()
+            if text.rstrip("*_ `").endswith(":"):
+                # "Prerequisites:", "Example:": it introduces what follows; decided there.
+                self.settle()
+                self.intro = Item(text, cur["line"], self.label)
+                return
             keep = len(text) >= MIN_PARAGRAPH
         else:
             text = "\n".join(p.rstrip() for p in cur["parts"]).strip()
             keep = len(text) >= MIN_ITEM
-        # "Example:", "**Key Methods:**": a short introduction to a list, a code block or
-        # a table, not a rule; a table of contents is only links.
-        stub = len(text) <= MAX_INTRO and text.rstrip("*_ `").endswith(":")
-        if keep and not stub and not _ONLY_LINKS.match(text):
-            self.items.append(Item(text, cur["line"], self.label))
+        # A table of contents is only links; "- **Steps:**" with nothing under it is a stub.
+        if not keep or _is_stub(text) or _ONLY_LINKS.match(text):
+            return
+        item = Item(text, cur["line"], self.label)
+        if cur["kind"] == "item" and self.group is not None:
+            self.group.append(item)
+        else:
+            self.items.append(item)
+
+    def settle(self) -> None:
+        """Decide what an introduction ending in a colon and the list after it become.
+
+        A list of short entries ("Prerequisites:" then "- Docker", "- Node 20") is one
+        memory with its introduction; a list of rules is one memory per rule and the
+        introduction goes; an introduction to a code block or a table stays only if it is
+        more than a stub ("Example:", "**Key Methods:**").
+        """
+        intro, group, self.intro, self.group = self.intro, self.group, None, None
+        if intro is None:
+            return
+        if not group:
+            if not _is_stub(intro.what):
+                self.items.append(intro)
+        elif all(len(i.what) <= MAX_ENTRY and "\n" not in i.what for i in group):
+            intro.what += "".join("\n- " + i.what for i in group)
+            self.items.append(intro)
+        else:
+            self.items.extend(group)
+
+
+def _is_stub(text: str) -> bool:
+    return text.rstrip("*_ `").endswith(":") and len(text.split()) <= MAX_INTRO_WORDS
 
 
 def _is_table(lines: list[str], i: int) -> bool:
