@@ -196,3 +196,15 @@ def test_pre_commit_hook_id_is_declared() -> None:
     text = (Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text()
     block = text.split("- id: git-aide-export-check", 1)[1]
     assert "entry: git-aide export --check" in block
+
+
+def test_a_symlinked_rules_file_stays_a_symlink(repo: Path) -> None:
+    remember(repo, "Run the linter before every commit", "--layer", "guidelines")
+    (repo / "AGENTS.md").write_text("# Shared by every agent\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    aide_ok(repo, "export", "--agent", "claude", "--agent", "codex")
+    assert (repo / "CLAUDE.md").is_symlink()
+    text = (repo / "AGENTS.md").read_text()
+    assert text.startswith("# Shared by every agent\n\n<!-- git-aide:begin -->")
+    assert text.count("<!-- git-aide:begin -->") == 1
+    aide_ok(repo, "export", "--agent", "claude", "--agent", "codex", "--check")

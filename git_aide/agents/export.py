@@ -310,6 +310,19 @@ def _find_begin(lines: list[str]) -> int | None:
     return None
 
 
+def _through_link(top: str, path: str) -> str:
+    """Where to write `path`: a symlink (CLAUDE.md -> AGENTS.md) is kept and its target
+    written, as long as the target is inside the working tree."""
+    full = os.path.join(top, path)
+    if not os.path.islink(full):
+        return full
+    target = os.path.realpath(full)
+    root = os.path.realpath(top)
+    if os.path.commonpath([root, target]) != root:
+        raise AideError(f"{path} is a symbolic link out of the working tree; not written")
+    return target
+
+
 def export(repo: Any, cache: Any, agents: list[str], *, check: bool = False,
            max_chars: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
@@ -338,6 +351,6 @@ def export(repo: Any, cache: Any, agents: list[str], *, check: bool = False,
             os.unlink(full)
             done.append((path, "removed"))
         else:
-            write_file(full, data)
+            write_file(_through_link(top, path), data)
             done.append((path, "created" if current is None else "updated"))
     return done, p.notes
