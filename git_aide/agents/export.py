@@ -25,6 +25,11 @@ from typing import Any
 from git_aide.agents.rules import BEGIN, END, LAYER_TITLES
 from git_aide.errors import AideError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.cache import Cache
+    from git_aide.repo import Repo
+
 #: The agents `export` writes for.
 AGENTS: tuple[str, ...] = ("claude", "codex", "cursor", "gemini", "copilot", "windsurf")
 #: The always-read file each agent has, holding the marked block.
@@ -323,7 +328,7 @@ def _through_link(top: str, path: str) -> str:
     return target
 
 
-def export(repo: Any, cache: Any, agents: list[str], *, check: bool = False,
+def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
            max_chars: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
     from git_aide.sources import load

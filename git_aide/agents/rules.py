@@ -18,6 +18,11 @@ from typing import Any
 
 from git_aide.errors import AideError, UsageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.cache import Cache
+    from git_aide.repo import Repo
+
 #: The markers of the block `git aide export` owns inside a rules file.
 BEGIN = "<!-- git-aide:begin -->"
 END = "<!-- git-aide:end -->"
@@ -521,7 +526,7 @@ def _scoped(scope: str | None, unscoped_layer: str) -> tuple[str, str | None]:
 
 # -- import ---------------------------------------------------------------------------
 
-def import_doc(repo: Any, cache: Any, files: list[str], *, layer: str | None = None,
+def import_doc(repo: Repo, cache: Cache, files: list[str], *, layer: str | None = None,
                scope: str | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Import rules files (paths relative to the current directory); the --json document."""
     top = repo.require_worktree("import")
@@ -540,12 +545,15 @@ def import_doc(repo: Any, cache: Any, files: list[str], *, layer: str | None = N
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise AideError(f"{f} is not UTF-8 text") from None
-        rel = os.path.relpath(os.path.abspath(f), top)
+        # The folder resolved, not the file: a CLAUDE.md that links to AGENTS.md keeps its name.
+        where = os.path.abspath(f)
+        where = os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where))
+        rel = os.path.relpath(where, os.path.realpath(top))
         texts.append((f if rel.startswith("..") else rel.replace(os.sep, "/"), text))
     return _import(repo, cache, texts, layer=layer, scope=scope, label=None, dry_run=dry_run)
 
 
-def import_text(repo: Any, cache: Any, text: str, *, name: str = "import",
+def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
                 layer: str | None = None, scope: str | None = None,
                 context_label: str | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Import rules given as text (`name` stands for the file in `why`); the --json document."""
@@ -554,7 +562,7 @@ def import_text(repo: Any, cache: Any, text: str, *, name: str = "import",
                    dry_run=dry_run)
 
 
-def _import(repo: Any, cache: Any, texts: list[tuple[str, str]], *, layer: str | None,
+def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str]], *, layer: str | None,
             scope: str | None, label: str | None, dry_run: bool) -> dict[str, Any]:
     from git_aide import memory, store
     from git_aide.sources import load
