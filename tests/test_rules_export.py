@@ -5,6 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import aide, aide_ok, git, make_repo, remember
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from git_aide.agents import export, rules
 
 ALL = ("--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "cursor",
        "--agent", "copilot", "--agent", "windsurf")
@@ -208,3 +212,27 @@ def test_a_symlinked_rules_file_stays_a_symlink(repo: Path) -> None:
     assert text.startswith("# Shared by every agent\n\n<!-- git-aide:begin -->")
     assert text.count("<!-- git-aide:begin -->") == 1
     aide_ok(repo, "export", "--agent", "claude", "--agent", "codex", "--check")
+
+
+_PIECES = st.sampled_from(["\n", "\t", "- ", "  - ", "## Guidelines", "## Technical in `x`",
+                           rules.END, rules.BEGIN, "```", "|a|b|", "# h", "  ", "<!-- c -->"])
+_WHAT = st.lists(_PIECES | st.text(st.characters(blacklist_categories=("Cc", "Cs")),
+                                   max_size=8), min_size=1, max_size=12).map("".join)
+_RECORD = st.fixed_dictionaries({
+    "what": _WHAT.filter(str.strip),
+    "layer": st.sampled_from(["guidelines", "preferences", "technical", "area_context"]),
+    "priority": st.sampled_from(["normal", "always"]),
+    "scope": st.sampled_from([None, "src/**", "lib/*.{py,pyi}", "{a,b}/**", "docs"]),
+    "uuid": st.uuids().map(str),
+    "created_at": st.sampled_from(["2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"]),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_RECORD, max_size=6), st.text(max_size=30).filter(lambda t: "<!--" not in t))
+def test_any_block_reads_back_exactly(records: list[dict], user: str) -> None:
+    records = sorted(records, key=export._sort_key)
+    text = user + "\n\n" + export.block(records, ["_a note that is not a memory_"]) + user
+    got = [(i.what, i.layer, i.scope, i.priority) for i in rules.parse(text).items
+           if i.from_block]
+    assert got == [(r["what"].strip(), r["layer"], r["scope"], r["priority"]) for r in records]
