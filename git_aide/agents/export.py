@@ -81,8 +81,10 @@ def select(records: list[dict[str, Any]]) -> tuple[
 
 
 def _sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
+    # Oldest first, as they were written (an import keeps its file's order); ties by
+    # text, so that memories imported in the same millisecond still sort one way.
     return (_ORDER.get(r["layer"], 9), r.get("priority") != "always",
-            str(r.get("created_at")), r["uuid"])
+            str(r.get("created_at")), r["what"].strip(), r["uuid"])
 
 
 def _section(r: dict[str, Any]) -> Section:
