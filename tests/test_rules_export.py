@@ -236,3 +236,34 @@ def test_any_block_reads_back_exactly(records: list[dict], user: str) -> None:
     got = [(i.what, i.layer, i.scope, i.priority) for i in rules.parse(text).items
            if i.from_block]
     assert got == [(r["what"].strip(), r["layer"], r["scope"], r["priority"]) for r in records]
+
+
+def test_rules_the_user_wrote_are_not_repeated_in_the_block(repo: Path) -> None:
+    mine = "# Team rules\n\n- Run the linter before every commit\n- Keep pull requests small\n"
+    (repo / "CLAUDE.md").write_text(mine)
+    aide_ok(repo, "import", "CLAUDE.md")
+    r = aide_ok(repo, "export", "--agent", "claude")
+    assert "nothing changed" in r.stdout  # everything is in the file already
+    assert (repo / "CLAUDE.md").read_text() == mine
+    remember(repo, "Squash before merging", "--layer", "guidelines")
+    aide_ok(repo, "export", "--agent", "claude")
+    text = (repo / "CLAUDE.md").read_text()
+    assert text.startswith(mine + "\n<!-- git-aide:begin -->")
+    assert text.count("Run the linter") == 1 and "- Squash before merging\n" in text
+    # importing the file again brings nothing new
+    assert aide_ok(repo, "import", "CLAUDE.md", "--json").json()["imported"] == []
+
+
+def test_rules_files_the_user_keeps_are_not_repeated(repo: Path) -> None:
+    rules_dir = repo / ".cursor" / "rules"
+    rules_dir.mkdir(parents=True)
+    (rules_dir / "api.mdc").write_text("---\nglobs: src/api/**\n---\n- Handlers are thin\n")
+    (rules_dir / "team.mdc").write_text("---\nalwaysApply: true\n---\n- Review within a day\n")
+    aide_ok(repo, "import", ".cursor/rules/api.mdc", ".cursor/rules/team.mdc")
+    remember(repo, "Handlers return typed responses", "--layer", "area_context",
+             "--scope", "src/api/**")
+    aide_ok(repo, "export", "--agent", "cursor")
+    generated = sorted(p.name for p in rules_dir.glob("git-aide-*"))
+    assert len(generated) == 1  # no always-on file: the team rule is in team.mdc already
+    text = (rules_dir / generated[0]).read_text()
+    assert "Handlers return typed responses" in text and "Handlers are thin" not in text

@@ -10,8 +10,10 @@ hand an agent the memories of the file it opens, and a session-start file holdin
 scoped memory would cost each session what only a few files need. Project-wide technical
 facts become a rule the agent reads on request where it has those (Cursor, Windsurf).
 
-The bytes depend on the memories alone (sorted, no timestamps), so `--check` can tell
-whether the files are up to date.
+A memory that a rules file written by a person already says (imported from it, say) is
+not written again, so an agent reads each rule once. The bytes depend on the memories
+and those files alone (sorted, no timestamps), so `--check` can tell whether the files
+are up to date.
 """
 
 from __future__ import annotations
@@ -216,30 +218,36 @@ def plan(top: str, records: list[dict[str, Any]], agents: list[str],
             notes = [f"_Not listed here: {pending} memor{'y' if pending == 1 else 'ies'} "
                      "scoped to paths or looked up when needed; run `git aide recall PATH` "
                      "before changing a file._"] if pending else []
-            text, left = budgeted(always, notes, max_chars)
             path = ALWAYS_FILE[agent]
+            old = _read_text(top, path)
+            present = _written_outside(path, old)
+            mine = _fresh(always, present)
+            text, left = budgeted(mine, notes, max_chars)
             _note_left(out, path, left, max_chars)
-            new = _spliced(top, path, text, bool(always or notes))
+            new = _spliced(path, old, text, bool(mine or notes))
             if new is not None:
                 out.files[path] = new
         if rules_dir is None:
             continue
         folder, suffix = rules_dir
+        generated = _generated(top, folder, suffix)
+        present = _written_in_folder(top, folder, suffix, generated)
         wanted: dict[str, bytes] = {}
         if agent != "copilot":
-            if always:
-                text, left = budgeted(always, [], max_chars)
+            if _fresh(always, present):
+                text, left = budgeted(_fresh(always, present), [], max_chars)
                 path = f"{folder}/git-aide-always{suffix}"
                 _note_left(out, path, left, max_chars)
                 wanted[path] = _rule_file(agent, "always", None, text)
-            if other:
+            if _fresh(other, present):
                 wanted[f"{folder}/git-aide-technical{suffix}"] = _rule_file(
-                    agent, "other", None, block(other, []))
+                    agent, "other", None, block(_fresh(other, present), []))
         for scope, group in scoped.items():
-            wanted[f"{folder}/{slug(scope)}{suffix}"] = _rule_file(
-                agent, "scoped", scope, block(group, []))
+            if _fresh(group, present):
+                wanted[f"{folder}/{slug(scope)}{suffix}"] = _rule_file(
+                    agent, "scoped", scope, block(_fresh(group, present), []))
         out.files.update(wanted)
-        for path in _generated(top, folder, suffix):
+        for path in generated:
             if path not in wanted:
                 out.files[path] = None
     return out
@@ -273,15 +281,64 @@ def _generated(top: str, folder: str, suffix: str) -> list[str]:
     return found
 
 
-def _spliced(top: str, path: str, text: str, needed: bool) -> bytes | None:
-    """The file with its block replaced (or appended); None: leave the file alone."""
+def _read_text(top: str, path: str) -> str | None:
+    """A rules file's text, or None when there is none."""
     try:
         with open(os.path.join(top, path), "rb") as f:
-            old = f.read().decode("utf-8")
+            return f.read().decode("utf-8")
     except FileNotFoundError:
-        return text.encode() if needed else None
+        return None
     except UnicodeDecodeError:
         raise AideError(f"{path} is not UTF-8 text; not touched") from None
+
+
+Key = tuple[str, str, "str | None"]
+
+
+def _key(r: dict[str, Any]) -> Key:
+    scope = r.get("scope")
+    return (r["what"].strip(), r["layer"], None if scope in ("", "project") else scope)
+
+
+def _fresh(group: list[dict[str, Any]], present: set[Key]) -> list[dict[str, Any]]:
+    """The memories of a group that no rule a person wrote says already."""
+    return [r for r in group if _key(r) not in present]
+
+
+def _written_outside(path: str, old: str | None, *, blocks: bool = False) -> set[Key]:
+    """(text, layer, scope) of the rules a person wrote in a file, as import reads them:
+    a memory imported from a file the agent reads anyway is not written out again."""
+    if old is None:
+        return set()
+    from git_aide.agents.rules import file_defaults, parse
+
+    doc = parse(old)
+    layer, scope = file_defaults(path, doc.meta)
+    return {(i.what.strip(), i.layer or layer, i.scope if i.from_block else scope)
+            for i in doc.items if blocks or not i.from_block}
+
+
+def _written_in_folder(top: str, folder: str, suffix: str, generated: list[str]) -> set[Key]:
+    """What the rule files people wrote in an agent's rules folder already say."""
+    try:
+        names = sorted(os.listdir(os.path.join(top, folder)))
+    except OSError:
+        return set()
+    keys: set[Key] = set()
+    for name in names:
+        path = f"{folder}/{name}"
+        if name.endswith(suffix) and path not in generated:
+            try:
+                keys |= _written_outside(path, _read_text(top, path), blocks=True)
+            except (AideError, OSError):
+                continue  # not text, or not a file: not a rule an agent reads
+    return keys
+
+
+def _spliced(path: str, old: str | None, text: str, needed: bool) -> bytes | None:
+    """The file with its block replaced (or appended); None: leave the file alone."""
+    if old is None:
+        return text.encode() if needed else None
     nl = "\r\n" if "\r\n" in old else "\n"
     lines = old.splitlines(keepends=True)
     begin = _find_begin(lines)
