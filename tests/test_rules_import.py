@@ -162,6 +162,13 @@ def test_layer_and_scope_flags_and_folder_files(repo: Path) -> None:
     assert r.returncode == 1 and "absolute" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_a_file_outside_the_repository(repo: Path, tmp_path: Path) -> None:
+    write(tmp_path, "elsewhere/CLAUDE.md", "- A rule kept outside the repository\n")
+    doc = imported(repo, str(tmp_path / "elsewhere" / "CLAUDE.md"))
+    assert [(m["layer"], m["scope"]) for m in doc["imported"]] == [("guidelines", None)]
+    assert doc["imported"][0]["why"] == str(tmp_path / "elsewhere" / "CLAUDE.md") + ":1"
+
+
 def test_missing_file_is_one_clear_error(repo: Path) -> None:
     r = aide(repo, "import", "NOPE.md")
     assert r.returncode == 1

@@ -530,7 +530,7 @@ def import_doc(repo: Repo, cache: Cache, files: list[str], *, layer: str | None 
                scope: str | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Import rules files (paths relative to the current directory); the --json document."""
     top = repo.require_worktree("import")
-    texts: list[tuple[str, str]] = []
+    texts: list[tuple[str, str, str]] = []
     for f in files:
         try:
             with open(f, "rb") as fh:
@@ -549,7 +549,10 @@ def import_doc(repo: Repo, cache: Cache, files: list[str], *, layer: str | None 
         where = os.path.abspath(f)
         where = os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where))
         rel = os.path.relpath(where, os.path.realpath(top))
-        texts.append((f if rel.startswith("..") else rel.replace(os.sep, "/"), text))
+        if rel.startswith(".."):  # outside the repository: no folder of it to scope to
+            texts.append((f, os.path.basename(f), text))
+        else:
+            texts.append((rel.replace(os.sep, "/"), rel.replace(os.sep, "/"), text))
     return _import(repo, cache, texts, layer=layer, scope=scope, label=None, dry_run=dry_run)
 
 
@@ -558,11 +561,11 @@ def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
                 context_label: str | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Import rules given as text (`name` stands for the file in `why`); the --json document."""
     repo.require_worktree("import")
-    return _import(repo, cache, [(name, text)], layer=layer, scope=scope, label=context_label,
+    return _import(repo, cache, [(name, name, text)], layer=layer, scope=scope, label=context_label,
                    dry_run=dry_run)
 
 
-def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str]], *, layer: str | None,
+def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, layer: str | None,
             scope: str | None, label: str | None, dry_run: bool) -> dict[str, Any]:
     from git_aide import memory, store
     from git_aide.sources import load
@@ -582,12 +585,12 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str]], *, layer: st
     paths: list[str] = []
     near = 0
     seen: set[tuple[str, str | None, str]] = set()
-    for name, text in texts:
+    for name, kind, text in texts:
         doc = parse(text)
         for it in doc.items:
             where = f"{name}:{it.line}"
             try:
-                want = _resolve(doc.meta, name, it, layer, scope)
+                want = _resolve(doc.meta, kind, it, layer, scope)
             except AideError as e:
                 skipped.append({"what": it.what, "reason": "invalid_scope", "where": where,
                                 "message": str(e)})
