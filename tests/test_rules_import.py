@@ -136,7 +136,11 @@ def test_invalid_scope_is_refused_per_item(repo: Path) -> None:
         ("invalid_scope", ".cursor/rules/out.mdc:4"),
         ("invalid_scope", ".cursor/rules/out.mdc:5")]
     assert "climbs out" in doc["skipped"][0]["message"]
-    assert [(m["what"], m["scope"]) for m in listed(repo)] == [("A rule for src", "src/**")]
+    write(repo, "ctl.md", "- a rule with a \x1b[31m colour code\n- a clean rule\n")
+    r = aide(repo, "import", "ctl.md")
+    assert r.returncode == 1 and "ctl.md:1: not imported: the text has control" in r.stderr
+    assert sorted((m["what"], m["scope"]) for m in listed(repo)) == [
+        ("A rule for src", "src/**"), ("a clean rule", None)]
 
 
 def test_layer_and_scope_flags_and_folder_files(repo: Path) -> None:
