@@ -495,6 +495,72 @@ def textconv(file: str) -> None:
 
     raise click.exceptions.Exit(textconv_main([file]))
 
+@main.command(name="import")
+@click.argument("files", metavar="FILE...", nargs=-1, required=True)
+@click.option("--layer", type=LAYER_CHOICE, help="Default: from the file (see the man page).")
+@click.option("--scope", metavar="GLOB", help="Where the rules apply (default: from the file).")
+@click.option("--dry-run", "-n", is_flag=True, help="Say what would be imported; write nothing.")
+@json_option
+def import_(files: tuple[str, ...], layer: str | None, scope: str | None, dry_run: bool,
+            as_json: bool) -> None:
+    """Turn rules files (CLAUDE.md, AGENTS.md, .cursor/rules/*.mdc...) into memories."""
+    from git_aide.agents import rules
+
+    repo, cache = context()
+    doc = rules.import_doc(repo, cache, list(files), layer=layer, scope=scope,
+                           dry_run=dry_run)
+    warn(doc["warnings"])
+    refused = [s for s in doc["skipped"] if s["reason"] not in ("exists", "repeated")]
+    if as_json:
+        from git_aide.render import dumps
+
+        out(dumps(doc))
+    else:
+        verb = "Would import" if dry_run else "Imported"
+        lines = [f"{'would import' if dry_run else 'imported'} {m['why']}: "
+                 f"{_one_line(m['what'])}" for m in doc["imported"]]
+        kept = len(doc["skipped"]) - len(refused)
+        lines.append(f"{verb} {len(doc['imported'])} memor"
+                     f"{'y' if len(doc['imported']) == 1 else 'ies'}; {kept} already there.")
+        out("\n".join(lines))
+    warn([f"{s['where']}: not imported: {s['message']}" for s in refused])
+    if refused:
+        n = len(refused)
+        raise AideError(f"{n} item{'s' if n > 1 else ''} refused (named above); "
+                        "the rest were imported" if not dry_run else
+                        f"{n} item{'s' if n > 1 else ''} would be refused (named above)")
+
+
+def _one_line(text: str, width: int = 70) -> str:
+    first = text.strip().split("\n")[0]
+    return first if len(first) <= width else first[: width - 3] + "..."
+
+
+@main.command()
+@click.option("--agent", "agents", multiple=True, required=True,
+              type=click.Choice(["claude", "codex", "cursor", "gemini", "copilot", "windsurf"]),
+              help="Write this agent's rules files (repeatable).")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is out of date.")
+@click.option("--max-chars", type=click.IntRange(min=1), metavar="N",
+              help="Keep the always-on block within N characters.")
+def export(agents: tuple[str, ...], check: bool, max_chars: int | None) -> None:
+    """Write the memories into agents' rules files (a marked block, glob-scoped rules)."""
+    from git_aide.agents import export as ex
+
+    repo, cache = context()
+    done, notes = ex.export(repo, cache, list(agents), check=check, max_chars=max_chars)
+    warn(notes)
+    if check:
+        bad = [(p, s) for p, s in done if s != "unchanged"]
+        if bad:
+            out("\n".join(f"{p}: {s}" for p, s in bad))
+            n = len(bad)
+            raise AideError(f"{n} file{'s' if n > 1 else ''} out of date; run `git aide export "
+                            + " ".join(f"--agent {a}" for a in dict.fromkeys(agents)) + "`")
+        return
+    changed = [f"{s} {p}" for p, s in done if s != "unchanged"]
+    out("\n".join(changed) if changed else "The rules files are up to date; nothing changed.")
+
 
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; every error becomes one line and an exit status."""
