@@ -56,7 +56,6 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _ONLY_LINKS = re.compile(r"^(\s*(\[[^\]]*\]\([^)]*\)|<[^>\s]+>)[\s,;.|·-]*)+$")
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
 _COMMENT = re.compile(r"<!--.*?-->")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # DESIGN section 6 refuses them
 
 
 @dataclass
@@ -605,9 +604,11 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
                 continue
             try:
                 store.check_text(it.what, where, item_label)
-                if _CONTROL.search(it.what + (item_label or "")):
-                    raise AideError("the text has control characters other than newline and "
-                                    "tab; not remembered")
+                # Whatever `validate` refuses (secrets, control characters, sizes), with
+                # its own message, before anything is written.
+                store.check_record(memory.new(
+                    it.what, layer=want[0], contributor="import", why=where, scope=want[1],
+                    context_label=item_label, source="import", priority=want[2]))
                 if want[0] == "area_context" and want[1] is None:
                     raise AideError("an area_context memory needs a scope (--scope GLOB)")
             except AideError as e:
