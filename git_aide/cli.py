@@ -16,7 +16,6 @@ import click
 from git_aide import __version__, commands
 from git_aide.commands import (
     context,
-    filters,
     load,
     noticed,
     out,
@@ -144,10 +143,10 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
                        stage=not no_stage)
     warn(w.warnings)
     if as_json:
+        from git_aide.answers import remember_doc
         from git_aide.render import dumps
 
-        out(dumps({"uuid": w.uuid, "path": w.path, "created": w.created, "staged": w.staged,
-                    "warnings": w.warnings}))
+        out(dumps(remember_doc(w)))
         return
     if not w.created:
         out(f"Already remembered as {w.uuid[:8]} ({w.path}).")
@@ -247,10 +246,11 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
 def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | None,
           cached: bool, rev: str | None, as_json: bool) -> None:
     """Every memory of the source."""
-    from git_aide import recall as rc
+    from git_aide.answers import list_hits
 
     _repo, _cache, snap = load(cached, rev)
-    render_hits(snap, rc.listing(snap.entries, filters(layers, tags, contributor)), as_json)
+    render_hits(snap, list_hits(snap, layers=layers, tags=tags, contributor=contributor),
+                as_json)
 
 
 @main.command()
@@ -265,9 +265,9 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
     _repo, _cache, snap = load(cached, rev)
     e = find(snap.entries, ident)
     if as_json:
-        doc = dict(e.record)
-        doc["path"] = e.path
-        out(render.dumps({"source": snap.source.as_json(), "memory": doc}))
+        from git_aide.answers import show_doc
+
+        out(render.dumps(show_doc(snap, e)))
     else:
         out(render.show_text(e.record, e.path, tty=tty()))
 
@@ -298,9 +298,10 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
                      layer=layer, stage=not no_stage)
     warn(w.warnings)
     if as_json:
+        from git_aide.answers import update_doc
         from git_aide.render import dumps
 
-        out(dumps({"uuid": w.uuid, "path": w.path, "staged": w.staged}))
+        out(dumps(update_doc(w)))
     else:
         out(f"Updated {w.uuid[:8]} in {w.path} ({'staged' if w.staged else 'not staged'}).")
 
@@ -317,9 +318,10 @@ def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
     gone, staged, warnings = store.forget(repo, cache, list(idents), stage=not no_stage)
     warn(warnings)
     if as_json:
+        from git_aide.answers import forget_doc
         from git_aide.render import dumps
 
-        out(dumps({"forgotten": gone, "staged": staged}))
+        out(dumps(forget_doc(gone, staged)))
     else:
         out("\n".join(f"Forgot {u[:8]}." for u in gone))
 
