@@ -94,8 +94,12 @@ def clean_scope(scope: str | None, *, empty_clears: bool = False) -> str | None:
 def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
              layer: str | None = None, scope: str | None = None, tags: list[str] | None = None,
              label: str | None = None, personal: bool = False, priority: str = "normal",
-             source: str = "conversation", stage: bool = True) -> Written:
-    """Store a new memory, or return the existing one with the same text, layer and scope."""
+             source: str = "conversation", stage: bool = True,
+             contributor: str | None = None) -> Written:
+    """Store a new memory, or return the existing one with the same text, layer and scope.
+
+    `contributor`: who wrote it (default: git user.name, else user.email).
+    """
     top = repo.require_worktree("remember")
     if personal and layer not in (None, "preferences"):
         raise UsageError(f"--personal is a private preference; it cannot go in layer {layer}")
@@ -114,12 +118,17 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
                 and r["what"].strip() == what.strip()):
             return Written(r["uuid"], e.path, staged=False, created=False, record=r)
     near = _near_duplicates(repo, entries, what, layer, stored_scope, shared)
-    contributor = repo.config("user.name") or repo.config("user.email") or "unknown"
+    contributor = (contributor or "").strip() or (
+        repo.config("user.name") or repo.config("user.email") or "unknown")
     record = memory.new(
         what, layer=layer, contributor=contributor, why=why or None, scope=stored_scope,
         context_label=label or None, tags=tags, source=source, shared=shared,
         priority=priority,
     )
+    problems = memory.check(record)  # a priority, source or contributor given by an agent
+    if problems:
+        fld, message = problems[0]
+        raise AideError(f"{fld}: {message}" if fld else message)
     path = memory.relpath(record)
     if personal:
         _protect_personal(top)
@@ -146,7 +155,8 @@ def _near_duplicates(repo: Repo, entries: list[Entry], what: str, layer: str,
 def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
            why: str | None = None, scope: str | None = None, add_tags: list[str] | None = None,
            remove_tags: list[str] | None = None, label: str | None = None,
-           layer: str | None = None, stage: bool = True) -> Written:
+           layer: str | None = None, priority: str | None = None, stage: bool = True
+           ) -> Written:
     """Change fields of a memory in the working tree; a new layer moves its file."""
     top = repo.require_worktree("update")
     entry = find(load(repo, cache).entries, ident)
@@ -160,6 +170,10 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
         record["context_label"] = label or None
     if scope is not None:
         record["scope"] = clean_scope(scope, empty_clears=True)
+    if priority is not None:
+        if priority not in ("normal", "always"):
+            raise UsageError(f"unknown priority {priority!r}; choose normal or always")
+        record["priority"] = priority
     if layer is not None:
         if layer not in memory.LAYERS:
             raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
