@@ -14,6 +14,15 @@ def main() -> None:
         from git_aide.merge import main as merge_main
 
         sys.exit(merge_main(argv[1:]))
+    if argv and argv[0] == "hook" and "-h" not in argv and "--help" not in argv:
+        # Agents run hooks on every file they touch: no click, and never a failure.
+        from git_aide.agents.events import main as hook_main
+
+        sys.exit(hook_main(argv[1:]))
+    if argv == ["mcp"]:
+        from git_aide.agents import serve
+
+        sys.exit(serve())
     if argv and argv[0] in ("recall", "search"):
         # The calls agents make on every file they touch: plain forms skip click, and
         # the questions for git are started first, to run while Python imports the rest.

@@ -439,6 +439,26 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
         raise AideError(f"{n} finding{'s' if n > 1 else ''}; see `git aide audit`")
 
 
+@main.command()
+def mcp() -> None:
+    """Serve the memories to an agent over MCP on stdio (needs git-aide[mcp])."""
+    from git_aide.agents import serve
+
+    raise click.exceptions.Exit(serve())
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.argument("event", metavar="EVENT")
+@click.option("--agent", type=click.Choice(["claude", "codex", "cursor", "gemini"]),
+              default="claude", help="The agent whose hook protocol to speak.")
+def hook(event: str, agent: str) -> None:
+    """Run by an agent's hooks: read its event on stdin, print context for it."""
+    # `git-aide hook ...` never gets here: __main__ runs it before click is imported.
+    from git_aide.agents.events import main as events_main
+
+    raise click.exceptions.Exit(events_main([event, "--agent", agent]))
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; every error becomes one line and an exit status."""
     try:
