@@ -100,23 +100,51 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--agent", type=click.Choice(["claude"]), help="Also write notes for this agent.")
+@click.option("--agent", "agents", multiple=True,
+              type=click.Choice(["claude", "codex", "cursor", "gemini", "vscode"]),
+              help="Also register the MCP server and hooks in this agent's project settings "
+                   "(repeatable).")
 @click.option("--no-hooks", is_flag=True, help="Do not install the git hooks.")
+@click.option("--dry-run", "-n", is_flag=True,
+              help="With --agent: print what would change in the agents' files.")
 @click.option("--uninstall", is_flag=True,
-              help="Remove the merge driver config and the hook blocks; keep the memories.")
-def init(agent: str | None, no_hooks: bool, uninstall: bool) -> None:
+              help="Remove the merge driver config and the hook blocks; keep the memories. "
+                   "With --agent: remove only git-aide's entries from that agent's files.")
+def init(agents: tuple[str, ...], no_hooks: bool, dry_run: bool, uninstall: bool) -> None:
     """Set this repository up for git-aide (idempotent)."""
-    from git_aide.install import init as do_init
     from git_aide.repo import open_repo
 
+    if dry_run and not agents:
+        raise UsageError("--dry-run goes with --agent")
+    repo = open_repo()
+    if agents:
+        from git_aide.agents import config
+
+        top = repo.require_worktree("init --agent")
+        changes = [c for a in dict.fromkeys(agents)
+                   for c in config.plan(top, a, install=not uninstall)]
+        if dry_run:
+            diffs = [c.diff() for c in changes if c.changed]
+            out("".join(diffs).rstrip("\n") if diffs else "nothing would change.")
+            return
+        done = [] if uninstall else _init_repo(repo, no_hooks)
+        config.apply(top, changes)
+        out("\n".join(done + [c.line() for c in changes]))
+        return
     if uninstall:
         from git_aide.install import uninstall as do_uninstall
 
-        done = do_uninstall(open_repo())
+        done = do_uninstall(repo)
         out("\n".join(done) if done else "git-aide is not installed here; nothing changed.")
         return
-    done = do_init(open_repo(), agent=agent, with_hooks=not no_hooks)
+    done = _init_repo(repo, no_hooks)
     out("\n".join(done) if done else "git-aide is already set up here; nothing changed.")
+
+
+def _init_repo(repo: Any, no_hooks: bool) -> list[str]:
+    from git_aide.install import init as do_init
+
+    return do_init(repo, with_hooks=not no_hooks)
 
 
 @main.command()
