@@ -141,6 +141,11 @@ def _reply(agent: str, event: str, text: str) -> dict[str, Any] | None:
 
 # -- the session record ------------------------------------------------------------------
 
+def _session_id(data: dict[str, Any]) -> Any:
+    """The session's id: `session_id` (Claude, Codex, Gemini), `conversation_id` (Cursor)."""
+    return data.get("session_id") or data.get("conversation_id")
+
+
 class Session:
     """What one agent session was already given, kept in the cache folder."""
 
@@ -264,7 +269,7 @@ def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
         hits = recall_hits(repo, cache, snap, [path], count=False)
     except AideError:
         return None  # outside the repository, say: nothing to add
-    session = Session(repo.cache_dir, data.get("session_id"))
+    session = Session(repo.cache_dir, _session_id(data))
     fresh = [h for h in hits if h.entry.compiled is not None
              and h.entry.uuid not in session.seen]
     if not fresh:
@@ -288,7 +293,7 @@ def session_start(data: dict[str, Any], agent: str) -> str | None:
     """The always-on memories, then what this branch changed since it left its base."""
     repo, cache, snap = _open()
     _prune(repo.cache_dir)
-    session = Session(repo.cache_dir, data.get("session_id"))
+    session = Session(repo.cache_dir, _session_id(data))
     session.clear()  # a new, cleared or compacted context holds nothing yet
     cap = repo.config_int("aide.hooks.sessionChars", 2000)
     order = {"guidelines": 1, "preferences": 2}
@@ -380,7 +385,7 @@ def post_tool_use(data: dict[str, Any], agent: str) -> str | None:
     from git_aide.repo import open_repo
 
     repo = open_repo()
-    session = Session(repo.cache_dir, data.get("session_id"))
+    session = Session(repo.cache_dir, _session_id(data))
     session.seen |= found
     session.save()
     return None
@@ -418,7 +423,7 @@ def stop(data: dict[str, Any], agent: str) -> str | None:
                                                                           "1"):
         return None
     every = max(1, repo.config_int("aide.hooks.reflectEvery", 5))
-    session = Session(repo.cache_dir, data.get("session_id"))
+    session = Session(repo.cache_dir, _session_id(data))
     session.stops += 1
     session.save()
     return REFLECT if session.stops % every == 1 or every == 1 else None
@@ -428,7 +433,7 @@ def pre_compact(data: dict[str, Any], agent: str) -> str | None:
     """Clear the session record: after compaction, what was injected is gone."""
     from git_aide.repo import open_repo
 
-    Session(open_repo().cache_dir, data.get("session_id")).clear()
+    Session(open_repo().cache_dir, _session_id(data)).clear()
     return None
 
 
