@@ -363,7 +363,7 @@ def found(top: str) -> list[tuple[str, bool, str]]:
         try:
             changes = plan(top, agent)
         except AideError as e:
-            out.append((agent, False, str(e)))
+            out.append((agent, False, f"{agent}: {e}"))
             continue
         present = [c for c in changes if c.before is not None]
         if not present:
