@@ -55,6 +55,8 @@ class Memory:
     def __init__(self) -> None:
         self._repo: Repo | None = None
         self._index: Any = None
+        #: The views read lately, decoded: a state's entries never change (sources.load).
+        self._warm: dict[Any, Any] = {}
         self.lock = threading.Lock()
 
     def repo(self) -> Repo:
@@ -91,7 +93,8 @@ class Memory:
         repo = self.repo()
         cache = self.cache(repo)
         kind = "worktree" if rev is None else "rev"
-        snap = load_source(repo, cache, kind, rev, asked=asked)  # type: ignore[arg-type]
+        snap = load_source(repo, cache, kind, rev, asked=asked,  # type: ignore[arg-type]
+                           warm=self._warm)
         for line in snap.warnings:
             sys.stderr.write(f"git-aide: warning: {line}\n")
         return repo, cache, snap
