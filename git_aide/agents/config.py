@@ -49,7 +49,7 @@ _GEMINI_HOOKS = (
 _CURSOR_HOOKS = (
     ("sessionStart", "session-start", None),
     ("preToolUse", "pre-tool-use", "Read|Write|Edit"),
-    ("postToolUse", "post-tool-use", "MCP"),
+    ("postToolUse", "post-tool-use", None),  # MCP tools' names there: unconfirmed
     ("stop", "stop", None),
     ("preCompact", "pre-compact", None),
 )

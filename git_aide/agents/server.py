@@ -368,7 +368,8 @@ def build(memory: Memory | None = None) -> MCPServer:
         def work() -> CallToolResult:
             log_doc = _optional("git_aide.history", "log_doc", "aide_log")
             repo = mem.repo()
-            doc = log_doc(repo, mem.cache(repo), list(revs or []), uuid=uuid,
+            walk = list(revs or ([] if all else ["HEAD"]))
+            doc = log_doc(repo, mem.cache(repo), walk, uuid=uuid,
                           paths=tuple(paths or ()), reverse=reverse, limit=limit,
                           all_refs=all)
             return result(doc, log_text(doc))
