@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
+from git_aide.agents.sessions import Session, prune, session_id
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -139,80 +141,6 @@ def _reply(agent: str, event: str, text: str) -> dict[str, Any] | None:
     return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
 
 
-# -- the session record ------------------------------------------------------------------
-
-def _session_id(data: dict[str, Any]) -> Any:
-    """The session's id: `session_id` (Claude, Codex, Gemini), `conversation_id` (Cursor)."""
-    return data.get("session_id") or data.get("conversation_id")
-
-
-class Session:
-    """What one agent session was already given, kept in the cache folder."""
-
-    def __init__(self, cache_dir: str, session_id: Any) -> None:
-        import hashlib
-
-        key = hashlib.sha1(str(session_id or "unknown").encode()).hexdigest()[:20]
-        #: The file holding the record.
-        self.path = os.path.join(cache_dir, "sessions", key + ".json")
-        #: uuids already injected or fetched in this session.
-        self.seen: set[str] = set()
-        #: How many times the agent stopped (for the reflect nudge).
-        self.stops = 0
-        try:
-            import json
-
-            with open(self.path, encoding="utf-8") as f:
-                saved = json.load(f)
-            self.seen = {u for u in saved.get("seen", []) if isinstance(u, str)}
-            self.stops = int(saved.get("stops", 0))
-        except (OSError, ValueError, TypeError, AttributeError):
-            pass
-
-    def save(self) -> None:
-        """Write the record atomically; a failure only costs a repeat injection."""
-        import json
-
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({"seen": sorted(self.seen), "stops": self.stops}, f)
-            os.replace(tmp, self.path)
-        except OSError:
-            import contextlib
-
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-    def clear(self) -> None:
-        """Forget the session (after compaction the context holds none of it)."""
-        import contextlib
-
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
-        self.seen, self.stops = set(), 0
-
-
-def _prune(cache_dir: str, days: float = 7.0) -> None:
-    """Drop the records of sessions idle for a week."""
-    import time
-
-    folder = os.path.join(cache_dir, "sessions")
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    horizon = time.time() - days * 86400
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if os.stat(path).st_mtime < horizon:
-                os.unlink(path)
-        except OSError:
-            continue
-
-
 # -- rendering within a budget -------------------------------------------------------------
 
 def _line(record: dict[str, Any]) -> str:
@@ -269,7 +197,7 @@ def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
         hits = recall_hits(repo, cache, snap, [path], count=False)
     except AideError:
         return None  # outside the repository, say: nothing to add
-    session = Session(repo.cache_dir, _session_id(data))
+    session = Session(repo.cache_dir, session_id(data))
     fresh = [h for h in hits if h.entry.compiled is not None
              and h.entry.uuid not in session.seen]
     if not fresh:
@@ -292,8 +220,8 @@ def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
 def session_start(data: dict[str, Any], agent: str) -> str | None:
     """The always-on memories, then what this branch changed since it left its base."""
     repo, cache, snap = _open()
-    _prune(repo.cache_dir)
-    session = Session(repo.cache_dir, _session_id(data))
+    prune(repo.cache_dir)
+    session = Session(repo.cache_dir, session_id(data))
     session.clear()  # a new, cleared or compacted context holds nothing yet
     cap = repo.config_int("aide.hooks.sessionChars", 2000)
     order = {"guidelines": 1, "preferences": 2}
@@ -385,7 +313,7 @@ def post_tool_use(data: dict[str, Any], agent: str) -> str | None:
     from git_aide.repo import open_repo
 
     repo = open_repo()
-    session = Session(repo.cache_dir, _session_id(data))
+    session = Session(repo.cache_dir, session_id(data))
     session.seen |= found
     session.save()
     return None
@@ -423,7 +351,7 @@ def stop(data: dict[str, Any], agent: str) -> str | None:
                                                                           "1"):
         return None
     every = max(1, repo.config_int("aide.hooks.reflectEvery", 5))
-    session = Session(repo.cache_dir, _session_id(data))
+    session = Session(repo.cache_dir, session_id(data))
     session.stops += 1
     session.save()
     return REFLECT if session.stops % every == 1 or every == 1 else None
@@ -433,7 +361,7 @@ def pre_compact(data: dict[str, Any], agent: str) -> str | None:
     """Clear the session record: after compaction, what was injected is gone."""
     from git_aide.repo import open_repo
 
-    Session(open_repo().cache_dir, _session_id(data)).clear()
+    Session(open_repo().cache_dir, session_id(data)).clear()
     return None
 
 

@@ -21,11 +21,10 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from git_aide import __version__, answers
+from git_aide.agents.text import diff_text, log_text, memories_text
 from git_aide.cache import Cache
 from git_aide.errors import AideError
-from git_aide.memory import LAYERS
 from git_aide.recall import Hit
-from git_aide.render import dumps
 from git_aide.repo import Repo, open_repo
 from git_aide.sources import Entry, Snapshot
 from git_aide.sources import load as load_source
@@ -122,41 +121,10 @@ def as_list(value: list[str] | str | None) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-# -- text renderings --------------------------------------------------------------------
-
-def _flat(text: str | None) -> str:
-    return " ".join((text or "").split())
-
-
-def memories_text(doc: dict[str, Any], empty: str = "No memories.") -> str:
-    """A recall / search / list document as short markdown, grouped by layer."""
-    mems = doc["memories"]
-    src = doc["source"]
-    where = f" at {src['rev']} ({(src['commit'] or '')[:12]})" if src["kind"] == "rev" else ""
-    if not mems:
-        return empty + where
-    lines: list[str] = [f"{len(mems)} memor{'y' if len(mems) == 1 else 'ies'}{where}"]
-    for layer in LAYERS:
-        group = [m for m in mems if m["layer"] == layer]
-        if not group:
-            continue
-        lines += ["", f"## {layer}"]
-        for m in group:
-            scope = m["scope"] or "project"
-            why = f" (why: {_flat(m['why'])})" if m.get("why") else ""
-            lines.append(f"- [{scope}] {_flat(m['what'])}{why} `{m['uuid'][:8]}`")
-    return "\n".join(lines)
-
-
 def result(doc: dict[str, Any], text: str) -> CallToolResult:
     """A tool result: the command's --json document, and its markdown beside it."""
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=doc)
-
-
-def other_text(doc: dict[str, Any]) -> str:
-    """A document without a renderer of its own, as compact JSON."""
-    return dumps(doc)
 
 
 def build(memory: Memory | None = None) -> MCPServer:
@@ -386,31 +354,6 @@ def _optional(module: str, name: str, tool: str) -> Any:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError):
         raise AideError(f"{tool} is not available yet in this version of git-aide") from None
-
-
-def diff_text(doc: dict[str, Any]) -> str:
-    """A diff document as short markdown."""
-    lines = []
-    for key, sign in (("added", "+"), ("forgotten", "-")):
-        for m in doc.get(key, []):
-            lines.append(f"{sign} [{m.get('layer')}] {_flat(m.get('what'))} "
-                         f"`{str(m.get('uuid'))[:8]}`")
-    for c in doc.get("changed", []):
-        after = c.get("after") or {}
-        lines.append(f"~ [{after.get('layer')}] {_flat(after.get('what'))} "
-                     f"`{str(c.get('uuid'))[:8]}` ({', '.join(c.get('fields', []))})")
-    return "\n".join(lines) if lines else "No memory changes."
-
-
-def log_text(doc: dict[str, Any]) -> str:
-    """A log document as short markdown."""
-    lines = []
-    for c in doc.get("commits", []):
-        lines.append(f"- {str(c.get('commit'))[:10]} {c.get('subject', '')}")
-        for ch in c.get("changes", []):
-            what = _flat((ch.get("memory") or {}).get("what"))
-            lines.append(f"  - {ch.get('change')} `{str(ch.get('uuid'))[:8]}` {what}")
-    return "\n".join(lines) if lines else "No commits changed memories."
 
 
 def main() -> int:
