@@ -139,6 +139,12 @@ class Entry(tuple):  # type: ignore[type-arg]
 new_entry = tuple.__new__
 
 
+class _Made(list):  # type: ignore[type-arg]
+    """A group's entries, made once and kept by a long-lived process (keep_decoded)."""
+
+    __slots__ = ()
+
+
 class Snapshot:
     """Every live memory of one source, and what was skipped on the way.
 
@@ -193,24 +199,27 @@ class Snapshot:
         for i, (compiled, payload) in enumerate(self._groups):
             if not keep(compiled):
                 continue
-            if isinstance(payload, list):  # built just now: (path, blob, meta, content)
-                out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
-                           for path, blob, meta, raw in payload if path not in drop)
+            if isinstance(payload, _Made):  # entries made by an earlier call, kept
+                out.extend([e for e in payload if e[0] not in drop] if drop else payload)
                 continue
-            try:  # a slice of the view file: (path, blob, meta, offset, length) rows
-                assert reader.view is not None
-                rows = marshal.loads(reader.view.read(payload) or b"")
-                out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, (at, size)))
-                           for path, blob, meta, at, size in rows if path not in drop)
-                if self.keep_decoded:
-                    self._groups[i] = (compiled, [(path, blob, meta, (at, size))
-                                                  for path, blob, meta, at, size in rows])
-            except Exception:  # damaged: build the entries again, from the listing
-                if reader.view is not None:
-                    views.discard(reader.cache, reader.view)
-                    reader.view = None
-                self._groups = self._rebuild()
-                return self.entries_where(keep)
+            if isinstance(payload, list):  # built just now: (path, blob, meta, content)
+                made = [new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                        for path, blob, meta, raw in payload]
+            else:
+                try:  # a slice of the view file: (path, blob, meta, offset, length) rows
+                    assert reader.view is not None
+                    rows = marshal.loads(reader.view.read(payload) or b"")
+                    made = [new_entry(Entry, (path, blob, meta, compiled, reader, (at, size)))
+                            for path, blob, meta, at, size in rows]
+                except Exception:  # damaged: build the entries again, from the listing
+                    if reader.view is not None:
+                        views.discard(reader.cache, reader.view)
+                        reader.view = None
+                    self._groups = self._rebuild()
+                    return self.entries_where(keep)
+            if self.keep_decoded:
+                self._groups[i] = (compiled, _Made(made))
+            out.extend([e for e in made if e[0] not in drop] if drop else made)
         for compiled, payload in self._extra:
             if keep(compiled):
                 out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
