@@ -245,7 +245,11 @@ def session_start(data: dict[str, Any], agent: str) -> str | None:
         parts.append(text)
         used = len(text)
         session.seen.update(r["uuid"] for r in records[:shown])
-    branch = _branch_changes(repo, cache)
+    try:
+        branch = _branch_changes(repo, cache)
+    except Exception as e:  # noqa: BLE001 -- the always-on memories still go in
+        _say(f"what this branch changed: {e}")
+        branch = None
     if branch is not None and cap - used > 80:
         base, lines, uuids = branch
         text, shown = fit(f"\nMemories this branch added or changed since {base}:", lines,
