@@ -27,6 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import agents  # noqa: E402  (the agents' rows, beside this file)
 import generate  # noqa: E402  (the generator beside this file)
 
 #: The budget of section 9: at most this many times the matching `git grep`.
@@ -364,6 +365,19 @@ def bench_size(n: int, args: argparse.Namespace, aide: list[str]) -> dict[str, A
         rows.append(measure(Row("audit", "`audit` (every memory, the whole history)",
                                 [*aide, "audit", "--json"], max_ms=AUDIT_MS), repo, slow))
 
+    if wanted("agents"):
+        log(f"  N={n}: MCP server and agent hooks ...")
+        grep = greps["grep_worktree"]
+        try:
+            found = agents.rows(repo, meta, aide, runs, slow, clean_env(), grep, Row)
+        except Exception as e:  # noqa: BLE001 -- one failing row must not stop the table
+            found = [Row("mcp", "MCP server and agent hooks", [*aide, "mcp"],
+                         error=str(e)[:160])]
+        if not found:
+            log("  (skipped: the mcp package is not installed; pip install 'git-aide[mcp]')")
+        rows.extend(found)
+        reset_repo(repo, meta)
+
     by_key = {r.key: r for r in rows}
     for r in rows:
         judge(r, by_key)
@@ -401,7 +415,8 @@ def target_text(row: dict[str, Any], scale: dict[str, Any] | None) -> str:
     """The target column: the bound, whether it is met, and the 100k-vs-10k check."""
     parts: list[str] = []
     if row["max_ratio"] is not None:
-        against = "grep" if (row["baseline_key"] or "").startswith("grep") else "baseline"
+        against = ("recall" if row["key"].startswith("hook_") else
+                   "grep" if (row["baseline_key"] or "").startswith("grep") else "baseline")
         parts.append(f"≤ {row['max_ratio']:g}x {against}")
     elif row["max_ms"] is not None:
         bound = row["max_ms"]
@@ -477,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="time only these rows, comma-separated keys (startup, recall_file, "
                          "recall_dir, recall_query, search, recall_rev, log, diff, "
                          "catchup_recall, catchup_search, full_index, merge_driver, "
-                         "textconv, audit)")
+                         "textconv, audit, agents: the MCP and hook rows)")
     ap.add_argument("--json", dest="json_out", metavar="FILE", help="write raw figures here")
     args = ap.parse_args(argv)
     try:

@@ -19,6 +19,15 @@ def main() -> None:
         from git_aide.textconv import main as textconv_main
 
         sys.exit(textconv_main(argv[1:]))
+    if argv and argv[0] == "hook" and "-h" not in argv and "--help" not in argv:
+        # Agents run hooks on every file they touch: no click, and never a failure.
+        from git_aide.agents.events import main as hook_main
+
+        sys.exit(hook_main(argv[1:]))
+    if argv == ["mcp"]:
+        from git_aide.agents import serve
+
+        sys.exit(serve())
     if not all(arg.isascii() for arg in argv):
         from git_aide import commands
 

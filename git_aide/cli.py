@@ -16,7 +16,6 @@ import click
 from git_aide import __version__, commands
 from git_aide.commands import (
     context,
-    filters,
     load,
     noticed,
     out,
@@ -101,23 +100,51 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--agent", type=click.Choice(["claude"]), help="Also write notes for this agent.")
+@click.option("--agent", "agents", multiple=True,
+              type=click.Choice(["claude", "codex", "cursor", "gemini", "vscode"]),
+              help="Also register the MCP server and hooks in this agent's project settings "
+                   "(repeatable).")
 @click.option("--no-hooks", is_flag=True, help="Do not install the git hooks.")
+@click.option("--dry-run", "-n", is_flag=True,
+              help="With --agent: print what would change in the agents' files.")
 @click.option("--uninstall", is_flag=True,
-              help="Remove the merge driver config and the hook blocks; keep the memories.")
-def init(agent: str | None, no_hooks: bool, uninstall: bool) -> None:
+              help="Remove the merge driver config and the hook blocks; keep the memories. "
+                   "With --agent: remove only git-aide's entries from that agent's files.")
+def init(agents: tuple[str, ...], no_hooks: bool, dry_run: bool, uninstall: bool) -> None:
     """Set this repository up for git-aide (idempotent)."""
-    from git_aide.install import init as do_init
     from git_aide.repo import open_repo
 
+    if dry_run and not agents:
+        raise UsageError("--dry-run goes with --agent")
+    repo = open_repo()
+    if agents:
+        from git_aide.agents import config
+
+        top = repo.require_worktree("init --agent")
+        changes = [c for a in dict.fromkeys(agents)
+                   for c in config.plan(top, a, install=not uninstall)]
+        if dry_run:
+            diffs = [c.diff() for c in changes if c.changed]
+            out("".join(diffs).rstrip("\n") if diffs else "nothing would change.")
+            return
+        done = [] if uninstall else _init_repo(repo, no_hooks)
+        config.apply(top, changes)
+        out("\n".join(done + [c.line() for c in changes]))
+        return
     if uninstall:
         from git_aide.install import uninstall as do_uninstall
 
-        done = do_uninstall(open_repo())
+        done = do_uninstall(repo)
         out("\n".join(done) if done else "git-aide is not installed here; nothing changed.")
         return
-    done = do_init(open_repo(), agent=agent, with_hooks=not no_hooks)
+    done = _init_repo(repo, no_hooks)
     out("\n".join(done) if done else "git-aide is already set up here; nothing changed.")
+
+
+def _init_repo(repo: Any, no_hooks: bool) -> list[str]:
+    from git_aide.install import init as do_init
+
+    return do_init(repo, with_hooks=not no_hooks)
 
 
 @main.command()
@@ -144,10 +171,10 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
                        stage=not no_stage)
     warn(w.warnings)
     if as_json:
+        from git_aide.answers import remember_doc
         from git_aide.render import dumps
 
-        out(dumps({"uuid": w.uuid, "path": w.path, "created": w.created, "staged": w.staged,
-                    "warnings": w.warnings}))
+        out(dumps(remember_doc(w)))
         return
     if not w.created:
         out(f"Already remembered as {w.uuid[:8]} ({w.path}).")
@@ -247,10 +274,11 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
 def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | None,
           cached: bool, rev: str | None, as_json: bool) -> None:
     """Every memory of the source."""
-    from git_aide import recall as rc
+    from git_aide.answers import list_hits
 
     _repo, _cache, snap = load(cached, rev)
-    render_hits(snap, rc.listing(snap.entries, filters(layers, tags, contributor)), as_json)
+    render_hits(snap, list_hits(snap, layers=layers, tags=tags, contributor=contributor),
+                as_json)
 
 
 @main.command()
@@ -265,9 +293,9 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
     _repo, _cache, snap = load(cached, rev)
     e = find(snap.entries, ident)
     if as_json:
-        doc = dict(e.record)
-        doc["path"] = e.path
-        out(render.dumps({"source": snap.source.as_json(), "memory": doc}))
+        from git_aide.answers import show_doc
+
+        out(render.dumps(show_doc(snap, e)))
     else:
         on_tty = tty()
         out(render.show_text(e.record, e.path, tty=on_tty), raw=on_tty)
@@ -299,9 +327,10 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
                      layer=layer, stage=not no_stage)
     warn(w.warnings)
     if as_json:
+        from git_aide.answers import update_doc
         from git_aide.render import dumps
 
-        out(dumps({"uuid": w.uuid, "path": w.path, "staged": w.staged}))
+        out(dumps(update_doc(w)))
     else:
         out(f"Updated {w.uuid[:8]} in {w.path} ({'staged' if w.staged else 'not staged'}).")
 
@@ -318,9 +347,10 @@ def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
     gone, staged, warnings = store.forget(repo, cache, list(idents), stage=not no_stage)
     warn(warnings)
     if as_json:
+        from git_aide.answers import forget_doc
         from git_aide.render import dumps
 
-        out(dumps({"forgotten": gone, "staged": staged}))
+        out(dumps(forget_doc(gone, staged)))
     else:
         out("\n".join(f"Forgot {u[:8]}." for u in gone))
 
@@ -560,6 +590,24 @@ def export(agents: tuple[str, ...], check: bool, max_chars: int | None) -> None:
         return
     changed = [f"{s} {p}" for p, s in done if s != "unchanged"]
     out("\n".join(changed) if changed else "The rules files are up to date; nothing changed.")
+@main.command()
+def mcp() -> None:
+    """Serve the memories to an agent over MCP on stdio (needs git-aide[mcp])."""
+    from git_aide.agents import serve
+
+    raise click.exceptions.Exit(serve())
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.argument("event", metavar="EVENT")
+@click.option("--agent", type=click.Choice(["claude", "codex", "cursor", "gemini"]),
+              default="claude", help="The agent whose hook protocol to speak.")
+def hook(event: str, agent: str) -> None:
+    """Run by an agent's hooks: read its event on stdin, print context for it."""
+    # `git-aide hook ...` never gets here: __main__ runs it before click is imported.
+    from git_aide.agents.events import main as events_main
+
+    raise click.exceptions.Exit(events_main([event, "--agent", agent]))
 
 
 def run(argv: list[str] | None = None) -> int:

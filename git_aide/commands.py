@@ -112,20 +112,14 @@ def load(cached: bool, rev: str | None, asked: dict[str, Any] | None = None
     return repo, cache, snap
 
 
-def filters(layers: tuple[str, ...] | list[str], tags: tuple[str, ...] | list[str],
-            contributor: str | None) -> Any:
-    """The --layer / --tag / --contributor filters."""
-    from git_aide.recall import Filters
-
-    return Filters(layers=tuple(layers), tags=tuple(tags), contributor=contributor)
-
-
 def render_hits(snap: Any, hits: list[Any], as_json: bool) -> None:
     """Memories as JSON (ranked order) or grouped by layer."""
     from git_aide import render
 
     if as_json:
-        out(render.memories_doc(snap.source, hits))
+        from git_aide.answers import memories_doc
+
+        out(render.dumps(memories_doc(snap, hits)))
     else:
         on_tty = tty()
         out(render.memories_text(hits, tty=on_tty), raw=on_tty)
@@ -137,32 +131,16 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
            rev: str | None = None, as_json: bool = False,
            asked: dict[str, Any] | None = None) -> None:
     """`git aide recall`."""
-    from git_aide import memory
-    from git_aide import recall as rc
+    from git_aide.answers import recall_hits
 
     repo, cache, snap = load(cached, rev, asked)
-    queries = rc.query_paths(repo.worktree, repo.prefix, paths)
-    relevance = None
+    ft = None
     if query is not None and query.strip():
         from git_aide import search as sr
 
         ft = noticed(sr.open_index(cache))
-
-        def relevance(entries: list[Any]) -> dict[str, float]:
-            # Scores decide the order within a layer; the best few hundred are plenty
-            # to rank a cut of `limit` memories.
-            return sr.relevance(ft, entries, query, max(5 * (limit or 20), 200))
-
-    min_depth = repo.config_int("aide.recall.minScopeDepth", 1)
-    # Decode only the memories whose scope is relevant: most of a large store is not.
-    entries = snap.entries_where(rc.scope_filter(queries, min_depth))
-    hits = rc.recall(
-        entries, queries, filters(layers, tags, contributor), relevance=relevance,
-        limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),
-        min_depth=min_depth,
-        diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 5),
-    )
-    cache.count_recall([h.entry.uuid for h in hits], memory.now())
+    hits = recall_hits(repo, cache, snap, paths, query=query, layers=layers, tags=tags,
+                       contributor=contributor, limit=limit, index=ft)
     render_hits(snap, hits, as_json)
 
 
@@ -171,12 +149,12 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (), limit: int |
            asked: dict[str, Any] | None = None) -> None:
     """`git aide search`."""
     from git_aide import search as sr
+    from git_aide.answers import search_hits
 
     repo, cache, snap = load(cached, rev, asked)
     ft = noticed(sr.open_index(cache))
-    lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
     with progress("indexing memories") as bar:
-        hits = sr.search(ft, snap.entries, query, filters(layers, (), None), lim, bar)
+        hits = search_hits(repo, snap, ft, query, layers=layers, limit=limit, progress=bar)
     render_hits(snap, hits, as_json)
 
 

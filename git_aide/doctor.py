@@ -72,6 +72,22 @@ def diagnose(repo: Repo) -> list[Finding]:
     orphans = _orphans(repo)
     if orphans is not None:
         out.append(orphans)
+    out.extend(_agents(repo))
+    return out
+
+
+def _agents(repo: Repo) -> list[Finding]:
+    """One line per agent whose project settings exist: is git-aide set up in them?"""
+    from git_aide.agents.config import found
+
+    top = repo.require_worktree("doctor")
+    out = []
+    for agent, ok, message in found(top):
+        if ok:
+            out.append(Finding("agent", True, message))
+        else:
+            out.append(Finding("agent", True, f"{message} (git aide init --agent {agent})",
+                               note=True))
     return out
 
 

@@ -177,6 +177,11 @@ class FullText:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
 
+    def refresh(self) -> None:
+        """Forget which blobs the index was seen to hold: a long-lived process (the MCP
+        server) then sees what other processes added or rebuilt since."""
+        self._have = None
+
     # -- writing -------------------------------------------------------------------
 
     def missing(self, blobs: Iterable[str]) -> list[str]:

@@ -1,4 +1,4 @@
-"""`git aide init`: the folders, the ignore and attribute lines, the agent notes.
+"""`git aide init`: the folders, the ignore and attribute lines, the driver config.
 
 Every step checks before it writes, so running init again changes nothing.
 """
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 
-from git_aide.errors import UsageError
 from git_aide.memory import MEMORIES_DIR, PERSONAL_DIR
 from git_aide.repo import Repo
 from git_aide.store import PERSONAL_IGNORE, write_file
@@ -29,24 +28,6 @@ DIFF_CONFIG: dict[str, str] = {
 }
 _FOLDERS = ("area_context", "technical", "preferences/shared", "preferences/personal",
             "guidelines")
-_AGENT_BEGIN = "<!-- git-aide: begin -->"
-_AGENT_END = "<!-- git-aide: end -->"
-_AGENT_NOTES = f"""{_AGENT_BEGIN}
-## Project memory (git-aide)
-
-This repository keeps decisions, facts, preferences and rules in `.aide/memories/`.
-
-- Before you change a file, run `git aide recall <path> --json` and follow what it says.
-- When you learn something the code does not show (a decision, a constraint, a gotcha),
-  run `git aide remember "<what>" --why "<why>" --scope "<glob>" --layer <layer>`.
-- Layers: area_context (decisions of one code area, needs --scope), technical (facts
-  about the stack), preferences (how people like to work), guidelines (team rules).
-- Search with `git aide search "<words>"`; history with `git aide recall --rev <rev>`.
-{_AGENT_END}
-"""
-_AGENT_FILES = {"claude": "CLAUDE.md"}
-
-
 def ensure_line(path: str, line: str) -> bool:
     """Append a line to a text file unless it is there already; True when it wrote."""
     try:
@@ -80,7 +61,7 @@ def replace_line(path: str, old: str, new: str) -> bool:
     return True
 
 
-def init(repo: Repo, agent: str | None = None, with_hooks: bool = True) -> list[str]:
+def init(repo: Repo, with_hooks: bool = True) -> list[str]:
     """Set a repository up for git-aide; returns what changed (empty when nothing did)."""
     top = repo.require_worktree("init")
     done: list[str] = []
@@ -101,20 +82,6 @@ def init(repo: Repo, agent: str | None = None, with_hooks: bool = True) -> list[
     elif ensure_line(attributes, ATTRIBUTE_LINE):
         done.append(f"added '{ATTRIBUTE_LINE}' to .gitattributes")
     done += register_driver(repo)
-    if agent is not None:
-        name = _AGENT_FILES.get(agent)
-        if name is None:
-            raise UsageError(f"unknown agent {agent!r}; known: {', '.join(_AGENT_FILES)}")
-        path = os.path.join(top, name)
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except FileNotFoundError:
-            text = ""
-        if _AGENT_BEGIN not in text:
-            sep = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-            write_file(path, (text + sep + _AGENT_NOTES).encode())
-            done.append(f"added the git-aide notes to {name}")
     if with_hooks:
         from git_aide import hooks
 

@@ -12,11 +12,9 @@ import os
 from git_aide.controls import escape as escape_controls
 from git_aide.memory import LAYERS
 from git_aide.recall import Hit
-from git_aide.sources import Source
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from typing import Any
 
 
@@ -32,11 +30,6 @@ def memory_doc(hit: Hit) -> dict[str, Any]:
     doc["matched_scope"] = hit.matched_scope
     doc["score"] = None if hit.score is None else round(hit.score, 4)
     return doc
-
-
-def memories_doc(source: Source, hits: Iterable[Hit]) -> str:
-    """The recall / search / list document."""
-    return dumps({"source": source.as_json(), "memories": [memory_doc(h) for h in hits]})
 
 
 def _scope_text(record: dict[str, Any]) -> str:

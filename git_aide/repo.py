@@ -101,6 +101,12 @@ class Repo:
                     self._config[k.lower()] = v
         return self._config.get(key.lower(), default)
 
+    def reread_config(self, asked: Spawned | None = None) -> None:
+        """Read the config again on next use, from `asked` if given (a long-lived
+        process, the MCP server, sees settings changed between its calls)."""
+        self._config = None
+        self._asked_config = asked
+
     def config_int(self, key: str, default: int) -> int:
         """An integer git config value; a bad one is an error that names the key."""
         value = self.config(key)

@@ -139,6 +139,12 @@ class Entry(tuple):  # type: ignore[type-arg]
 new_entry = tuple.__new__
 
 
+class _Made(list):  # type: ignore[type-arg]
+    """A group's entries, made once and kept by a long-lived process (keep_decoded)."""
+
+    __slots__ = ()
+
+
 class Snapshot:
     """Every live memory of one source, and what was skipped on the way.
 
@@ -146,7 +152,8 @@ class Snapshot:
     recall decodes only the groups whose scope is relevant to its paths.
     """
 
-    __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild")
+    __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
+                 "_extra", "keep_decoded")
 
     def __init__(self, source: Source, warnings: list[str],
                  groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader,
@@ -159,6 +166,21 @@ class Snapshot:
         self._reader = reader
         self._all: list[Entry] | None = None
         self._rebuild = rebuild
+        #: Paths of the groups above that the overlay replaces (files that differ).
+        self._drop: frozenset[str] = frozenset()
+        #: The overlay's groups, built just now: (compiled, [(path, blob, meta, content)]).
+        self._extra: list[tuple[scopes.Compiled | None, Any]] = []
+        #: Keep the view's groups decoded once read (a long-lived process reuses them).
+        self.keep_decoded = False
+
+    def overlay(self, drop: set[str], groups: list[tuple[scopes.Compiled | None, Any]],
+                warnings: list[str], live: list[str]) -> None:
+        """Put the files that differ from the saved view over it: their paths leave the
+        view's groups (and its warnings), their memories come in from `groups`."""
+        self._drop = frozenset(drop)
+        self._extra = groups
+        self.warnings = [w for w in self.warnings
+                         if w in live or w.split(": ", 1)[0] not in drop] + warnings
 
     @property
     def entries(self) -> list[Entry]:
@@ -173,34 +195,48 @@ class Snapshot:
         """The memories whose (compiled) scope passes `keep`; the others stay undecoded."""
         out: list[Entry] = []
         reader = self._reader
-        for compiled, payload in self._groups:
+        drop = self._drop
+        for i, (compiled, payload) in enumerate(self._groups):
             if not keep(compiled):
                 continue
+            if isinstance(payload, _Made):  # entries made by an earlier call, kept
+                out.extend([e for e in payload if e[0] not in drop] if drop else payload)
+                continue
             if isinstance(payload, list):  # built just now: (path, blob, meta, content)
+                made = [new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                        for path, blob, meta, raw in payload]
+            else:
+                try:  # a slice of the view file: (path, blob, meta, offset, length) rows
+                    assert reader.view is not None
+                    rows = marshal.loads(reader.view.read(payload) or b"")
+                    made = [new_entry(Entry, (path, blob, meta, compiled, reader, (at, size)))
+                            for path, blob, meta, at, size in rows]
+                except Exception:  # damaged: build the entries again, from the listing
+                    if reader.view is not None:
+                        views.discard(reader.cache, reader.view)
+                        reader.view = None
+                    self._groups = self._rebuild()
+                    return self.entries_where(keep)
+            if self.keep_decoded:
+                self._groups[i] = (compiled, _Made(made))
+            out.extend([e for e in made if e[0] not in drop] if drop else made)
+        for compiled, payload in self._extra:
+            if keep(compiled):
                 out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
                            for path, blob, meta, raw in payload)
-                continue
-            try:  # a slice of the view file: (path, blob, meta, offset, length) rows
-                assert reader.view is not None
-                rows = marshal.loads(reader.view.read(payload) or b"")
-                out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, (at, size)))
-                           for path, blob, meta, at, size in rows)
-            except Exception:  # damaged: build the entries again, from the listing
-                if reader.view is not None:
-                    views.discard(reader.cache, reader.view)
-                    reader.view = None
-                self._groups = self._rebuild()
-                return self.entries_where(keep)
         return out
 
 
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
-         asked: dict[str, Spawned | None] | None = None, save_view: bool = True) -> Snapshot:
+         asked: dict[str, Spawned | None] | None = None, save_view: bool = True,
+         warm: dict[Any, Any] | None = None) -> Snapshot:
     """Read one source's memories.
 
     `asked` holds git questions the caller started early (spawn.early), so that git
     compares the working tree with the index while this process is still starting.
     `save_view=False` reads a saved view but does not write one (a bulk `index`).
+    `warm`: a long-lived process's memory of the views it read, keyed by their full
+    state (a state's entries never change), kept decoded between calls.
     """
     asked = asked or {}
     warnings: list[str] = []  # found while listing: saved with the view
@@ -223,22 +259,97 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         top = repo.require_worktree("reading the working tree")
         dirty = listing.dirty(cache, top, asked.get("status") or spawn(*STATUS), contents,
                               live)
-        key = _state_key("worktree", repo.index_file, dirty)
-        list_fn = lambda: listing.worktree_listing(repo, cache, dirty, warnings)  # noqa: E731
+        # The view is the index's listing as if nothing differed from it, so that it
+        # survives an edit: the files that differ are laid over it (_overlay).
+        key = _state_key("worktree", repo.index_file, [])
+        list_fn = lambda: listing.worktree_listing(repo, cache, [], warnings)  # noqa: E731
+        snap = _load_view(repo, cache, source, key, list_fn, contents, warnings, live,
+                          save_view, warm)
+        if dirty:
+            _overlay(repo, cache, snap, dirty, contents, live)
+        return snap
+    return _load_view(repo, cache, source, key, list_fn, contents, warnings, live, save_view,
+                      warm)
+
+
+#: Up to this many files that differ from the index are read and parsed as they are;
+#: beyond it, through the cache's record packs.
+OVERLAY_READ = 64
+
+
+def _overlay(repo: Repo, cache: Cache, snap: Snapshot, dirty: list[tuple[str, str]],
+             contents: dict[str, bytes], live: list[str]) -> None:
+    """Lay the files that differ from the index over the snapshot of the index's listing."""
+    noted: list[str] = []
+    pairs = [(p, b) for p, b in dirty if b and listing.is_candidate(p, noted)]
+    if len(pairs) > OVERLAY_READ:
+        skipped, groups = _groups(repo, cache, pairs, contents, noted, None)
+    else:  # a few files: parsing them beats loading every pack of the cache
+        skipped, groups = _parse_few(repo, pairs, contents, noted)
+    snap.overlay({p for p, _b in dirty}, groups, skipped, live)
+
+
+def _parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, bytes],
+               warnings: list[str]) -> tuple[list[str], list[tuple[Any, Any]]]:
+    """The checks of _build, on a few files read from disk, grouped by scope."""
+    by_scope: dict[str | None, list[tuple[str, str, tuple[Any, ...], bytes]]] = {}
+    seen: dict[str, str] = {}
+    for path, blob in pairs:
+        data = contents.get(blob) or _read_again(repo, path, blob)
+        try:
+            meta = meta_of(memory.parse(data))
+        except memory.MemoryFormatError as e:
+            warnings.append(f"{path}: {e.field + ': ' if e.field else ''}{e}; skipped")
+            continue
+        if path != meta[8]:
+            warnings.append(f"{path}: {memory.misplaced(path, meta[1], meta[2], meta[8])}; "
+                            "skipped")
+            continue
+        if meta[1] in seen:
+            warnings.append(f"{path}: uuid already used by {seen[meta[1]]}; skipped")
+            continue
+        seen[meta[1]] = path
+        scope = None if scopes.is_project_wide(meta[3]) else meta[3]
+        by_scope.setdefault(scope, []).append((path, blob, meta, data))
+    return warnings, [(None if s is None else scopes.compile_scope(s), rows)
+                      for s, rows in by_scope.items()]
+
+
+def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | None,
+               list_fn: Callable[[], list[tuple[str, str]]], contents: dict[str, bytes],
+               warnings: list[str], live: list[str], save_view: bool,
+               warm: dict[Any, Any] | None = None) -> Snapshot:
+    """A source's snapshot from its saved view, or built from its listing (and saved)."""
+
+    def rebuild() -> list[tuple[scopes.Compiled | None, Any]]:
+        return _groups(repo, cache, list_fn(), contents, [], None)[1]
+
+    if warm is not None and key and key in warm:
+        groups, reader, skipped = warm[key]
+        snap = Snapshot(source, live + skipped, groups, reader, rebuild)
+        snap.keep_decoded = True
+        return snap
     view = views.load(cache, key) if key else None
     if view is not None:
         skipped, spans, opened = view
-
-        def rebuild() -> list[tuple[scopes.Compiled | None, Any]]:
-            return _groups(repo, cache, list_fn(), contents, [], None)[1]
-
-        return Snapshot(source, live + skipped, [
+        snap = Snapshot(source, live + skipped, [
             (None if c is None else scopes.Compiled(*c), span) for c, span in spans],
             _Reader(cache, repo, opened), rebuild)
-    pairs = list_fn()
-    skipped, groups = _groups(repo, cache, pairs, contents, warnings,
-                              key if save_view else None)
-    return Snapshot(source, live + skipped, groups, _Reader(cache, repo), lambda: groups)
+    else:
+        pairs = list_fn()
+        skipped, groups = _groups(repo, cache, pairs, contents, warnings,
+                                  key if save_view else None)
+        snap = Snapshot(source, live + skipped, groups, _Reader(cache, repo), lambda: groups)
+    if warm is not None and key and not any(_MISSING in w for w in skipped):
+        while len(warm) >= WARM_VIEWS:
+            warm.pop(next(iter(warm)))
+        warm[key] = (snap._groups, snap._reader, skipped)
+        snap.keep_decoded = True
+    return snap
+
+
+#: Views a long-lived process keeps decoded (the working tree's, a few revisions').
+WARM_VIEWS = 4
 
 
 def _groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],

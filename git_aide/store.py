@@ -112,8 +112,12 @@ def clean_scope(scope: str | None, *, empty_clears: bool = False) -> str | None:
 def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
              layer: str | None = None, scope: str | None = None, tags: list[str] | None = None,
              label: str | None = None, personal: bool = False, priority: str = "normal",
-             source: str = "conversation", stage: bool = True) -> Written:
-    """Store a new memory, or return the existing one with the same text, layer and scope."""
+             source: str = "conversation", stage: bool = True,
+             contributor: str | None = None) -> Written:
+    """Store a new memory, or return the existing one with the same text, layer and scope.
+
+    `contributor`: who wrote it (default: git user.name, else user.email).
+    """
     top = repo.require_worktree("remember")
     if personal and layer not in (None, "preferences"):
         raise UsageError(f"--personal is a private preference; it cannot go in layer {layer}")
@@ -125,13 +129,14 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     if layer == "area_context" and stored_scope is None:
         raise AideError("an area_context memory needs a scope (--scope GLOB)")
     shared = not personal
-    contributor = repo.config("user.name") or repo.config("user.email") or "unknown"
+    contributor = (contributor or "").strip() or (
+        repo.config("user.name") or repo.config("user.email") or "unknown")
     record = memory.new(
         what, layer=layer, contributor=contributor, why=why or None, scope=stored_scope,
         context_label=label or None, tags=tags, source=source, shared=shared,
         priority=priority,
     )
-    check_record(record)
+    check_record(record)  # also a priority, source or contributor given by an agent
     path = memory.relpath(record)
     _check_folder(top, path)
     with write_lock(repo):
@@ -167,7 +172,8 @@ def _near_duplicates(repo: Repo, entries: list[Entry], what: str, layer: str,
 def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
            why: str | None = None, scope: str | None = None, add_tags: list[str] | None = None,
            remove_tags: list[str] | None = None, label: str | None = None,
-           layer: str | None = None, stage: bool = True) -> Written:
+           layer: str | None = None, priority: str | None = None, stage: bool = True
+           ) -> Written:
     """Change fields of a memory in the working tree; a new layer moves its file.
 
     The memory is read, changed and written under the write lock, from the file on disk:
@@ -177,6 +183,8 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
     top = repo.require_worktree("update")
     if layer is not None and layer not in memory.LAYERS:
         raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
+    if priority is not None and priority not in ("normal", "always"):
+        raise UsageError(f"unknown priority {priority!r}; choose normal or always")
     check_text(what, why, label, add_tags)
     new_scope = clean_scope(scope, empty_clears=True) if scope is not None else None
     with write_lock(repo):
@@ -194,6 +202,8 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
             record["context_label"] = label or None
         if scope is not None:
             record["scope"] = new_scope
+        if priority is not None:
+            record["priority"] = priority
         if layer is not None:
             record["layer"] = layer
             if layer != "preferences":

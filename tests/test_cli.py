@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -73,14 +74,12 @@ def test_init_is_idempotent(repo: Path) -> None:
     assert ".aide/memories/**/*.json merge=aide" in (repo / ".gitattributes").read_text()
 
 
-def test_init_agent_claude(repo: Path) -> None:
+def test_init_agent_claude_writes_settings_not_rules(repo: Path) -> None:
     (repo / "CLAUDE.md").write_text("# House rules\n")
     aide_ok(repo, "init", "--agent", "claude")
-    aide_ok(repo, "init", "--agent", "claude")
-    text = (repo / "CLAUDE.md").read_text()
-    assert text.startswith("# House rules\n")
-    assert text.count("<!-- git-aide: begin -->") == 1
-    assert "git aide recall" in text
+    assert (repo / "CLAUDE.md").read_text() == "# House rules\n"  # export's job now
+    servers = json.loads((repo / ".mcp.json").read_text())["mcpServers"]
+    assert servers["git-aide"] == {"type": "stdio", "command": "git-aide", "args": ["mcp"]}
 
 
 def test_readme_tour_runs(tmp_path: Path) -> None:

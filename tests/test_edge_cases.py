@@ -27,7 +27,7 @@ def test_lost_record_packs_keep_untracked_and_personal_memories(repo: Path) -> N
     git(repo, "commit", "-qm", "c", "--allow-empty")
     time.sleep(2.2)  # old enough for the stat table to keep them
     aide_ok(repo, "list")
-    shutil.rmtree(repo / ".git/aide/packs")
+    shutil.rmtree(repo / ".git/aide/packs", ignore_errors=True)  # (few files: maybe none)
     shutil.rmtree(repo / ".git/aide/views", ignore_errors=True)
     for _ in range(2):
         r = aide_ok(repo, "list", "--json")

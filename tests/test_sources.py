@@ -169,3 +169,26 @@ def test_fresh_clone_without_init(repo: Path, tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     assert uuids(aide_ok(clone, "recall", "--json")) == [u]
+
+
+def test_hand_edits_over_a_saved_view(repo: Path) -> None:
+    """Files that differ from the index are laid over the index's saved view: each edit
+    is seen, a file broken by hand is named and skipped, and fixed it comes back."""
+    a = remember(repo, "the parser is hand-written", "--scope", "src/parse/**")
+    b = remember(repo, "the lexer is generated", "--scope", "src/parse/**")
+    git(repo, "commit", "-qm", "two")
+    aide_ok(repo, "recall", "src/parse/x.py")  # the view of the clean state
+    path = repo / a["path"]
+    good = path.read_text()
+    for word in ("first", "second"):
+        path.write_text(good.replace("hand-written", f"hand-written ({word} edit)"))
+        got = aide_ok(repo, "recall", "src/parse/x.py", "--json").json()["memories"]
+        assert f"({word} edit)" in next(m["what"] for m in got if m["uuid"] == a["uuid"])
+    path.write_text("{ not json")
+    r = aide_ok(repo, "recall", "src/parse/x.py", "--json")
+    assert uuids(r) == [b["uuid"]] and a["path"] in r.stderr
+    path.write_text(good)
+    r = aide_ok(repo, "recall", "src/parse/x.py", "--json")
+    assert set(uuids(r)) == {a["uuid"], b["uuid"]} and r.stderr == ""
+    (repo / b["path"]).unlink()  # deleted, not staged
+    assert uuids(aide_ok(repo, "recall", "src/parse/x.py", "--json")) == [a["uuid"]]

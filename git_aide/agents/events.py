@@ -1,0 +1,374 @@
+"""`git aide hook EVENT`: an agent's hook event in on stdin, context for it out on stdout.
+
+An agent runs these on every session, prompt and file it touches, so they follow the
+recall hot path (spawn -> commands -> sources, no click, no rich, no pydantic) and they
+never get in the agent's way: whatever happens they exit 0, print the agent's JSON or
+nothing, and say anything else on stderr. `GIT_AIDE_HOOKS=0` turns them off.
+
+Per-session state (which memories this session was already given) lives in
+`<git common dir>/aide/sessions/`, never in the working tree.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from git_aide.agents.sessions import Session, prune, session_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENTS = ("session-start", "pre-tool-use", "post-tool-use", "user-prompt", "stop",
+          "pre-compact")
+AGENTS = ("claude", "codex", "cursor", "gemini")
+USAGE = ("usage: git aide hook {session-start|pre-tool-use|post-tool-use|user-prompt|stop|"
+         "pre-compact} [--agent claude|codex|cursor|gemini]")
+
+#: Each event's name in the protocols that take `hookSpecificOutput.hookEventName`.
+_CLAUDE_NAMES = {"session-start": "SessionStart", "pre-tool-use": "PreToolUse",
+                 "post-tool-use": "PostToolUse", "user-prompt": "UserPromptSubmit"}
+#: Gemini CLI has no context channel before a tool runs: init hooks pre-tool-use on
+#: AfterTool, whose additionalContext is appended to what the tool returned.
+_GEMINI_NAMES = {"session-start": "SessionStart", "pre-tool-use": "AfterTool",
+                 "post-tool-use": "AfterTool", "user-prompt": "BeforeAgent"}
+#: Where a file tool names its file, across the agents' tools.
+_PATH_KEYS = ("file_path", "absolute_path", "path", "target_file")
+#: What reads as a correction or a decision worth keeping.
+_DECISION = (r"\b(no,? (use|don'?t|do not|we)|from now on|going forward|we always|we never|"
+             r"always use|never use|do not ever|don'?t ever|remember (that|to)|instead of|"
+             r"actually,? (use|we|it)|that'?s wrong|stop using|prefer\b)")
+NUDGE = ("This prompt reads like a correction or a decision. If it should hold beyond this "
+         "session, call aide_remember (what, why, and a scope glob where it applies).")
+REFLECT = ("Before you stop: did this session settle anything worth remembering (a "
+           "decision, a constraint, a gotcha the code does not show)? If so, call "
+           "aide_remember; if not, just stop.")
+
+
+def main(argv: list[str]) -> int:
+    """Run one hook; always 0."""
+    try:
+        return _main(argv)
+    except BaseException as e:  # noqa: BLE001 -- a hook never breaks the agent's session
+        if isinstance(e, SystemExit) and e.code in (0, None):
+            return 0
+        _say(f"{type(e).__name__}: {e}")
+        return 0
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(f"git-aide: hook: {message}\n")
+
+
+def _main(argv: list[str]) -> int:
+    event, agent = _parse(argv)
+    if event is None:
+        return 0
+    if os.environ.get("GIT_AIDE_HOOKS", "").strip().lower() in ("0", "false", "off", "no"):
+        return 0
+    data = _read_event()
+    if data is None:
+        return 0
+    cwd = data.get("cwd")
+    if isinstance(cwd, str) and cwd and os.path.isdir(cwd):
+        os.chdir(cwd)
+    text = HANDLERS[event](data, agent)
+    if text is not None:
+        reply = _reply(agent, event, text)
+        if reply is not None:
+            import json
+
+            sys.stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _parse(argv: list[str]) -> tuple[str | None, str]:
+    event: str | None = None
+    agent = "claude"
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--agent" and args:
+            agent = args.pop(0)
+        elif arg.startswith("--agent="):
+            agent = arg.split("=", 1)[1]
+        elif event is None and not arg.startswith("-"):
+            event = arg
+        else:
+            _say(f"unknown argument {arg!r}; {USAGE}")
+            return None, agent
+    if event not in EVENTS or agent not in AGENTS:
+        _say(f"unknown {'agent ' + repr(agent) if event in EVENTS else 'event ' + repr(event)}"
+             f"; {USAGE}")
+        return None, agent
+    return event, agent
+
+
+def _read_event() -> dict[str, Any] | None:
+    """The event JSON on stdin; None (and a word on stderr) when it is not an object."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None  # run by hand: nothing to read, and never wait for a terminal
+    raw = sys.stdin.buffer.read()
+    import json
+
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        _say("stdin is not a JSON event; nothing to do")
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _reply(agent: str, event: str, text: str) -> dict[str, Any] | None:
+    """The agent's JSON for `text` on this event; None where it has no channel for it."""
+    if event == "stop":
+        if agent == "cursor":
+            return {"followup_message": text}
+        return {"decision": "deny" if agent == "gemini" else "block", "reason": text}
+    if agent in ("claude", "codex"):
+        name = _CLAUDE_NAMES.get(event)
+    elif agent == "gemini":
+        name = _GEMINI_NAMES.get(event)
+    else:  # cursor
+        if event == "session-start":
+            return {"additional_context": text}
+        if event == "pre-tool-use":
+            return {"permission": "allow", "agent_message": text}
+        return None
+    if name is None:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+
+
+# -- rendering within a budget -------------------------------------------------------------
+
+def _line(record: dict[str, Any]) -> str:
+    what = " ".join(record["what"].split())
+    why = f" (why: {' '.join(record['why'].split())})" if record.get("why") else ""
+    scope = record.get("scope") or "project"
+    return f"- {what}{why} [{scope}] id:{record['uuid'][:8]}"
+
+
+def fit(header: str, lines: list[str], cap: int, more: str) -> tuple[str, int]:
+    """`header` and as many `lines` as fit in `cap` characters, with `more` (a format
+    taking the count left out) when some did not: (text, how many lines went in)."""
+    text = header
+    for i, line in enumerate(lines):
+        tail = "" if i == len(lines) - 1 else "\n" + more.format(n=len(lines) - i - 1)
+        if len(text) + 1 + len(line) + len(tail) > cap:
+            note = "\n" + more.format(n=len(lines) - i)
+            return (text + note if len(text) + len(note) <= cap else text), i
+        text += "\n" + line
+    return text, len(lines)
+
+
+# -- the events ----------------------------------------------------------------------------
+
+def _open(cached: bool = False) -> tuple[Any, Any, Any]:
+    """(repo, cache, worktree snapshot), with git's questions started first."""
+    from git_aide.spawn import early
+
+    asked = early(cached, None)
+    from git_aide import commands
+    from git_aide.sources import load
+
+    repo, cache = commands.context(asked)
+    snap = load(repo, cache, "worktree", None, asked=asked)
+    for w in snap.warnings:
+        _say(w)
+    return repo, cache, snap
+
+
+def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
+    """The scoped memories of the file the tool is about to touch, each once a session."""
+    tool_input = data.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return None
+    path = next((tool_input[k] for k in _PATH_KEYS if isinstance(tool_input.get(k), str)
+                 and tool_input[k]), None)
+    if path is None:
+        return None
+    from git_aide.answers import recall_hits
+    from git_aide.errors import AideError
+
+    repo, cache, snap = _open()
+    try:
+        hits = recall_hits(repo, cache, snap, [path], count=False)
+    except AideError:
+        return None  # outside the repository, say: nothing to add
+    session = Session(repo.cache_dir, session_id(data))
+    fresh = [h for h in hits if h.entry.compiled is not None
+             and h.entry.uuid not in session.seen]
+    if not fresh:
+        return None
+    cap = repo.config_int("aide.hooks.fileChars", 1200)
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(repo.worktree or "."))
+    header = f"Project memory for {rel} (git-aide; follow it):"
+    text, shown = fit(header, [_line(h.entry.record) for h in fresh], cap,
+                      "{n} more: call aide_recall for " + rel)
+    if not shown:
+        return text  # not even one fits: at least say where they are
+    session.seen.update(h.entry.uuid for h in fresh[:shown])
+    session.save()
+    from git_aide.memory import now
+
+    cache.count_recall([h.entry.uuid for h in fresh[:shown]], now())
+    return text
+
+
+def session_start(data: dict[str, Any], agent: str) -> str | None:
+    """The always-on memories, then what this branch changed since it left its base."""
+    repo, cache, snap = _open()
+    prune(repo.cache_dir)
+    session = Session(repo.cache_dir, session_id(data))
+    session.clear()  # a new, cleared or compacted context holds nothing yet
+    cap = repo.config_int("aide.hooks.sessionChars", 2000)
+    order = {"guidelines": 1, "preferences": 2}
+    chosen = []
+    for e in snap.entries:
+        if e.layer in order:
+            chosen.append((order[e.layer], e))
+        else:
+            r = e.record
+            if r.get("priority") == "always":
+                chosen.append((0, e))
+    chosen.sort(key=lambda pe: pe[1].updated_at, reverse=True)  # newest first...
+    chosen.sort(key=lambda pe: pe[0])  # ...within: priority always, guidelines, preferences
+    records = [e.record for _rank, e in chosen]
+    parts: list[str] = []
+    used = 0
+    if records:
+        text, shown = fit("Project memory (git-aide): always apply these.",
+                          [_line(r) for r in records], cap,
+                          "{n} more: call aide_memories (layer guidelines or preferences)")
+        parts.append(text)
+        used = len(text)
+        session.seen.update(r["uuid"] for r in records[:shown])
+    try:
+        branch = _branch_changes(repo, cache)
+    except Exception as e:  # noqa: BLE001 -- the always-on memories still go in
+        _say(f"what this branch changed: {e}")
+        branch = None
+    if branch is not None and cap - used > 80:
+        base, lines, uuids = branch
+        text, shown = fit(f"\nMemories this branch added or changed since {base}:", lines,
+                          cap - used, "{n} more: call aide_diff with args [\"" + base + "\"]")
+        if shown:
+            parts.append(text)
+            session.seen.update(uuids[:shown])
+    session.save()
+    return "\n".join(parts) if parts else None
+
+
+def _branch_changes(repo: Any, cache: Any) -> tuple[str, list[str], list[str]] | None:
+    """(base, lines, uuids) of the memories added or changed since the merge base with
+    the upstream or default branch; None when there is no such base or no history module."""
+    try:
+        from git_aide.history import diff_doc
+    except ImportError:
+        return None
+    base = None
+    for candidate in ("@{upstream}", "refs/remotes/origin/HEAD", "main", "master"):
+        proc = repo.git("rev-parse", "--verify", "--quiet", "--symbolic-full-name",
+                        candidate, check=False)
+        name = proc.stdout.decode().strip()
+        if proc.returncode == 0 and name:
+            base = name
+            break
+    if base is None:
+        return None
+    head = repo.git("rev-parse", "--verify", "--quiet", "HEAD", check=False).stdout.strip()
+    mb = repo.git("merge-base", base, "HEAD", check=False)
+    if mb.returncode != 0 or not head:
+        return None
+    point = mb.stdout.decode().strip()
+    current = repo.git("symbolic-ref", "--quiet", "HEAD", check=False).stdout.decode().strip()
+    if current == base:
+        return None  # on the base branch itself: nothing is "this branch's"
+    doc = diff_doc(repo, cache, [point])
+    short = base.removeprefix("refs/heads/").removeprefix("refs/remotes/")
+    lines: list[str] = []
+    uuids: list[str] = []
+    for m in doc.get("added", []):
+        lines.append(_line(m).replace("- ", "- added: ", 1))
+        uuids.append(m["uuid"])
+    for c in doc.get("changed", []):
+        after = c.get("after") or {}
+        if "uuid" in after:
+            lines.append(_line(after).replace("- ", "- changed: ", 1))
+            uuids.append(after["uuid"])
+    if not lines:
+        return None
+    return short, lines, uuids
+
+
+def post_tool_use(data: dict[str, Any], agent: str) -> str | None:
+    """Record the memories the agent fetched itself, so hooks do not inject them again."""
+    tool = str(data.get("tool_name") or "")
+    if not tool.endswith(("aide_recall", "aide_search", "aide_memories")):
+        return None
+    import re
+
+    found = set(re.findall(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+                           _strings(data.get("tool_response"))))
+    if not found:
+        return None
+    from git_aide.repo import open_repo
+
+    repo = open_repo()
+    session = Session(repo.cache_dir, session_id(data))
+    session.seen |= found
+    session.save()
+    return None
+
+
+def _strings(value: Any) -> str:
+    """Every string inside a JSON value, one per line (tool responses come in many shapes)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(_strings(v) for v in value.values())
+    if isinstance(value, list):
+        return "\n".join(_strings(v) for v in value)
+    return ""
+
+
+def user_prompt(data: dict[str, Any], agent: str) -> str | None:
+    """A nudge to remember, when the prompt reads as a correction or a decision."""
+    import re
+
+    prompt = data.get("prompt")
+    if not isinstance(prompt, str) or not re.search(_DECISION, prompt, re.IGNORECASE):
+        return None
+    return NUDGE
+
+
+def stop(data: dict[str, Any], agent: str) -> str | None:
+    """With aide.hooks.reflect: every few stops, ask whether anything is worth keeping."""
+    if data.get("stop_hook_active"):
+        return None  # the agent is already continuing because of a stop hook
+    from git_aide.repo import open_repo
+
+    repo = open_repo()
+    if (repo.config("aide.hooks.reflect") or "").strip().lower() not in ("true", "yes", "on",
+                                                                          "1"):
+        return None
+    every = max(1, repo.config_int("aide.hooks.reflectEvery", 5))
+    session = Session(repo.cache_dir, session_id(data))
+    session.stops += 1
+    session.save()
+    return REFLECT if session.stops % every == 1 or every == 1 else None
+
+
+def pre_compact(data: dict[str, Any], agent: str) -> str | None:
+    """Clear the session record: after compaction, what was injected is gone."""
+    from git_aide.repo import open_repo
+
+    Session(open_repo().cache_dir, session_id(data)).clear()
+    return None
+
+
+HANDLERS = {"session-start": session_start, "pre-tool-use": pre_tool_use,
+            "post-tool-use": post_tool_use, "user-prompt": user_prompt, "stop": stop,
+            "pre-compact": pre_compact}

@@ -1,0 +1,84 @@
+"""The record of one agent session: which memories it was already given (hooks inject
+each memory once per session), kept in `<git common dir>/aide/sessions/`, never in the
+working tree. Losing a record only costs a memory injected twice.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def session_id(data: dict[str, Any]) -> Any:
+    """The session's id: `session_id` (Claude, Codex, Gemini), `conversation_id` (Cursor)."""
+    return data.get("session_id") or data.get("conversation_id")
+
+
+class Session:
+    """What one agent session was already given, kept in the cache folder."""
+
+    def __init__(self, cache_dir: str, session_id: Any) -> None:
+        import hashlib
+
+        key = hashlib.sha1(str(session_id or "unknown").encode()).hexdigest()[:20]
+        #: The file holding the record.
+        self.path = os.path.join(cache_dir, "sessions", key + ".json")
+        #: uuids already injected or fetched in this session.
+        self.seen: set[str] = set()
+        #: How many times the agent stopped (for the reflect nudge).
+        self.stops = 0
+        try:
+            import json
+
+            with open(self.path, encoding="utf-8") as f:
+                saved = json.load(f)
+            self.seen = {u for u in saved.get("seen", []) if isinstance(u, str)}
+            self.stops = int(saved.get("stops", 0))
+        except (OSError, ValueError, TypeError, AttributeError):
+            pass
+
+    def save(self) -> None:
+        """Write the record atomically; a failure only costs a repeat injection."""
+        import json
+
+        tmp = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump({"seen": sorted(self.seen), "stops": self.stops}, f)
+            os.replace(tmp, self.path)
+        except OSError:
+            import contextlib
+
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+    def clear(self) -> None:
+        """Forget the session (after compaction the context holds none of it)."""
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+        self.seen, self.stops = set(), 0
+
+
+def prune(cache_dir: str, days: float = 7.0) -> None:
+    """Drop the records of sessions idle for a week."""
+    import time
+
+    folder = os.path.join(cache_dir, "sessions")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    horizon = time.time() - days * 86400
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if os.stat(path).st_mtime < horizon:
+                os.unlink(path)
+        except OSError:
+            continue

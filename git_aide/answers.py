@@ -1,0 +1,115 @@
+"""What each reading and writing command answers, as data: the hits it ranks and the
+`--json` document it prints. The command line dumps or renders these; the MCP server
+(agents/server.py) hands the same documents to agents, so there is one implementation.
+
+Nothing here prints; heavy modules are imported inside the functions that need them,
+since a plain recall comes through here on the hot path.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from git_aide.cache import Cache
+    from git_aide.recall import Hit
+    from git_aide.repo import Repo
+    from git_aide.sources import Entry, Snapshot
+    from git_aide.store import Written
+
+
+def filters(layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
+            contributor: str | None = None) -> Any:
+    """The --layer / --tag / --contributor filters."""
+    from git_aide.recall import Filters
+
+    return Filters(layers=tuple(layers), tags=tuple(tags), contributor=contributor)
+
+
+def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...] | list[str],
+                *, query: str | None = None, layers: tuple[str, ...] | list[str] = (),
+                tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
+                limit: int | None = None, count: bool = True, index: Any = None
+                ) -> list[Hit]:
+    """`recall`: the memories relevant to `paths`, in section 4's order, cut at the limit.
+
+    `index`: an open full-text index to reuse (the server keeps one); `count`: add the
+    recall to the per-machine stats.
+    """
+    from git_aide import memory
+    from git_aide import recall as rc
+
+    queries = rc.query_paths(repo.worktree, repo.prefix, paths)
+    relevance = None
+    if query is not None and query.strip():
+        from git_aide import search as sr
+
+        ft = index if index is not None else sr.open_index(cache)
+
+        def relevance(entries: list[Any]) -> dict[str, float]:
+            # Scores decide the order within a layer; the best few hundred are plenty
+            # to rank a cut of `limit` memories.
+            return sr.relevance(ft, entries, query, max(5 * (limit or 20), 200))
+
+    min_depth = repo.config_int("aide.recall.minScopeDepth", 1)
+    # Decode only the memories whose scope is relevant: most of a large store is not.
+    entries = snap.entries_where(rc.scope_filter(queries, min_depth))
+    hits = rc.recall(
+        entries, queries, filters(layers, tags, contributor), relevance=relevance,
+        limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),
+        min_depth=min_depth,
+        diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 5),
+    )
+    if count:
+        cache.count_recall([h.entry.uuid for h in hits], memory.now())
+    return hits
+
+
+def search_hits(repo: Repo, snap: Snapshot, ft: Any, query: str, *,
+                layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
+                progress: Any = None) -> list[Hit]:
+    """`search`: the memories matching `query`, best first."""
+    from git_aide import search as sr
+
+    lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
+    return sr.search(ft, snap.entries, query, filters(layers, (), None), lim, progress)
+
+
+def list_hits(snap: Snapshot, *, layers: tuple[str, ...] | list[str] = (),
+              tags: tuple[str, ...] | list[str] = (), contributor: str | None = None
+              ) -> list[Hit]:
+    """`list`: every memory that passes the filters."""
+    from git_aide import recall as rc
+
+    return rc.listing(snap.entries, filters(layers, tags, contributor))
+
+
+def memories_doc(snap: Snapshot, hits: list[Hit]) -> dict[str, Any]:
+    """The recall / search / list `--json` document."""
+    from git_aide.render import memory_doc
+
+    return {"source": snap.source.as_json(), "memories": [memory_doc(h) for h in hits]}
+
+
+def show_doc(snap: Snapshot, entry: Entry) -> dict[str, Any]:
+    """The show `--json` document."""
+    doc = dict(entry.record)
+    doc["path"] = entry.path
+    return {"source": snap.source.as_json(), "memory": doc}
+
+
+def remember_doc(w: Written) -> dict[str, Any]:
+    """The remember `--json` document."""
+    return {"uuid": w.uuid, "path": w.path, "created": w.created, "staged": w.staged,
+            "warnings": w.warnings}
+
+
+def update_doc(w: Written) -> dict[str, Any]:
+    """The update `--json` document."""
+    return {"uuid": w.uuid, "path": w.path, "staged": w.staged}
+
+
+def forget_doc(gone: list[str], staged: bool) -> dict[str, Any]:
+    """The forget `--json` document."""
+    return {"forgotten": gone, "staged": staged}

@@ -1,0 +1,169 @@
+"""`git aide init --agent A`: our entries merged into the user's own agent settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import aide, aide_ok, git, make_repo
+
+#: A Claude Code settings file as a user may have it: their hooks, permissions, unknown keys.
+USER_SETTINGS = {
+    "permissions": {"allow": ["Bash(npm test:*)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "./scripts/guard.sh"}]}],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    },
+    "futureKey": {"x": [1, 2, 3]},
+}
+USER_MCP = {"mcpServers": {"db": {"command": "db-mcp", "args": ["--ro"]}}}
+USER_TOML = """# my codex settings
+model = "o4"
+
+[mcp_servers.db]
+command = "db-mcp"   # read-only
+args = ["--ro"]
+
+[profiles.fast]
+model = "o4-mini"
+"""
+
+
+def dump(doc: object) -> str:
+    """JSON as editors and most tools write it."""
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def files(repo: Path, *rels: str) -> dict[str, bytes | None]:
+    """The bytes of these files (None when absent)."""
+    return {r: (repo / r).read_bytes() if (repo / r).exists() else None for r in rels}
+
+
+def test_claude_merges_with_the_users_settings(repo: Path) -> None:
+    (repo / ".claude").mkdir()
+    (repo / ".claude/settings.json").write_text(dump(USER_SETTINGS))
+    (repo / ".mcp.json").write_text(dump(USER_MCP))
+    original = files(repo, ".claude/settings.json", ".mcp.json")
+    aide_ok(repo, "init", "--agent", "claude")
+    once = files(repo, ".claude/settings.json", ".mcp.json")
+    aide_ok(repo, "init", "--agent", "claude")
+    r = aide_ok(repo, "init", "--agent", "claude")
+    assert files(repo, ".claude/settings.json", ".mcp.json") == once  # three runs = one
+    assert "already up to date" in r.stdout
+
+    settings = json.loads(once[".claude/settings.json"] or b"")
+    assert list(settings) == ["permissions", "hooks", "futureKey"]  # order kept
+    assert settings["permissions"] == USER_SETTINGS["permissions"]
+    assert settings["futureKey"] == USER_SETTINGS["futureKey"]
+    hooks = settings["hooks"]
+    assert hooks["PreToolUse"][0] == USER_SETTINGS["hooks"]["PreToolUse"][0]  # theirs first
+    assert hooks["PreToolUse"][1] == {"matcher": "Read|Edit|Write|MultiEdit", "hooks": [
+        {"type": "command", "command": "git-aide hook pre-tool-use --agent claude",
+         "timeout": 10}]}
+    assert hooks["Notification"] == USER_SETTINGS["hooks"]["Notification"]
+    commands = [h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]]
+    for event in ("session-start", "pre-tool-use", "post-tool-use", "user-prompt", "stop",
+                  "pre-compact"):
+        assert commands.count(f"git-aide hook {event} --agent claude") == 1
+    servers = json.loads(once[".mcp.json"] or b"")["mcpServers"]
+    assert list(servers) == ["db", "git-aide"] and servers["db"] == USER_MCP["mcpServers"]["db"]
+
+    # --uninstall takes out only ours: the user's files come back byte for byte
+    aide_ok(repo, "init", "--agent", "claude", "--uninstall")
+    assert files(repo, ".claude/settings.json", ".mcp.json") == original
+    aide_ok(repo, "init", "--agent", "claude", "--uninstall")  # and again: nothing to do
+    assert files(repo, ".claude/settings.json", ".mcp.json") == original
+
+
+def test_a_fresh_repo_gets_files_to_commit_as_they_are(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "fresh", init=False)
+    r = aide_ok(repo, "init", "--agent", "claude")
+    assert ".mcp.json: created" in r.stdout and ".claude/settings.json: created" in r.stdout
+    mcp = json.loads((repo / ".mcp.json").read_text())
+    assert mcp == {"mcpServers": {"git-aide": {"type": "stdio", "command": "git-aide",
+                                               "args": ["mcp"]}}}
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "set up git-aide for Claude Code")  # the pre-commit hook too
+    aide_ok(repo, "init", "--agent", "claude")
+    assert git(repo, "status", "--porcelain") == ""
+    assert "ok: claude: git-aide is set up in .mcp.json, .claude/settings.json" in \
+        aide_ok(repo, "doctor").stdout
+
+
+def test_an_invalid_file_is_an_error_and_left_alone(repo: Path) -> None:
+    (repo / ".claude").mkdir()
+    (repo / ".claude/settings.json").write_text('{"hooks": {,}\n')
+    r = aide(repo, "init", "--agent", "claude")
+    assert r.returncode == 1
+    assert r.stderr.startswith("git-aide: error: .claude/settings.json is not valid JSON")
+    assert (repo / ".claude/settings.json").read_text() == '{"hooks": {,}\n'
+    assert not (repo / ".mcp.json").exists()  # nothing half done
+    (repo / ".codex").mkdir()
+    (repo / ".codex/config.toml").write_text("[mcp_servers\n")
+    r = aide(repo, "init", "--agent", "codex")
+    assert r.returncode == 1 and "not valid TOML" in r.stderr
+    assert (repo / ".codex/config.toml").read_text() == "[mcp_servers\n"
+    assert "note: claude:" in aide(repo, "doctor").stdout
+
+
+def test_codex_toml_keeps_every_other_byte(repo: Path) -> None:
+    (repo / ".codex").mkdir()
+    (repo / ".codex/config.toml").write_text(USER_TOML)
+    aide_ok(repo, "init", "--agent", "codex")
+    once = files(repo, ".codex/config.toml", ".codex/hooks.json")
+    text = (once[".codex/config.toml"] or b"").decode()
+    assert text.startswith(USER_TOML)
+    assert text[len(USER_TOML):] == \
+        '\n[mcp_servers.git-aide]\ncommand = "git-aide"\nargs = ["mcp"]\n'
+    hooks = json.loads(once[".codex/hooks.json"] or b"")["hooks"]
+    assert hooks["PreToolUse"][0]["hooks"][0]["command"] == \
+        "git-aide hook pre-tool-use --agent codex"
+    aide_ok(repo, "init", "--agent", "codex")
+    aide_ok(repo, "init", "--agent", "codex")
+    assert files(repo, ".codex/config.toml", ".codex/hooks.json") == once
+    # a table of ours written by an older version, in the middle, is replaced in place
+    (repo / ".codex/config.toml").write_text(USER_TOML.replace(
+        "[profiles.fast]", '[mcp_servers.git-aide]\ncommand = "/old/git-aide"\nargs = ["mcp"]\n'
+        '\n[profiles.fast]'))
+    aide_ok(repo, "init", "--agent", "codex")
+    text = (repo / ".codex/config.toml").read_text()
+    assert text.count("[mcp_servers.git-aide]") == 1 and "/old/" not in text
+    assert text.index("[mcp_servers.git-aide]") < text.index("[profiles.fast]")
+    aide_ok(repo, "init", "--agent", "codex", "--uninstall")
+    assert (repo / ".codex/config.toml").read_text() == USER_TOML
+    assert not (repo / ".codex/hooks.json").exists()  # it held only ours
+
+
+@pytest.mark.parametrize("agent, server_file, key, hooks_file, event", [
+    ("cursor", ".cursor/mcp.json", "mcpServers", ".cursor/hooks.json", "preToolUse"),
+    ("gemini", ".gemini/settings.json", "mcpServers", ".gemini/settings.json", "AfterTool"),
+    ("vscode", ".vscode/mcp.json", "servers", None, None),
+])
+def test_other_agents(repo: Path, agent: str, server_file: str, key: str,
+                      hooks_file: str | None, event: str | None) -> None:
+    (repo / server_file).parent.mkdir(exist_ok=True)
+    user = {"theme": "dark", key: {"mine": {"command": "mine-mcp"}}}
+    (repo / server_file).write_text(dump(user))
+    rels = [server_file] + ([hooks_file] if hooks_file and hooks_file != server_file else [])
+    # --dry-run shows the change and writes nothing
+    r = aide_ok(repo, "init", "--agent", agent, "--dry-run")
+    assert f"+++ b/{server_file}" in r.stdout and '"git-aide"' in r.stdout
+    assert json.loads((repo / server_file).read_text()) == user
+    for _ in range(3):
+        aide_ok(repo, "init", "--agent", agent)
+    doc = json.loads((repo / server_file).read_text())
+    assert list(doc[key]) == ["mine", "git-aide"] and doc["theme"] == "dark"
+    assert doc[key]["git-aide"]["args"] == ["mcp"]
+    if hooks_file:
+        hooks = json.loads((repo / hooks_file).read_text())["hooks"]
+        text = json.dumps(hooks[event])
+        assert text.count(f"git-aide hook pre-tool-use --agent {agent}") == 1
+    once = files(repo, *rels)
+    aide_ok(repo, "init", "--agent", agent)
+    assert files(repo, *rels) == once
+    aide_ok(repo, "init", "--agent", agent, "--uninstall")
+    assert (repo / server_file).read_text() == dump(user)
+    if hooks_file and hooks_file != server_file:
+        assert not (repo / hooks_file).exists()
