@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import subprocess
 import sys
@@ -39,8 +38,6 @@ def test_every_tool_over_stdio(repo: Path) -> None:
                     "--layer", "area_context", "--why", "the 2023 incident")
     remember(repo, "review every migration twice", "--layer", "guidelines")
     git(repo, "commit", "-qm", "memories")
-    has_history = importlib.util.find_spec("git_aide.history") is not None
-    has_rules = importlib.util.find_spec("git_aide.agents.rules") is not None
 
     async def session() -> None:
         params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
@@ -127,17 +124,28 @@ def test_every_tool_over_stdio(repo: Path) -> None:
             res = await call("aide_recall", paths=["src/auth/"])
             assert not res.is_error and res.structured_content["memories"]
 
-            # what only git can answer: wired to history.py / rules.py when they exist
+            # what only git can answer: the diff and the log, as the commands give them
             res = await call("aide_diff", args=["HEAD"])
-            assert res.is_error != has_history, res.content[0].text
-            if not has_history:
-                assert "not available yet" in res.content[0].text
+            assert not res.is_error, res.content[0].text
+            assert res.structured_content == cli_json(repo, "diff", "HEAD")
+            assert [c["uuid"] for c in res.structured_content["changed"]] == [auth["uuid"]]
             res = await call("aide_log")
-            assert res.is_error != has_history
-            res = await call("aide_import", content="- always run the linter", layer="guidelines")
-            assert res.is_error != has_rules
-            if not has_rules:
-                assert "not available yet" in res.content[0].text
+            assert not res.is_error, res.content[0].text
+            assert res.structured_content == cli_json(repo, "log")
+            (commit,) = res.structured_content["commits"]
+            assert {c["change"] for c in commit["changes"]} == {"added"}
+
+            # import: rules text becomes memories, as `git aide import --json` says
+            res = await call("aide_import", content="# Rules\n\n- always run the linter\n",
+                             layer="guidelines")
+            assert not res.is_error, res.content[0].text
+            (imported,) = res.structured_content["imported"]
+            assert imported["what"] == "always run the linter"
+            assert imported["layer"] == "guidelines" and imported["source"] == "import"
+            res = await call("aide_import", content="- always run the linter\n",
+                             layer="guidelines")
+            assert res.structured_content["imported"] == []
+            assert [x["reason"] for x in res.structured_content["skipped"]] == ["exists"]
 
     asyncio.run(session())
     # nothing the server did left the repository in a state validate refuses

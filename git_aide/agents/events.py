@@ -263,11 +263,9 @@ def session_start(data: dict[str, Any], agent: str) -> str | None:
 
 def _branch_changes(repo: Any, cache: Any) -> tuple[str, list[str], list[str]] | None:
     """(base, lines, uuids) of the memories added or changed since the merge base with
-    the upstream or default branch; None when there is no such base or no history module."""
-    try:
-        from git_aide.history import diff_doc
-    except ImportError:
-        return None
+    the upstream or default branch; None when there is no such base."""
+    from git_aide.history import diff_doc
+
     base = None
     for candidate in ("@{upstream}", "refs/remotes/origin/HEAD", "main", "master"):
         proc = repo.git("rev-parse", "--verify", "--quiet", "--symbolic-full-name",

@@ -295,9 +295,10 @@ def build(memory: Memory | None = None) -> MCPServer:
         """Turn rules text (CLAUDE.md, AGENTS.md, notes) into memories
         (`git aide import --json`)."""
         def work() -> CallToolResult:
-            rules = _optional("git_aide.agents.rules", "import_text", "aide_import")
+            from git_aide.agents.rules import import_text
+
             repo = mem.repo()
-            doc = rules(repo, mem.cache(repo), content, name="import", layer=layer,
+            doc = import_text(repo, mem.cache(repo), content, name="import", layer=layer,
                         scope=scope, context_label=context_label)
             text = (f"Imported {len(doc.get('imported', []))} memories, skipped "
                     f"{len(doc.get('skipped', []))}.")
@@ -315,7 +316,8 @@ def build(memory: Memory | None = None) -> MCPServer:
         """Memories added, forgotten and changed between two sources
         (`git aide diff --json`)."""
         def work() -> CallToolResult:
-            diff_doc = _optional("git_aide.history", "diff_doc", "aide_diff")
+            from git_aide.history import diff_doc
+
             repo = mem.repo()
             doc = diff_doc(repo, mem.cache(repo), list(args or []), cached=cached,
                            paths=tuple(paths or ()))
@@ -334,7 +336,8 @@ def build(memory: Memory | None = None) -> MCPServer:
     ) -> CallToolResult:
         """Commits that changed memories, newest first (`git aide log --json`)."""
         def work() -> CallToolResult:
-            log_doc = _optional("git_aide.history", "log_doc", "aide_log")
+            from git_aide.history import log_doc
+
             repo = mem.repo()
             walk = list(revs or ([] if all else ["HEAD"]))
             doc = log_doc(repo, mem.cache(repo), walk, uuid=uuid,
@@ -344,16 +347,6 @@ def build(memory: Memory | None = None) -> MCPServer:
         return guarded(work)
 
     return server
-
-
-def _optional(module: str, name: str, tool: str) -> Any:
-    """A function of a module that this installation may not have yet."""
-    import importlib
-
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        raise AideError(f"{tool} is not available yet in this version of git-aide") from None
 
 
 def main() -> int:
