@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped whenever the layout or the meaning of an entry changes.
-FORMAT = 1
+FORMAT = 2
 MAGIC = "git-aide-cache"
 #: Packs beyond this count are compacted into one.
 MAX_PACKS = 12
