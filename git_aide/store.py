@@ -178,7 +178,7 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
     if record == old:
         return Written(record["uuid"], path, staged=False, record=old)
     record["updated_at"] = max(memory.now(), old["created_at"])
-    problems = memory.check(record)
+    problems = memory.check(memory.repair(record))  # a file read liberally is written strictly
     if problems:
         fld, message = problems[0]
         raise AideError(f"{fld}: {message}" if fld else message)
