@@ -354,17 +354,22 @@ class _Verdicts:
         self.cache = cache
         self.key = _code_key()
         payload = cache.read(CACHE_FILE)
-        ok = isinstance(payload, dict) and payload.get("key") == self.key
+        ok = isinstance(payload, dict) and payload.get("key") == self.key \
+            and isinstance(payload.get("table"), dict)
         self.table = payload["table"] if ok else {}
         self.dirty = False
 
     def __contains__(self, blob: str) -> bool:
         """Whether a blob has a verdict."""
-        return blob in self.table
+        return self.get(blob) is not None
 
     def get(self, blob: str) -> tuple[Found, Info] | None:
-        """The verdict on a blob, if it has been made before."""
-        return self.table.get(blob)
+        """The verdict on a blob, if it has been made before (and has the right shape)."""
+        got = self.table.get(blob)
+        if (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], tuple)
+                and (got[1] is None or (isinstance(got[1], tuple) and len(got[1]) == 4))):
+            return got
+        return None
 
     def put(self, blob: str, verdict: tuple[Found, Info]) -> None:
         """Keep a verdict (saved by `save`)."""
