@@ -232,9 +232,13 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         def rebuild() -> list[tuple[scopes.Compiled | None, Any]]:
             return _groups(repo, cache, list_fn(), contents, [], None)[1]
 
-        return Snapshot(source, live + skipped, [
-            (None if c is None else scopes.Compiled(*c), span) for c, span in spans],
-            _Reader(cache, repo, opened), rebuild)
+        try:
+            groups = [(None if c is None else scopes.Compiled(*c), span) for c, span in spans]
+        except (TypeError, ValueError):  # not what a view holds: build it again
+            views.discard(cache, opened)
+        else:
+            return Snapshot(source, live + skipped, groups, _Reader(cache, repo, opened),
+                            rebuild)
     pairs = list_fn()
     skipped, groups = _groups(repo, cache, pairs, contents, warnings,
                               key if save_view else None)

@@ -18,7 +18,7 @@ import marshal
 import os
 from zlib import crc32
 
-from git_aide.cache import FORMAT, MAGIC, Cache, scope_ok
+from git_aide.cache import FORMAT, MAGIC, Cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,7 +52,9 @@ def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], View
         if len(header) != size or crc32(header) != int.from_bytes(top[8:], "little"):
             raise ValueError
         magic, fmt, saved, skipped, groups = marshal.loads(header)
-        if magic != MAGIC or fmt != FORMAT or not _groups_ok(groups) \
+        # The checksum vouches for the shape of what we wrote: the groups are not walked
+        # here (a thousand scopes would cost a recall more than the rest of the header).
+        if magic != MAGIC or fmt != FORMAT or not isinstance(groups, list) \
                 or not isinstance(skipped, list):
             raise ValueError
     except Exception:
@@ -65,14 +67,6 @@ def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], View
     with contextlib.suppress(OSError):  # recently used: kept by the eviction
         os.utime(path)
     return skipped, groups, ViewFile(f, 12 + size, path)
-
-
-def _groups_ok(groups: Any) -> bool:
-    """Whether a header's groups are [(compiled scope or None, (offset, length, crc))]."""
-    return isinstance(groups, list) and all(
-        isinstance(g, tuple) and len(g) == 2 and (g[0] is None or scope_ok(g[0]))
-        and isinstance(g[1], tuple) and len(g[1]) == 3
-        and all(isinstance(x, int) for x in g[1]) for g in groups)
 
 
 def save(cache: Cache, key: tuple[str, str], skipped: list[str],
