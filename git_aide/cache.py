@@ -12,9 +12,12 @@
 - views (views.py): a source's finished entries for one state of that source.
 - per-machine recall statistics.
 
-Files are marshal'd `(MAGIC, FORMAT, payload)` tuples written atomically. Anything
-unreadable counts as missing (and is reported once); any write that fails is skipped,
-since the caller already holds the answer.
+A file is PREFIX, the format byte, a CRC-32 of the rest, then a marshal'd `(key,
+payload)` written atomically, where key is the file's own name in the folder: a file
+whose checksum fails, that does not parse, has the wrong shape, or was moved to another
+name counts as missing, is removed and reported once (a notice), and the caller builds
+what it held again. A file where a folder should be is removed the same way. Any write
+that fails is skipped (a read-only folder): the caller already holds the answer.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import stat
 import time
+from zlib import crc32
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,8 +35,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped whenever the layout or the meaning of an entry changes.
-FORMAT = 1
+FORMAT = 2
 MAGIC = "git-aide-cache"
+#: How every cache file starts, before its format byte and checksum.
+PREFIX = b"git-aide-cache\0"
+#: What a damaged file is reported as.
+DAMAGED = "the cache file {} was damaged; rebuilt it"
+#: What a file of another format is reported as.
+OUTDATED = "the cache was made by another version of git-aide; rebuilt it"
 #: Packs beyond this count are compacted into one.
 MAX_PACKS = 12
 #: Stat entries younger than this (seconds) are not trusted: the file may change again
@@ -70,6 +81,11 @@ class Cache:
         self._whole = {}
         self._reads = 0
         self._loaded = False
+        try:
+            if not stat.S_ISDIR(os.stat(root).st_mode):  # a file where the folder should be
+                self._clear(root)
+        except OSError:
+            pass
 
     # -- files ---------------------------------------------------------------------
 
@@ -86,40 +102,97 @@ class Cache:
         try:
             with open(path, "rb") as f:
                 data = f.read()
+        except IsADirectoryError:
+            self._clear(path)
+            return None
         except OSError:
             return None
+        payload = self.decode(data, "/".join(parts), path)
+        return None if payload is _BAD else payload
+
+    def decode(self, data: bytes, key: str, path: str) -> Any:
+        """The payload of a cache file's bytes, or _BAD (then the file is dropped)."""
+        head = len(PREFIX)
         try:
-            magic, fmt, payload = marshal.loads(data)
-            if magic != MAGIC:
+            if data[:head] != PREFIX:
+                raise ValueError
+            if data[head] != FORMAT:
+                self.notices.append(OUTDATED)
+                self._discard(path)
+                return _BAD
+            body = data[head + 5:]
+            if crc32(body) != int.from_bytes(data[head + 1:head + 5], "little"):
+                raise ValueError
+            saved, payload = marshal.loads(body)
+            if saved != key:  # another file's contents (moved or copied here)
                 raise ValueError
         except Exception:
             self._damaged(path)
-            return None
-        if fmt != FORMAT:
-            self._discard(path)
-            return None
+            return _BAD
         return payload
+
+    @staticmethod
+    def encode(payload: Any, key: str) -> bytes:
+        """A cache file's bytes: prefix, format, checksum, (key, payload)."""
+        body = marshal.dumps((key, payload))
+        return PREFIX + bytes((FORMAT,)) + crc32(body).to_bytes(4, "little") + body
 
     def write(self, payload: Any, *parts: str) -> None:
         """Write a cache file atomically; a failure only means the cache stays cold."""
+        try:
+            data = self.encode(payload, "/".join(parts))
+        except ValueError:  # a value marshal cannot store
+            return
+        self.write_bytes([data], *parts)
+
+    def write_bytes(self, chunks: list[bytes], *parts: str) -> None:
+        """Write a file of the cache atomically (clearing whatever stands in the way of
+        its folder); a failure only means the cache stays cold."""
         path = self._path(*parts)
         tmp = f"{path}.{os.getpid()}.tmp"
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            self.folder(os.path.dirname(path))
             with open(tmp, "wb") as f:
-                f.write(marshal.dumps((MAGIC, FORMAT, payload)))
+                f.writelines(chunks)
             os.replace(tmp, path)
-        except (OSError, ValueError):
+        except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+    def folder(self, path: str) -> None:
+        """Make a folder inside the cache, removing a file that stands where it or one of
+        its parents should be (OSError when it still cannot be made)."""
+        try:
+            os.makedirs(path, exist_ok=True)
+            return
+        except (FileExistsError, NotADirectoryError):
+            pass
+        rel = os.path.relpath(path, self.root)
+        at = self.root
+        for part in ["", *rel.split(os.sep)]:
+            at = os.path.join(at, part) if part else at
+            if os.path.lexists(at) and not os.path.isdir(at):
+                self._clear(at)
+                break
+        os.makedirs(path, exist_ok=True)
 
     def damaged(self, path: str) -> None:
         """Report a damaged cache file (once per command) and remove it."""
         self._damaged(path)
 
     def _damaged(self, path: str) -> None:
-        self.notices.append(f"the cache file {os.path.basename(path)} was damaged; rebuilt it")
+        self.notices.append(DAMAGED.format(os.path.basename(path)))
         self._discard(path)
+
+    def _clear(self, path: str) -> None:
+        """Remove what stands where a cache folder or file should be, and say so."""
+        import shutil
+
+        self.notices.append(DAMAGED.format(os.path.basename(path) or path))
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            self._discard(path)
 
     def _discard(self, path: str) -> None:
         with contextlib.suppress(OSError):
@@ -135,7 +208,7 @@ class Cache:
         import fcntl
 
         try:
-            os.makedirs(self.root, exist_ok=True)
+            self.folder(self.root)
             fd = os.open(self._path(name), os.O_RDWR | os.O_CREAT, 0o644)
         except OSError:
             yield
@@ -161,12 +234,15 @@ class Cache:
         self._loaded = True
         for name in self._pack_names():
             payload = self.read("packs", name + ".meta")
-            if isinstance(payload, tuple) and len(payload) == 3:
-                metas, spans, scopes = payload
-                if isinstance(metas, dict) and isinstance(spans, dict):
-                    self.metas.update(metas)
-                    self.scopes.update(scopes)
-                    self._packs.append((name, spans))
+            if payload is None:
+                continue
+            if not _pack_ok(payload):
+                self._damaged(self._path("packs", name + ".meta"))
+                continue
+            metas, spans, scopes = payload
+            self.metas.update(metas)
+            self.scopes.update(scopes)
+            self._packs.append((name, spans))
 
     def raw(self, blob: str) -> bytes | None:
         """The content of a blob whose metadata is cached (None if it cannot be had)."""
@@ -239,18 +315,9 @@ class Cache:
             spans[blob] = (offset, len(data))
             chunks.append(data)
             offset += len(data)
-        path = self._path("packs", name + ".raw")
-        tmp = f"{path}.tmp"
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(tmp, "wb") as f:
-                f.write(b"".join(chunks))
-            os.replace(tmp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            return
-        self.write((metas, spans, scopes), "packs", name + ".meta")
+        self.write_bytes(chunks, "packs", name + ".raw")
+        if os.path.exists(self._path("packs", name + ".raw")):
+            self.write((metas, spans, scopes), "packs", name + ".meta")
 
     def _compact(self) -> None:
         with self.lock():
@@ -262,7 +329,7 @@ class Cache:
             raws: dict[str, bytes] = {}
             for blob in fresh.metas:
                 data = fresh.raw(blob)
-                if data is not None:
+                if data is not None and _blob_id(data) == blob:  # a damaged slice is left out
                     raws[blob] = data
             metas = {b: m for b, m in fresh.metas.items() if m[0] != "ok" or b in raws}
             self._write_pack(metas, raws, fresh.scopes)
@@ -275,7 +342,14 @@ class Cache:
     def tree_listing(self, tree_id: str) -> list[tuple[str, str]] | None:
         """The cached blob listing of one memories tree."""
         payload = self.read("trees", tree_id)
-        return payload if isinstance(payload, list) else None
+        if payload is None:
+            return None
+        if isinstance(payload, list) and all(
+                isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str)
+                and isinstance(r[1], str) for r in payload):
+            return payload
+        self._damaged(self._path("trees", tree_id))
+        return None
 
     def put_tree_listing(self, tree_id: str, listing: list[tuple[str, str]]) -> None:
         """Cache the blob listing of one memories tree."""
@@ -284,11 +358,18 @@ class Cache:
     def index_listing(self, index_file: str) -> list[tuple[str, str, int]] | None:
         """The cached listing of an index file whose stat has not changed since."""
         payload = self.read("index")
-        sig = stat_sig(index_file)
-        if (not isinstance(payload, dict) or sig is None
-                or payload.get("file") != index_file or payload.get("sig") != sig):
+        if payload is None:
             return None
-        return payload.get("rows")
+        rows = payload.get("rows") if isinstance(payload, dict) else None
+        if not (isinstance(rows, list) and all(
+                isinstance(r, tuple) and len(r) == 3 and isinstance(r[0], str)
+                and isinstance(r[1], str) and isinstance(r[2], int) for r in rows)):
+            self._damaged(self._path("index"))
+            return None
+        sig = stat_sig(index_file)
+        if sig is None or payload.get("file") != index_file or payload.get("sig") != sig:
+            return None
+        return rows
 
     def put_index_listing(self, index_file: str, sig: tuple[int, ...] | None,
                           rows: list[tuple[str, str, int]]) -> None:
@@ -298,10 +379,17 @@ class Cache:
 
     def stat_table(self, worktree: str) -> dict[str, tuple[int, int, int, int, str]]:
         """path -> (size, mtime_ns, inode, ctime_ns, blob id) for one working tree."""
-        payload = self.read(_worktree_file(worktree))
-        if isinstance(payload, dict) and payload.get("worktree") == worktree:
-            return payload["table"]
-        return {}
+        name = _worktree_file(worktree)
+        payload = self.read(name)
+        if payload is None:
+            return {}
+        table = payload.get("table") if isinstance(payload, dict) else None
+        if not (isinstance(table, dict) and all(
+                isinstance(v, tuple) and len(v) == 5 and isinstance(v[4], str)
+                for v in table.values())):
+            self._damaged(self._path(name))
+            return {}
+        return table if payload.get("worktree") == worktree else {}
 
     def put_stat_table(self, worktree: str, table: dict[str, tuple[int, int, int, int, str]]
                        ) -> None:
@@ -313,7 +401,14 @@ class Cache:
     def stats(self) -> dict[str, tuple[int, str]]:
         """uuid -> (times recalled, last recalled at) on this machine."""
         payload = self.read("stats")
-        return payload if isinstance(payload, dict) else {}
+        if payload is None:
+            return {}
+        if isinstance(payload, dict) and all(
+                isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int)
+                for v in payload.values()):
+            return payload
+        self._damaged(self._path("stats"))
+        return {}
 
     def count_recall(self, uuids: list[str], stamp: str) -> None:
         """Add one recall to each memory's per-machine count."""
@@ -325,6 +420,45 @@ class Cache:
                 count, _ = table.get(u, (0, ""))
                 table[u] = (count + 1, stamp)
             self.write(table, "stats")
+
+
+#: What `decode` returns for a file it dropped (None is a payload like any other).
+_BAD = object()
+
+
+def _pack_ok(payload: Any) -> bool:
+    """Whether a pack's metadata has the shape `load_records` and its readers rely on."""
+    if not (isinstance(payload, tuple) and len(payload) == 3
+            and all(isinstance(p, dict) for p in payload)):
+        return False
+    metas, spans, scopes = payload
+    for meta in metas.values():
+        if not isinstance(meta, tuple) or not meta:
+            return False
+        if meta[0] == "ok":
+            if len(meta) != 9 or not all(isinstance(meta[i], str) for i in (1, 2, 5, 6, 7, 8)) \
+                    or not isinstance(meta[4], tuple) or not isinstance(meta[3], (str, type(None))):
+                return False
+        elif meta[0] != "bad" or len(meta) != 3:
+            return False
+    if not all(isinstance(s, tuple) and len(s) == 2 and all(isinstance(x, int) for x in s)
+               for s in spans.values()):
+        return False
+    return all(scope_ok(c) for c in scopes.values())
+
+
+def scope_ok(c: Any) -> bool:
+    """Whether a stored compiled scope has the shape of `scope.Compiled.as_tuple()`."""
+    return (isinstance(c, tuple) and len(c) == 3 and isinstance(c[0], int)
+            and isinstance(c[1], tuple) and isinstance(c[2], tuple)
+            and len(c[1]) == len(c[2])
+            and all(isinstance(x, str) for x in c[1] + c[2]))
+
+
+def _blob_id(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def stat_sig(path: str) -> tuple[int, ...] | None:

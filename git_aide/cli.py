@@ -403,6 +403,7 @@ def validate(staged: bool, rev: str | None, all_: bool, quiet: bool, as_json: bo
         raise UsageError("give at most one of --staged, --rev and --all")
     kind = "index" if staged else "rev" if rev is not None else "all" if all_ else "worktree"
     report = do_validate(open_repo(), kind, rev)
+    warn([w.line() for w in report.warnings])
     if as_json:
         import orjson
 

@@ -5,6 +5,14 @@ revision: a search asks Whoosh for matching blob ids and keeps those the chosen 
 lists. Adding is incremental (only blobs the index lacks), and the set of indexed ids
 is kept beside the index so that finding what is missing needs no Whoosh search.
 
+That id table is tied to the state of the index it describes: it holds the name, size,
+time and CRC-32 of every file of the index, and itself carries a checksum. When the
+index's files are not the ones it names (another process added to the index, or an
+older copy of the index sits beside a newer table), the ids are read from the index
+itself; when a file it names changed behind its back and fails its checksum, the index
+is rebuilt. When the cache folder cannot be written at all, the index is built in
+memory for the one command: slow, but the same answer.
+
 Queries are never parsed with Whoosh's query language: the text is cut into words by
 the same analyzer that indexed the documents, so quotes, `*`, `OR` or `col:x` are
 just words and nothing can raise a syntax error. Fragments of words are not indexed
@@ -20,6 +28,7 @@ import shutil
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+from zlib import crc32
 
 #: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
 FORMAT = 3
@@ -29,6 +38,12 @@ BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0
 BATCH = 10_000
 #: How long a writer waits for another process's Whoosh lock, in seconds.
 WRITER_TIMEOUT = 30.0
+#: The id table's file in the index folder, and how it starts.
+TABLE = "ids"
+TABLE_PREFIX = b"git-aide-ids 1\0"
+#: Files in the index folder that are not part of its state.
+_NOT_STATE = ("STAMP", TABLE, "MAIN_WRITELOCK")
+DAMAGED = "the full-text index was damaged; rebuilt it"
 
 
 def _whoosh() -> Any:
@@ -88,6 +103,8 @@ class FullText:
         self._w = _whoosh()
         self._ix: Any = None
         self._have: set[str] | None = None
+        #: True when the index lives in memory (the cache folder cannot be written).
+        self.in_memory = False
 
     # -- opening -------------------------------------------------------------------
 
@@ -110,21 +127,28 @@ class FullText:
     def _open(self) -> Any:
         if self._ix is not None:
             return self._ix
-        if self._try_open(report=False):
-            return self._ix
-        # Creating (or re-creating) the index is done by one process at a time; the
-        # others wait, then find it made.
-        with self._lock():
-            if self._try_open(report=True):
+        try:
+            if self._try_open(report=False) and self._verified(locked=False):
                 return self._ix
-            return self._create()
+            # Creating (or re-creating) the index, or its id table, is done by one process
+            # at a time; the others wait, then find it made.
+            with self._lock():
+                if self._try_open(report=True) and self._verified(locked=True):
+                    return self._ix
+                return self._create()
+        except OSError:
+            return self._in_memory()
 
     def _try_open(self, report: bool) -> bool:
         try:
             with open(os.path.join(self.root, "STAMP"), encoding="utf-8") as f:
-                if f.read().strip() != _stamp():
-                    return False
+                stamp = f.read().strip()
         except OSError:
+            return False
+        if stamp != _stamp():
+            if report:
+                self.notices.append("the full-text index was made by another version; "
+                                    "rebuilt it")
             return False
         try:
             self._ix = self._w.index.open_dir(self.root)
@@ -133,13 +157,110 @@ class FullText:
         except Exception:
             self._ix = None
             if report:
-                self.notices.append("the full-text index was damaged; rebuilt it")
+                self.notices.append(DAMAGED)
             return False
+
+    def _verified(self, locked: bool) -> bool:
+        """Check the open index against its id table and load the ids; False when it is
+        damaged, or (not `locked`) when the table must be made again under the lock."""
+        table = self._read_table()
+        files = self._files()
+        if table is not None and set(table[0]) == set(files):
+            for name, (size, mtime, crc) in table[0].items():
+                if files[name] != (size, mtime) and self._crc(name) != crc:
+                    self.notices.append(DAMAGED)
+                    self._ix = None
+                    return False
+            self._have = table[1]
+            return True
+        if not locked:
+            return False
+        # Another state than the table describes: the index itself says what it holds.
+        self._have = self._ids_of_index()
+        self._save_table(self._have)
+        return True
+
+    def _ids_of_index(self) -> set[str]:
+        with self._ix.reader() as reader:
+            return set(reader.field_terms("blob"))
+
+    def _files(self) -> dict[str, tuple[int, int]]:
+        """name -> (size, mtime) of every file of the index's state."""
+        out: dict[str, tuple[int, int]] = {}
+        for name in os.listdir(self.root):
+            if name in _NOT_STATE or name.endswith(".tmp"):
+                continue
+            with contextlib.suppress(OSError):
+                st = os.stat(os.path.join(self.root, name))
+                out[name] = (st.st_size, st.st_mtime_ns)
+        return out
+
+    def _crc(self, name: str) -> int:
+        try:
+            with open(os.path.join(self.root, name), "rb") as f:
+                return crc32(f.read())
+        except OSError:
+            return -1
+
+    def _read_table(self) -> tuple[dict[str, tuple[int, int, int]], set[str]] | None:
+        """(the files of the state it describes, the ids), None when missing or damaged."""
+        path = os.path.join(self.root, TABLE)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        head = len(TABLE_PREFIX)
+        try:
+            body = data[head + 4:]
+            if data[:head] != TABLE_PREFIX or \
+                    crc32(body) != int.from_bytes(data[head:head + 4], "little"):
+                raise ValueError
+            files, ids = marshal.loads(body)
+            if not (isinstance(files, dict) and isinstance(ids, set)
+                    and all(isinstance(v, tuple) and len(v) == 3 for v in files.values())):
+                raise ValueError
+        except Exception:
+            self.notices.append(f"the cache file {TABLE} was damaged; rebuilt it")
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            return None
+        return files, ids
+
+    def _save_table(self, ids: set[str]) -> None:
+        """Write the id table for the index's state as it is now."""
+        if self.in_memory:
+            return
+        files = {name: (*sig, self._crc(name)) for name, sig in self._files().items()}
+        body = marshal.dumps((files, ids))
+        path = os.path.join(self.root, TABLE)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "wb") as f:
+                f.write(TABLE_PREFIX + crc32(body).to_bytes(4, "little") + body)
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+    def _in_memory(self) -> Any:
+        """An index in memory for this command: the cache folder cannot be written."""
+        from whoosh.filedb.filestore import RamStorage
+
+        self.notices.append("the cache folder cannot be written; searched without the "
+                            "full-text index on disk")
+        self.in_memory = True
+        self._ix = RamStorage().create_index(self._schema())
+        self._have = set()
+        return self._ix
 
     @contextlib.contextmanager
     def _lock(self) -> Iterator[None]:
         import fcntl
 
+        if self.in_memory:
+            yield
+            return
         os.makedirs(os.path.dirname(self.root), exist_ok=True)
         fd = os.open(self.root + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -149,33 +270,17 @@ class FullText:
             os.close(fd)
 
     def _create(self) -> Any:
+        if os.path.lexists(self.root) and not os.path.isdir(self.root):
+            self.notices.append(DAMAGED)  # a file where the index's folder should be
+            os.unlink(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
         os.makedirs(self.root, exist_ok=True)
         self._ix = self._w.index.create_in(self.root, self._schema())
         self._have = set()
-        self._save_ids(set())
+        self._save_table(set())
         with open(os.path.join(self.root, "STAMP"), "w", encoding="utf-8") as f:
             f.write(_stamp() + "\n")
         return self._ix
-
-    def _ids(self) -> set[str]:
-        try:
-            with open(os.path.join(self.root, "ids"), "rb") as f:
-                ids = marshal.load(f)
-            return ids if isinstance(ids, set) else set()
-        except (OSError, EOFError, ValueError, TypeError):
-            return set()
-
-    def _save_ids(self, ids: set[str]) -> None:
-        path = os.path.join(self.root, "ids")
-        tmp = f"{path}.{os.getpid()}.tmp"
-        try:
-            with open(tmp, "wb") as f:
-                marshal.dump(ids, f)
-            os.replace(tmp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
 
     def refresh(self) -> None:
         """Forget which blobs the index was seen to hold: a long-lived process (the MCP
@@ -187,9 +292,7 @@ class FullText:
     def missing(self, blobs: Iterable[str]) -> list[str]:
         """The blob ids the index does not hold yet."""
         self._open()
-        if self._have is None:
-            self._have = self._ids()
-        have = self._have
+        have = self._have or set()
         return [b for b in dict.fromkeys(blobs) if b not in have]
 
     @property
@@ -202,8 +305,17 @@ class FullText:
         self.notices.append(why)
         self._ix = None
         self._have = None
-        with self._lock():
-            self._create()
+        if self.in_memory:
+            from whoosh.filedb.filestore import RamStorage
+
+            self._ix = RamStorage().create_index(self._schema())
+            self._have = set()
+            return
+        try:
+            with self._lock():
+                self._create()
+        except OSError:
+            self._in_memory()
 
     def add(self, docs: list[tuple[str, dict[str, Any]]],
             progress: Callable[[int], None] | None = None) -> int:
@@ -216,7 +328,7 @@ class FullText:
         if not docs:
             return 0
         ix = self._open()
-        have = self._ids()
+        have = self._have or set()
         todo = [(blob, r) for blob, r in docs if blob not in have]
         added = 0
         for start in range(0, len(todo), BATCH):
@@ -226,9 +338,21 @@ class FullText:
 
     def _add_batch(self, ix: Any, docs: list[tuple[str, dict[str, Any]]], offset: int,
                    progress: Callable[[int], None] | None, merge: bool) -> int:
+        # Under our lock, so that the id table written after the commit describes
+        # exactly the state the commit made.
+        with self._lock():
+            return self._add_locked(ix, docs, offset, progress, merge)
+
+    def _add_locked(self, ix: Any, docs: list[tuple[str, dict[str, Any]]], offset: int,
+                    progress: Callable[[int], None] | None, merge: bool) -> int:
+        if not self.in_memory:
+            # Another process may have added some since this one opened the index.
+            ix = self._ix = self._w.index.open_dir(self.root)
+            if not self._verified(locked=True):
+                raise ValueError("the full-text index changed behind git-aide's back")
+        have = self._have or set()
         writer = ix.writer(timeout=WRITER_TIMEOUT, limitmb=256)
         try:
-            have = self._ids()  # again, under the lock: another process may have added some
             added: list[str] = []
             for i, (blob, r) in enumerate(docs):
                 if blob in have:
@@ -248,10 +372,10 @@ class FullText:
             with contextlib.suppress(Exception):
                 writer.cancel()
             raise
-        # Whoosh's lock is released by commit; the ids file is read-merge-written, and a
-        # lost race only means an id is missing and gets indexed (once more) next time.
-        self._have = self._ids() | set(added)
-        self._save_ids(self._have)
+        self._have = have | set(added)
+        self._save_table(self._have)
+        if not self.in_memory:
+            self._ix = self._w.index.open_dir(self.root)  # the state just committed
         return len(added)
 
     # -- searching -----------------------------------------------------------------

@@ -49,7 +49,10 @@ _DEFAULTS: dict[str, Any] = {
     "shared": True, "priority": "normal", "generated_by": None, "derived_from": None,
 }
 _REQUIRED = ("uuid", "layer", "what", "contributor", "created_at", "updated_at")
-_NULLABLE_STR = ("why", "scope", "context_label", "derived_from")
+_NULLABLE_STR = ("why", "scope", "context_label")
+#: The fields without which a file is no memory at all (and the file as a whole, None):
+#: a problem elsewhere leaves it a live memory (read liberally, DESIGN section 1).
+FATAL_FIELDS: frozenset[str | None] = frozenset({None, "uuid", "layer", "what", "scope"})
 
 
 class MemoryFormatError(ValueError):
@@ -87,16 +90,79 @@ def load_json(data: bytes) -> Any:
     return raw
 
 
-def parse(data: bytes) -> dict[str, Any]:
-    """Parse and check one memory file; raise MemoryFormatError on the first problem."""
+def parse(data: bytes, path: str | None = None) -> dict[str, Any]:
+    """Parse one memory file, liberally: MemoryFormatError only when it is no memory at
+    all (not JSON, no valid uuid, layer, what or scope); any other field that breaks a
+    rule is read as the nearest value of its type. `path` (repo-relative) gives a
+    missing `shared` from the folder."""
     raw = load_json(data)
     if not isinstance(raw, dict):
         raise MemoryFormatError("not a JSON object")
     record = fill_defaults(raw)
     problems = check(record)
+    for field, message in problems:
+        if is_fatal(field):
+            raise MemoryFormatError(message, field)
+    if "shared" not in raw or not isinstance(raw["shared"], bool):
+        record["shared"] = not (path or "").startswith(PERSONAL_DIR + "/")
     if problems:
-        field, message = problems[0]
-        raise MemoryFormatError(message, field)
+        _normalize(record)
+    return record
+
+
+def is_fatal(field: str | None) -> bool:
+    """Whether a problem with this field makes a file no memory at all."""
+    return field in FATAL_FIELDS
+
+
+def _text(value: Any) -> str:
+    """Any JSON value as text (a string stays as it is)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _normalize(record: dict[str, Any]) -> None:
+    """Give each known field a value of its type, so that every reader can use it."""
+    tags = record.get("tags")
+    if isinstance(tags, list):
+        record["tags"] = [_text(t) for t in tags]
+    else:
+        record["tags"] = [] if tags is None else [_text(tags)]
+    for key in ("why", "context_label"):
+        if record[key] is not None:
+            record[key] = _text(record[key])
+    derived = record["derived_from"]
+    if isinstance(derived, list):
+        record["derived_from"] = [_text(d) for d in derived]
+    elif derived is not None:
+        record["derived_from"] = _text(derived)
+    for key in ("contributor", "created_at", "updated_at"):
+        record[key] = _text(record[key]) if record.get(key) is not None else ""
+    for key in ("source", "priority"):
+        record[key] = _text(record[key])
+    if record["generated_by"] is not None and not isinstance(record["generated_by"], dict):
+        record["generated_by"] = None
+
+
+def repair(record: dict[str, Any]) -> dict[str, Any]:
+    """Make a record read liberally fit to be written (write strictly): tags without
+    repeats, known values for `source` and `priority`, times in order."""
+    record["tags"] = list(dict.fromkeys(record["tags"]))
+    if record["source"] not in SOURCES:
+        record["source"] = _DEFAULTS["source"]
+    if record["priority"] not in PRIORITIES:
+        record["priority"] = _DEFAULTS["priority"]
+    if not record["contributor"]:
+        record["contributor"] = "unknown"
+    if isinstance(record["derived_from"], list) and not all(
+            UUID_RE.match(d) for d in record["derived_from"]):
+        record["derived_from"] = [d for d in record["derived_from"] if UUID_RE.match(d)]
+    stamp = now()
+    if not TIME_RE.match(record["updated_at"]):
+        record["updated_at"] = stamp
+    if not TIME_RE.match(record["created_at"]):
+        record["created_at"] = record["updated_at"]
+    if record["updated_at"] < record["created_at"]:
+        record["updated_at"] = record["created_at"]
     return record
 
 
@@ -151,11 +217,10 @@ def fill_defaults(raw: dict[str, Any]) -> dict[str, Any]:
 def check(record: dict[str, Any]) -> list[tuple[str | None, str]]:
     """Every problem of a record as (field, message); empty when it is valid."""
     problems: list[tuple[str | None, str]] = []
-    for key in _REQUIRED:
-        if key not in record:
-            problems.append((key, "missing"))
-    if problems:
-        return problems
+    missing = [key for key in _REQUIRED if key not in record]
+    problems.extend((key, "missing") for key in missing)
+    if missing:  # check the rest as if the missing keys were null
+        record = {**record, **dict.fromkeys(missing)}
     uuid = record["uuid"]
     if not isinstance(uuid, str) or not UUID_RE.match(uuid):
         problems.append(("uuid", "not a lowercase RFC 4122 UUID"))
@@ -188,6 +253,11 @@ def check(record: dict[str, Any]) -> list[tuple[str | None, str]]:
     derived = record["derived_from"]
     if isinstance(derived, str) and not UUID_RE.match(derived):
         problems.append(("derived_from", "not a uuid"))
+    elif isinstance(derived, list):
+        if not all(isinstance(d, str) and UUID_RE.match(d) for d in derived):
+            problems.append(("derived_from", "must be a list of uuids"))
+    elif derived is not None:
+        problems.append(("derived_from", "must be a uuid, a list of uuids or null"))
     stamps_ok = True
     for key in ("created_at", "updated_at"):
         if not isinstance(record[key], str) or not TIME_RE.match(record[key]):
@@ -201,6 +271,8 @@ def check(record: dict[str, Any]) -> list[tuple[str | None, str]]:
             problems.append(("scope", message))
     if record["layer"] == "area_context" and scopes.is_project_wide(record["scope"]):
         problems.append(("scope", "an area_context memory needs a scope"))
+    if missing:
+        return [p for p in problems if p[0] not in missing or p[1] == "missing"]
     return problems
 
 

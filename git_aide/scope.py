@@ -1,9 +1,12 @@
 """Scope globs: validity, brace expansion, relevance to a query path, depth.
 
-A scope is a gitignore-style glob relative to the repository root. Matching uses
-pathspec's gitignore patterns, but pathspec is slow to import, so a scope is compiled
-once into a `Compiled` tuple of plain regex sources that the cache keeps; the hot path
-then needs only `re`.
+A scope is a gitignore-style glob relative to the repository root. It is compiled once
+into a `Compiled` tuple of plain regex sources that the cache keeps; the hot path then
+needs only `re`. The regexes are written here (with gitignore's meaning, as pathspec
+reads it) so that they cannot backtrack: each run of a glob between two stars, and each
+run of segments between two `**`, is matched at its leftmost place and kept there (an
+atomic lookahead), which is always right for a glob and makes a match linear in the
+path. A scope's brace alternatives are counted before they are built (at most 64).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from functools import lru_cache
 
 #: The longest scope accepted.
 MAX_SCOPE = 500
+#: The most alternatives a scope may expand to (DESIGN section 3).
+MAX_ALTERNATIVES = 64
 _GLOB_CHARS = frozenset("*?[")
 
 
@@ -56,14 +61,35 @@ def check(scope: str) -> str | None:
     s = normalize(scope)
     if s.startswith("/") or re.match(r"^[A-Za-z]:", s):
         return f"scope {scope!r} is absolute; give it relative to the repository root"
+    if count_alternatives(s) > MAX_ALTERNATIVES:
+        return (f"scope {_short(scope)!r} expands to more than {MAX_ALTERNATIVES} "
+                "alternatives; write fewer braces")
     for alt in expand_braces(s):
         if ".." in alt.split("/"):
             return f"scope {scope!r} climbs out of the repository"
     return None
 
 
-def expand_braces(pattern: str) -> list[str]:
-    """`src/*.{ts,tsx}` -> [`src/*.ts`, `src/*.tsx`]; nested braces too; no comma, no split."""
+def _short(scope: str) -> str:
+    return scope if len(scope) <= 60 else scope[:57] + "..."
+
+
+def count_alternatives(pattern: str, cap: int = MAX_ALTERNATIVES + 1) -> int:
+    """How many alternatives `expand_braces` would make (before removing repeats),
+    counted without making them; any count above `cap` is reported as `cap`."""
+    group = _first_group(pattern)
+    if group is None:
+        return 1
+    _start, parts, tail = group
+    total = 0
+    for part in parts:
+        total = min(cap, total + count_alternatives(part, cap))
+    return min(cap, total * count_alternatives(tail, cap))
+
+
+def _first_group(pattern: str) -> tuple[int, list[str], str] | None:
+    """The first top-level brace group that has a comma: (its start, its parts, what
+    follows it); None when there is none (braces without a comma are literal)."""
     depth = 0
     start = -1
     for i, ch in enumerate(pattern):
@@ -74,15 +100,26 @@ def expand_braces(pattern: str) -> list[str]:
         elif ch == "}" and depth:
             depth -= 1
             if depth == 0:
-                body = pattern[start + 1 : i]
-                parts = _split_top(body)
+                parts = _split_top(pattern[start + 1 : i])
                 if len(parts) > 1:
-                    head, tail = pattern[:start], pattern[i + 1 :]
-                    out: list[str] = []
-                    for part in parts:
-                        out.extend(expand_braces(head + part + tail))
-                    return list(dict.fromkeys(out))
-    return [pattern]
+                    return start, parts, pattern[i + 1 :]
+    return None
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """`src/*.{ts,tsx}` -> [`src/*.ts`, `src/*.tsx`]; nested braces too; no comma, no split.
+
+    Only for valid scopes (`check` counts the alternatives first).
+    """
+    group = _first_group(pattern)
+    if group is None:
+        return [pattern]
+    start, parts, tail = group
+    head = pattern[:start]
+    out: list[str] = []
+    for part in parts:
+        out.extend(expand_braces(head + part + tail))
+    return list(dict.fromkeys(out))
 
 
 def _split_top(body: str) -> list[str]:
@@ -113,9 +150,7 @@ def depth(scope: str) -> int:
 
 
 def compile_scope(scope: str) -> Compiled:
-    """Compile a valid scope with pathspec's gitignore patterns (slow import: cache this)."""
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
+    """Compile a valid scope: per alternative, its literal base and a linear regex."""
     bases: list[str] = []
     regexes: list[str] = []
     for alt in expand_braces(normalize(scope)):
@@ -129,9 +164,97 @@ def compile_scope(scope: str) -> Compiled:
             regexes.append("")
             continue
         bases.append(base)
-        pattern = GitIgnoreSpecPattern(alt)
-        regexes.append(pattern.regex.pattern if pattern.regex is not None else "(?!)")
+        regexes.append(glob_regex(alt))
     return Compiled(depth(scope), tuple(bases), tuple(regexes))
+
+
+def glob_regex(glob: str) -> str:
+    """The regex source (for `re.match`) of one gitignore-style glob without braces:
+    it matches a path the glob names and every path under it, and cannot backtrack
+    more than once over any part of the path."""
+    counter = [0]
+    dir_only = glob.endswith("/")
+    segs = [seg for seg in glob.split("/") if seg]
+    if not segs:
+        return "(?!)"
+    if len(segs) == 1 and not dir_only and segs[0] in ("*", "**"):
+        return "."  # everything
+    if len(segs) == 1:
+        segs = ["**", *segs]  # a bare name matches at any depth
+    tail = "(?:/|$)"
+    if dir_only:
+        tail = "/"
+    elif segs[-1] == "**":
+        segs.pop()
+        tail = "/"
+    # Runs of segments between `**`: the first is anchored at the root, each later one
+    # is found at its leftmost place after the previous one.
+    runs: list[list[str]] = [[]]
+    for seg in segs:
+        if seg == "**":
+            if runs[-1] or len(runs) == 1:
+                runs.append([])
+            continue
+        runs[-1].append(seg)
+    if not runs[-1] and len(runs) > 1:
+        runs.pop()  # `a/**/**` and the like: the tail already says "under"
+        tail = "/"
+    out = ["^"]
+    for i, run in enumerate(runs):
+        body = "/".join(_segment_regex(seg, counter) for seg in run)
+        if i == 0:
+            out.append(body)
+            continue
+        sep = "/" if i > 1 or runs[0] else ""  # a leading `**` needs no slash before it
+        out.append(sep + _atomic(f"(?:[^/]+/)*?{body}", counter))
+    return "".join(out) + tail
+
+
+def _atomic(source: str, counter: list[int]) -> str:
+    """`source`, matched once at its first place and never retried (Python 3.10 has no
+    atomic groups: a lookahead is atomic, and a back-reference then takes what it saw)."""
+    counter[0] += 1
+    n = counter[0]
+    return f"(?=(?P<a{n}>{source}))(?P=a{n})"
+
+
+def _segment_regex(seg: str, counter: list[int]) -> str:
+    """One path segment's glob, matched whole and without backtracking."""
+    if seg.strip("*") == "":
+        return "[^/]+"
+    chunks = [_chunk_regex(c) for c in re.split(r"\*+", seg)]
+    if len(chunks) == 1:
+        return chunks[0] + "(?=/|$)"
+    first, middle, last = chunks[0], chunks[1:-1], chunks[-1]
+    parts = [first]
+    # Between stars, the leftmost place of each chunk is as good as any later one.
+    parts.extend(_atomic(f"[^/]*?{c}", counter) for c in middle if c)
+    parts.append(f"[^/]*{last}(?=/|$)")
+    return "".join(parts)
+
+
+def _chunk_regex(chunk: str) -> str:
+    """A glob without stars: literal characters, `?` and `[...]` classes."""
+    out: list[str] = []
+    i = 0
+    while i < len(chunk):
+        ch = chunk[i]
+        if ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = chunk.find("]", i + 2 if chunk[i + 1 : i + 2] in ("!", "^") else i + 1)
+            if end < 0:
+                out.append(re.escape(ch))
+            else:
+                body = chunk[i + 1 : end]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out)
 
 
 def _literal_dir(alt: str) -> str:

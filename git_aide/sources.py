@@ -130,7 +130,7 @@ class Entry(tuple):  # type: ignore[type-arg]
             # Damaged: the blob itself is the truth.
             data = _read_again(reader.repo, self[0], self[1])
         try:
-            return memory.parse(data)
+            return memory.parse(data, self[0])
         except memory.MemoryFormatError:
             raise AideError(f"{self[0]} changed while it was being read; try again") from None
 
@@ -332,10 +332,17 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
     view = views.load(cache, key) if key else None
     if view is not None:
         skipped, spans, opened = view
-        snap = Snapshot(source, live + skipped, [
-            (None if c is None else scopes.Compiled(*c), span) for c, span in spans],
-            _Reader(cache, repo, opened), rebuild)
+        snap = None
+        try:
+            groups = [(None if c is None else scopes.Compiled(*c), span) for c, span in spans]
+        except (TypeError, ValueError):  # not what a view holds: build it again
+            views.discard(cache, opened)
+        else:
+            snap = Snapshot(source, live + skipped, groups, _Reader(cache, repo, opened),
+                            rebuild)
     else:
+        snap = None
+    if snap is None:
         pairs = list_fn()
         skipped, groups = _groups(repo, cache, pairs, contents, warnings,
                                   key if save_view else None)
@@ -416,7 +423,7 @@ def _build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
     for path, blob in pairs:
         meta = metas.get(blob)
         if meta is None:
-            meta = _ingest(cache, blob, contents.get(blob))
+            meta = _ingest(cache, blob, contents.get(blob), path)
         if meta[0] != "ok":
             field = f"{meta[1]}: " if meta[1] else ""
             warnings.append(f"{path}: {field}{meta[2]}; skipped")
@@ -460,11 +467,11 @@ def compiled_scope(cache: Cache, scope: str | None) -> scopes.Compiled | None:
     return scopes.Compiled(*got)
 
 
-def _ingest(cache: Cache, blob: str, data: bytes | None) -> tuple[Any, ...]:
+def _ingest(cache: Cache, blob: str, data: bytes | None, path: str) -> tuple[Any, ...]:
     if data is None:
         return ("bad", None, _MISSING)
     try:
-        meta = meta_of(memory.parse(data))
+        meta = meta_of(memory.parse(data, path))
         cache.add(blob, meta, data)
     except memory.MemoryFormatError as e:
         meta = ("bad", e.field, str(e))

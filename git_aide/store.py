@@ -219,7 +219,7 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
         if record == old and path == here:
             return Written(record["uuid"], path, staged=False, record=old)
         record["updated_at"] = max(memory.now(), str(old["created_at"]))
-        check_record(record)
+        check_record(memory.repair(record))  # a file read liberally is written strictly
         _check_folder(top, path)
         _check_folder(top, here)
         write_file(os.path.join(top, path), memory.canonical(record))

@@ -35,8 +35,9 @@ _CHECK_MODULES = ("memory.py", "secrets.py", "scope.py", "validate.py", "control
 
 #: (field, message) pairs that depend only on a blob's content.
 Found = tuple[tuple[str | None, str], ...]
-#: What the path checks need of a record: (uuid, layer, shared), or None if unreadable.
-Info = tuple[Any, Any, Any] | None
+#: What the path checks need of a record, and the problems that are only warnings (a file
+#: read liberally, DESIGN section 1): (uuid, layer, shared or None, warnings), or None.
+Info = tuple[Any, Any, Any, Found] | None
 
 
 @dataclass(frozen=True)
@@ -70,15 +71,21 @@ class Report:
     files: int = 0
     #: Every problem, in path order.
     problems: list[Problem] = field(default_factory=list)
+    #: What breaks a rule of the format but leaves the file a live memory (a repeated
+    #: tag, times out of order, a field of another type): said, never failing.
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """True when nothing is wrong."""
+        """True when nothing is wrong (warnings do not count)."""
         return not self.problems
 
     def as_json(self) -> dict[str, Any]:
-        """The `validate --json` document (DESIGN section 8)."""
-        return {"ok": self.ok, "problems": [p.as_json() for p in self.problems]}
+        """The `validate --json` document (DESIGN section 8); `warnings` only when any."""
+        doc: dict[str, Any] = {"ok": self.ok, "problems": [p.as_json() for p in self.problems]}
+        if self.warnings:
+            doc["warnings"] = [p.as_json() for p in self.warnings]
+        return doc
 
 
 @dataclass
@@ -107,7 +114,8 @@ def validate(repo: Repo, kind: str = "worktree", rev: str | None = None) -> Repo
         extra = [Problem(p.path, p.field, f"{p.message} (in the index)")
                  for p in staged.problems if p not in seen]
         report = Report("the working tree and the index", tree.files + staged.files,
-                        _sorted(tree.problems + extra))
+                        _sorted(tree.problems + extra),
+                        _sorted(tree.warnings + staged.warnings))
     else:
         report = _check(repo, verdicts, kind, rev)
     verdicts.save()
@@ -128,6 +136,7 @@ def _check(repo: Repo, verdicts: _Verdicts, kind: str, rev: str | None) -> Repor
         items = _worktree_items(repo, problems)
         report = Report("the working tree")
     committed = kind != "worktree"
+    warned: list[Problem] = []
     candidates: list[_Item] = []
     for item in items:
         name = item.path.rsplit("/", 1)[-1]
@@ -159,6 +168,8 @@ def _check(repo: Repo, verdicts: _Verdicts, kind: str, rev: str | None) -> Repor
         found, info = got
         problems.extend(Problem(item.path, f, m) for f, m in found)
         problems.extend(_path_problems(item.path, info, kind))
+        if info:
+            warned.extend(Problem(item.path, f, m) for f, m in info[3])
         uuid = info[0] if info else None
         if isinstance(uuid, str) and memory.UUID_RE.match(uuid):
             owners.setdefault(uuid, []).append(item.path)
@@ -167,6 +178,7 @@ def _check(repo: Repo, verdicts: _Verdicts, kind: str, rev: str | None) -> Repor
             others = ", ".join(p for p in paths if p != path)
             problems.append(Problem(path, "uuid", f"uuid also used by {others}"))
     report.problems = _sorted(problems)
+    report.warnings = _sorted(warned)
     return report
 
 
@@ -186,9 +198,11 @@ def _path_problems(path: str, info: Info, kind: str) -> Iterator[Problem]:
     """The checks that need the path as well as the content."""
     if info is None:
         return
-    uuid, layer, shared = info
+    uuid, layer, shared, _warned = info
     if not (isinstance(uuid, str) and memory.UUID_RE.match(uuid) and layer in memory.LAYERS):
         return
+    if not isinstance(shared, bool):  # a missing `shared` is taken from the folder
+        shared = not path.startswith(PERSONAL_DIR + "/")
     record = {"uuid": uuid, "layer": layer, "shared": shared}
     where = memory.check_path(record, path)
     if where:
@@ -199,7 +213,8 @@ def _path_problems(path: str, info: Info, kind: str) -> Iterator[Problem]:
 
 
 def inspect(data: bytes) -> tuple[Found, Info]:
-    """The content-only checks of one file: (problems, what the path checks need)."""
+    """The content-only checks of one file: (problems, what the path checks need and
+    the warnings)."""
     found: list[tuple[str | None, str]] = []
     if len(data) > memory.MAX_FILE_BYTES:
         found.append((None, f"file is {len(data)} bytes; at most {memory.MAX_FILE_BYTES}"))
@@ -219,18 +234,22 @@ def inspect(data: bytes) -> tuple[Found, Info]:
         found.append((None, "not a JSON object"))
         _scan(None, text, found)
         return tuple(found), None
-    found.extend(memory.check(memory.fill_defaults(raw)))
+    warned: list[tuple[str | None, str]] = []
+    for problem in memory.check(memory.fill_defaults(raw)):
+        (found if memory.is_fatal(problem[0]) else warned).append(problem)
     for key, value in raw.items():
         _scan(str(key), {key: value}, found)
         _controls(str(key), value, found)
-    return tuple(found), (raw.get("uuid"), raw.get("layer"), raw.get("shared", True))
+    return tuple(found), (raw.get("uuid"), raw.get("layer"), raw.get("shared"), tuple(warned))
 
 
 def write_problems(record: dict[str, Any]) -> list[tuple[str | None, str]]:
     """What validation would say about `record` written canonically at its own path: the
     writing commands refuse it first, with the same messages."""
-    found, _info = inspect(memory.canonical(record))
-    return list(found)
+    found, info = inspect(memory.canonical(record))
+    # Read liberally, write strictly: what is only a warning in a file already there
+    # (an unknown priority, a repeated tag) is refused in a new write.
+    return [*found, *(info[3] if info else ())]
 
 
 def _scan(key: str | None, value: Any, found: list[tuple[str | None, str]]) -> None:
@@ -361,17 +380,22 @@ class _Verdicts:
         self.cache = cache
         self.key = _code_key()
         payload = cache.read(CACHE_FILE)
-        ok = isinstance(payload, dict) and payload.get("key") == self.key
+        ok = isinstance(payload, dict) and payload.get("key") == self.key \
+            and isinstance(payload.get("table"), dict)
         self.table = payload["table"] if ok else {}
         self.dirty = False
 
     def __contains__(self, blob: str) -> bool:
         """Whether a blob has a verdict."""
-        return blob in self.table
+        return self.get(blob) is not None
 
     def get(self, blob: str) -> tuple[Found, Info] | None:
-        """The verdict on a blob, if it has been made before."""
-        return self.table.get(blob)
+        """The verdict on a blob, if it has been made before (and has the right shape)."""
+        got = self.table.get(blob)
+        if (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], tuple)
+                and (got[1] is None or (isinstance(got[1], tuple) and len(got[1]) == 4))):
+            return got
+        return None
 
     def put(self, blob: str, verdict: tuple[Found, Info]) -> None:
         """Keep a verdict (saved by `save`)."""

@@ -5,6 +5,10 @@ that differ from it, or a tree id), named briefly and checked against the full s
 when read. The file is a small header (the state, the warnings, and where each scope's
 group of rows lies), then every memory's content, then the groups: a recall decodes
 the header and the groups whose scope is relevant, and reads the contents it shows.
+
+Each part carries its own check, so that a recall checks only what it reads: the
+header a CRC-32 (stored before it), each group a CRC-32 (stored in the header beside
+its span), each content its blob id (checked by the reader, sources.Entry.record).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+from zlib import crc32
 
 from git_aide.cache import FORMAT, MAGIC, Cache
 
@@ -35,12 +40,22 @@ def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], View
     path = cache.path("views", name)
     try:
         f = open(path, "rb")  # noqa: SIM115 -- stays open for the entries to read
+    except IsADirectoryError:
+        cache.damaged(path)
+        return None
     except OSError:
         return None
     try:
-        size = int.from_bytes(f.read(8), "little")
-        magic, fmt, saved, skipped, groups = marshal.loads(f.read(size))
-        if magic != MAGIC or fmt != FORMAT or not isinstance(groups, list):
+        top = f.read(12)
+        size = int.from_bytes(top[:8], "little")
+        header = f.read(size)
+        if len(header) != size or crc32(header) != int.from_bytes(top[8:], "little"):
+            raise ValueError
+        magic, fmt, saved, skipped, groups = marshal.loads(header)
+        # The checksum vouches for the shape of what we wrote: the groups are not walked
+        # here (a thousand scopes would cost a recall more than the rest of the header).
+        if magic != MAGIC or fmt != FORMAT or not isinstance(groups, list) \
+                or not isinstance(skipped, list):
             raise ValueError
     except Exception:
         f.close()
@@ -51,7 +66,7 @@ def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], View
         return None
     with contextlib.suppress(OSError):  # recently used: kept by the eviction
         os.utime(path)
-    return skipped, groups, ViewFile(f, 8 + size, path)
+    return skipped, groups, ViewFile(f, 12 + size, path)
 
 
 def save(cache: Cache, key: tuple[str, str], skipped: list[str],
@@ -74,25 +89,12 @@ def save(cache: Cache, key: tuple[str, str], skipped: list[str],
     spans = []
     at = offset  # group rows follow the contents
     for (compiled, _rows), payload in zip(groups, payloads, strict=True):
-        spans.append((compiled, (at, len(payload))))
+        spans.append((compiled, (at, len(payload), crc32(payload))))
         at += len(payload)
     header = marshal.dumps((MAGIC, FORMAT, key[1], skipped, spans))
-    _write_bytes(cache, [len(header).to_bytes(8, "little"), header, *contents, *payloads],
-                      "views", key[0])
+    top = len(header).to_bytes(8, "little") + crc32(header).to_bytes(4, "little")
+    cache.write_bytes([top, header, *contents, *payloads], "views", key[0])
     _evict(cache)
-
-
-def _write_bytes(cache: Cache, chunks: list[bytes], *parts: str) -> None:
-    path = cache.path(*parts)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.writelines(chunks)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
 
 
 def _evict(cache: Cache) -> None:
@@ -126,11 +128,14 @@ class ViewFile:
         #: Where it is, to drop it if it proves damaged.
         self.path = path
 
-    def read(self, span: tuple[int, int]) -> bytes | None:
-        """The bytes at (offset, length) of the body; None if the file is too short."""
+    def read(self, span: tuple[int, ...]) -> bytes | None:
+        """The bytes at (offset, length[, crc]) of the body; None if the file is too
+        short or they fail their checksum."""
         try:
             self._f.seek(self._base + span[0])
             data = self._f.read(span[1])
         except (OSError, ValueError):
             return None
-        return data if len(data) == span[1] else None
+        if len(data) != span[1] or (len(span) > 2 and crc32(data) != span[2]):
+            return None
+        return data

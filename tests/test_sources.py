@@ -141,17 +141,19 @@ def test_broken_files_are_skipped_with_one_warning_each(repo: Path) -> None:
     (tech / f".{good}.json.123.tmp").write_text("{")
     r = aide(repo, "recall", "--json")
     assert r.returncode == 0
-    assert uuids(r) == [good]
+    # A field of an unexpected type leaves a memory live (read liberally, DESIGN 1).
+    live = {good, bad_type["uuid"]}
+    assert set(uuids(r)) == live
     warnings = r.stderr.strip().splitlines()
-    assert len(warnings) == 6, warnings
+    assert len(warnings) == 5, warnings
     assert all(w.startswith("git-aide: warning: .aide/memories/technical/") for w in warnings)
     assert "Traceback" not in r.stderr
     # committed, the broken files are skipped at that revision too
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "broken")
     r = aide(repo, "recall", "--rev", "HEAD", "--json")
-    assert uuids(r) == [good]
-    assert len(r.stderr.strip().splitlines()) == 6
+    assert set(uuids(r)) == live
+    assert len(r.stderr.strip().splitlines()) == 5
 
 
 def test_cache_in_common_dir_not_worktree(repo: Path) -> None:
