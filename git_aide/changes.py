@@ -62,7 +62,7 @@ def _parse(data: bytes | None, path: str, warnings: list[str] | None
     if data is None:
         return None
     try:
-        record = memory.parse(data)
+        record = memory.parse(data, path)
     except memory.MemoryFormatError as e:
         if warnings is not None:
             field = f"{e.field}: " if e.field else ""

@@ -297,7 +297,7 @@ def _parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, byt
     for path, blob in pairs:
         data = contents.get(blob) or _read_again(repo, path, blob)
         try:
-            meta = meta_of(memory.parse(data))
+            meta = meta_of(memory.parse(data, path))
         except memory.MemoryFormatError as e:
             warnings.append(f"{path}: {e.field + ': ' if e.field else ''}{e}; skipped")
             continue

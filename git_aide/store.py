@@ -288,7 +288,7 @@ def _current(repo: Repo, cache: Cache, top: str, ident: str, *, parse: bool = Tr
     if here == entry.path and blob_id(data) == entry.blob:
         return entry, paths, entry.record
     try:
-        return entry, paths, memory.parse(data)
+        return entry, paths, memory.parse(data, here)
     except memory.MemoryFormatError as e:
         raise AideError(f"{here}: {e.field + ': ' if e.field else ''}{e}") from None
 
