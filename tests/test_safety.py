@@ -159,17 +159,38 @@ def test_a_killed_writer_does_not_leave_the_lock_stuck(repo: Path) -> None:
     assert json.loads((repo / doc["path"]).read_text())["tags"] == ["after-kill"]
 
 
+def test_a_file_where_the_lock_folder_belongs_is_cleared_and_the_write_locked(repo: Path
+                                                                            ) -> None:
+    # The cache repairs itself (DESIGN section 5): the file in the way goes, with a notice,
+    # and the write then takes its lock as usual.
+    doc = remember(repo, "changed with the lock")
+    cache = repo / ".git" / "aide"
+    subprocess.run(["rm", "-rf", str(cache)], check=True)
+    cache.write_text("a file where git-aide keeps its cache\n")
+    r = aide(repo, "update", doc["uuid"], "--tag", "x")
+    assert r.returncode == 0, r.stderr
+    assert "notice" in r.stderr and (cache / "write.lock").exists()
+    assert json.loads((repo / doc["path"]).read_text())["tags"] == ["x"]
+
+
 def test_no_lock_folder_means_no_write_and_a_clear_line(repo: Path) -> None:
     doc = remember(repo, "cannot be changed without the lock")
     before = (repo / doc["path"]).read_bytes()
     cache = repo / ".git" / "aide"
     subprocess.run(["rm", "-rf", str(cache)], check=True)
-    cache.write_text("a file where git-aide keeps its cache\n")
-    for args in (["update", doc["uuid"], "--tag", "x"], ["remember", "new one"],
-                 ["forget", doc["uuid"]]):
-        r = aide(repo, *args)
-        assert r.returncode == 1, (args, r.stderr)
-        assert ".git/aide" in one_error(r.stderr) and "lock" in r.stderr
+    # A folder nobody may write in, even root: the lock cannot be taken there.
+    unwritable = Path("/sys/kernel")
+    if not unwritable.is_dir() or os.access(unwritable / "x", os.W_OK):
+        pytest.skip("no unwritable folder here")
+    cache.symlink_to(unwritable)
+    try:
+        for args in (["update", doc["uuid"], "--tag", "x"], ["remember", "new one"],
+                     ["forget", doc["uuid"]]):
+            r = aide(repo, *args)
+            assert r.returncode == 1, (args, r.stderr)
+            assert ".git/aide" in one_error(r.stderr) and "lock" in r.stderr
+    finally:
+        cache.unlink()
     assert (repo / doc["path"]).read_bytes() == before
     assert [p.name for p in (repo / MEM / "technical").glob("*.json")] == \
         [f"{doc['uuid']}.json"]
