@@ -12,6 +12,7 @@ import marshal
 import os
 import sys
 import time
+from bisect import bisect_left
 from operator import itemgetter
 
 from git_aide import listing, memory, views
@@ -191,6 +192,38 @@ class Snapshot:
                     reader.view = None
                 self._groups = self._rebuild()
                 return self.entries_where(keep)
+        return out
+
+
+    def mentioning(self, found: Callable[[bytes], list[int]],
+                   skip: Callable[[scopes.Compiled | None], bool]) -> list[Entry]:
+        """The memories outside the groups that `skip` keeps whose file content holds a
+        match: `found(bytes)` gives the offsets of the matches in some bytes.
+
+        A view holds every content in one run: it is searched at once, and groups are
+        decoded only when something matched.
+        """
+        view = self._reader.view
+        offsets: list[int] | None = None
+        if view is not None and all(not isinstance(p, list) for _c, p in self._groups):
+            end = min((p[0] for _c, p in self._groups), default=0)
+            body = view.read((0, end))
+            if body is not None:
+                offsets = sorted(found(body))
+                if not offsets:
+                    return []
+        out: list[Entry] = []
+        for e in self.entries_where(lambda c: not skip(c)):
+            data = e[5]
+            if isinstance(data, tuple) and offsets is not None:
+                i = bisect_left(offsets, data[0])
+                if i < len(offsets) and offsets[i] < data[0] + data[1]:
+                    out.append(e)
+                continue
+            if isinstance(data, tuple):
+                data = view.read(data) if view is not None else None
+            if data and found(data):
+                out.append(e)
         return out
 
 
