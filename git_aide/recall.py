@@ -132,6 +132,9 @@ MENTION_DISTANCE = 1.5
 SUPERSEDED_SIMILARITY = 0.3
 #: How far down the provisional order supersession is looked for (times the limit).
 SUPERSESSION_WINDOW = 3
+#: How much relevance to --query weighs against specificity (1: a perfect match is
+#: worth as much as a scope naming the file).
+QUERY_WEIGHT = 1.0
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
@@ -322,7 +325,7 @@ def _standing_value(h: Hit) -> float:
         spec = 0.0
     else:
         spec = 1.0 / (1.0 + st.distance)
-    return spec + st.relevance
+    return spec + QUERY_WEIGHT * st.relevance
 
 
 _INVERT = str.maketrans("0123456789", "9876543210")
