@@ -321,6 +321,14 @@ def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
 
 def _standing_value(h: Hit) -> float:
     st: _Standing = h.standing
+    if st.superseded:
+        # Just below the memory that replaces it, wherever that stands.
+        own = _plain_value(st)
+        return min(own, _standing_value(st.superseded) - 1e-9)
+    return _plain_value(st)
+
+
+def _plain_value(st: _Standing) -> float:
     if st.distance < 0:  # project-wide
         spec = 0.0
     else:
@@ -334,7 +342,6 @@ _INVERT = str.maketrans("0123456789", "9876543210")
 def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
     # Digits inverted make the newest update sort first.
     return lambda h: (
-        h.standing.superseded,
         -_standing_value(h),
         h.entry.updated_at.translate(_INVERT),
         _LAYER_RANK[h.entry.layer],
@@ -369,8 +376,8 @@ def _mark_superseded(window: list[Hit]) -> None:
     from git_aide.duplicates import pairs
 
     by_uuid = {h.entry.uuid: h for h in window}
-    for older, _newer, _sim in pairs([h.entry for h in window], SUPERSEDED_SIMILARITY):
-        by_uuid[older.uuid].standing.superseded = True
+    for older, newer, _sim in pairs([h.entry for h in window], SUPERSEDED_SIMILARITY):
+        by_uuid[older.uuid].standing.superseded = by_uuid[newer.uuid]
 
 
 def _diversify(cut: list[Hit], hits: list[Hit], key: Callable[[Hit], tuple[object, ...]]
