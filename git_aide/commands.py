@@ -144,7 +144,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
         min_depth=min_depth,
         diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 0),
         project_wide_limit=repo.config_int("aide.recall.projectWideLimit", 3),
-        mentions=mentions, query=query,
+        mentions=mentions, query=query, body=snap.body(),
     )
     cache.count_recall([h.entry.uuid for h in hits], memory.now())
     render_hits(snap, hits, as_json)

@@ -287,7 +287,8 @@ def _names_a_path(e: Entry, queries: list[Query]) -> bool:
 
 def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
          scorer: Callable[[list[Hit]], None] | None = None,
-         project_wide_limit: int = -1, path_words_: set[str] | None = None) -> list[Hit]:
+         project_wide_limit: int = -1, path_words_: set[str] | None = None,
+         body: bytes | None = None) -> list[Hit]:
     """Order (section 4 step 2), cap project-wide memories (step 3), cut at the limit
     and, when asked, rebalance layers (step 4)."""
     del file_query  # the distances already say which way specificity runs
@@ -303,7 +304,7 @@ def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
             st.relevance = h.score / top
         h.standing = st
     if project_wide_limit >= 0 and path_words_ is not None:
-        hits = _cap_project_wide(hits, project_wide_limit, path_words_)
+        hits = _cap_project_wide(hits, project_wide_limit, path_words_, body)
     key = _sort_key()
     window = heapq.nsmallest(max(SUPERSESSION_WINDOW * limit, 30), hits, key=key)
     _mark_superseded(window)
@@ -349,26 +350,51 @@ def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
     )
 
 
-def _cap_project_wide(hits: list[Hit], cap: int, want: set[str]) -> list[Hit]:
+def _cap_project_wide(hits: list[Hit], cap: int, want: set[str], body: bytes | None
+                      ) -> list[Hit]:
     """Keep at most `cap` project-wide memories: those sharing most words with the path
-    and query (none that shares nothing, unless --query found it relevant)."""
-    pw: list[tuple[int, float, Hit]] = []
+    and query (none that shares nothing, unless --query found it relevant).
+
+    A large store holds thousands of project-wide memories: their stored bytes are
+    searched for the words first, and only the likeliest few are parsed.
+    """
     out: list[Hit] = []
+    rough: list[tuple[int, Hit]] = []
+    needles = [w.encode() for w in want]
     for h in hits:
         if h.entry.compiled is not None or h.mention:
             out.append(h)
             continue
+        raw = _raw(h.entry, body)
+        if raw is None:
+            r = h.entry.record
+            raw = f"{r['what']} {r['why']} {r['context_label']} {r['tags']}".encode()
+        low = raw.lower()
+        n = sum(1 for w in needles if w in low)
+        if n or h.standing.relevance:
+            rough.append((n, h))
+    rough.sort(key=lambda t: (-t[0] - t[1].standing.relevance,
+                              t[1].entry.updated_at.translate(_INVERT), t[1].entry.uuid))
+    pw: list[tuple[int, Hit]] = []
+    for _n, h in rough[:max(4 * cap, 12)]:
         r = h.entry.record
         mine = words(" ".join((r["what"], r["why"] or "", r["context_label"] or "",
                                " ".join(r["tags"]))))
         shared = len(mine & want)
-        st: _Standing = h.standing
-        if shared or st.relevance:
-            pw.append((shared, st.relevance, h))
-    pw.sort(key=lambda t: (-t[0] - t[1], t[2].entry.updated_at.translate(_INVERT),
-                           t[2].entry.uuid))
-    out.extend(h for _s, _r, h in pw[:cap])
+        if shared or h.standing.relevance:
+            pw.append((shared, h))
+    pw.sort(key=lambda t: (-t[0] - t[1].standing.relevance,
+                           t[1].entry.updated_at.translate(_INVERT), t[1].entry.uuid))
+    out.extend(h for _s, h in pw[:cap])
     return out
+
+
+def _raw(e: Entry, body: bytes | None) -> bytes | None:
+    """The stored bytes of an entry, when they are at hand without reading the disk."""
+    data = e[5]
+    if isinstance(data, tuple):
+        return body[data[0]:data[0] + data[1]] if body is not None else None
+    return data
 
 
 def _mark_superseded(window: list[Hit]) -> None:
@@ -409,11 +435,12 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
            relevance: Callable[[list[Entry]], dict[str, float]] | None,
            limit: int, min_depth: int, diversity_min: int = 0,
            project_wide_limit: int = 3, mentions: list[Entry] = (),  # type: ignore[assignment]
-           query: str | None = None) -> list[Hit]:
+           query: str | None = None, body: bytes | None = None) -> list[Hit]:
     """The whole of section 4's recall: select, score, sort, cap, cut, rebalance.
 
     `relevance` scores the selected entries against --query (blob id -> score);
-    `mentions` are memories outside the relevant scopes whose files name a query path.
+    `mentions` are memories outside the relevant scopes whose files name a query path;
+    `body` is the snapshot's stored contents in one run, when it has them.
     """
     hits = select(entries, queries, filters, min_depth, mentions)
     scorer = None
@@ -432,7 +459,7 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
     return rank(hits, file_query=any(not q.is_dir for q in queries), limit=limit,
                 diversity_min=diversity_min, scorer=scorer,
                 project_wide_limit=project_wide_limit if queries else -1,
-                path_words_=want)
+                path_words_=want, body=body)
 
 
 def listing(entries: list[Entry], filters: Filters) -> list[Hit]:

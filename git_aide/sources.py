@@ -147,7 +147,7 @@ class Snapshot:
     recall decodes only the groups whose scope is relevant to its paths.
     """
 
-    __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild")
+    __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild", "_body")
 
     def __init__(self, source: Source, warnings: list[str],
                  groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader,
@@ -160,6 +160,7 @@ class Snapshot:
         self._reader = reader
         self._all: list[Entry] | None = None
         self._rebuild = rebuild
+        self._body: bytes | None = None
 
     @property
     def entries(self) -> list[Entry]:
@@ -195,6 +196,17 @@ class Snapshot:
         return out
 
 
+    def body(self) -> bytes | None:
+        """Every memory's content in one run (an entry's slice is at its (offset, length)),
+        when the entries come from a view; None otherwise."""
+        view = self._reader.view
+        if view is None or any(isinstance(p, list) for _c, p in self._groups):
+            return None
+        if self._body is None:
+            end = min((p[0] for _c, p in self._groups), default=0)
+            self._body = view.read((0, end))
+        return self._body
+
     def mentioning(self, found: Callable[[bytes], list[int]],
                    skip: Callable[[scopes.Compiled | None], bool]) -> list[Entry]:
         """The memories outside the groups that `skip` keeps whose file content holds a
@@ -205,13 +217,11 @@ class Snapshot:
         """
         view = self._reader.view
         offsets: list[int] | None = None
-        if view is not None and all(not isinstance(p, list) for _c, p in self._groups):
-            end = min((p[0] for _c, p in self._groups), default=0)
-            body = view.read((0, end))
-            if body is not None:
-                offsets = sorted(found(body))
-                if not offsets:
-                    return []
+        body = self.body()
+        if body is not None:
+            offsets = sorted(found(body))
+            if not offsets:
+                return []
         out: list[Entry] = []
         for e in self.entries_where(lambda c: not skip(c)):
             data = e[5]
