@@ -130,6 +130,9 @@ MENTION_DISTANCE = 1.5
 #: A memory of one layer and an overlapping scope that shares this share of its words
 #: with a newer one is taken as superseded by it (section 4).
 SUPERSEDED_SIMILARITY = 0.3
+#: How many project-wide memories (the newest) a path recall looks through for shared
+#: words: a large store holds thousands, and reading them all would double a recall.
+PROJECT_WIDE_SCAN = 200
 #: How far down the provisional order supersession is looked for (times the limit).
 SUPERSESSION_WINDOW = 3
 #: How much relevance to --query weighs against specificity (1: a perfect match is
@@ -157,7 +160,8 @@ def path_words(path: str) -> set[str]:
 
 def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
     """What finds the places where a memory names a query path, its file name or its
-    directory (offsets in some bytes, case ignored); None when there is nothing to find.
+    directory (offsets in some bytes; paths are case-sensitive, like git's); None when
+    there is nothing to find.
 
     A name counts when it stands alone: `cart.py` is not found in `mycart.py`, and a
     directory `examples/shop` is found as `examples/shop/` or `examples/shop` but not
@@ -169,20 +173,19 @@ def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
         if not q.path:
             continue
         if q.is_dir:
-            dirs.add(q.path.lower().encode())
+            dirs.add(q.path.encode())
             continue
-        names.add(q.path.lower().encode())
+        names.add(q.path.encode())
         head, _, tail = q.path.rpartition("/")
-        names.add(tail.lower().encode())
+        names.add(tail.encode())
         if head:
-            dirs.add(head.lower().encode())
+            dirs.add(head.encode())
     if not names and not dirs:
         return None
     before = b"/\\\"'`( \n\t,;:"  # what may stand before a name (a path's "/" too)
-    ident = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-")
+    ident = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
-    def found(data: bytes) -> list[int]:
-        low = data.lower()
+    def found(low: bytes) -> list[int]:
         out: list[int] = []
         for needle, is_dir in [(n, False) for n in names] + [(d, True) for d in dirs]:
             at = low.find(needle)
@@ -355,22 +358,25 @@ def _cap_project_wide(hits: list[Hit], cap: int, want: set[str], body: bytes | N
     """Keep at most `cap` project-wide memories: those sharing most words with the path
     and query (none that shares nothing, unless --query found it relevant).
 
-    A large store holds thousands of project-wide memories: their stored bytes are
-    searched for the words first, and only the likeliest few are parsed.
+    Their stored bytes are searched for the words first (in a large store only the
+    newest PROJECT_WIDE_SCAN), and only the likeliest few are parsed.
     """
     out: list[Hit] = []
     rough: list[tuple[int, Hit]] = []
-    needles = [w.encode() for w in want]
+    wide: list[Hit] = []
     for h in hits:
         if h.entry.compiled is not None or h.mention:
             out.append(h)
-            continue
-        raw = _raw(h.entry, body)
-        if raw is None:
-            r = h.entry.record
-            raw = f"{r['what']} {r['why']} {r['context_label']} {r['tags']}".encode()
-        low = raw.lower()
-        n = sum(1 for w in needles if w in low)
+        else:
+            wide.append(h)
+    if len(wide) > PROJECT_WIDE_SCAN:
+        # A store of thousands: the newest few hundred, and those --query found.
+        newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
+        chosen = set(map(id, newest))
+        wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
+    counts = _word_counts(wide, want, body)
+    for i, h in enumerate(wide):
+        n = counts[i]
         if n or h.standing.relevance:
             rough.append((n, h))
     rough.sort(key=lambda t: (-t[0] - t[1].standing.relevance,
@@ -387,6 +393,20 @@ def _cap_project_wide(hits: list[Hit], cap: int, want: set[str], body: bytes | N
                            t[1].entry.updated_at.translate(_INVERT), t[1].entry.uuid))
     out.extend(h for _s, h in pw[:cap])
     return out
+
+
+def _word_counts(wide: list[Hit], want: set[str], body: bytes | None) -> list[int]:
+    """For each memory, roughly how many of the words its stored bytes hold."""
+    needles = [w.encode() for w in want]
+    counts = []
+    for h in wide:
+        raw = _raw(h.entry, body)
+        if raw is None:
+            r = h.entry.record
+            raw = f"{r['what']} {r['why']} {r['context_label']} {r['tags']}".encode()
+        low = raw.lower()
+        counts.append(sum(w in low for w in needles))
+    return counts
 
 
 def _raw(e: Entry, body: bytes | None) -> bytes | None:
