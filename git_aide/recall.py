@@ -214,13 +214,15 @@ def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
 class _Standing:
     """What orders one hit (section 4 step 2), computed once per hit."""
 
-    __slots__ = ("distance", "relevance", "superseded", "shared")
+    __slots__ = ("distance", "relevance", "superseded")
 
     def __init__(self, distance: float) -> None:
+        #: Scope distance to the query path (section 3's order); -1 for project-wide.
         self.distance = distance
+        #: Relevance to --query, 0..1 (the best match is 1).
         self.relevance = 0.0
-        self.superseded = False
-        self.shared = 0
+        #: The hit whose memory supersedes this one, or None.
+        self.superseded: Hit | None = None
 
 
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
@@ -229,7 +231,6 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
     memories that only name a query path in their text."""
     relevant = scope_filter(queries, min_depth)
     keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
-    dir_queries = [q for q in queries if q.is_dir and q.path]
     # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
     distances: dict[str, float | None] = {}
     hits: list[Hit] = []
@@ -245,7 +246,7 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
         scope = e.scope
         d = distances.get(scope, -1.0)
         if d == -1.0:
-            d = _distance(scope, c, queries, dir_queries, min_depth)
+            d = _distance(scope, c, queries, min_depth)
             distances[scope] = d
         if d is not None:
             h = Hit(e, scope, depth=c.depth)
@@ -264,8 +265,9 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
     return hits
 
 
-def _distance(scope: str, c: scopes.Compiled, queries: list[Query],
-              dir_queries: list[Query], min_depth: int) -> float | None:
+def _distance(scope: str, c: scopes.Compiled, queries: list[Query], min_depth: int
+              ) -> float | None:
+    """The scope's distance to the nearest query path it is relevant to (None: none)."""
     if not queries:
         return 0.0
     best: float | None = None
@@ -288,13 +290,12 @@ def _names_a_path(e: Entry, queries: list[Query]) -> bool:
     return finder is not None and bool(finder(text))
 
 
-def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
+def rank(hits: list[Hit], *, limit: int, diversity_min: int,
          scorer: Callable[[list[Hit]], None] | None = None,
          project_wide_limit: int = -1, path_words_: set[str] | None = None,
          body: bytes | None = None) -> list[Hit]:
     """Order (section 4 step 2), cap project-wide memories (step 3), cut at the limit
     and, when asked, rebalance layers (step 4)."""
-    del file_query  # the distances already say which way specificity runs
     if scorer is not None:
         scorer(hits)
     if limit <= 0:
@@ -314,7 +315,7 @@ def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
     window.sort(key=key)
     cut = window[:limit]
     if len(window) < len(hits) and any(h.standing.superseded for h in cut):
-        # Superseded memories sank below everything current: the next ones move up.
+        # Superseded memories may have sunk below the window: the next ones move up.
         inside = set(map(id, window))
         rest = heapq.nsmallest(limit, (h for h in hits if id(h) not in inside), key=key)
         cut = sorted(window + rest, key=key)[:limit]
@@ -324,6 +325,8 @@ def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
 
 
 def _standing_value(h: Hit) -> float:
+    """Specificity plus relevance to --query; a superseded memory just below its
+    replacement."""
     st: _Standing = h.standing
     if st.superseded:
         # Just below the memory that replaces it, wherever that stands.
@@ -333,6 +336,7 @@ def _standing_value(h: Hit) -> float:
 
 
 def _plain_value(st: _Standing) -> float:
+    """1 / (1 + scope distance), 0 project-wide, plus the weighted relevance."""
     if st.distance < 0:  # project-wide
         spec = 0.0
     else:
@@ -476,7 +480,7 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
         want = set().union(*(path_words(q.path) for q in queries))
         if query:
             want |= words(query)
-    return rank(hits, file_query=any(not q.is_dir for q in queries), limit=limit,
+    return rank(hits, limit=limit,
                 diversity_min=diversity_min, scorer=scorer,
                 project_wide_limit=project_wide_limit if queries else -1,
                 path_words_=want, body=body)
