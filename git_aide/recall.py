@@ -191,7 +191,8 @@ def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
             at = low.find(needle)
             while at >= 0:
                 end = at + len(needle)
-                ok = at == 0 or low[at - 1] in before
+                ok = (at == 0 or low[at - 1] in before) and not low.endswith(
+                    _SCOPE_KEY, 0, at)  # a scope names paths; that is no mention
                 if ok and is_dir:
                     if low[end:end + 1] == b"/":
                         end += 1
@@ -209,6 +210,11 @@ def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
         return out
 
     return found
+
+
+#: How a memory file's scope value starts (canonical JSON): the stored bytes are
+#: searched for mentions, and a scope is not one.
+_SCOPE_KEY = b'"scope": "'
 
 
 class _Standing:
