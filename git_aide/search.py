@@ -103,14 +103,14 @@ def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: i
     kept = [e for e in entries if filters.keep(e)]
     scores = relevance(ft, kept, query, limit, progress)
     hits = [Hit(e, e.scope, score=scores[e.blob]) for e in kept if e.blob in scores]
-    return order(hits)[:limit]
+    return order(hits, limit)[:limit]
 
 
 #: How much the newest of the matches gains over the oldest (a share of the score).
 RECENCY_WEIGHT = 0.1
 
 
-def order(hits: list[Hit]) -> list[Hit]:
+def order(hits: list[Hit], limit: int) -> list[Hit]:
     """Best first (section 4): the BM25F score, a little more for the newer of the
     matches; a memory superseded by a newer match after every current one."""
     from git_aide.duplicates import pairs
@@ -122,9 +122,9 @@ def order(hits: list[Hit]) -> list[Hit]:
     age = {d: i / max(len(dates) - 1, 1) for i, d in enumerate(dates)}
     for h in hits:
         h.score = (h.score or 0.0) * (1.0 + RECENCY_WEIGHT * age[h.entry.updated_at])
-    # Supersession among the best few hundred (a similarity join, not every pair).
+    # Supersession among the best few (each is parsed to compare its words).
     hits.sort(key=lambda h: (-(h.score or 0.0), h.entry.uuid))
-    head = hits[:500]
+    head = hits[:max(3 * limit, 30)]
     old = {o.uuid for o, _n, _s in pairs([h.entry for h in head], SUPERSEDED_SIMILARITY)}
     hits.sort(key=lambda h: h.entry.uuid in old)
     return hits
