@@ -48,18 +48,25 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         ft = index if index is not None else sr.open_index(cache)
 
         def relevance(entries: list[Any]) -> dict[str, float]:
-            # Scores decide the order within a layer; the best few hundred are plenty
-            # to rank a cut of `limit` memories.
+            # Scores lift memories across layers and scopes; the best few hundred
+            # are plenty to rank a cut of `limit` memories.
             return sr.relevance(ft, entries, query, max(5 * (limit or 20), 200))
 
     min_depth = repo.config_int("aide.recall.minScopeDepth", 1)
     # Decode only the memories whose scope is relevant: most of a large store is not.
-    entries = snap.entries_where(rc.scope_filter(queries, min_depth))
+    relevant = rc.scope_filter(queries, min_depth)
+    entries = snap.entries_where(relevant)
+    # Memories elsewhere that name a query path in their text: weak candidates, found
+    # by one pass over the stored contents, not by decoding every memory.
+    finder = rc.mention_finder(queries)
+    mentions = snap.mentioning(finder, relevant) if finder is not None else []
     hits = rc.recall(
         entries, queries, filters(layers, tags, contributor), relevance=relevance,
         limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),
         min_depth=min_depth,
-        diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 5),
+        diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 0),
+        project_wide_limit=repo.config_int("aide.recall.projectWideLimit", 3),
+        mentions=mentions, query=query, body=snap.body(),
     )
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())

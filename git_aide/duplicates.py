@@ -12,7 +12,7 @@ from git_aide.memory import PERSONAL_DIR
 from git_aide.sources import Entry
 
 #: Words too common to tell two memories apart.
-_STOP = frozenset("""a an and are as at be by for from has have in into is it its of on or
+STOP = frozenset("""a an and are as at be by for from has have in into is it its of on or
 that the their then there this to was we were will with when you your not no do does
 """.split())
 _WORD = re.compile(r"[a-z0-9]+")
@@ -20,7 +20,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def words(text: str) -> frozenset[str]:
     """A memory's normalised word set: lower case, letters and digits, no filler words."""
-    return frozenset(w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in _STOP)
+    return frozenset(w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOP)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import re
 import shutil
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -31,7 +32,7 @@ from typing import Any
 from zlib import crc32
 
 #: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
-FORMAT = 3
+FORMAT = 4
 #: Weights of the fields in BM25F: the memory itself counts most.
 BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
 #: Documents per segment of a large first index.
@@ -83,6 +84,27 @@ def _whoosh() -> Any:
     return whoosh
 
 
+#: Where a word is cut out of the text: anything but these is part of an identifier
+#: (`requests.adapters.HTTPAdapter`, `MAX_UPLOAD_BYTES`, `retry_on_5xx`, `a/b.py`).
+_TOKEN = r"[^\s\"'`(),;:!?\[\]{}<>=|*]+"
+_ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
+
+
+def prepare(text: str) -> str:
+    """Text as the analyzer wants it: an acronym run before a capitalised word gets a
+    boundary (`HTTPAdapter` -> `HTTP_Adapter`), which Whoosh's intra-word filter lacks."""
+    return _ACRONYM.sub(r"\1_\2", text)
+
+
+def _analyzer(w: Any) -> Any:
+    """Words of a memory or a query: identifiers kept whole (merged) and split into
+    their parts (Whoosh's IntraWordFilter), lower-cased and stemmed."""
+    a = w.analysis
+    return (a.RegexTokenizer(_TOKEN)
+            | a.IntraWordFilter(mergewords=True, mergenums=True)
+            | a.LowercaseFilter() | a.StemFilter())
+
+
 def _stamp() -> str:
     import whoosh
 
@@ -110,7 +132,7 @@ class FullText:
 
     def _schema(self) -> Any:
         f = self._w.fields
-        analyzer = self._w.analysis.StemmingAnalyzer(stoplist=None, minsize=1)
+        analyzer = _analyzer(self._w)
         # No positions (phrase=False): nothing asks for phrases, and they cost index time.
         return f.Schema(
             blob=f.ID(stored=True, unique=True),
@@ -358,8 +380,9 @@ class FullText:
                 if blob in have:
                     continue
                 writer.add_document(
-                    blob=blob, what=r["what"], why=r["why"] or "",
-                    context_label=r["context_label"] or "", tags=",".join(r["tags"]),
+                    blob=blob, what=prepare(r["what"]), why=prepare(r["why"] or ""),
+                    context_label=prepare(r["context_label"] or ""),
+                    tags=",".join(r["tags"]),
                     scope=r["scope"] or "")
                 added.append(blob)
                 if progress is not None and i % 100 == 0:
@@ -382,8 +405,7 @@ class FullText:
 
     def terms(self, text: str) -> list[str]:
         """The analysed words of a query, as the index stores them."""
-        analyzer = self._w.analysis.StemmingAnalyzer(stoplist=None, minsize=1)
-        return list(dict.fromkeys(t.text for t in analyzer(text)))
+        return list(dict.fromkeys(t.text for t in _analyzer(self._w)(prepare(text))))
 
     def search(self, text: str, allowed: set[str], want: int) -> dict[str, float]:
         """BM25F scores of the best `want` allowed blobs that match a word of the text."""

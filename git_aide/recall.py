@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 
 from git_aide import scope as scopes
 from git_aide.errors import AideError
@@ -13,6 +14,7 @@ from git_aide.sources import Entry
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+    from typing import Any
 
 _LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
 
@@ -55,7 +57,7 @@ class Filters:
 class Hit:
     """A ranked memory: the entry, the scope that made it relevant, and its relevance."""
 
-    __slots__ = ("entry", "matched_scope", "score", "depth")
+    __slots__ = ("entry", "matched_scope", "score", "depth", "standing", "mention")
 
     def __init__(self, entry: Entry, matched_scope: str | None, score: float | None = None,
                  depth: int = 0) -> None:
@@ -65,8 +67,13 @@ class Hit:
         self.matched_scope = matched_scope
         #: Relevance to --query (or to the search), None without one.
         self.score = score
-        #: Scope depth, for the sort.
+        #: Scope depth.
         self.depth = depth
+        #: Its distance to the query path (section 4), then what ranks it; None for a
+        #: project-wide memory.
+        self.standing: Any = None
+        #: Whether it is here only because its text names a query path.
+        self.mention = False
 
 
 def query_paths(worktree: str | None, prefix: str, args: Iterable[str]) -> list[Query]:
@@ -94,7 +101,11 @@ def query_paths(worktree: str | None, prefix: str, args: Iterable[str]) -> list[
 
 def scope_filter(queries: list[Query], min_depth: int
                  ) -> Callable[[scopes.Compiled | None], bool]:
-    """Whether a (compiled) scope is relevant to at least one query path."""
+    """Whether a (compiled) scope may be relevant to at least one query path.
+
+    For a directory this keeps every glob that starts at or above it (a superset);
+    `select` then applies section 3's directory rule to the scopes it decoded.
+    """
     if not queries:
         return lambda _c: True
     # Many memories share a scope: decide each distinct scope once.
@@ -113,85 +124,355 @@ def scope_filter(queries: list[Query], min_depth: int
     return keep
 
 
+#: Where a memory that only names the path in its text stands, as a scope distance:
+#: after the file's own directory, before its grandparent's rules.
+MENTION_DISTANCE = 1.5
+#: A memory of one layer and an overlapping scope that shares this share of its words
+#: with a newer one is taken as superseded by it (section 4).
+SUPERSEDED_SIMILARITY = 0.3
+#: How many project-wide memories (the newest) a path recall looks through for shared
+#: words: a large store holds thousands, and reading them all would double a recall.
+PROJECT_WIDE_SCAN = 200
+#: How far down the provisional order supersession is looked for (times the limit).
+SUPERSESSION_WINDOW = 3
+#: How much relevance to --query weighs against specificity (1: a perfect match is
+#: worth as much as a scope naming the file).
+QUERY_WEIGHT = 1.0
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def words(text: str) -> set[str]:
+    """Lower-case words of a text, identifiers split (`MAX_UPLOAD_BYTES`,
+    `findByEmail`), filler words and single letters left out."""
+    from git_aide.duplicates import STOP
+
+    return {w for w in (x.lower() for x in _WORD.findall(text))
+            if len(w) > 1 and w not in STOP}
+
+
+def path_words(path: str) -> set[str]:
+    """A path's words: its segments split like identifiers, without the file extension."""
+    segs = [s for s in path.split("/") if s]
+    if segs and "." in segs[-1].lstrip("."):
+        segs[-1] = segs[-1].rsplit(".", 1)[0]
+    return words(" ".join(segs))
+
+
+def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
+    """What finds the places where a memory names a query path, its file name or its
+    directory (offsets in some bytes; paths are case-sensitive, like git's); None when
+    there is nothing to find.
+
+    A name counts when it stands alone: `cart.py` is not found in `mycart.py`, and a
+    directory `examples/shop` is found as `examples/shop/` or `examples/shop` but not
+    as the start of `examples/shop/cart.py`.
+    """
+    names: set[bytes] = set()
+    dirs: set[bytes] = set()
+    for q in queries:
+        if not q.path:
+            continue
+        if q.is_dir:
+            dirs.add(q.path.encode())
+            continue
+        names.add(q.path.encode())
+        head, _, tail = q.path.rpartition("/")
+        names.add(tail.encode())
+        if head:
+            dirs.add(head.encode())
+    if not names and not dirs:
+        return None
+    before = b"/\\\"'`( \n\t,;:"  # what may stand before a name (a path's "/" too)
+    ident = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+    def found(low: bytes) -> list[int]:
+        out: list[int] = []
+        for needle, is_dir in [(n, False) for n in names] + [(d, True) for d in dirs]:
+            at = low.find(needle)
+            while at >= 0:
+                end = at + len(needle)
+                ok = (at == 0 or low[at - 1] in before) and not low.endswith(
+                    _SCOPE_KEY, 0, at)  # a scope names paths; that is no mention
+                if ok and is_dir:
+                    if low[end:end + 1] == b"/":
+                        end += 1
+                    nxt = low[end:end + 1]
+                    ok = not nxt or (nxt[0] not in ident and nxt not in (b"/", b"."))
+                    if not ok and nxt == b"." and (len(low) == end + 1
+                                                   or low[end + 1] not in ident):
+                        ok = True  # "...in examples/shop." ends a sentence
+                elif ok:
+                    nxt = low[end:end + 1]
+                    ok = not nxt or nxt[0] not in ident
+                if ok:
+                    out.append(at)
+                at = low.find(needle, at + 1)
+        return out
+
+    return found
+
+
+#: How a memory file's scope value starts (canonical JSON): the stored bytes are
+#: searched for mentions, and a scope is not one.
+_SCOPE_KEY = b'"scope": "'
+
+
+class _Standing:
+    """What orders one hit (section 4 step 2), computed once per hit."""
+
+    __slots__ = ("distance", "relevance", "superseded")
+
+    def __init__(self, distance: float) -> None:
+        #: Scope distance to the query path (section 3's order); -1 for project-wide.
+        self.distance = distance
+        #: Relevance to --query, 0..1 (the best match is 1).
+        self.relevance = 0.0
+        #: The hit whose memory supersedes this one, or None.
+        self.superseded: Hit | None = None
+
+
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
-           min_depth: int) -> list[Hit]:
-    """Every entry relevant to at least one query path (all, without paths)."""
+           min_depth: int, mentions: list[Entry] = ()) -> list[Hit]:  # type: ignore[assignment]
+    """Every entry relevant to at least one query path (all, without paths), then the
+    memories that only name a query path in their text."""
     relevant = scope_filter(queries, min_depth)
     keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
+    # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
+    distances: dict[str, float | None] = {}
     hits: list[Hit] = []
     for e in entries:
         if keep is not None and not keep(e):
             continue
         c = e.compiled
-        if relevant(c):
-            hits.append(Hit(e, None) if c is None else Hit(e, e.scope, depth=c.depth))
+        if c is None:
+            hits.append(Hit(e, None))
+            continue
+        if not relevant(c):
+            continue
+        scope = e.scope
+        d = distances.get(scope, -1.0)
+        if d == -1.0:
+            d = _distance(scope, c, queries, min_depth)
+            distances[scope] = d
+        if d is not None:
+            h = Hit(e, scope, depth=c.depth)
+            h.standing = d
+            hits.append(h)
+    seen = {h.entry.uuid for h in hits}
+    for e in mentions:
+        if e.uuid in seen or (keep is not None and not keep(e)):
+            continue
+        if _names_a_path(e, queries):
+            seen.add(e.uuid)
+            h = Hit(e, None, depth=e.compiled.depth if e.compiled else 0)
+            h.standing = MENTION_DISTANCE
+            h.mention = True
+            hits.append(h)
     return hits
 
 
-def rank(hits: list[Hit], *, file_query: bool, limit: int, diversity_min: int,
-         scorer: Callable[[list[Hit]], None] | None = None) -> list[Hit]:
-    """Sort (section 4 step 2), cut at the limit, and rebalance layers (step 4)."""
+def _distance(scope: str, c: scopes.Compiled, queries: list[Query], min_depth: int
+              ) -> float | None:
+    """The scope's distance to the nearest query path it is relevant to (None: none)."""
+    if not queries:
+        return 0.0
+    best: float | None = None
+    for q in queries:
+        if q.is_dir:
+            if q.path and not scopes.reaches(scope, q.path):
+                continue
+        elif c.depth < min_depth or not scopes.relevant(c, q.path, False):
+            continue
+        d = scopes.distance(scope, q.path, q.is_dir)
+        best = d if best is None else min(best, d)
+    return best
+
+
+def _names_a_path(e: Entry, queries: list[Query]) -> bool:
+    """Whether the memory's what or why (not its scope or tags) names a query path."""
+    finder = mention_finder(queries)
+    r = e.record
+    text = f"{r['what']}\n{r['why'] or ''}".encode()
+    return finder is not None and bool(finder(text))
+
+
+def rank(hits: list[Hit], *, limit: int, diversity_min: int,
+         scorer: Callable[[list[Hit]], None] | None = None,
+         project_wide_limit: int = -1, path_words_: set[str] | None = None,
+         body: bytes | None = None) -> list[Hit]:
+    """Order (section 4 step 2), cap project-wide memories (step 3), cut at the limit
+    and, when asked, rebalance layers (step 4)."""
     if scorer is not None:
         scorer(hits)
     if limit <= 0:
         return []
-    key = _sort_key(file_query)
-    # The first two sort keys (scoped?, layer) take 8 values: bucket on them, and sort
-    # only as much of the buckets as the cut needs, not thousands of relevant memories.
-    buckets: list[list[Hit]] = [[] for _ in range(2 * len(LAYERS))]
+    top = max((h.score or 0.0) for h in hits) if hits else 0.0
     for h in hits:
-        e = h.entry
-        buckets[(e.compiled is None) * len(LAYERS) + _LAYER_RANK[e.layer]].append(h)
-    cut: list[Hit] = []
-    for bucket in buckets:
-        if len(cut) >= limit:
-            break
-        cut.extend(heapq.nsmallest(limit - len(cut), bucket, key=key))
-    if limit >= diversity_min and len(hits) > limit:
-        present = {h.entry.layer for h in cut}
-        for rank_, layer in enumerate(LAYERS):
-            if layer in present:
-                continue
-            pool = buckets[rank_] or buckets[len(LAYERS) + rank_]
-            if not pool:
-                continue
-            counts: dict[str, int] = {}
-            for h in cut:
-                counts[h.entry.layer] = counts.get(h.entry.layer, 0) + 1
-            for i in range(len(cut) - 1, -1, -1):
-                if counts[cut[i].entry.layer] > 1:
-                    cut[i] = min(pool, key=key)
-                    present.add(layer)
-                    break
-        cut.sort(key=key)
+        d = h.standing
+        st = _Standing(-1.0 if d is None else d)
+        if top > 0 and h.score:
+            st.relevance = h.score / top
+        h.standing = st
+    if project_wide_limit >= 0 and path_words_ is not None:
+        hits = _cap_project_wide(hits, project_wide_limit, path_words_, body)
+    key = _sort_key()
+    window = heapq.nsmallest(max(SUPERSESSION_WINDOW * limit, 30), hits, key=key)
+    _mark_superseded(window)
+    window.sort(key=key)
+    cut = window[:limit]
+    if len(window) < len(hits) and any(h.standing.superseded for h in cut):
+        # Superseded memories may have sunk below the window: the next ones move up.
+        inside = set(map(id, window))
+        rest = heapq.nsmallest(limit, (h for h in hits if id(h) not in inside), key=key)
+        cut = sorted(window + rest, key=key)[:limit]
+    if diversity_min and limit >= diversity_min and len(hits) > limit:
+        cut = _diversify(cut, hits, key)
     return cut
+
+
+def _standing_value(h: Hit) -> float:
+    """Specificity plus relevance to --query; a superseded memory just below its
+    replacement."""
+    st: _Standing = h.standing
+    if st.superseded:
+        # Just below the memory that replaces it, wherever that stands.
+        own = _plain_value(st)
+        return min(own, _standing_value(st.superseded) - 1e-9)
+    return _plain_value(st)
+
+
+def _plain_value(st: _Standing) -> float:
+    """1 / (1 + scope distance), 0 project-wide, plus the weighted relevance."""
+    if st.distance < 0:  # project-wide
+        spec = 0.0
+    else:
+        spec = 1.0 / (1.0 + st.distance)
+    return spec + QUERY_WEIGHT * st.relevance
 
 
 _INVERT = str.maketrans("0123456789", "9876543210")
 
 
-def _sort_key(file_query: bool) -> Callable[[Hit], tuple[object, ...]]:
-    # One key: digits inverted make the newest update sort first.
-    sign = -1 if file_query else 1
+def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
+    # Digits inverted make the newest update sort first.
     return lambda h: (
-        h.entry.compiled is None,
-        _LAYER_RANK[h.entry.layer],
-        -(h.score or 0.0),
-        sign * h.depth,
+        -_standing_value(h),
         h.entry.updated_at.translate(_INVERT),
+        _LAYER_RANK[h.entry.layer],
         h.entry.uuid,
     )
 
 
+def _cap_project_wide(hits: list[Hit], cap: int, want: set[str], body: bytes | None
+                      ) -> list[Hit]:
+    """Keep at most `cap` project-wide memories: those sharing most words with the path
+    and query (none that shares nothing, unless --query found it relevant).
+
+    Their stored bytes are searched for the words first (in a large store only the
+    newest PROJECT_WIDE_SCAN), and only the likeliest few are parsed.
+    """
+    out: list[Hit] = []
+    rough: list[tuple[int, Hit]] = []
+    wide: list[Hit] = []
+    for h in hits:
+        if h.entry.compiled is not None or h.mention:
+            out.append(h)
+        else:
+            wide.append(h)
+    if len(wide) > PROJECT_WIDE_SCAN:
+        # A store of thousands: the newest few hundred, and those --query found.
+        newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
+        chosen = set(map(id, newest))
+        wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
+    counts = _word_counts(wide, want, body)
+    for i, h in enumerate(wide):
+        n = counts[i]
+        if n or h.standing.relevance:
+            rough.append((n, h))
+    rough.sort(key=lambda t: (-t[0] - t[1].standing.relevance,
+                              t[1].entry.updated_at.translate(_INVERT), t[1].entry.uuid))
+    pw: list[tuple[int, Hit]] = []
+    for _n, h in rough[:max(4 * cap, 12)]:
+        r = h.entry.record
+        mine = words(" ".join((r["what"], r["why"] or "", r["context_label"] or "",
+                               " ".join(r["tags"]))))
+        shared = len(mine & want)
+        if shared or h.standing.relevance:
+            pw.append((shared, h))
+    pw.sort(key=lambda t: (-t[0] - t[1].standing.relevance,
+                           t[1].entry.updated_at.translate(_INVERT), t[1].entry.uuid))
+    out.extend(h for _s, h in pw[:cap])
+    return out
+
+
+def _word_counts(wide: list[Hit], want: set[str], body: bytes | None) -> list[int]:
+    """For each memory, roughly how many of the words its stored bytes hold."""
+    needles = [w.encode() for w in want]
+    counts = []
+    for h in wide:
+        raw = _raw(h.entry, body)
+        if raw is None:
+            r = h.entry.record
+            raw = f"{r['what']} {r['why']} {r['context_label']} {r['tags']}".encode()
+        low = raw.lower()
+        counts.append(sum(w in low for w in needles))
+    return counts
+
+
+def _raw(e: Entry, body: bytes | None) -> bytes | None:
+    """The stored bytes of an entry, when they are at hand without reading the disk."""
+    data = e[5]
+    if isinstance(data, tuple):
+        return body[data[0]:data[0] + data[1]] if body is not None else None
+    return data
+
+
+def _mark_superseded(window: list[Hit]) -> None:
+    """Flag the memories a newer one of the window supersedes (section 4)."""
+    from git_aide.duplicates import pairs
+
+    by_uuid = {h.entry.uuid: h for h in window}
+    for older, newer, _sim in pairs([h.entry for h in window], SUPERSEDED_SIMILARITY):
+        by_uuid[older.uuid].standing.superseded = by_uuid[newer.uuid]
+
+
+def _diversify(cut: list[Hit], hits: list[Hit], key: Callable[[Hit], tuple[object, ...]]
+               ) -> list[Hit]:
+    """aide-memory's layer diversity: a layer missing from the cut takes the place of the
+    last memory of a layer that has more than one."""
+    present = {h.entry.layer for h in cut}
+    chosen = set(map(id, cut))
+    for layer in LAYERS:
+        if layer in present:
+            continue
+        pool = [h for h in hits if h.entry.layer == layer and id(h) not in chosen]
+        if not pool:
+            continue
+        counts: dict[str, int] = {}
+        for h in cut:
+            counts[h.entry.layer] = counts.get(h.entry.layer, 0) + 1
+        for i in range(len(cut) - 1, -1, -1):
+            if counts[cut[i].entry.layer] > 1:
+                cut[i] = min(pool, key=key)
+                chosen.add(id(cut[i]))
+                present.add(layer)
+                break
+    cut.sort(key=key)
+    return cut
+
+
 def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
            relevance: Callable[[list[Entry]], dict[str, float]] | None,
-           limit: int, min_depth: int, diversity_min: int) -> list[Hit]:
-    """The whole of section 4's recall: select, score, sort, cut, rebalance.
+           limit: int, min_depth: int, diversity_min: int = 0,
+           project_wide_limit: int = 3, mentions: list[Entry] = (),  # type: ignore[assignment]
+           query: str | None = None, body: bytes | None = None) -> list[Hit]:
+    """The whole of section 4's recall: select, score, sort, cap, cut, rebalance.
 
-    `relevance` scores the selected entries against --query (blob id -> score); it is
-    asked only for the memories that are relevant by scope.
+    `relevance` scores the selected entries against --query (blob id -> score);
+    `mentions` are memories outside the relevant scopes whose files name a query path;
+    `body` is the snapshot's stored contents in one run, when it has them.
     """
-    hits = select(entries, queries, filters, min_depth)
+    hits = select(entries, queries, filters, min_depth, mentions)
     scorer = None
     if relevance is not None:
 
@@ -200,9 +481,15 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
             for h in hs:
                 h.score = scores.get(h.entry.blob, 0.0)
 
-    file_query = any(not q.is_dir for q in queries)
-    return rank(hits, file_query=file_query, limit=limit, diversity_min=diversity_min,
-                scorer=scorer)
+    want: set[str] | None = None
+    if queries:
+        want = set().union(*(path_words(q.path) for q in queries))
+        if query:
+            want |= words(query)
+    return rank(hits, limit=limit,
+                diversity_min=diversity_min, scorer=scorer,
+                project_wide_limit=project_wide_limit if queries else -1,
+                path_words_=want, body=body)
 
 
 def listing(entries: list[Entry], filters: Filters) -> list[Hit]:

@@ -290,3 +290,110 @@ def relevant(c: Compiled, path: str, is_dir: bool) -> bool:
         elif under and (not source or _rx(source).match(path)):
             return True
     return False
+
+
+# -- how specifically a scope targets a query path (section 3's directory rule, section 4)
+
+
+def _segments_reach(pat: tuple[str, ...], segs: tuple[str, ...]) -> bool:
+    """Whether a path starting with `segs` can be matched by the segment globs `pat`
+    (a pattern that matches an ancestor directory matches everything under it)."""
+    from fnmatch import fnmatchcase
+
+    # Positions (pattern index, path index) still possible: a set, so that no pattern
+    # of `**` makes this more than len(pat) * len(segs) steps.
+    states = {(0, 0)}
+    seen: set[tuple[int, int]] = set()
+    while states:
+        i, j = states.pop()
+        if (i, j) in seen:
+            continue
+        seen.add((i, j))
+        if i == len(pat) or j == len(segs):
+            # The pattern matched an ancestor of the path, or the path ends with
+            # pattern left over: some path below it can take the rest.
+            if i == len(pat) or all(p for p in pat[i:]):
+                return True
+            continue
+        if pat[i] == "**":
+            states.add((i + 1, j))
+            states.add((i, j + 1))
+        elif fnmatchcase(segs[j], pat[i]):
+            states.add((i + 1, j + 1))
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _alternatives(scope: str) -> tuple[tuple[str, tuple[str, ...], bool, bool], ...]:
+    """(literal base, glob segments, plain?, names files by pattern?) per alternative."""
+    out = []
+    for alt in expand_braces(normalize(scope)):
+        alt = alt.lstrip("/").rstrip("/") if alt.strip("/") else alt
+        plain = _strip_tail(alt)
+        if not (_GLOB_CHARS & set(plain)):
+            out.append((plain, tuple(plain.split("/")) if plain else (), True, False))
+            continue
+        segs = alt.split("/")
+        if len(segs) == 1:  # `*.py`: gitignore matches a bare name at any depth
+            segs = ["**", *segs]
+        last = segs[-1]
+        out.append((_literal_dir(alt), tuple(segs), False, last not in ("*", "**")))
+    return tuple(out)
+
+
+def _count(path: str) -> int:
+    return path.count("/") + 1 if path else 0
+
+
+def reaches(scope: str, directory: str) -> bool:
+    """Section 3's directory rule: whether a scope can match some path at or under the
+    (repo-relative) directory. `web/tsconfig*.json` reaches `web` but not `web/tests`;
+    `src/**/*.gen.ts` reaches every folder under `src`; `src/a/**` reaches `src`."""
+    if not directory:
+        return True
+    segs = tuple(directory.split("/"))
+    for base, pat, plain, _narrow in _alternatives(scope):
+        if plain:
+            if (not base or directory == base or directory.startswith(base + "/")
+                    or base.startswith(directory + "/")):
+                return True
+        elif _segments_reach(pat, segs):
+            return True
+    return False
+
+
+#: Distances from this up are a directory's ancestors (section 4: after what lies inside).
+ANCESTOR = 10
+
+
+def distance(scope: str, path: str, is_dir: bool) -> float:
+    """How far a relevant scope is from the query path: 0 is the most specific.
+
+    A file: 0 a scope naming the file, 1 its directory, then one more per level up;
+    a pattern naming files (`web/*.json`, `src/**/*.gen.ts`) is a quarter of a level
+    closer than the whole folder it starts from. A directory: 0 a scope written for
+    the directory itself, then one more per level inside it, then from ANCESTOR on its
+    ancestors, one more per level up.
+    """
+    n = _count(path)
+    best = float(ANCESTOR + n + 1 if is_dir else n + 1)
+    for base, _pat, plain, narrow in _alternatives(scope):
+        b = _count(base)
+        under = not base or path == base or path.startswith(base + "/")
+        if is_dir:
+            if path and base.startswith(path + "/"):
+                d = float(min(b - n, ANCESTOR - 1))
+            elif under and base == path:
+                d = 0.0
+            elif under:
+                d = float(ANCESTOR + n - b)
+            else:
+                continue
+        else:
+            if not under:
+                continue
+            d = 0.0 if plain and base == path else float(n - b)
+            if narrow and d:
+                d -= 0.25
+        best = min(best, d)
+    return best

@@ -103,11 +103,31 @@ def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: i
     kept = [e for e in entries if filters.keep(e)]
     scores = relevance(ft, kept, query, limit, progress)
     hits = [Hit(e, e.scope, score=scores[e.blob]) for e in kept if e.blob in scores]
-    # Best score first; newest, then uuid, among equals (stable sorts, minor keys first).
-    hits.sort(key=lambda h: h.entry.uuid)
-    hits.sort(key=lambda h: h.entry.updated_at, reverse=True)
-    hits.sort(key=lambda h: -(h.score or 0.0))
-    return hits[:limit]
+    return order(hits, limit)[:limit]
+
+
+#: How much the newest of the matches gains over the oldest (a share of the score).
+RECENCY_WEIGHT = 0.1
+
+
+def order(hits: list[Hit], limit: int) -> list[Hit]:
+    """Best first (section 4): the BM25F score, a little more for the newer of the
+    matches; a memory superseded by a newer match after every current one."""
+    from git_aide.duplicates import pairs
+    from git_aide.recall import SUPERSEDED_SIMILARITY
+
+    if not hits:
+        return hits
+    dates = sorted({h.entry.updated_at for h in hits})
+    age = {d: i / max(len(dates) - 1, 1) for i, d in enumerate(dates)}
+    for h in hits:
+        h.score = (h.score or 0.0) * (1.0 + RECENCY_WEIGHT * age[h.entry.updated_at])
+    # Supersession among the best few (each is parsed to compare its words).
+    hits.sort(key=lambda h: (-(h.score or 0.0), h.entry.uuid))
+    head = hits[:max(3 * limit, 30)]
+    old = {o.uuid for o, _n, _s in pairs([h.entry for h in head], SUPERSEDED_SIMILARITY)}
+    hits.sort(key=lambda h: h.entry.uuid in old)
+    return hits
 
 
 def stats(entries: list[Entry], recalls: dict[str, tuple[int, str]], now: float

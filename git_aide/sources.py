@@ -12,6 +12,7 @@ import marshal
 import os
 import sys
 import time
+from bisect import bisect_left
 from operator import itemgetter
 
 from git_aide import listing, memory, views
@@ -153,7 +154,7 @@ class Snapshot:
     """
 
     __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
-                 "_extra", "keep_decoded")
+                 "_extra", "keep_decoded", "_body")
 
     def __init__(self, source: Source, warnings: list[str],
                  groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader,
@@ -172,6 +173,8 @@ class Snapshot:
         self._extra: list[tuple[scopes.Compiled | None, Any]] = []
         #: Keep the view's groups decoded once read (a long-lived process reuses them).
         self.keep_decoded = False
+        #: Every memory's stored content in one run, read once (see body()).
+        self._body: bytes | None = None
 
     def overlay(self, drop: set[str], groups: list[tuple[scopes.Compiled | None, Any]],
                 warnings: list[str], live: list[str]) -> None:
@@ -224,6 +227,49 @@ class Snapshot:
             if keep(compiled):
                 out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
                            for path, blob, meta, raw in payload)
+        return out
+
+
+    def body(self) -> bytes | None:
+        """Every memory's content in one run (an entry's slice is at its (offset, length)),
+        when the entries come from a view; None otherwise."""
+        view = self._reader.view
+        if view is None or any(isinstance(p, list) for _c, p in self._groups):
+            return None
+        if self._body is None:
+            end = min((p[0] for _c, p in self._groups), default=0)
+            self._body = view.read((0, end))
+        return self._body
+
+    def mentioning(self, found: Callable[[bytes], list[int]],
+                   skip: Callable[[scopes.Compiled | None], bool]) -> list[Entry]:
+        """The memories outside the groups that `skip` keeps whose file content holds a
+        match: `found(bytes)` gives the offsets of the matches in some bytes.
+
+        A view holds every content in one run: it is searched at once, and groups are
+        decoded only when something matched.
+        """
+        view = self._reader.view
+        offsets: list[int] | None = None
+        body = self.body()
+        if body is not None:
+            offsets = sorted(found(body))
+            if not offsets:  # none in the view: only the files laid over it may match
+                return [new_entry(Entry, (path, blob, meta, compiled, self._reader, raw))
+                        for compiled, payload in self._extra if not skip(compiled)
+                        for path, blob, meta, raw in payload if found(raw)]
+        out: list[Entry] = []
+        for e in self.entries_where(lambda c: not skip(c)):
+            data = e[5]
+            if isinstance(data, tuple) and offsets is not None:
+                i = bisect_left(offsets, data[0])
+                if i < len(offsets) and offsets[i] < data[0] + data[1]:
+                    out.append(e)
+                continue
+            if isinstance(data, tuple):
+                data = view.read(data) if view is not None else None
+            if data and found(data):
+                out.append(e)
         return out
 
 

@@ -37,7 +37,7 @@ def test_lost_record_packs_keep_untracked_and_personal_memories(repo: Path) -> N
 
 
 def test_lone_surrogate_is_skipped_not_a_crash(repo: Path) -> None:
-    good = remember(repo, "a fine memory")["uuid"]
+    good = remember(repo, "a fine memory about src")["uuid"]  # shares a word with src/a.py
     uuid = "77777777-7777-4777-8777-777777777777"
     head = json.dumps({"uuid": uuid, "layer": "technical", "contributor": "c",
                        "created_at": STAMP, "updated_at": STAMP})[:-1]
@@ -121,7 +121,7 @@ def test_odd_revisions(repo: Path) -> None:
 def test_damage_inside_a_view_is_noticed_and_repaired(repo: Path) -> None:
     made = {remember(repo, f"memory {i}", "--scope", f"src/m{i}/**")["uuid"]
             for i in range(6)}
-    made.add(remember(repo, "project-wide memory")["uuid"])
+    made.add(remember(repo, "project-wide memory for src")["uuid"])  # shares "src" with the path
     time.sleep(2.2)  # views are kept once the index is old enough to trust its stat
     aide_ok(repo, "list")
     views = list((repo / ".git/aide/views").glob("worktree-*"))

@@ -43,7 +43,10 @@ def test_scope_table_through_recall(repo: Path) -> None:
     made = {}
     for i, (scope, _path, _rel) in enumerate(TABLE):
         args = ["--scope", scope] if scope else []
-        made[i] = remember(repo, f"memory number {i}", *args)["uuid"]
+        # Distinct words (no memory supersedes another), and the project-wide one shares a
+        # word with its path: a path recall takes only such project-wide memories.
+        made[i] = remember(repo, f"memory {'anything' if scope is None else ''} "
+                                 f"{chr(97 + i) * 3} {i}", *args)["uuid"]
     for i, (_scope, path, relevant) in enumerate(TABLE):
         got = uuids(aide_ok(repo, "recall", path, "--json", "--limit", "100"))
         assert (made[i] in got) is relevant, (TABLE[i], got)

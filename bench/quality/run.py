@@ -295,10 +295,41 @@ def aide_args(q: Query) -> list[str]:
     return ["search", q.query or "", "--json", "--limit", str(LIMIT)]
 
 
-def run_aide(repo: Path, q: Query, key_of_uuid: dict[str, str]) -> list[str]:
+def _run_in_process(repo: Path, args: Sequence[str]) -> str:
+    """What `git-aide ARGS` prints, from the same functions the command calls, in this
+    process (for iterating on ranking: no start-up per query; not the reported figure)."""
+    import contextlib
+    import io
+
+    from git_aide import commands
+    from git_aide.fastpath import parse
+
+    parsed = parse(list(args))
+    if parsed is None:
+        raise RuntimeError(f"not a plain recall or search: {' '.join(args)}")
+    command, kwargs = parsed
+    work = commands.recall if command == "recall" else commands.search
+    buf = io.StringIO()
+    here = os.getcwd()
+    os.chdir(repo)
+    try:
+        with contextlib.redirect_stdout(buf):
+            status = commands.guarded(lambda: work(**kwargs))  # type: ignore[arg-type]
+    finally:
+        os.chdir(here)
+    if status:
+        raise RuntimeError(f"git-aide {' '.join(args)} -> {status}")
+    return buf.getvalue()
+
+
+def run_aide(repo: Path, q: Query, key_of_uuid: dict[str, str],
+             in_process: bool = False) -> list[str]:
     """The keys git-aide returns for a query, in its order; none (and a warning) on failure."""
     try:
-        doc = json.loads(_run([*aide_command(), *aide_args(q)], repo))
+        if in_process:
+            doc = json.loads(_run_in_process(repo, aide_args(q)))
+        else:
+            doc = json.loads(_run([*aide_command(), *aide_args(q)], repo))
     except (RuntimeError, json.JSONDecodeError) as exc:
         # One broken query scores zero and is named; it does not stop the other 500.
         print(f"quality: warning: query {q.id} failed: {exc}", file=sys.stderr)
@@ -378,7 +409,7 @@ class BM25:
 # --- one pass ------------------------------------------------------------------------
 
 
-def evaluate(ds: Dataset, workdir: Path) -> Outcome:
+def evaluate(ds: Dataset, workdir: Path, in_process: bool = False) -> Outcome:
     """Build the dataset's repository and run every query through the three systems."""
     key_of_path = build_repo(ds, workdir / ds.name)
     repo = workdir / ds.name
@@ -388,7 +419,10 @@ def evaluate(ds: Dataset, workdir: Path) -> Outcome:
     bm25 = BM25(ds.memories)
     with ThreadPoolExecutor(max_workers=2) as pool:
         grep.prefetch(ds.queries, pool)
-        aide = list(pool.map(lambda q: run_aide(repo, q, key_of_uuid), ds.queries))
+        if in_process:
+            aide = [run_aide(repo, q, key_of_uuid, in_process=True) for q in ds.queries]
+        else:
+            aide = list(pool.map(lambda q: run_aide(repo, q, key_of_uuid), ds.queries))
     outcome.ranked["git-aide"] = {q.id: r for q, r in zip(ds.queries, aide, strict=True)}
     outcome.ranked["grep"] = {q.id: grep.rank(q) for q in ds.queries}
     outcome.ranked["bm25"] = {q.id: bm25.rank(q) for q in ds.queries}
@@ -431,13 +465,14 @@ def datasets(names: Sequence[str] | None, root: Path = DATA_DIR) -> list[Dataset
     return [load_dataset(p) for p in folders]
 
 
-def run(sets: Sequence[Dataset], keep: Path | None = None) -> list[Outcome]:
+def run(sets: Sequence[Dataset], keep: Path | None = None,
+        in_process: bool = False) -> list[Outcome]:
     """Evaluate every dataset in a temporary folder (or in keep, left behind)."""
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-        return [evaluate(ds, keep) for ds in sets]
+        return [evaluate(ds, keep, in_process) for ds in sets]
     with tempfile.TemporaryDirectory(prefix="aide-quality-") as tmp:
-        return [evaluate(ds, Path(tmp)) for ds in sets]
+        return [evaluate(ds, Path(tmp), in_process) for ds in sets]
 
 
 def report(outcomes: Sequence[Outcome]) -> dict[str, Any]:
@@ -468,13 +503,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=DATA_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="Build the repositories in DIR and leave them there.")
+    parser.add_argument("--in-process", action="store_true",
+                        help="Call git-aide's functions in this process instead of one "
+                             "process per query (fast, for iterating; the reported "
+                             "figures come from the default, process, mode).")
     args = parser.parse_args(argv)
     try:
         sets = datasets(args.data, args.root)
     except (DatasetError, OSError, KeyError, ValueError) as exc:
         print(f"quality: error: {exc}", file=sys.stderr)
         return 2
-    outcomes = run(sets, args.keep)
+    outcomes = run(sets, args.keep, args.in_process)
     if args.json:
         print(json.dumps(report(outcomes), indent=1))
         return 0
