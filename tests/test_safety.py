@@ -526,3 +526,16 @@ def test_forty_concurrent_writers_lose_nothing(repo: Path) -> None:
         if kind == "tag" and code == 0 and uuid not in forgotten:
             rec = json.loads((repo / on_disk[uuid][0]).read_text())
             assert arg in rec["tags"], (arg, rec["tags"])
+
+
+def test_init_never_writes_through_a_symlinked_personal_folder(repo: Path,
+                                                                tmp_path: Path) -> None:
+    outside = tmp_path / "private-elsewhere"
+    outside.mkdir()
+    personal = repo / MEM / "preferences" / "personal"
+    subprocess.run(["rm", "-rf", str(personal)], check=True)
+    personal.symlink_to(outside)
+    r = aide(repo, "init", "--no-hooks")
+    assert r.returncode == 1
+    assert f"{MEM}/preferences/personal" in one_error(r.stderr)
+    assert list(outside.iterdir()) == []
