@@ -64,3 +64,28 @@ def problems(top: str) -> list[tuple[str, str]]:
         if message and not any(message.startswith(bad + " ") for bad, _ in out):
             out.append((message.split(" ", 1)[0], message))
     return out
+
+
+def linked(top: str) -> list[str]:
+    """A warning for each memory folder that is a symbolic link, for the readers of the
+    working tree: what it points to is not in the repository, so no file of it is read
+    (git lists nothing beyond a link; this says why those memories are missing)."""
+    out: list[str] = []
+    bad: list[str] = []
+    for rel in FOLDERS:
+        if any(rel.startswith(b + "/") for b in bad):
+            continue
+        try:
+            st = os.lstat(os.path.join(top, rel))
+        except OSError:
+            bad.append(rel)  # absent: nothing below it to read either
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            bad.append(rel)
+            try:
+                target = os.readlink(os.path.join(top, rel))
+            except OSError:
+                target = "?"
+            out.append(f"{rel}: a symbolic link (to {target}); skipped, git-aide reads no "
+                       "memories through it: replace the link with a real folder")
+    return out

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from git_aide import folders
+from git_aide.errors import AideError
 from git_aide.memory import MEMORIES_DIR, PERSONAL_DIR
 from git_aide.repo import Repo
 from git_aide.store import PERSONAL_IGNORE, write_file
@@ -64,6 +66,11 @@ def replace_line(path: str, old: str, new: str) -> bool:
 def init(repo: Repo, with_hooks: bool = True) -> list[str]:
     """Set a repository up for git-aide; returns what changed (empty when nothing did)."""
     top = repo.require_worktree("init")
+    # Checked before anything is made: a folder that leads out of the working tree
+    # (a committed symlink, say) would put the folders or the ignore file elsewhere.
+    unsafe = folders.problems(top)
+    if unsafe:
+        raise AideError(unsafe[0][1])
     done: list[str] = []
     for folder in _FOLDERS:
         path = os.path.join(top, MEMORIES_DIR, folder)

@@ -180,11 +180,17 @@ def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> bytes:
             b = None  # a virtual ancestor with markers in it: merge as "no base"
         if b is not None and _enc(b.get("uuid", ABSENT)) != _enc(o.get("uuid", ABSENT)):
             b = None
-    merged = merge_records(b, o, t)
-    problems = memory.check(memory.fill_defaults(merged))
+    merged = memory.fill_defaults(merge_records(b, o, t))
+    problems = memory.check(merged)
+    for field, message in problems:
+        # Read liberally, write strictly (DESIGN section 1): what a reader accepts is
+        # repaired; only what makes no memory at all, or a time the repair would have to
+        # invent (and so differ between runs), is a conflict.
+        if memory.is_fatal(field) or (field in ("created_at", "updated_at")
+                                      and message != "earlier than created_at"):
+            raise MergeConflict(f"the merged memory would be invalid ({field}: {message})")
     if problems:
-        field, message = problems[0]
-        raise MergeConflict(f"the merged memory would be invalid ({field}: {message})")
+        merged = memory.repair(memory.parse(canonical(merged)))
     return canonical(merged)
 
 

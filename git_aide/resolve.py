@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from git_aide.merge import MergeConflict, load_side, merge_bytes, stamp
 from git_aide.repo import Repo
-from git_aide.store import write_file
+from git_aide.store import check_folder, write_file, write_lock
 
 #: The refs that name "theirs" while an operation is stopped, in the order tried.
 THEIRS_REFS: tuple[str, ...] = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")
@@ -152,6 +152,20 @@ def resolve(repo: Repo, dry_run: bool = False) -> Outcome:
     blobs = repo.read_blobs(
         list(dict.fromkeys(oid for st in paths for _mode, oid in st.entries.values())))
     ref = theirs_ref(repo)
+    if dry_run:
+        _settle_all(repo, top, paths, blobs, ref, outcome, dry_run)
+        return outcome
+    # Refused before anything is written: a link out of the working tree stops it all.
+    for st in paths:
+        check_folder(top, st.path)
+    with write_lock(repo):
+        _settle_all(repo, top, paths, blobs, ref, outcome, dry_run)
+    return outcome
+
+
+def _settle_all(repo: Repo, top: str, paths: list[Stages], blobs: dict[str, bytes],
+                ref: str | None, outcome: Outcome, dry_run: bool) -> None:
+    """Settle each path in turn, adding a line a path to `outcome`."""
     for st in paths:
         try:
             verb, detail, data = _settle(repo, top, st, blobs, ref)
@@ -167,7 +181,6 @@ def resolve(repo: Repo, dry_run: bool = False) -> Outcome:
         outcome.settled += 1
         shown = f"would {verb}" if dry_run else _DONE[verb]
         outcome.lines.append(f"{shown} {st.path}" + (f": {detail}" if detail else ""))
-    return outcome
 
 
 def _settle(repo: Repo, top: str, st: Stages, blobs: dict[str, bytes],

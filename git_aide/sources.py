@@ -15,7 +15,7 @@ import time
 from bisect import bisect_left
 from operator import itemgetter
 
-from git_aide import listing, memory, views
+from git_aide import folders, listing, memory, views
 from git_aide import scope as scopes
 from git_aide.cache import RACY_SECONDS, Cache, stat_sig
 from git_aide.errors import AideError
@@ -305,6 +305,10 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         top = repo.require_worktree("reading the working tree")
         dirty = listing.dirty(cache, top, asked.get("status") or spawn(*STATUS), contents,
                               live)
+        for warning in folders.linked(top):
+            # An untracked link is named once already, by the listing of what git reported.
+            if not any(w.startswith(warning.split(":", 1)[0] + ":") for w in live):
+                live.append(warning)
         # The view is the index's listing as if nothing differed from it, so that it
         # survives an edit: the files that differ are laid over it (_overlay).
         key = _state_key("worktree", repo.index_file, [])

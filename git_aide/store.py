@@ -138,7 +138,7 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     )
     check_record(record)  # also a priority, source or contributor given by an agent
     path = memory.relpath(record)
-    _check_folder(top, path)
+    check_folder(top, path)
     with write_lock(repo):
         entries = load(repo, cache).entries
         for e in entries:
@@ -220,8 +220,8 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
             return Written(record["uuid"], path, staged=False, record=old)
         record["updated_at"] = max(memory.now(), str(old["created_at"]))
         check_record(memory.repair(record))  # a file read liberally is written strictly
-        _check_folder(top, path)
-        _check_folder(top, here)
+        check_folder(top, path)
+        check_folder(top, here)
         write_file(os.path.join(top, path), memory.canonical(record))
         if path != here:
             with contextlib.suppress(FileNotFoundError):
@@ -248,7 +248,7 @@ def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
             chosen[entry.uuid] = paths
         every = [p for paths in chosen.values() for p in paths]
         for p in every:
-            _check_folder(top, p)
+            check_folder(top, p)
         for p in every:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(top, p))
@@ -304,7 +304,7 @@ def _is_file(path: str) -> bool:
     return os.path.isfile(path) and not os.path.islink(path)
 
 
-def _check_folder(top: str, path: str) -> None:
+def check_folder(top: str, path: str) -> None:
     """Refuse to write `path` (repo-relative) when its folder leads out of the working tree."""
     message = folders.problem(top, path.rsplit("/", 1)[0])
     if message:

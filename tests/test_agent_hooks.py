@@ -243,3 +243,31 @@ def test_hooks_import_no_mcp_rich_pydantic_or_click(stocked: Path) -> None:
                 for line in proc.stderr.splitlines()
                 if line.startswith("import time:") and "|" in line}
         assert not mods & {"mcp", "rich", "pydantic", "click", "whoosh"}, (ev, mods)
+
+
+def test_a_damaged_session_record_counts_as_none(stocked: Path) -> None:
+    import hashlib
+
+    read = claude_read(stocked, "src/auth/login.py", "damaged")
+    folder = stocked / ".git" / "aide" / "sessions"
+    record = folder / (hashlib.sha1(b"damaged").hexdigest()[:20] + ".json")
+    damages: list[bytes | None] = [b'{"seen": ["', b'{"seen": [], "stops": 1e400}',
+                                   b"[" * 100_000, b'{"seen": 5, "stops": "x"}', b"[1]",
+                                   b"\xff\xfe", None]  # None: a folder in its place
+    for damage in damages:
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+        folder.mkdir(parents=True)
+        if damage is None:
+            record.mkdir()
+        else:
+            record.write_bytes(damage)
+        rc, out, err = hook(stocked, "pre-tool-use", read)
+        assert (rc, err) == (0, ""), damage
+        assert "rotate hourly" in context(out), damage
+    # the sessions folder itself a file: still injected, and the hook stays quiet
+    subprocess.run(["rm", "-rf", str(folder)], check=True)
+    folder.write_text("in the way\n")
+    rc, out, err = hook(stocked, "pre-tool-use", read)
+    assert (rc, err) == (0, "") and "rotate hourly" in context(out)
+    rc, out, err = hook(stocked, "pre-compact", read)
+    assert (rc, out, err) == (0, "", "")

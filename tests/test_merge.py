@@ -486,3 +486,26 @@ def test_property_driver_canonical_is_memory_canonical(rec: dict[str, Any],
                                                        what: str) -> None:
     rec = {**extra, **rec, "what": what}
     assert canonical(rec) == memory.canonical(rec)
+
+
+def test_files_read_liberally_merge_and_are_written_repaired(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")  # `git aide init` installed the driver
+    other = "1b5e4a1c-2f3d-4e5f-8a9b-0c1d2e3f4a5b"
+    loose = {**record(tags=["a", "b", "a"]), "derived_from": [other, "not-a-uuid"]}
+    path = write(repo, record())
+    path.write_text(json.dumps(loose, indent=1))  # aide-memory's file, not canonical
+    commit(repo, "a memory as another tool wrote it")
+    git(repo, "checkout", "-q", "-b", "side")
+    path.write_text(json.dumps({**loose, "what": "side's text", "updated_at": stamp(3)}))
+    commit(repo, "side")
+    git(repo, "checkout", "-q", "main")
+    path.write_text(json.dumps({**loose, "why": "main's reason", "updated_at": stamp(4)}))
+    commit(repo, "main")
+    r = subprocess.run(["git", "merge", "-q", "--no-edit", "side"], cwd=repo,
+                       capture_output=True, text=True, env=BASE_ENV)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = read(repo)
+    assert (got["what"], got["why"], got["tags"], got["derived_from"]) == \
+        ("side's text", "main's reason", ["a", "b"], [other])
+    assert path.read_bytes() == memory.canonical(got) and memory.check(got) == []
+    assert unmerged(repo) == ""

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import aide, aide_ok, git, make_repo
 from test_merge import commit, pull, read, record, stamp, team, unmerged, write
+from test_safety import write_lock
 
 from git_aide import memory
 from git_aide.merge import merge_bytes
@@ -149,3 +150,42 @@ def test_a_hand_resolution_is_never_overwritten(tmp_path: Path) -> None:
 def test_nothing_to_resolve(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     assert aide_ok(repo, "resolve").stdout.startswith("no unmerged memories")
+
+
+def test_resolve_never_writes_through_a_symlinked_layer_folder(tmp_path: Path) -> None:
+    _origin, a, b = team(tmp_path, record(tags=["x"]), init_b=False)
+    write(a, record(what="a's text", updated_at=stamp(3)))
+    commit(a, "a")
+    git(a, "push", "-q")
+    write(b, record(why="b's reason", updated_at=stamp(4)))
+    commit(b, "b")
+    assert pull(b, check=False).returncode != 0 and PATH in unmerged(b)
+    # The layer folder turned into a link out of the repository while the merge stopped.
+    outside = tmp_path / "outside"
+    (b / PATH).parent.rename(outside)
+    (b / PATH).parent.symlink_to(outside)
+    before = {p.name: p.read_bytes() for p in outside.iterdir()}
+    r = aide(b, "resolve")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and ".aide/memories/technical" in lines[0] and \
+        "symbolic link" in lines[0]
+    assert {p.name: p.read_bytes() for p in outside.iterdir()} == before
+    assert PATH in unmerged(b)
+
+
+def test_resolve_waits_for_the_write_lock(tmp_path: Path) -> None:
+    _origin, a, b = team(tmp_path, record(), init_b=False)
+    write(a, record(what="a's text", updated_at=stamp(3)))
+    commit(a, "a")
+    git(a, "push", "-q")
+    write(b, record(why="b's reason", updated_at=stamp(4)))
+    commit(b, "b")
+    assert pull(b, check=False).returncode != 0
+    git(b, "config", "aide.writeLockTimeout", "0.5")
+    before = (b / PATH).read_bytes()
+    with write_lock(b):
+        r = aide(b, "resolve")
+        assert r.returncode == 1 and "write lock" in r.stderr
+        assert (b / PATH).read_bytes() == before and PATH in unmerged(b)
+    assert aide_ok(b, "resolve").stdout.startswith(f"merged {PATH}")

@@ -547,3 +547,40 @@ def test_forty_concurrent_writers_lose_nothing(repo: Path) -> None:
         if kind == "tag" and code == 0 and uuid not in forgotten:
             rec = json.loads((repo / on_disk[uuid][0]).read_text())
             assert arg in rec["tags"], (arg, rec["tags"])
+
+
+def test_init_never_writes_through_a_symlinked_personal_folder(repo: Path,
+                                                                tmp_path: Path) -> None:
+    outside = tmp_path / "private-elsewhere"
+    outside.mkdir()
+    personal = repo / MEM / "preferences" / "personal"
+    subprocess.run(["rm", "-rf", str(personal)], check=True)
+    personal.symlink_to(outside)
+    r = aide(repo, "init", "--no-hooks")
+    assert r.returncode == 1
+    assert f"{MEM}/preferences/personal" in one_error(r.stderr)
+    assert list(outside.iterdir()) == []
+
+
+def test_reads_skip_a_cloned_symlinked_layer_folder_with_one_warning(tmp_path: Path) -> None:
+    outside = tmp_path / "somewhere"
+    origin = make_repo(tmp_path / "origin")
+    inside = remember(origin, "a guideline", "--layer", "guidelines")
+    stray = remember(origin, "lives outside the repository")  # technical
+    git(origin, "commit", "-qm", "two memories")
+    (origin / MEM / "technical").rename(outside)
+    git(origin, "rm", "-rq", "--cached", f"{MEM}/technical")
+    (origin / MEM / "technical").symlink_to(outside)
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "a hostile symlink")
+    git(tmp_path, "clone", "-q", str(origin), "clone")
+    clone = tmp_path / "clone"
+    assert (clone / MEM / "technical" / f"{stray['uuid']}.json").is_file()  # through the link
+    for args in (["recall", "--json"], ["search", "outside", "--json"], ["list", "--json"]):
+        r = aide_ok(clone, *args)
+        assert stray["uuid"] not in r.stdout, args
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"{MEM}/technical" in lines[0] and \
+            "symbolic link" in lines[0], (args, r.stderr)
+    assert uuids(aide_ok(clone, "recall", "--json")) == [inside["uuid"]]
+    assert aide(clone, "show", stray["uuid"]).returncode != 0

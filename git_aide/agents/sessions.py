@@ -35,10 +35,17 @@ class Session:
 
             with open(self.path, encoding="utf-8") as f:
                 saved = json.load(f)
-            self.seen = {u for u in saved.get("seen", []) if isinstance(u, str)}
-            self.stops = int(saved.get("stops", 0))
-        except (OSError, ValueError, TypeError, AttributeError):
-            pass
+        # A damaged, truncated or deeply nested record, or a folder in its place, is no
+        # record: the session starts afresh (a memory may be injected twice, no more).
+        except (OSError, ValueError, RecursionError, MemoryError):
+            return
+        if not isinstance(saved, dict):
+            return
+        seen, stops = saved.get("seen"), saved.get("stops")
+        if isinstance(seen, list):
+            self.seen = {u for u in seen if isinstance(u, str)}
+        if isinstance(stops, int) and not isinstance(stops, bool) and 0 <= stops < 2**31:
+            self.stops = stops
 
     def save(self) -> None:
         """Write the record atomically; a failure only costs a repeat injection."""
