@@ -42,6 +42,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
 
     queries = rc.query_paths(repo.worktree, repo.prefix, paths)
     relevance = None
+    elsewhere: list[Any] = []
     if query is not None and query.strip():
         from git_aide import search as sr
 
@@ -60,17 +61,38 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     # by one pass over the stored contents, not by decoding every memory.
     finder = rc.mention_finder(queries)
     mentions = snap.mentioning(finder, relevant) if finder is not None else []
+    if relevance is not None and queries:
+        elsewhere = _strong_matches(snap, ft, query or "", relevant)
     hits = rc.recall(
         entries, queries, filters(layers, tags, contributor), relevance=relevance,
         limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),
         min_depth=min_depth,
         diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 0),
         project_wide_limit=repo.config_int("aide.recall.projectWideLimit", 3),
-        mentions=mentions, query=query, body=snap.body(),
+        mentions=mentions, elsewhere=elsewhere, query=query, body=snap.body(),
     )
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())
     return hits
+
+
+#: How many of the whole store's best --query matches a path recall with a question
+#: also weighs (section 4: query relevance crosses layers and scopes).
+ELSEWHERE_MATCHES = 10
+
+
+def _strong_matches(snap: Snapshot, ft: Any, query: str, relevant: Any) -> list[Entry]:
+    """The store's best matches for `query` whose scope the path does not reach."""
+    from git_aide import search as sr
+
+    every = snap.entries
+    scores = sr.relevance(ft, every, query, ELSEWHERE_MATCHES)
+    if not scores:
+        return []
+    by_blob = {e.blob: e for e in every if e.blob in scores}
+    best = sorted(by_blob.values(), key=lambda e: -scores[e.blob])
+    return [e for e in best if e.compiled is not None
+            and not relevant(e.compiled)][:ELSEWHERE_MATCHES]
 
 
 def search_hits(repo: Repo, snap: Snapshot, ft: Any, query: str, *,

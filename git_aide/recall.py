@@ -138,6 +138,10 @@ SUPERSESSION_WINDOW = 3
 #: How much relevance to --query weighs against specificity (1: a perfect match is
 #: worth as much as a scope naming the file).
 QUERY_WEIGHT = 1.0
+#: Where a strong --query match from outside the path's scopes stands: no
+#: specificity at all, so it ranks by its relevance alone, below the path's own notes
+#: that match as well.
+ELSEWHERE_DISTANCE = float("inf")
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
@@ -232,9 +236,11 @@ class _Standing:
 
 
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
-           min_depth: int, mentions: list[Entry] = ()) -> list[Hit]:  # type: ignore[assignment]
+           min_depth: int, mentions: list[Entry] = (),  # type: ignore[assignment]
+           elsewhere: list[Entry] = ()) -> list[Hit]:  # type: ignore[assignment]
     """Every entry relevant to at least one query path (all, without paths), then the
-    memories that only name a query path in their text."""
+    memories that only name a query path in their text, then the strong --query
+    matches from elsewhere."""
     relevant = scope_filter(queries, min_depth)
     keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
     # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
@@ -268,6 +274,13 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
             h.standing = MENTION_DISTANCE
             h.mention = True
             hits.append(h)
+    for e in elsewhere:
+        if e.uuid in seen or e.compiled is None or (keep is not None and not keep(e)):
+            continue
+        seen.add(e.uuid)
+        h = Hit(e, None, depth=e.compiled.depth)
+        h.standing = ELSEWHERE_DISTANCE
+        hits.append(h)
     return hits
 
 
@@ -465,14 +478,17 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
            relevance: Callable[[list[Entry]], dict[str, float]] | None,
            limit: int, min_depth: int, diversity_min: int = 0,
            project_wide_limit: int = 3, mentions: list[Entry] = (),  # type: ignore[assignment]
+           elsewhere: list[Entry] = (),  # type: ignore[assignment]
            query: str | None = None, body: bytes | None = None) -> list[Hit]:
     """The whole of section 4's recall: select, score, sort, cap, cut, rebalance.
 
     `relevance` scores the selected entries against --query (blob id -> score);
     `mentions` are memories outside the relevant scopes whose files name a query path;
+    `elsewhere` are the best --query matches of the whole store (candidates only when
+    their scope is not relevant: they rank by relevance alone);
     `body` is the snapshot's stored contents in one run, when it has them.
     """
-    hits = select(entries, queries, filters, min_depth, mentions)
+    hits = select(entries, queries, filters, min_depth, mentions, elsewhere)
     scorer = None
     if relevance is not None:
 

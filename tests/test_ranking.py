@@ -117,3 +117,18 @@ def test_path_mentions_are_weak_candidates(repo: Path) -> None:
     assert recall(repo, "examples/shop/") == [own, guide]
     assert guide not in recall(repo, "examples/shopping/cart_view.py")
     assert named not in recall(repo, "examples/shop/mycart.py")
+
+
+def test_query_takes_strong_matches_from_elsewhere(repo: Path) -> None:
+    own = remember(repo, "the session cookie is refreshed on every request",
+                   "--scope", "src/auth/**")["uuid"]
+    other = remember(repo, "the session cookie must stay HttpOnly and SameSite=Lax",
+                     "--scope", "src/web/**")["uuid"]
+    unrelated = remember(repo, "images are resized by the worker",
+                         "--scope", "src/media/**")["uuid"]
+    # Without a question, a recall keeps to the path's scopes.
+    assert recall(repo, "src/auth/login.py") == [own]
+    # With one, the store's strong matches elsewhere follow the path's own match.
+    got = recall(repo, "src/auth/login.py", "--query", "session cookie")
+    assert got == [own, other]
+    assert unrelated not in got
