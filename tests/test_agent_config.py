@@ -167,3 +167,20 @@ def test_other_agents(repo: Path, agent: str, server_file: str, key: str,
     assert (repo / server_file).read_text() == dump(user)
     if hooks_file and hooks_file != server_file:
         assert not (repo / hooks_file).exists()
+
+
+@pytest.mark.parametrize("layout", [
+    json.dumps(USER_SETTINGS, separators=(",", ":")),  # compact, no final newline
+    json.dumps(USER_SETTINGS) + "\n",  # one line with spaces
+    json.dumps(USER_SETTINGS, indent=4) + "\n",
+    json.dumps(USER_SETTINGS, indent="\t"),
+])
+def test_uninstall_gives_back_the_users_layout(repo: Path, layout: str) -> None:
+    (repo / ".claude").mkdir()
+    (repo / ".claude/settings.json").write_text(layout)
+    aide_ok(repo, "init", "--agent", "claude")
+    installed = (repo / ".claude/settings.json").read_text()
+    assert "git-aide hook" in installed
+    assert ("\n" in installed.strip()) == ("\n" in layout.strip())  # the same style
+    aide_ok(repo, "init", "--agent", "claude", "--uninstall")
+    assert (repo / ".claude/settings.json").read_text() == layout

@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 #: fixture -> (where it goes in a repository, memories, layer, scope)
 REAL_FILES = {
     "codever-AGENTS.md": ("AGENTS.md", 22, "guidelines", None),
-    "roguelike-CLAUDE.md": ("CLAUDE.md", 14, "guidelines", None),
+    "roguelike-CLAUDE.md": ("CLAUDE.md", 15, "guidelines", None),
     "catdetector-testing.mdc": (".cursor/rules/testing.mdc", 12, "area_context",
                                 "{src/**/*.rs,tests/**/*.rs}"),
     "release-validation.mdc": (".cursor/rules/release-validation.mdc", 7, "area_context",
@@ -29,7 +29,7 @@ REAL_FILES = {
     "fiscal-api-rules.md": (".windsurf/rules/api-rules.md", 10, "area_context", "api/**/*"),
     "webapp-copilot-instructions.md": (".github/copilot-instructions.md", 8, "guidelines",
                                        None),
-    "bluecentre-AGENTS.md": ("services/AGENTS.md", 52, "area_context", "services/**"),
+    "bluecentre-AGENTS.md": ("services/AGENTS.md", 54, "area_context", "services/**"),
     "bluecentre-helm-repositories.mdc": (".cursor/rules/helm.mdc", 12, "area_context",
                                          "{terraform_dev_local/helm_*.tf,"
                                          "pulumi_dev_local/pkg/applications/*.go}"),
@@ -258,3 +258,15 @@ def test_import_text_serves_the_mcp_tool(repo: Path, monkeypatch: pytest.MonkeyP
     again = rules.import_text(r, cache, "- Deploy on Tuesdays only\n", layer="technical",
                               scope="deploy/**")
     assert again["imported"] == [] and again["skipped"][0]["reason"] == "exists"
+
+
+def test_a_sentence_introducing_short_rules_gives_one_memory_per_rule() -> None:
+    doc = rules.parse("Follow these rules when writing code:\n"
+                      "- Use 2-space indentation\n- Prefer const over let\n"
+                      "- Avoid default exports\n\n"
+                      "Code style:\n- Use tabs in Makefiles\n- Never commit .env files\n\n"
+                      "Prerequisites:\n- Docker\n- Node 20\n")
+    assert [i.what for i in doc.items] == [
+        "Use 2-space indentation", "Prefer const over let", "Avoid default exports",
+        "Use tabs in Makefiles", "Never commit .env files",
+        "Prerequisites:\n- Docker\n- Node 20"]

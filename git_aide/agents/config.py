@@ -14,7 +14,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from git_aide.errors import AideError
 
@@ -112,14 +112,14 @@ def is_our_server(entry: Any) -> bool:
 
 # -- JSON files -----------------------------------------------------------------------------
 
-def _read_json(top: str, rel: str) -> tuple[bytes | None, dict[str, Any], str]:
-    """(bytes, document, indent) of a JSON settings file; {} when it does not exist."""
+def _read_json(top: str, rel: str) -> tuple[bytes | None, dict[str, Any], Style]:
+    """(bytes, document, layout) of a JSON settings file; {} when it does not exist."""
     path = os.path.join(top, rel)
     try:
         with open(path, "rb") as f:
             raw = f.read()
     except FileNotFoundError:
-        return None, {}, "  "
+        return None, {}, _style(b"")
     except OSError as e:
         raise AideError(f"{rel}: cannot be read ({e.strerror})") from None
     try:
@@ -129,12 +129,35 @@ def _read_json(top: str, rel: str) -> tuple[bytes | None, dict[str, Any], str]:
                         "(it was left as it was)") from None
     if not isinstance(doc, dict):
         raise AideError(f"{rel} does not hold a JSON object; left as it was")
+    return raw, doc, _style(raw)
+
+
+class Style(NamedTuple):
+    """How a JSON file is laid out, so that what we write back looks like the user's."""
+
+    indent: str | None  # None: all on one line
+    item_sep: str
+    key_sep: str
+    newline: bool  # ends with a newline
+
+
+def _style(raw: bytes) -> Style:
+    """The layout of `raw`: its indent, separators and final newline."""
+    body = raw.strip()
+    if not body:
+        return Style("  ", ",", ": ", True)  # ours: two spaces, as most tools write
+    key_sep = ": " if re.search(rb'"\s*:\s', body) or not re.search(rb'":', body) else ":"
+    if b"\n" not in body:
+        item_sep = ", " if re.search(rb"[\]}\"\w],\s", body) else ","
+        return Style(None, item_sep, key_sep, raw.endswith(b"\n"))
     m = re.search(rb"\n([ \t]+)\S", raw)
-    return raw, doc, (m[1].decode() if m else "  ")
+    return Style(m[1].decode() if m else "  ", ",", key_sep, raw.endswith(b"\n"))
 
 
-def _dump_json(doc: dict[str, Any], indent: str) -> bytes:
-    return (json.dumps(doc, indent=indent, ensure_ascii=False) + "\n").encode()
+def _dump_json(doc: dict[str, Any], style: Style) -> bytes:
+    text = json.dumps(doc, indent=style.indent, separators=(style.item_sep, style.key_sep),
+                      ensure_ascii=False)
+    return (text + ("\n" if style.newline else "")).encode()
 
 
 def _section(doc: dict[str, Any], key: str, rel: str) -> dict[str, Any]:

@@ -53,7 +53,9 @@ def main(argv: list[str]) -> int:
     except BaseException as e:  # noqa: BLE001 -- a hook never breaks the agent's session
         if isinstance(e, SystemExit) and e.code in (0, None):
             return 0
-        _say(f"{type(e).__name__}: {e}")
+        # one plain line: the message, never the exception's class name
+        lines = str(e).strip().splitlines()
+        _say(lines[0] if lines else "could not run this hook")
         return 0
 
 
@@ -70,9 +72,9 @@ def _main(argv: list[str]) -> int:
     data = _read_event()
     if data is None:
         return 0
-    cwd = data.get("cwd")
-    if isinstance(cwd, str) and cwd and os.path.isdir(cwd):
-        os.chdir(cwd)
+    where = _where(data)
+    if where is not None:
+        os.chdir(where)
     text = HANDLERS[event](data, agent)
     if text is not None:
         reply = _reply(agent, event, text)
@@ -81,6 +83,39 @@ def _main(argv: list[str]) -> int:
 
             sys.stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
     return 0
+
+
+def _in_repo(folder: str) -> bool:
+    """Whether `folder` or a folder above it holds a `.git` (a look, not a git call)."""
+    path = os.path.abspath(folder)
+    while True:
+        if os.path.exists(os.path.join(path, ".git")):
+            return True
+        up = os.path.dirname(path)
+        if up == path:
+            return False
+        path = up
+
+
+def _where(data: dict[str, Any]) -> str | None:
+    """The folder to run in: the event's cwd when it is in a repository, else the folder
+    of the file the tool touches, else a workspace root (Cursor sends workspace_roots),
+    else the cwd anyway."""
+    candidates: list[Any] = [data.get("cwd")]
+    tool_input = data.get("tool_input")
+    if isinstance(tool_input, dict):
+        for k in _PATH_KEYS:
+            path = tool_input.get(k)
+            if isinstance(path, str) and os.path.isabs(path):
+                folder = os.path.dirname(path)
+                while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+                    folder = os.path.dirname(folder)  # a file about to be created
+                candidates.append(folder)
+    roots = data.get("workspace_roots")
+    if isinstance(roots, list):
+        candidates += roots
+    folders = [c for c in candidates if isinstance(c, str) and c and os.path.isdir(c)]
+    return next((f for f in folders if _in_repo(f)), folders[0] if folders else None)
 
 
 def _parse(argv: list[str]) -> tuple[str | None, str]:
@@ -134,7 +169,8 @@ def _reply(agent: str, event: str, text: str) -> dict[str, Any] | None:
         if event == "session-start":
             return {"additional_context": text}
         if event == "pre-tool-use":
-            return {"permission": "allow", "agent_message": text}
+            # no "permission": the user's own approval settings decide, not a memory hook
+            return {"agent_message": text}
         return None
     if name is None:
         return None
@@ -152,13 +188,17 @@ def _line(record: dict[str, Any]) -> str:
 
 def fit(header: str, lines: list[str], cap: int, more: str) -> tuple[str, int]:
     """`header` and as many `lines` as fit in `cap` characters, with `more` (a format
-    taking the count left out) when some did not: (text, how many lines went in)."""
+    taking the count left out) when some did not: (text, how many lines went in). When
+    not even one line fits, the `more` line alone, or "" where that does not fit either:
+    never a header with nothing under it."""
     text = header
     for i, line in enumerate(lines):
         tail = "" if i == len(lines) - 1 else "\n" + more.format(n=len(lines) - i - 1)
         if len(text) + 1 + len(line) + len(tail) > cap:
-            note = "\n" + more.format(n=len(lines) - i)
-            return (text + note if len(text) + len(note) <= cap else text), i
+            note = more.format(n=len(lines) - i)
+            if i == 0:
+                return (note if len(note) <= cap else ""), 0
+            return (text + "\n" + note if len(text) + 1 + len(note) <= cap else text), i
         text += "\n" + line
     return text, len(lines)
 
@@ -208,7 +248,7 @@ def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
     text, shown = fit(header, [_line(h.entry.record) for h in fresh], cap,
                       "{n} more: call aide_recall for " + rel)
     if not shown:
-        return text  # not even one fits: at least say where they are
+        return text or None  # not even one fits: at most say where they are
     session.seen.update(h.entry.uuid for h in fresh[:shown])
     session.save()
     from git_aide.memory import now
@@ -242,7 +282,8 @@ def session_start(data: dict[str, Any], agent: str) -> str | None:
         text, shown = fit("Project memory (git-aide): always apply these.",
                           [_line(r) for r in records], cap,
                           "{n} more: call aide_memories (layer guidelines or preferences)")
-        parts.append(text)
+        if text:
+            parts.append(text)
         used = len(text)
         session.seen.update(r["uuid"] for r in records[:shown])
     try:
@@ -308,17 +349,53 @@ def post_tool_use(data: dict[str, Any], agent: str) -> str | None:
         return None
     import re
 
-    found = set(re.findall(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
-                           _strings(data.get("tool_response"))))
+    response = data.get("tool_response")
+    found = set(_structured_uuids(response))
+    text = _strings(response)
+    found |= set(re.findall(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+                            text))
+    # the text content names memories by their first 8 hex digits (`1a2b3c4d`)
+    short = set(re.findall(r"(?<![0-9a-f-])[0-9a-f]{8}(?![0-9a-f-])", text))
+    if not found and not short:
+        return None
+    if short:
+        repo, _cache, snap = _open()
+        found |= {e.uuid for e in snap.entries if e.uuid[:8] in short}
+    else:
+        from git_aide.repo import open_repo
+
+        repo = open_repo()
     if not found:
         return None
-    from git_aide.repo import open_repo
-
-    repo = open_repo()
     session = Session(repo.cache_dir, session_id(data))
     session.seen |= found
     session.save()
     return None
+
+
+def _structured_uuids(value: Any) -> list[str]:
+    """The `memories[].uuid` of structured content, wherever it sits in a tool response
+    (whole, under structuredContent, or as JSON text in a content block)."""
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        import json
+
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    if isinstance(value, list):
+        return [u for v in value for u in _structured_uuids(v)]
+    if not isinstance(value, dict):
+        return []
+    found: list[str] = []
+    mems = value.get("memories")
+    if isinstance(mems, list):
+        found += [m["uuid"] for m in mems if isinstance(m, dict)
+                  and isinstance(m.get("uuid"), str)]
+    for key, v in value.items():
+        if key != "memories":
+            found += _structured_uuids(v)
+    return found
 
 
 def _strings(value: Any) -> str:

@@ -41,8 +41,12 @@ MIN_ITEM, MIN_PARAGRAPH = 6, 21
 #: A paragraph or item of this many words or fewer that ends with a colon is a stub
 #: introducing what follows ("Example:", "**Key Methods:**"), not a rule.
 MAX_INTRO_WORDS = 5
-#: The longest list entry still read as part of the introduction above it.
-MAX_ENTRY = 60
+#: The most words in a list entry still read as a fragment of the introduction above it
+#: ("Docker", "Node 20 or newer"), not a rule of its own.
+MAX_FRAGMENT_WORDS = 4
+#: How a rule opens: an entry starting so is a rule even when short ("Use tabs").
+_RULE_START = re.compile(r"^(use|prefer|avoid|always|never|do|don'?t|keep|run|write|add|"
+                         r"make|put|call|check|ensure|follow|must|should|no)\b", re.IGNORECASE)
 
 _SECTION = re.compile(r"^## (Guidelines|Preferences|Technical|Area context)( \(always\))?"
                       r"(?: in (`+)(.+)\3)?$")
@@ -413,10 +417,11 @@ class _Reader:
     def settle(self) -> None:
         """Decide what an introduction ending in a colon and the list after it become.
 
-        A list of short entries ("Prerequisites:" then "- Docker", "- Node 20") is one
-        memory with its introduction; a list of rules is one memory per rule and the
-        introduction goes; an introduction to a code block or a table stays only if it is
-        more than a stub ("Example:", "**Key Methods:**").
+        A short label ("Prerequisites:", at most MAX_INTRO_WORDS words) over a list of
+        fragments ("- Docker", "- Node 20": a few words, not opening like a rule) is one
+        memory; anything else (a sentence introducing rules, "Use 2-space indentation")
+        is one memory per entry and the introduction goes; an introduction to a code block
+        or a table stays only if it is more than a stub ("Example:", "**Key Methods:**").
         """
         intro, group, self.intro, self.group = self.intro, self.group, None, None
         if intro is None:
@@ -424,11 +429,17 @@ class _Reader:
         if not group:
             if not _is_stub(intro.what):
                 self.items.append(intro)
-        elif all(len(i.what) <= MAX_ENTRY and "\n" not in i.what for i in group):
+        elif _is_stub(intro.what) and all(_is_fragment(i.what) for i in group):
             intro.what += "".join("\n- " + i.what for i in group)
             self.items.append(intro)
         else:
             self.items.extend(group)
+
+
+def _is_fragment(text: str) -> bool:
+    """A list entry that is a name or a few words, not a rule of its own."""
+    return ("\n" not in text and len(text.split()) <= MAX_FRAGMENT_WORDS
+            and not _RULE_START.match(text.lstrip("*_` ")))
 
 
 def _is_stub(text: str) -> bool:
