@@ -12,7 +12,7 @@ PAGE = Path(__file__).resolve().parent.parent / "man" / "git-aide.1"
 def test_every_synopsis_command_has_a_tagged_entry() -> None:
     lines = PAGE.read_text(encoding="utf-8").splitlines()
     synopsis = {m.group(1) for line in lines
-                if (m := re.match(r"\\fBgit aide ([a-z\\-]+)\\fR", line))}
+                if (m := re.match(r"\\fBgit aide ([a-z][a-z\\-]*)\\fR", line))}
     assert len(synopsis) > 20
     tagged = {m.group(1) for before, line in zip(lines, lines[1:], strict=False)
               if before == ".TP"
