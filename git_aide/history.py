@@ -149,7 +149,8 @@ def sides(repo: Repo, cache: Cache, args: list[str], cached: bool,
         return (_rev_side(repo, cache, _check_rev(args[0])),
                 _rev_side(repo, cache, _check_rev(args[1])))
     if args:
-        before = _rev_side(repo, cache, _check_rev(args[0]))
+        # README: before the first commit HEAD counts as empty, named or not.
+        before = _rev_side(repo, cache, _check_rev(args[0]), implicit_head=args[0] == "HEAD")
     else:
         before = _rev_side(repo, cache, "HEAD", implicit_head=True)
     after = _index_side(repo, cache, warnings) if cached else _worktree_side(repo, cache, warnings)
@@ -254,7 +255,9 @@ def _walk(repo: Repo, revs: list[str], all_refs: bool) -> list[_Commit]:
     """The commits `git log REVS` walks, newest first (merges with their first parent)."""
     for rev in revs:
         _check_rev(rev)
-    implicit = not revs and not all_refs
+    # `HEAD` named is the default said aloud (the MCP tool asks for it): before the
+    # first commit both walk nothing.
+    implicit = revs in ([], ["HEAD"]) and not all_refs
     if implicit:
         revs = ["HEAD"]
     args = ["-c", "log.showSignature=false", "log", "-z", f"--format={_LOG_FORMAT}"]

@@ -374,3 +374,18 @@ def test_a_uuid_held_by_two_files_counts_once_as_every_read_counts_it(tmp_path: 
     assert f"technical/{u}.json: uuid already used by .aide/memories/guidelines/" in r.stderr
     listed = aide_ok(repo, "list", "--json").json()["memories"]
     assert [m["layer"] for m in listed] == ["guidelines"]
+
+
+def test_head_before_the_first_commit_is_empty(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "unborn")
+    aide_ok(repo, "remember", "staged before any commit")
+    for args in (["diff"], ["diff", "HEAD"]):
+        r = aide_ok(repo, *args, "--json")
+        assert len(r.json()["added"]) == 1, args
+    assert aide_ok(repo, "diff", "--cached", "HEAD", "--json").json()["added"]
+    # `log HEAD` is what the MCP tool aide_log asks by default: it agrees with `log`.
+    for args in ([], ["HEAD"]):
+        assert aide_ok(repo, "log", *args).stdout.strip() == "No memory changes."
+        assert aide_ok(repo, "log", *args, "--json").json() == {"commits": []}
+    r = aide(repo, "diff", "main~1")
+    assert r.returncode == 1 and "names no commit" in r.stderr
