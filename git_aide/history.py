@@ -255,9 +255,7 @@ def _walk(repo: Repo, revs: list[str], all_refs: bool) -> list[_Commit]:
     """The commits `git log REVS` walks, newest first (merges with their first parent)."""
     for rev in revs:
         _check_rev(rev)
-    # `HEAD` named is the default said aloud (the MCP tool asks for it): before the
-    # first commit both walk nothing.
-    implicit = revs in ([], ["HEAD"]) and not all_refs
+    implicit = not revs and not all_refs
     if implicit:
         revs = ["HEAD"]
     args = ["-c", "log.showSignature=false", "log", "-z", f"--format={_LOG_FORMAT}"]
