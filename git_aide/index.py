@@ -191,7 +191,10 @@ class FullText:
         damaged, or (not `locked`) when the table must be made again under the lock."""
         table = self._read_table()
         files = self._files()
-        if table is not None and set(table[0]) == set(files):
+        # Files no TOC names yet (a segment another process is writing) are not part of
+        # the state; a TOC the table does not name is another state.
+        if table is not None and set(table[0]) <= set(files) \
+                and not any(n.endswith(".toc") for n in set(files) - set(table[0])):
             for name, (size, mtime, crc) in table[0].items():
                 # Small files (the TOC, small segments) are always checked: a file
                 # swapped in with the same size and time would pass a stat check.
