@@ -613,9 +613,13 @@ def hook(event: str, agent: str) -> None:
 
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; every error becomes one line and an exit status."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # as `git` alone: the usage on stdout, status 1, no error line
+        click.echo(main.get_help(click.Context(main, info_name="git aide")))
+        return 1
     try:
         try:
-            commands.check_arguments(sys.argv[1:] if argv is None else argv)
+            commands.check_arguments(args)
             rv = main.main(args=argv, prog_name="git aide", standalone_mode=False)
         finally:
             print_notices()
@@ -625,7 +629,10 @@ def run(argv: list[str] | None = None) -> int:
         click.echo("git-aide: error: aborted", err=True)
         return 1
     except click.UsageError as e:
-        name = e.ctx.command_path.split()[-1] if e.ctx else "aide"
+        # An option missing its value is raised without a context: the command is
+        # then the first argument that names one.
+        name = e.ctx.command_path.split()[-1] if e.ctx else next(
+            (a for a in args if a in main.commands), "aide")
         hint = f" (see 'git aide {name} -h')" if name != "aide" else " (see 'git aide -h')"
         click.echo(f"git-aide: error: {commands.escape(e.format_message())}{hint}", err=True)
         return 2

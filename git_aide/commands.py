@@ -165,8 +165,10 @@ def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
     from git_aide import history
 
     repo, cache = context()
+    warnings: list[str] = []
     doc = history.log_doc(repo, cache, revs, uuid=ident, paths=paths or [], reverse=reverse,
-                          limit=limit, all_refs=all_refs)
+                          limit=limit, all_refs=all_refs, warnings=warnings)
+    warn(list(dict.fromkeys(warnings)))
     if as_json:
         from git_aide.render import dumps
 

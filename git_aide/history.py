@@ -149,7 +149,8 @@ def sides(repo: Repo, cache: Cache, args: list[str], cached: bool,
         return (_rev_side(repo, cache, _check_rev(args[0])),
                 _rev_side(repo, cache, _check_rev(args[1])))
     if args:
-        before = _rev_side(repo, cache, _check_rev(args[0]))
+        # README: before the first commit HEAD counts as empty, named or not.
+        before = _rev_side(repo, cache, _check_rev(args[0]), implicit_head=args[0] == "HEAD")
     else:
         before = _rev_side(repo, cache, "HEAD", implicit_head=True)
     after = _index_side(repo, cache, warnings) if cached else _worktree_side(repo, cache, warnings)
@@ -345,8 +346,12 @@ def resolve_uuid(ident: str, known: Iterable[str]) -> str:
 
 def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | None = None,
             paths: Iterable[str] = (), reverse: bool = False, limit: int | None = None,
-            all_refs: bool = False) -> dict[str, Any]:
-    """The `log --json` document: each commit that changed shared memories, newest first."""
+            all_refs: bool = False, warnings: list[str] | None = None) -> dict[str, Any]:
+    """The `log --json` document: each commit that changed shared memories, newest first.
+
+    `warnings` gets one line per invalid memory file those commits hold (as `diff` says).
+    """
+    said: dict[tuple[str, str], list[str]] = {}
     commits = _walk(repo, list(revs), all_refs)
     trees = _memory_trees(repo, [c.sha for c in commits]
                           + [c.parent for c in commits if c.parent])
@@ -360,6 +365,8 @@ def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | Non
         got = cache.read("history", f"{k[0]}-{k[1]}") if cache is not None else None
         if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict):
             docs[k] = got[0]
+            said[k] = [w for w in got[1] if isinstance(w, str)] \
+                if isinstance(got[1], list) else []
     rows = _tree_changes(repo, [k for k in dict.fromkeys(key(c) for c in touched)
                                 if k not in docs])
     want = None
@@ -376,9 +383,11 @@ def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | Non
         chunk = touched[at:at + batch]
         at += batch
         need = [k for k in dict.fromkeys(key(c) for c in chunk) if k not in docs]
-        partial = _pair_docs(repo, cache, need, rows, want)
+        partial = _pair_docs(repo, cache, need, rows, want, said)
         for c in chunk:
             doc = docs.get(key(c)) or partial[key(c)]
+            if warnings is not None:
+                warnings.extend(said.get(key(c), ()))
             entries = _entries(doc, want, relevant)
             if entries:
                 out.append({"commit": c.sha, "author": c.author, "email": c.email,
@@ -393,7 +402,8 @@ def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | Non
 
 
 def _pair_docs(repo: Repo, cache: Cache | None, need: list[tuple[str, str]],
-               rows: dict[tuple[str, str], list[tuple[str, str, str]]], want: str | None
+               rows: dict[tuple[str, str], list[tuple[str, str, str]]], want: str | None,
+               said_by: dict[tuple[str, str], list[str]] | None = None
                ) -> dict[tuple[str, str], dict[str, Any]]:
     """compare() of each pair of trees from its changed paths, reading their blobs once.
 
@@ -410,6 +420,8 @@ def _pair_docs(repo: Repo, cache: Cache | None, need: list[tuple[str, str]],
         after = {p: n for p, _o, n in rs if n}
         said: list[str] = []
         out[k] = compare(before, after, lambda _b: data, said)
+        if said_by is not None:
+            said_by[k] = said
         if want is None and cache is not None:
             cache.write((out[k], said), "history", f"{k[0]}-{k[1]}")
     return out

@@ -8,10 +8,12 @@ is kept beside the index so that finding what is missing needs no Whoosh search.
 That id table is tied to the state of the index it describes: it holds the name, size,
 time and CRC-32 of every file of the index, and itself carries a checksum. When the
 index's files are not the ones it names (another process added to the index, or an
-older copy of the index sits beside a newer table), the ids are read from the index
-itself; when a file it names changed behind its back and fails its checksum, the index
-is rebuilt. When the cache folder cannot be written at all, the index is built in
-memory for the one command: slow, but the same answer.
+older copy of the index sits beside a newer table, or the table is gone), or when a
+file it names fails its checksum (small files always checked, large ones when their size
+or time changed), the index is rebuilt: Whoosh reads many damaged files without an
+error, so an index no table vouches for is never trusted. When the cache folder cannot
+be written at all, the index is built in memory for the one command: slow, but the same
+answer.
 
 Queries are never parsed with Whoosh's query language: the text is cut into words by
 the same analyzer that indexed the documents, so quotes, `*`, `OR` or `col:x` are
@@ -45,6 +47,8 @@ TABLE_PREFIX = b"git-aide-ids 1\0"
 #: Files in the index folder that are not part of its state.
 _NOT_STATE = ("STAMP", TABLE, "MAIN_WRITELOCK")
 DAMAGED = "the full-text index was damaged; rebuilt it"
+#: Index files up to this size are checksummed on every open (cheap: a few µs).
+SMALL = 64 * 1024
 
 
 def _whoosh() -> Any:
@@ -187,9 +191,15 @@ class FullText:
         damaged, or (not `locked`) when the table must be made again under the lock."""
         table = self._read_table()
         files = self._files()
-        if table is not None and set(table[0]) == set(files):
+        # Files no TOC names yet (a segment another process is writing) are not part of
+        # the state; a TOC the table does not name is another state.
+        if table is not None and set(table[0]) <= set(files) \
+                and not any(n.endswith(".toc") for n in set(files) - set(table[0])):
             for name, (size, mtime, crc) in table[0].items():
-                if files[name] != (size, mtime) and self._crc(name) != crc:
+                # Small files (the TOC, small segments) are always checked: a file
+                # swapped in with the same size and time would pass a stat check.
+                if (files[name] != (size, mtime) or size <= SMALL) \
+                        and self._crc(name) != crc:
                     self.notices.append(DAMAGED)
                     self._ix = None
                     return False
@@ -197,14 +207,11 @@ class FullText:
             return True
         if not locked:
             return False
-        # Another state than the table describes: the index itself says what it holds.
-        self._have = self._ids_of_index()
-        self._save_table(self._have)
-        return True
-
-    def _ids_of_index(self) -> set[str]:
-        with self._ix.reader() as reader:
-            return set(reader.field_terms("blob"))
+        # No table vouches for these files (it is gone, damaged, or describes another
+        # state): nothing says they are whole, so the index is rebuilt, never trusted.
+        self.notices.append(DAMAGED)
+        self._ix = None
+        return False
 
     def _files(self) -> dict[str, tuple[int, int]]:
         """name -> (size, mtime) of every file of the index's state."""
@@ -243,7 +250,7 @@ class FullText:
                     and all(isinstance(v, tuple) and len(v) == 3 for v in files.values())):
                 raise ValueError
         except Exception:
-            self.notices.append(f"the cache file {TABLE} was damaged; rebuilt it")
+            self.notices.append(DAMAGED)
             with contextlib.suppress(OSError):
                 os.unlink(path)
             return None

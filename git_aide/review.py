@@ -164,11 +164,16 @@ def stat_text(counts: dict[str, dict[str, int]]) -> str:
 def _md(text: Any) -> str:
     """Text on one markdown line: newlines folded, markup characters escaped."""
     flat = " ".join(str(text).split()) if text is not None else ""
-    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", flat)
+    # Every ASCII punctuation that markdown may read as markup gets a backslash.
+    return re.sub(r"([\\`*_\[\]<>|#~&!])", r"\\\1", flat)
 
 
 def _md_code(text: str) -> str:
-    return "`" + text.replace("`", "'") + "`"
+    """A code span holding `text` as it is: fenced by one backtick more than its longest
+    run of backticks, padded when it starts or ends with one."""
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def markdown(doc: dict[str, Any]) -> str:

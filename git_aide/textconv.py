@@ -76,9 +76,12 @@ def convert(data: bytes) -> bytes:
 
 def main(argv: list[str]) -> int:
     """Run the textconv: read FILE, write its readable form to stdout."""
-    if len(argv) != 1 or argv[0] in ("-h", "--help"):
+    if argv in (["-h"], ["--help"]):
         sys.stderr.write(USAGE + "\n")
-        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
+        return 0
+    if len(argv) != 1:
+        sys.stderr.write(f"git-aide: error: {USAGE}\n")
+        return 2
     try:
         with open(argv[0], "rb") as f:
             data = f.read()

@@ -184,6 +184,46 @@ def test_index_id_table_of_another_state_does_not_hide_a_match(tmp_path: Path) -
     assert {m["uuid"] for m in r.json()["memories"]} == both
 
 
+def test_an_index_file_changed_with_its_size_and_time_kept_is_noticed(
+        warm: tuple[Path, list[str], Path]) -> None:
+    repo, want, pristine = warm
+    for kind in ("seg", "toc"):
+        root = restore(repo, pristine)
+        index_file = next(p for p in (root / "whoosh").iterdir() if p.name.endswith(kind))
+        st = index_file.stat()
+        flip(index_file, st.st_size * 3 // 20 + 7)  # a spot Whoosh reads without an error
+        os.utime(index_file, ns=(st.st_atime_ns, st.st_mtime_ns))
+        got, err = answers(repo, COMMANDS[2:3])
+        assert got == want[2:3] and "full-text index was damaged" in err, kind
+
+
+def test_index_id_table_lost_with_packs_damaged_answers_as_no_cache(
+        warm: tuple[Path, list[str], Path]) -> None:
+    """Run 8 of the fuzz once failed: the id table swapped with another cache file, a
+    pack's metadata emptied, its contents swapped; every partner, one and all at once."""
+    repo, want, pristine = warm
+    root = restore(repo, pristine)
+    partners = [p.relative_to(root) for p in files(root) if p.name != "ids"]
+    for i, partner in enumerate(partners):
+        root = restore(repo, pristine)
+        ids = root / "whoosh/ids"
+        a, b = ids.read_bytes(), (root / partner).read_bytes()
+        ids.write_bytes(b)
+        (root / partner).write_bytes(a)
+        meta = next((root / "packs").glob("*.meta"), None)
+        raw = next((root / "packs").glob("*.raw"), None)
+        if meta is not None and raw is not None:
+            other = root / partners[(i + 3) % len(partners)]
+            meta.write_bytes(b"")
+            if other.exists() and other not in (meta, raw):
+                a, b = raw.read_bytes(), other.read_bytes()
+                raw.write_bytes(b)
+                other.write_bytes(a)
+        asked = [COMMANDS[0], COMMANDS[2], COMMANDS[3]]
+        got, err = answers(repo, asked, parallel=True)
+        assert got == [want[0], want[2], want[3]], (partner, err)
+
+
 @pytest.mark.parametrize("where", ["whoosh", "", "views", "packs"])
 def test_a_file_where_a_folder_should_be(warm: tuple[Path, list[str], Path], where: str
                                          ) -> None:

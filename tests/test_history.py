@@ -374,3 +374,34 @@ def test_a_uuid_held_by_two_files_counts_once_as_every_read_counts_it(tmp_path: 
     assert f"technical/{u}.json: uuid already used by .aide/memories/guidelines/" in r.stderr
     listed = aide_ok(repo, "list", "--json").json()["memories"]
     assert [m["layer"] for m in listed] == ["guidelines"]
+
+
+def test_head_before_the_first_commit_is_empty(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "unborn")
+    aide_ok(repo, "remember", "staged before any commit")
+    for args in (["diff"], ["diff", "HEAD"]):
+        r = aide_ok(repo, *args, "--json")
+        assert len(r.json()["added"]) == 1, args
+    assert aide_ok(repo, "diff", "--cached", "HEAD", "--json").json()["added"]
+    assert aide_ok(repo, "log").stdout.strip() == "No memory changes."
+    assert aide_ok(repo, "log", "--json").json() == {"commits": []}
+    r = aide(repo, "diff", "main~1")
+    assert r.returncode == 1 and "names no commit" in r.stderr
+
+
+def test_log_warns_of_a_commit_that_adds_only_invalid_memories(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    aide_ok(repo, "remember", "a good one")
+    git(repo, "commit", "-qm", "good")
+    bad = repo / ".aide/memories/technical/0badbad0-0000-4000-8000-000000000000.json"
+    bad.write_text('{"uuid": "nope"}\n')
+    git(repo, "add", str(bad))
+    git(repo, "commit", "-qm", "only a broken memory")
+    r = aide_ok(repo, "log")
+    assert "only a broken memory" not in r.stdout
+    lines = [x for x in r.stderr.splitlines() if "0badbad0" in x]
+    assert len(lines) == 1 and lines[0].startswith("git-aide: warning:"), r.stderr
+    assert "0badbad0" in aide_ok(repo, "diff", "HEAD~1", "HEAD").stderr
+    j = aide_ok(repo, "log", "--json")
+    assert len(j.json()["commits"]) == 1 and "0badbad0" in j.stderr
+    assert "0badbad0" in aide_ok(repo, "log").stderr  # from the cache too

@@ -162,3 +162,21 @@ def test_without_the_extra_it_says_what_to_install(tmp_path: Path) -> None:
     assert proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
         "git-aide: error: the MCP server needs the MCP SDK: pip install 'git-aide[mcp]'"]
+
+
+def test_aide_log_before_the_first_commit_agrees_with_the_cli(tmp_path: Path) -> None:
+    from conftest import make_repo
+
+    repo = make_repo(tmp_path / "unborn")
+    remember(repo, "staged before any commit")
+
+    async def session() -> None:
+        params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
+                                       env=BASE_ENV)
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            res = await s.call_tool("aide_log", {})
+            assert not res.is_error, res.content
+            assert res.structured_content == cli_json(repo, "log") == {"commits": []}
+
+    asyncio.run(session())

@@ -339,7 +339,9 @@ def build(memory: Memory | None = None) -> MCPServer:
             from git_aide.history import log_doc
 
             repo = mem.repo()
-            walk = list(revs or ([] if all else ["HEAD"]))
+            # No revisions is `git aide log`'s default (HEAD, or nothing before the
+            # first commit), not a literal HEAD that git would refuse there.
+            walk = list(revs or [])
             doc = log_doc(repo, mem.cache(repo), walk, uuid=uuid,
                           paths=tuple(paths or ()), reverse=reverse, limit=limit,
                           all_refs=all)
