@@ -143,7 +143,12 @@ new_entry = tuple.__new__
 class _Made(list):  # type: ignore[type-arg]
     """A group's entries, made once and kept by a long-lived process (keep_decoded)."""
 
-    __slots__ = ()
+    __slots__ = ("span",)
+
+    def __init__(self, entries: list[Entry], span: Any) -> None:
+        super().__init__(entries)
+        #: The slice of the view its rows came from.
+        self.span = span
 
 
 class Snapshot:
@@ -221,7 +226,7 @@ class Snapshot:
                     self._groups = self._rebuild()
                     return self.entries_where(keep)
             if self.keep_decoded:
-                self._groups[i] = (compiled, _Made(made))
+                self._groups[i] = (compiled, _Made(made, payload))
             out.extend([e for e in made if e[0] not in drop] if drop else made)
         for compiled, payload in self._extra:
             if keep(compiled):
@@ -234,11 +239,20 @@ class Snapshot:
         """Every memory's content in one run (an entry's slice is at its (offset, length)),
         when the entries come from a view; None otherwise."""
         view = self._reader.view
-        if view is None or any(isinstance(p, list) for _c, p in self._groups):
+        if view is None:
             return None
         if self._body is None:
-            end = min((p[0] for _c, p in self._groups), default=0)
-            self._body = view.read((0, end))
+            if view.contents is None:
+                starts = []
+                for _c, p in self._groups:
+                    if isinstance(p, _Made):
+                        starts.append(p.span[0])
+                    elif isinstance(p, list):  # built just now: no view behind it
+                        return None
+                    else:
+                        starts.append(p[0])
+                view.contents = view.read((0, min(starts, default=0)))
+            self._body = view.contents
         return self._body
 
     def mentioning(self, found: Callable[[bytes], list[int]],

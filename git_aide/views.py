@@ -120,13 +120,16 @@ def discard(cache: Cache, view: ViewFile) -> None:
 class ViewFile:
     """An open view file; slices of it are read on demand (relative to its body)."""
 
-    __slots__ = ("_f", "_base", "path")
+    __slots__ = ("_f", "_base", "path", "contents")
 
     def __init__(self, f: Any, base: int, path: str) -> None:
         self._f = f
         self._base = base
         #: Where it is, to drop it if it proves damaged.
         self.path = path
+        #: Every memory's content in one run, once read (a state's view never changes,
+        #: so a long-lived process reads it once).
+        self.contents: bytes | None = None
 
     def read(self, span: tuple[int, ...]) -> bytes | None:
         """The bytes at (offset, length[, crc]) of the body; None if the file is too
