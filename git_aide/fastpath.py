@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 #: Options that take a value: option -> (keyword, repeatable).
 _RECALL_VALUES = {"--query": ("query", False), "-q": ("query", False),
                   "--layer": ("layers", True), "--tag": ("tags", True),
@@ -19,6 +23,40 @@ _RECALL_VALUES = {"--query": ("query", False), "-q": ("query", False),
 _SEARCH_VALUES = {"--layer": ("layers", True), "--limit": ("limit", False),
                   "--rev": ("rev", False)}
 _FLAGS = {"--cached": "cached", "--staged": "cached", "--json": "as_json"}
+
+
+def _scan(args: list[str], flags: dict[str, str], values: Mapping[str, object], *,
+          lone_dash: bool) -> tuple[dict[str, object], list[tuple[str, str]], list[str],
+                                    list[str]] | None:
+    """(flags set, (option, value) pairs in order, positional words, words after `--`);
+    None for anything click should see (-h, a typo, an option without its value).
+    `lone_dash`: a bare `-` is a positional word rather than an option."""
+    kwargs: dict[str, object] = {}
+    pairs: list[tuple[str, str]] = []
+    positional: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            return kwargs, pairs, positional, args[i:]
+        if not arg.startswith("-") or (lone_dash and arg == "-"):
+            positional.append(arg)
+            continue
+        name, eq, inline = arg.partition("=")
+        if name in flags and not eq:
+            kwargs[flags[name]] = True
+            continue
+        if name not in values:
+            return None
+        if eq:
+            pairs.append((name, inline))
+        elif i < len(args):
+            pairs.append((name, args[i]))
+            i += 1
+        else:
+            return None
+    return kwargs, pairs, positional, []
 
 
 def parse(argv: list[str]) -> tuple[str, dict[str, object]] | None:
@@ -32,32 +70,12 @@ def parse(argv: list[str]) -> tuple[str, dict[str, object]] | None:
         values = _SEARCH_VALUES
     else:
         return None
-    kwargs: dict[str, object] = {}
-    positional: list[str] = []
-    args = argv[1:]
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "--":
-            positional.extend(args[i:])
-            break
-        if not arg.startswith("-") or arg == "-":
-            positional.append(arg)
-            continue
-        name, eq, inline = arg.partition("=")
-        if name in _FLAGS and not eq:
-            kwargs[_FLAGS[name]] = True
-            continue
-        if name not in values:
-            return None  # -h, --help, a typo: click says what it says
-        if eq:
-            value = inline
-        elif i < len(args):
-            value = args[i]
-            i += 1
-        else:
-            return None
+    scanned = _scan(argv[1:], _FLAGS, values, lone_dash=True)
+    if scanned is None:
+        return None
+    kwargs, pairs, positional, after = scanned
+    positional += after
+    for name, value in pairs:
         key, repeatable = values[name]
         if key == "layers":
             from git_aide.memory import LAYERS
@@ -99,33 +117,11 @@ def parse_history(argv: list[str]) -> tuple[str, dict[str, object]] | None:
         return None
     command = argv[0]
     flags, values = _HISTORY_FLAGS[command], _HISTORY_VALUES[command]
-    kwargs: dict[str, object] = {}
-    revs: list[str] = []
-    paths: list[str] = []
-    args = argv[1:]
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "--":
-            paths = args[i:]
-            break
-        if not arg.startswith("-"):
-            revs.append(arg)
-            continue
-        name, eq, inline = arg.partition("=")
-        if name in flags and not eq:
-            kwargs[flags[name]] = True
-            continue
-        if name not in values:
-            return None  # -h, a typo, a revision that starts with "-": click decides
-        if eq:
-            value = inline
-        elif i < len(args):
-            value = args[i]
-            i += 1
-        else:
-            return None
+    scanned = _scan(argv[1:], flags, values, lone_dash=False)
+    if scanned is None:
+        return None
+    kwargs, pairs, revs, paths = scanned
+    for name, value in pairs:
         key, allowed = values[name]
         if allowed is not None and value not in allowed:
             return None
