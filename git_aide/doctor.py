@@ -64,8 +64,8 @@ def diagnose(repo: Repo) -> list[Finding]:
     out.extend(_links(repo))
     out.extend(_driver(repo))
     out.append(_textconv(repo))
-    out.append(_attribute(repo))
-    out.append(_diff_attribute(repo))
+    out.append(_attribute(repo, "merge", "the git-aide line, or a later one overrides it"))
+    out.append(_attribute(repo, "diff", "'diff=aide' on the git-aide line"))
     out.extend(_hooks(repo))
     out.append(_cache(repo))
     out.extend(_personal(repo))
@@ -169,26 +169,14 @@ def _textconv(repo: Repo) -> Finding:
     return Finding("textconv", True, f"textconv diff driver configured ({value})")
 
 
-def _diff_attribute(repo: Repo) -> Finding:
-    """Do memory files get diff=aide from .gitattributes?"""
-    out = repo.git("check-attr", "diff", "--", PROBE, check=False).stdout.decode(errors="replace")
+def _attribute(repo: Repo, name: str, lacking: str) -> Finding:
+    """Do memory files get `name`=aide (merge, diff) from .gitattributes?"""
+    out = repo.git("check-attr", name, "--", PROBE, check=False).stdout.decode(errors="replace")
     value = out.strip().rsplit(": ", 1)[-1] if out.strip() else "unspecified"
     if value == "aide":
-        return Finding("attributes", True, "memory files use diff=aide")
-    return Finding("attributes", False, f"the diff attribute of memory files is {value!r}, not "
-                   "'aide' (.gitattributes lacks 'diff=aide' on the git-aide line)",
-                   "git aide init")
-
-
-def _attribute(repo: Repo) -> Finding:
-    """Do memory files get merge=aide from .gitattributes?"""
-    out = repo.git("check-attr", "merge", "--", PROBE, check=False).stdout.decode(errors="replace")
-    value = out.strip().rsplit(": ", 1)[-1] if out.strip() else "unspecified"
-    if value == "aide":
-        return Finding("attributes", True, "memory files use merge=aide")
-    return Finding("attributes", False, f"the merge attribute of memory files is {value!r}, not "
-                   "'aide' (.gitattributes lacks the git-aide line, or a later one overrides it)",
-                   "git aide init")
+        return Finding("attributes", True, f"memory files use {name}=aide")
+    return Finding("attributes", False, f"the {name} attribute of memory files is {value!r}, "
+                   f"not 'aide' (.gitattributes lacks {lacking})", "git aide init")
 
 
 def _hooks(repo: Repo) -> list[Finding]:
