@@ -108,27 +108,22 @@ def register_driver(repo: Repo) -> list[str]:
 
 
 def unregister_driver(repo: Repo) -> list[str]:
-    """Remove merge.aide.driver and merge.aide.name; the section too if nothing else is in it."""
+    """Remove the merge driver's and the textconv's config (merge.aide.*, diff.aide.*)."""
+    return (_unset(repo, "merge.aide", DRIVER_CONFIG)
+            + _unset(repo, "diff.aide", DIFF_CONFIG))
+
+
+def _unset(repo: Repo, section: str, config: dict[str, str]) -> list[str]:
+    """Remove `config`'s keys; the section too if nothing else is in it."""
     done: list[str] = []
-    for key in DRIVER_CONFIG:
+    for key in config:
         if repo.git("config", "--local", "--unset-all", key, check=False).returncode == 0:
             done.append(f"removed git config {key}")
-    rest = repo.git("config", "--local", "--get-regexp", r"^merge\.aide\.", check=False)
+    rest = repo.git("config", "--local", "--get-regexp", "^" + section.replace(".", r"\.")
+                    + r"\.", check=False)
     if done and not rest.stdout.strip():
         # `--unset` leaves an empty [merge "aide"] header behind.
-        repo.git("config", "--local", "--remove-section", "merge.aide", check=False)
-    return done + _unregister_textconv(repo)
-
-
-def _unregister_textconv(repo: Repo) -> list[str]:
-    """Remove diff.aide.textconv; the section too if nothing else is in it."""
-    done: list[str] = []
-    for key in DIFF_CONFIG:
-        if repo.git("config", "--local", "--unset-all", key, check=False).returncode == 0:
-            done.append(f"removed git config {key}")
-    rest = repo.git("config", "--local", "--get-regexp", r"^diff\.aide\.", check=False)
-    if done and not rest.stdout.strip():
-        repo.git("config", "--local", "--remove-section", "diff.aide", check=False)
+        repo.git("config", "--local", "--remove-section", section, check=False)
     return done
 
 
