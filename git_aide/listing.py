@@ -84,6 +84,12 @@ def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, by
     no blob reads; the few files that differ (personal memories, say) are read here,
     through a stat table of our own so that they too are read only when they change.
     """
+    paths = changed_paths(top, status)
+    return read_dirty(cache, top, paths, contents, warnings) if paths else []
+
+
+def changed_paths(top: str, status: Spawned | None) -> list[str]:
+    """The files `git status` of the memories folder names, an ignored folder's expanded."""
     if status is None:
         raise GitError("git could not be started")
     rc, out, err = status.wait()
@@ -97,7 +103,7 @@ def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, by
             paths.update(_files_below(top, path))
         elif path:
             paths.add(path)
-    return _read_dirty(cache, top, sorted(paths), contents, warnings) if paths else []
+    return sorted(paths)
 
 
 def worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],
@@ -119,8 +125,9 @@ def _files_below(top: str, folder: str) -> list[str]:
     return out
 
 
-def _read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes],
-                warnings: list[str]) -> list[tuple[str, str]]:
+def read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes],
+               warnings: list[str]) -> list[tuple[str, str]]:
+    """(path, blob id) of these files as they are now; a missing one with an empty id."""
     old = cache.stat_table(top)
     new: dict[str, tuple[int, int, int, int, str]] = {}
     horizon = (time.time() - RACY_SECONDS) * 1e9

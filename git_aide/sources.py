@@ -289,7 +289,7 @@ class Snapshot:
 
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
          asked: dict[str, Spawned | None] | None = None, save_view: bool = True,
-         warm: dict[Any, Any] | None = None) -> Snapshot:
+         warm: dict[Any, Any] | None = None, changed: list[str] | None = None) -> Snapshot:
     """Read one source's memories.
 
     `asked` holds git questions the caller started early (spawn.early), so that git
@@ -297,6 +297,8 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     `save_view=False` reads a saved view but does not write one (a bulk `index`).
     `warm`: a long-lived process's memory of the views it read, keyed by their full
     state (a state's entries never change), kept decoded between calls.
+    `changed`: the working tree's files that may differ from the index, when the caller
+    knows them without asking git (a server watching the folder, agents/watch.py).
     """
     asked = asked or {}
     warnings: list[str] = []  # found while listing: saved with the view
@@ -317,8 +319,9 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     else:
         source = Source("worktree")
         top = repo.require_worktree("reading the working tree")
-        dirty = listing.dirty(cache, top, asked.get("status") or spawn(*STATUS), contents,
-                              live)
+        if changed is None:
+            changed = listing.changed_paths(top, asked.get("status") or spawn(*STATUS))
+        dirty = listing.read_dirty(cache, top, changed, contents, live) if changed else []
         for warning in folders.linked(top):
             # An untracked link is named once already, by the listing of what git reported.
             if not any(w.startswith(warning.split(":", 1)[0] + ":") for w in live):
@@ -393,24 +396,29 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
         snap = Snapshot(source, live + skipped, groups, reader, rebuild)
         snap.keep_decoded = True
         return snap
-    view = views.load(cache, key) if key else None
-    if view is not None:
+
+    def saved() -> Snapshot | None:
+        view = views.load(cache, key) if key else None
+        if view is None:
+            return None
         skipped, spans, opened = view
-        snap = None
         try:
             groups = [(None if c is None else scopes.Compiled(*c), span) for c, span in spans]
         except (TypeError, ValueError):  # not what a view holds: build it again
             views.discard(cache, opened)
-        else:
-            snap = Snapshot(source, live + skipped, groups, _Reader(cache, repo, opened),
-                            rebuild)
-    else:
-        snap = None
+            return None
+        return Snapshot(source, live + skipped, groups, _Reader(cache, repo, opened), rebuild)
+
+    snap = saved()
     if snap is None:
         pairs = list_fn()
         skipped, groups = _groups(repo, cache, pairs, contents, warnings,
                                   key if save_view else None)
-        snap = Snapshot(source, live + skipped, groups, _Reader(cache, repo), lambda: groups)
+        # A long-lived process keeps the view just saved rather than the groups built:
+        # only a view holds every content in one run, which path mentions search at once.
+        snap = (saved() if warm is not None and save_view else None) or Snapshot(
+            source, live + skipped, groups, _Reader(cache, repo), lambda: groups)
+    skipped = snap.warnings[len(live):]
     if warm is not None and key and not any(_MISSING in w for w in skipped):
         while len(warm) >= WARM_VIEWS:
             warm.pop(next(iter(warm)))

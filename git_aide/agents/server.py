@@ -4,8 +4,9 @@ The tools keep aide-memory's names and parameters, and call the same functions a
 commands (answers.py, store.py): each tool's structured content is the document the
 matching command prints with `--json`, its text a short markdown rendering. The process
 stays up between calls, so its imports, its repository handle and its full-text index
-stay warm; every call still lists its source afresh (git status, the index, a tree), so
-a memory edited by hand between two calls is seen.
+stay warm; every call still lists its source afresh (the index, a tree, and the memory
+files that differ from the index: from git status, or from the kernel's events once git
+has answered, agents/watch.py), so a memory edited by hand between two calls is seen.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from pydantic import Field
 
 from git_aide import __version__, answers
 from git_aide.agents.text import diff_text, log_text, memories_text
-from git_aide.cache import Cache
+from git_aide.cache import Cache, stat_sig
 from git_aide.errors import AideError
+from git_aide.listing import changed_paths
 from git_aide.recall import Hit
 from git_aide.repo import Repo, open_repo
 from git_aide.sources import Entry, Snapshot
@@ -56,6 +58,8 @@ class Memory:
         self._index: Any = None
         #: The views read lately, decoded: a state's entries never change (sources.load).
         self._warm: dict[Any, Any] = {}
+        #: The memories folder under inotify, when it can be (None: git status each call).
+        self._watch: Any = None
         self.lock = threading.Lock()
 
     def repo(self) -> Repo:
@@ -82,21 +86,51 @@ class Memory:
 
     def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
         """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
-        # Start git's questions before anything else, as the command line does.
+        changed: list[str] | None = None
         if rev is None:
-            asked = {"status": spawn(*STATUS)}
+            repo = self.repo()
+            changed, asked = self._changes(repo)
         else:
             if not rev or "\n" in rev or rev.startswith("-"):
                 raise AideError(f"{rev!r} names no commit")
+            # Start git's question before anything else, as the command line does.
             asked = {"resolve": spawn("cat-file", "--batch-check", input=resolve_query(rev))}
-        repo = self.repo()
+            repo = self.repo()
         cache = self.cache(repo)
         kind = "worktree" if rev is None else "rev"
         snap = load_source(repo, cache, kind, rev, asked=asked,  # type: ignore[arg-type]
-                           warm=self._warm)
+                           warm=self._warm, changed=changed)
         for line in snap.warnings:
             sys.stderr.write(f"git-aide: warning: {line}\n")
         return repo, cache, snap
+
+    def _changes(self, repo: Repo) -> tuple[list[str] | None, dict[str, Any]]:
+        """The memory files that may differ from the index, from the folder's watch
+        (agents/watch.py); or, when git must say, its status started."""
+        from git_aide.agents.watch import Watch
+
+        top = repo.require_worktree("reading the working tree")
+        wanted = (repo.config("aide.mcp.watch") or "true").strip().lower() not in (
+            "false", "no", "off", "0")
+        if self._watch is not None and (not wanted or self._watch.top != top):
+            self._watch.close()
+            self._watch = None
+        if wanted and self._watch is None:
+            self._watch = Watch(top)
+        watch = self._watch
+        if watch is None:
+            return None, {"status": spawn(*STATUS)}
+        changed = watch.changed(repo.index_file)
+        if changed is not None:
+            return changed, {}
+        watching = watch.prepare()
+        sig = stat_sig(repo.index_file)
+        status = spawn(*STATUS)
+        if not watching:
+            return None, {"status": status}
+        paths = changed_paths(top, status)
+        watch.baseline(repo.index_file, sig, paths)
+        return paths, {}
 
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
