@@ -56,7 +56,12 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     min_depth = repo.config_int("aide.recall.minScopeDepth", 1)
     # Decode only the memories whose scope is relevant: most of a large store is not.
     relevant = rc.scope_filter(queries, min_depth)
-    entries = snap.entries_where(relevant)
+    pw_limit = repo.config_int("aide.recall.projectWideLimit", 3)
+    # A path recall without a question or filters weighs only the newest project-wide
+    # memories (recall._cap_project_wide): the rest need not be decoded.
+    newest = (rc.PROJECT_WIDE_SCAN if queries and relevance is None and pw_limit >= 0
+              and not (layers or tags or contributor) else None)
+    entries = snap.entries_where(relevant, newest_wide=newest)
     # Memories elsewhere that name a query path in their text: weak candidates, found
     # by one pass over the stored contents, not by decoding every memory.
     finder = rc.mention_finder(queries)
@@ -68,7 +73,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),
         min_depth=min_depth,
         diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 0),
-        project_wide_limit=repo.config_int("aide.recall.projectWideLimit", 3),
+        project_wide_limit=pw_limit,
         mentions=mentions, elsewhere=elsewhere, query=query, body=snap.body(),
     )
     if count:

@@ -97,18 +97,21 @@ def source(cached: bool, rev: str | None) -> tuple[str, str | None]:
     return ("index", None) if cached else ("worktree", None)
 
 
-def load(cached: bool, rev: str | None, asked: dict[str, Any] | None = None
-         ) -> tuple[Any, Any, Any]:
+def load(cached: bool, rev: str | None, asked: dict[str, Any] | None = None,
+         warn_now: bool = True) -> tuple[Any, Any, Any]:
     """(repo, cache, snapshot) of the chosen source, its warnings printed.
 
     `asked`: git questions already started for this source (spawn.early).
+    `warn_now=False`: the caller prints the warnings once it has its answer, so that
+    git's comparison of the working tree runs while the answer is worked out.
     """
     from git_aide.sources import load as load_source
 
     kind, rev = source(cached, rev)
     repo, cache = context(asked)
     snap = load_source(repo, cache, kind, rev, asked=asked)
-    warn(snap.warnings)
+    if warn_now:
+        warn(snap.warnings)
     return repo, cache, snap
 
 
@@ -133,7 +136,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
     """`git aide recall`."""
     from git_aide.answers import recall_hits
 
-    repo, cache, snap = load(cached, rev, asked)
+    repo, cache, snap = load(cached, rev, asked, warn_now=False)
     ft = None
     if query is not None and query.strip():
         from git_aide import search as sr
@@ -141,6 +144,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
         ft = noticed(sr.open_index(cache))
     hits = recall_hits(repo, cache, snap, paths, query=query, layers=layers, tags=tags,
                        contributor=contributor, limit=limit, index=ft)
+    warn(snap.warnings)
     render_hits(snap, hits, as_json)
 
 

@@ -103,7 +103,9 @@ def changed_paths(top: str, status: Spawned | None) -> list[str]:
             paths.update(_files_below(top, path))
         elif path:
             paths.add(path)
-    return sorted(paths)
+    # The personal folder's own .gitignore and the like are no memories and say nothing:
+    # not reading them keeps a clean tree's recall from hashing anything.
+    return sorted(p for p in paths if p.rsplit("/", 1)[-1] not in QUIET)
 
 
 def worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 #: Why a blob was skipped when its content could not be read at all.
 _MISSING = "content could not be read (missing from the object database)"
 #: Bumped when what a view holds changes.
-VIEW_FORMAT = 2
+VIEW_FORMAT = 3
 
 
 class Source:
@@ -123,9 +123,11 @@ class Entry(tuple):  # type: ignore[type-arg]
         """The whole record, parsed from the bytes kept with the entry."""
         reader: _Reader = self[4]
         data = self[5]
-        if isinstance(data, tuple):  # a (offset, length) slice of the view file
+        checked = False
+        if isinstance(data, tuple):  # an (offset, length, crc) slice of the view file
             data = reader.view.read(data) if reader.view is not None else None
-        if data is None or listing.blob_id(data) != self[1]:
+            checked = data is not None  # its CRC-32 matched: hashing it again is waste
+        if data is None or (not checked and listing.blob_id(data) != self[1]):
             if data is not None and reader.view is not None:
                 views.discard(reader.cache, reader.view)
             # Damaged: the blob itself is the truth.
@@ -158,16 +160,15 @@ class Snapshot:
     recall decodes only the groups whose scope is relevant to its paths.
     """
 
-    __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
-                 "_extra", "keep_decoded", "_body")
+    __slots__ = ("source", "_warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
+                 "_extra", "keep_decoded", "_body", "_pending")
 
     def __init__(self, source: Source, warnings: list[str],
                  groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader,
                  rebuild: Callable[[], list[tuple[scopes.Compiled | None, Any]]]) -> None:
         #: The source that was read.
         self.source = source
-        #: One line per file that was skipped.
-        self.warnings = warnings
+        self._warnings = warnings
         self._groups = groups
         self._reader = reader
         self._all: list[Entry] | None = None
@@ -180,6 +181,25 @@ class Snapshot:
         self.keep_decoded = False
         #: Every memory's stored content in one run, read once (see body()).
         self._body: bytes | None = None
+        #: What lays the working tree's changed files over the view, once git has said
+        #: which they are (see defer()); None when nothing is left to lay over.
+        self._pending: Callable[[], None] | None = None
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per file that was skipped."""
+        self._settle()
+        return self._warnings
+
+    def defer(self, overlay: Callable[[], None]) -> None:
+        """Lay the files that differ over the view only when an answer needs them, so
+        that the view's groups are decoded while git is still comparing the tree."""
+        self._pending = overlay
+
+    def _settle(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending()
 
     def overlay(self, drop: set[str], groups: list[tuple[scopes.Compiled | None, Any]],
                 warnings: list[str], live: list[str]) -> None:
@@ -187,8 +207,8 @@ class Snapshot:
         view's groups (and its warnings), their memories come in from `groups`."""
         self._drop = frozenset(drop)
         self._extra = groups
-        self.warnings = [w for w in self.warnings
-                         if w in live or w.split(": ", 1)[0] not in drop] + warnings
+        self._warnings = [w for w in self._warnings
+                          if w in live or w.split(": ", 1)[0] not in drop] + warnings
 
     @property
     def entries(self) -> list[Entry]:
@@ -199,41 +219,54 @@ class Snapshot:
             self._all = out
         return self._all
 
-    def entries_where(self, keep: Callable[[scopes.Compiled | None], bool]) -> list[Entry]:
-        """The memories whose (compiled) scope passes `keep`; the others stay undecoded."""
+    def entries_where(self, keep: Callable[[scopes.Compiled | None], bool],
+                      newest_wide: int | None = None) -> list[Entry]:
+        """The memories whose (compiled) scope passes `keep`; the others stay undecoded.
+
+        `newest_wide`: of the project-wide memories, at least the newest this many are
+        enough (a view keeps them newest first, in groups); None: all of them.
+        """
         out: list[Entry] = []
         reader = self._reader
-        drop = self._drop
+        wide = 0
         for i, (compiled, payload) in enumerate(self._groups):
             if not keep(compiled):
                 continue
+            if compiled is None and newest_wide is not None and wide >= newest_wide:
+                continue
             if isinstance(payload, _Made):  # entries made by an earlier call, kept
-                out.extend([e for e in payload if e[0] not in drop] if drop else payload)
+                out.extend(payload)
+                wide += len(payload) if compiled is None else 0
                 continue
             if isinstance(payload, list):  # built just now: (path, blob, meta, content)
                 made = [new_entry(Entry, (path, blob, meta, compiled, reader, raw))
                         for path, blob, meta, raw in payload]
             else:
-                try:  # a slice of the view file: (path, blob, meta, offset, length) rows
+                try:  # a slice of the view file: (path, blob, meta, offset, length, crc)
                     assert reader.view is not None
                     rows = marshal.loads(reader.view.read(payload) or b"")
-                    made = [new_entry(Entry, (path, blob, meta, compiled, reader, (at, size)))
-                            for path, blob, meta, at, size in rows]
+                    made = [new_entry(Entry, (path, blob, meta, compiled, reader,
+                                              (at, size, crc)))
+                            for path, blob, meta, at, size, crc in rows]
                 except Exception:  # damaged: build the entries again, from the listing
                     if reader.view is not None:
                         views.discard(reader.cache, reader.view)
                         reader.view = None
                     self._groups = self._rebuild()
-                    return self.entries_where(keep)
+                    return self.entries_where(keep, newest_wide)
             if self.keep_decoded:
                 self._groups[i] = (compiled, _Made(made, payload))
-            out.extend([e for e in made if e[0] not in drop] if drop else made)
+            out.extend(made)
+            wide += len(made) if compiled is None else 0
+        self._settle()  # the view's part is decoded: now wait for git's answer
+        drop = self._drop
+        if drop:
+            out = [e for e in out if e[0] not in drop]
         for compiled, payload in self._extra:
             if keep(compiled):
                 out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
                            for path, blob, meta, raw in payload)
         return out
-
 
     def body(self) -> bytes | None:
         """Every memory's content in one run (an entry's slice is at its (offset, length)),
@@ -268,6 +301,7 @@ class Snapshot:
         body = self.body()
         if body is not None:
             offsets = sorted(found(body))
+            self._settle()
             if not offsets:  # none in the view: only the files laid over it may match
                 return [new_entry(Entry, (path, blob, meta, compiled, self._reader, raw))
                         for compiled, payload in self._extra if not skip(compiled)
@@ -309,7 +343,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         assert rev is not None
         commit, tree = repo.resolve(rev, asked.get("resolve"))
         source = Source("rev", rev, commit)
-        key: tuple[str, str] | None = (f"rev-{tree}", "")
+        key: tuple[str, str] | None = (f"rev-{tree}", repr(VIEW_FORMAT))
         list_fn = lambda: listing.rev_listing(repo, cache, tree, warnings)  # noqa: E731
     elif kind == "index":
         repo.require_worktree("--cached")
@@ -319,21 +353,27 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     else:
         source = Source("worktree")
         top = repo.require_worktree("reading the working tree")
-        if changed is None:
-            changed = listing.changed_paths(top, asked.get("status") or spawn(*STATUS))
-        dirty = listing.read_dirty(cache, top, changed, contents, live) if changed else []
-        for warning in folders.linked(top):
-            # An untracked link is named once already, by the listing of what git reported.
-            if not any(w.startswith(warning.split(":", 1)[0] + ":") for w in live):
-                live.append(warning)
+        status = (asked.get("status") or spawn(*STATUS)) if changed is None else None
         # The view is the index's listing as if nothing differed from it, so that it
-        # survives an edit: the files that differ are laid over it (_overlay).
+        # survives an edit: the files that differ are laid over it (_overlay), once git
+        # has said which they are; meanwhile the view is read and decoded.
         key = _state_key("worktree", repo.index_file, [])
         list_fn = lambda: listing.worktree_listing(repo, cache, [], warnings)  # noqa: E731
         snap = _load_view(repo, cache, source, key, list_fn, contents, warnings, live,
                           save_view, warm)
-        if dirty:
-            _overlay(repo, cache, snap, dirty, contents, live)
+
+        def overlay() -> None:
+            paths = changed if changed is not None else listing.changed_paths(top, status)
+            dirty = listing.read_dirty(cache, top, paths, contents, live) if paths else []
+            for warning in folders.linked(top):
+                # An untracked link is named once already, by the listing of git's answer.
+                if not any(w.startswith(warning.split(":", 1)[0] + ":") for w in live):
+                    live.append(warning)
+            snap._warnings = live + snap._warnings
+            if dirty:
+                _overlay(repo, cache, snap, dirty, contents, live)
+
+        snap.defer(overlay)
         return snap
     return _load_view(repo, cache, source, key, list_fn, contents, warnings, live, save_view,
                       warm)
@@ -418,7 +458,7 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
         # only a view holds every content in one run, which path mentions search at once.
         snap = (saved() if warm is not None and save_view else None) or Snapshot(
             source, live + skipped, groups, _Reader(cache, repo), lambda: groups)
-    skipped = snap.warnings[len(live):]
+    skipped = snap._warnings[len(live):]
     if warm is not None and key and not any(_MISSING in w for w in skipped):
         while len(warm) >= WARM_VIEWS:
             warm.pop(next(iter(warm)))
@@ -448,11 +488,24 @@ def _groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
         by_scope.setdefault(None if scopes.is_project_wide(scope) else scope, []).append(row)
     compiled = {scope: compiled_scope(cache, scope) for scope in by_scope}
     cache.flush()
+    groups: list[tuple[str | None, list[tuple[str, str, tuple[Any, ...], bytes]]]] = []
+    for scope, group in by_scope.items():
+        if scope is None and len(group) > WIDE_CHUNK:
+            # Newest first (a stable sort: equal times stay in path order), in two groups.
+            group = sorted(group, key=lambda row: row[2][6], reverse=True)
+            groups += [(None, group[:WIDE_CHUNK]), (None, group[WIDE_CHUNK:])]
+        else:
+            groups.append((scope, group))
     if key:
         views.save(cache, key, skipped, [
-            (None if compiled[s] is None else compiled[s].as_tuple(), r)
-            for s, r in by_scope.items()])
-    return skipped, [(compiled[s], r) for s, r in by_scope.items()]
+            (None if compiled[s] is None else compiled[s].as_tuple(), r) for s, r in groups])
+    return skipped, [(compiled[s], r) for s, r in groups]
+
+
+#: Project-wide memories are kept newest first, the newest this many in a group of their
+#: own: a path recall weighs only the newest few hundred of them (recall.py's
+#: PROJECT_WIDE_SCAN) and need not decode the thousands behind.
+WIDE_CHUNK = 256
 
 
 def _state_key(kind: str, index_file: str, dirty: list[tuple[str, str]]

@@ -8,7 +8,8 @@ the header and the groups whose scope is relevant, and reads the contents it sho
 
 Each part carries its own check, so that a recall checks only what it reads: the
 header a CRC-32 (stored before it), each group a CRC-32 (stored in the header beside
-its span), each content its blob id (checked by the reader, sources.Entry.record).
+its span), each content a CRC-32 (stored in its row; checked as it is read). The blob
+ids were checked when the view was built, so a recall need not hash what it shows.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def save(cache: Cache, key: tuple[str, str], skipped: list[str],
     for _compiled, rows in groups:
         slim = []
         for path, blob, meta, raw in rows:
-            slim.append((path, blob, meta, offset, len(raw)))
+            slim.append((path, blob, meta, offset, len(raw), crc32(raw)))
             contents.append(raw)
             offset += len(raw)
         payloads.append(marshal.dumps(slim))
