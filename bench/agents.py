@@ -106,6 +106,9 @@ def _hook_row(repo: str, meta: dict[str, Any], aide: list[str], runs: int,
                    [*aide, "hook", "pre-tool-use"], baseline_key="recall_file",
                    max_ratio=HOOK_RECALL_RATIO)
     recall = [*aide, "recall", deep, "--json"]
+    # The MCP rows put the edited memory back with `git checkout`, which rewrites the
+    # index: for 2 s no view is trusted (racy git) and both sides would rebuild it.
+    time.sleep(2.2)
     for i in range(-1, runs):
         event = json.dumps({"session_id": f"bench-{time.time_ns()}", "cwd": repo,
                             "hook_event_name": "PreToolUse", "tool_name": "Read",
