@@ -96,7 +96,7 @@ class Watch:
         if self._fd < 0 and not self._open():
             return False
         self._drain()  # queued before now: git's answer covers them
-        if self._rescan:
+        if self._rescan or not self._folders:  # changed, or made since the last look
             self._rewatch()
         self._touched.clear()
         return self._fd >= 0 and bool(self._folders)
