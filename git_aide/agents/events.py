@@ -205,8 +205,11 @@ def fit(header: str, lines: list[str], cap: int, more: str) -> tuple[str, int]:
 
 # -- the events ----------------------------------------------------------------------------
 
-def _open(cached: bool = False) -> tuple[Any, Any, Any]:
-    """(repo, cache, worktree snapshot), with git's questions started first."""
+def _open(cached: bool = False, warn_now: bool = True) -> tuple[Any, Any, Any]:
+    """(repo, cache, worktree snapshot), with git's questions started first.
+
+    `warn_now=False`: the caller says the snapshot's warnings once it has its answer,
+    so that the view is decoded while git still compares the working tree."""
     from git_aide.spawn import early
 
     asked = early(cached, None)
@@ -215,9 +218,14 @@ def _open(cached: bool = False) -> tuple[Any, Any, Any]:
 
     repo, cache = commands.context(asked)
     snap = load(repo, cache, "worktree", None, asked=asked)
+    if warn_now:
+        _warn(snap)
+    return repo, cache, snap
+
+
+def _warn(snap: Any) -> None:
     for w in snap.warnings:
         _say(w)
-    return repo, cache, snap
 
 
 def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
@@ -232,11 +240,12 @@ def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
     from git_aide.answers import recall_hits
     from git_aide.errors import AideError
 
-    repo, cache, snap = _open()
+    repo, cache, snap = _open(warn_now=False)
     try:
         hits = recall_hits(repo, cache, snap, [path], count=False)
     except AideError:
         return None  # outside the repository, say: nothing to add
+    _warn(snap)
     session = Session(repo.cache_dir, session_id(data))
     fresh = [h for h in hits if h.entry.compiled is not None
              and h.entry.uuid not in session.seen]
