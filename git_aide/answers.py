@@ -57,9 +57,10 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     # Decode only the memories whose scope is relevant: most of a large store is not.
     relevant = rc.scope_filter(queries, min_depth)
     entries = snap.entries_where(relevant)
-    # Memories elsewhere that name a query path in their text: weak candidates, found
-    # by one pass over the stored contents, not by decoding every memory.
-    finder = rc.mention_finder(queries)
+    # Memories elsewhere that name a query path in their text, or a query file's stem
+    # in their scope or text: weak candidates, found by one pass over the stored
+    # contents, not by decoding every memory.
+    finder = _either(rc.mention_finder(queries), rc.topic_finder(queries))
     mentions = snap.mentioning(finder, relevant) if finder is not None else []
     if relevance is not None and queries:
         elsewhere = _strong_matches(snap, ft, query or "", relevant)
@@ -74,6 +75,13 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())
     return hits
+
+
+def _either(a: Any, b: Any) -> Any:
+    """A finder of what either finder finds (None when neither is given)."""
+    if a is None or b is None:
+        return a if b is None else b
+    return lambda data: a(data) + b(data)
 
 
 #: How many of the whole store's best --query matches a path recall with a question

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import math
 import os
 import re
 
@@ -127,6 +128,18 @@ def scope_filter(queries: list[Query], min_depth: int
 #: Where a memory that only names the path in its text stands, as a scope distance:
 #: after the file's own directory, before its grandparent's rules.
 MENTION_DISTANCE = 1.5
+#: Where a memory found only by the query file's name (its stem: `throttling` for
+#: `src/throttling.py`) in its scope or text stands: no specificity at all, so it
+#: ranks by the path's words it holds, like a project-wide memory.
+TOPIC_DISTANCE = float("inf")
+#: A stem shorter than this (`io`, `app`) names too many things to mark a topic.
+TOPIC_MIN_STEM = 4
+#: A stem found more often than this in the store is a common word there, not a
+#: topic: it brings no candidates (and no decoding of the memories that hold it).
+TOPIC_MAX_FOUND = 50
+#: How much the path's own words weigh against specificity (1: a memory holding every
+#: rare word of the path gains as much as a scope naming the file is worth).
+PATH_WEIGHT = 1.0
 #: A memory of one layer and an overlapping scope that shares this share of its words
 #: with a newer one is taken as superseded by it (section 4).
 SUPERSEDED_SIMILARITY = 0.3
@@ -216,6 +229,59 @@ def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
     return found
 
 
+def topic_stems(queries: list[Query]) -> list[str]:
+    """The query files' names without extensions (`throttling` for `src/throttling.py`,
+    `history` for `tests/history.test.tsx`): the word a memory about the file's tests,
+    docs or callers is likely to hold."""
+    out: list[str] = []
+    for q in queries:
+        if q.is_dir or not q.path:
+            continue
+        base = q.path.rpartition("/")[2].lstrip(".")
+        stem = base.split(".", 1)[0]
+        if len(stem) >= TOPIC_MIN_STEM:
+            out.append(stem)
+    return out
+
+
+_ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def topic_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
+    """What finds a query file's stem as a word in a memory file, scope included
+    (`test_throttling.py`, `throttling.md`, "throttling uses the client address");
+    None when no query is a file with a usable stem.
+
+    Its first letter may be either case (`Throttling`) and a plural `s` may follow; a
+    stem found more than TOPIC_MAX_FOUND times is dropped as a common word.
+    """
+    needles: set[bytes] = set()
+    for stem in topic_stems(queries):
+        needles.add(stem.encode())
+        needles.add((stem[0].swapcase() + stem[1:]).encode())
+    if not needles:
+        return None
+
+    def found(data: bytes) -> list[int]:
+        out: list[int] = []
+        for needle in needles:
+            mine: list[int] = []
+            at = data.find(needle)
+            while at >= 0 and len(mine) <= TOPIC_MAX_FOUND:
+                end = at + len(needle)
+                if end < len(data) and data[end] == 0x73:  # "s"
+                    end += 1
+                if (at == 0 or data[at - 1] not in _ALNUM) and (
+                        end >= len(data) or data[end] not in _ALNUM):
+                    mine.append(at)
+                at = data.find(needle, at + 1)
+            if len(mine) <= TOPIC_MAX_FOUND:
+                out.extend(mine)
+        return out
+
+    return found
+
+
 #: How a memory file's scope value starts (canonical JSON): the stored bytes are
 #: searched for mentions, and a scope is not one.
 _SCOPE_KEY = b'"scope": "'
@@ -224,13 +290,16 @@ _SCOPE_KEY = b'"scope": "'
 class _Standing:
     """What orders one hit (section 4 step 2), computed once per hit."""
 
-    __slots__ = ("distance", "relevance", "superseded")
+    __slots__ = ("distance", "relevance", "superseded", "on_path")
 
     def __init__(self, distance: float) -> None:
         #: Scope distance to the query path (section 3's order); -1 for project-wide.
         self.distance = distance
         #: Relevance to --query, 0..1 (the best match is 1).
         self.relevance = 0.0
+        #: Weak relevance to the path's own words (and --query's), 0..1: the share of
+        #: their weight, rarer words weighing more, that the memory holds.
+        self.on_path = 0.0
         #: The hit whose memory supersedes this one, or None.
         self.superseded: Hit | None = None
 
@@ -239,8 +308,8 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
            min_depth: int, mentions: list[Entry] = (),  # type: ignore[assignment]
            elsewhere: list[Entry] = ()) -> list[Hit]:  # type: ignore[assignment]
     """Every entry relevant to at least one query path (all, without paths), then the
-    memories that only name a query path in their text, then the strong --query
-    matches from elsewhere."""
+    memories that only name a query path in their text or a query file's stem in their
+    scope or text, then the strong --query matches from elsewhere."""
     relevant = scope_filter(queries, min_depth)
     keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
     # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
@@ -269,11 +338,16 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
         if e.uuid in seen or (keep is not None and not keep(e)):
             continue
         if _names_a_path(e, queries):
-            seen.add(e.uuid)
-            h = Hit(e, None, depth=e.compiled.depth if e.compiled else 0)
-            h.standing = MENTION_DISTANCE
-            h.mention = True
-            hits.append(h)
+            d = MENTION_DISTANCE
+        elif _names_a_stem(e, queries):
+            d = TOPIC_DISTANCE
+        else:
+            continue
+        seen.add(e.uuid)
+        h = Hit(e, None, depth=e.compiled.depth if e.compiled else 0)
+        h.standing = d
+        h.mention = True
+        hits.append(h)
     for e in elsewhere:
         if e.uuid in seen or e.compiled is None or (keep is not None and not keep(e)):
             continue
@@ -309,6 +383,14 @@ def _names_a_path(e: Entry, queries: list[Query]) -> bool:
     return finder is not None and bool(finder(text))
 
 
+def _names_a_stem(e: Entry, queries: list[Query]) -> bool:
+    """Whether the memory's scope, what or why names a query file's stem."""
+    finder = topic_finder(queries)
+    r = e.record
+    text = f"{r['scope'] or ''}\n{r['what']}\n{r['why'] or ''}".encode()
+    return finder is not None and bool(finder(text))
+
+
 def rank(hits: list[Hit], *, limit: int, diversity_min: int,
          scorer: Callable[[list[Hit]], None] | None = None,
          project_wide_limit: int = -1, path_words_: set[str] | None = None,
@@ -326,8 +408,10 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
         if top > 0 and h.score:
             st.relevance = h.score / top
         h.standing = st
-    if project_wide_limit >= 0 and path_words_ is not None:
-        hits = _cap_project_wide(hits, project_wide_limit, path_words_, body)
+    if path_words_:
+        weights = _weigh_path_words(hits, path_words_, body)
+        if project_wide_limit >= 0:
+            hits = _cap_project_wide(hits, project_wide_limit, weights, body)
     key = _sort_key()
     window = heapq.nsmallest(max(SUPERSESSION_WINDOW * limit, 30), hits, key=key)
     _mark_superseded(window)
@@ -360,7 +444,7 @@ def _plain_value(st: _Standing) -> float:
         spec = 0.0
     else:
         spec = 1.0 / (1.0 + st.distance)
-    return spec + QUERY_WEIGHT * st.relevance
+    return spec + QUERY_WEIGHT * st.relevance + PATH_WEIGHT * st.on_path
 
 
 _INVERT = str.maketrans("0123456789", "9876543210")
@@ -376,16 +460,39 @@ def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
     )
 
 
-def _cap_project_wide(hits: list[Hit], cap: int, want: set[str], body: bytes | None
-                      ) -> list[Hit]:
-    """Keep at most `cap` project-wide memories: those sharing most words with the path
-    and query (none that shares nothing, unless --query found it relevant).
+def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
+                      ) -> dict[bytes, float]:
+    """Give each scoped or weak candidate its share of the path's words (section 4's
+    weak relevance), and return each word's weight.
 
-    Their stored bytes are searched for the words first (in a large store only the
-    newest PROJECT_WIDE_SCAN), and only the likeliest few are parsed.
+    A word weighs by how rare it is among these candidates: the package folder that
+    every candidate's scope names weighs nothing, the file's own name the most. Words
+    are looked for in the stored bytes, so nothing is parsed.
+    """
+    mine = [h for h in hits if h.entry.compiled is not None or h.mention]
+    needles = [w.encode() for w in sorted(want)]
+    lows = [_text(h.entry, body).lower() for h in mine]
+    n = len(lows)
+    idf = [max(0.0, math.log((n + 1) / (sum(w in low for low in lows) + 0.5)))
+           for w in needles]
+    total = sum(idf)
+    if total <= 0:
+        return {}
+    weights = {w: i / total for w, i in zip(needles, idf, strict=True) if i > 0}
+    for h, low in zip(mine, lows, strict=True):
+        h.standing.on_path = sum(v for w, v in weights.items() if w in low)
+    return weights
+
+
+def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
+                      body: bytes | None) -> list[Hit]:
+    """Keep at most `cap` project-wide memories: those holding most of the path's (and
+    query's) weighted words (none that holds none, unless --query found it relevant).
+
+    Their stored bytes are searched for the words (in a large store only the newest
+    PROJECT_WIDE_SCAN), so nothing is parsed.
     """
     out: list[Hit] = []
-    rough: list[tuple[int, Hit]] = []
     wide: list[Hit] = []
     for h in hits:
         if h.entry.compiled is not None or h.mention:
@@ -397,39 +504,26 @@ def _cap_project_wide(hits: list[Hit], cap: int, want: set[str], body: bytes | N
         newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
         chosen = set(map(id, newest))
         wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
-    counts = _word_counts(wide, want, body)
-    for i, h in enumerate(wide):
-        n = counts[i]
-        if n or h.standing.relevance:
-            rough.append((n, h))
-    rough.sort(key=lambda t: (-t[0] - t[1].standing.relevance,
-                              t[1].entry.updated_at.translate(_INVERT), t[1].entry.uuid))
-    pw: list[tuple[int, Hit]] = []
-    for _n, h in rough[:max(4 * cap, 12)]:
-        r = h.entry.record
-        mine = words(" ".join((r["what"], r["why"] or "", r["context_label"] or "",
-                               " ".join(r["tags"]))))
-        shared = len(mine & want)
-        if shared or h.standing.relevance:
-            pw.append((shared, h))
-    pw.sort(key=lambda t: (-t[0] - t[1].standing.relevance,
-                           t[1].entry.updated_at.translate(_INVERT), t[1].entry.uuid))
-    out.extend(h for _s, h in pw[:cap])
+    kept: list[Hit] = []
+    for h in wide:
+        low = _text(h.entry, body).lower()
+        h.standing.on_path = sum(v for w, v in weights.items() if w in low)
+        if h.standing.on_path or h.standing.relevance:
+            kept.append(h)
+    kept.sort(key=lambda h: (-h.standing.on_path - h.standing.relevance,
+                             h.entry.updated_at.translate(_INVERT), h.entry.uuid))
+    out.extend(kept[:cap])
     return out
 
 
-def _word_counts(wide: list[Hit], want: set[str], body: bytes | None) -> list[int]:
-    """For each memory, roughly how many of the words its stored bytes hold."""
-    needles = [w.encode() for w in want]
-    counts = []
-    for h in wide:
-        raw = _raw(h.entry, body)
-        if raw is None:
-            r = h.entry.record
-            raw = f"{r['what']} {r['why']} {r['context_label']} {r['tags']}".encode()
-        low = raw.lower()
-        counts.append(sum(w in low for w in needles))
-    return counts
+def _text(e: Entry, body: bytes | None) -> bytes:
+    """A memory's stored bytes, or (without them at hand) its texts and scope."""
+    raw = _raw(e, body)
+    if raw is None:
+        r = e.record
+        raw = " ".join((r["what"], r["why"] or "", r["context_label"] or "",
+                        " ".join(r["tags"]), r["scope"] or "")).encode()
+    return raw
 
 
 def _raw(e: Entry, body: bytes | None) -> bytes | None:
