@@ -60,8 +60,8 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     # Memories elsewhere that name a query path in their text, or a query file's stem
     # in their scope or text: weak candidates, found by one pass over the stored
     # contents, not by decoding every memory.
-    finder = _either(rc.mention_finder(queries), rc.topic_finder(queries))
-    mentions = snap.mentioning(finder, relevant) if finder is not None else []
+    finder = rc.WeakFinder(queries)
+    mentions = snap.mentioning(finder, relevant) if finder.active() else []
     if relevance is not None and queries:
         elsewhere = _strong_matches(snap, ft, query or "", relevant)
     hits = rc.recall(
@@ -71,17 +71,11 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 0),
         project_wide_limit=repo.config_int("aide.recall.projectWideLimit", 3),
         mentions=mentions, elsewhere=elsewhere, query=query, body=snap.body(),
+        on_topic=finder.names_a_stem,
     )
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())
     return hits
-
-
-def _either(a: Any, b: Any) -> Any:
-    """A finder of what either finder finds (None when neither is given)."""
-    if a is None or b is None:
-        return a if b is None else b
-    return lambda data: a(data) + b(data)
 
 
 #: How many of the whole store's best --query matches a path recall with a question

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import heapq
 import math
+import operator
 import os
 import re
+from itertools import compress, repeat
 
 from git_aide import scope as scopes
 from git_aide.errors import AideError
@@ -229,57 +231,87 @@ def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
     return found
 
 
-def topic_stems(queries: list[Query]) -> list[str]:
-    """The query files' names without extensions (`throttling` for `src/throttling.py`,
-    `history` for `tests/history.test.tsx`): the word a memory about the file's tests,
-    docs or callers is likely to hold."""
-    out: list[str] = []
-    for q in queries:
-        if q.is_dir or not q.path:
-            continue
-        base = q.path.rpartition("/")[2].lstrip(".")
-        stem = base.split(".", 1)[0]
-        if len(stem) >= TOPIC_MIN_STEM:
-            out.append(stem)
-    return out
+def _stem(q: Query) -> str | None:
+    """A query file's name without its extensions (`throttling` for
+    `src/throttling.py`, `history` for `tests/history.test.tsx`), when long enough to
+    mark a topic."""
+    if q.is_dir or not q.path:
+        return None
+    stem = q.path.rpartition("/")[2].lstrip(".").split(".", 1)[0]
+    return stem if len(stem) >= TOPIC_MIN_STEM else None
 
 
 _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
-def topic_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
-    """What finds a query file's stem as a word in a memory file, scope included
-    (`test_throttling.py`, `throttling.md`, "throttling uses the client address");
-    None when no query is a file with a usable stem.
+class WeakFinder:
+    """Finds the memory files that may be weak candidates (section 4 step 1): those
+    naming a query path, its file name or directory (mentions), or a query file's stem
+    as a word, scope included (`tests/test_throttling.py`, `throttling.md`,
+    "throttling uses the client address"). A superset: `select` checks each.
 
-    Its first letter may be either case (`Throttling`) and a plural `s` may follow; a
-    stem found more than TOPIC_MAX_FOUND times is dropped as a common word.
+    Called on a store's contents in one run, each stem is one search (without its first
+    letter, then checked in either case), which also finds the file's name and path;
+    a stem found more than TOPIC_MAX_FOUND times is a common word there (`index`,
+    `utils`), and only the file's name and path are then looked for.
     """
-    needles: set[bytes] = set()
-    for stem in topic_stems(queries):
-        needles.add(stem.encode())
-        needles.add((stem[0].swapcase() + stem[1:]).encode())
-    if not needles:
-        return None
 
-    def found(data: bytes) -> list[int]:
-        out: list[int] = []
-        for needle in needles:
+    def __init__(self, queries: list[Query]) -> None:
+        #: Per file query with a stem: (stem, the stem's bytes after its first letter,
+        #: its first letter in either case, the file query).
+        self.stems = [(st, st[1:].encode(), frozenset((st[0].lower() + st[0].upper()
+                                                       ).encode()), q)
+                      for q in queries if (st := _stem(q))]
+        #: Stems too common to bring candidates.
+        self.common: set[str] = set()
+        plain = [q for q in queries if not _stem(q)]
+        plain += [Query(q.path.rpartition("/")[0], True) for _s, _r, _f, q in self.stems
+                  if "/" in q.path]
+        self._names = mention_finder(plain)
+
+    def active(self) -> bool:
+        """Whether there is anything to find."""
+        return bool(self.stems) or self._names is not None
+
+    def __call__(self, data: bytes) -> list[int]:
+        """Offsets in `data` where a weak candidate may be."""
+        out = self._names(data) if self._names is not None else []
+        for stem, rest, first, q in self.stems:
             mine: list[int] = []
-            at = data.find(needle)
+            at = data.find(rest, 1)
             while at >= 0 and len(mine) <= TOPIC_MAX_FOUND:
-                end = at + len(needle)
-                if end < len(data) and data[end] == 0x73:  # "s"
+                end = at + len(rest)
+                at -= 1  # the first letter
+                if end < len(data) and data[end] == 0x73:  # a plural "s"
                     end += 1
-                if (at == 0 or data[at - 1] not in _ALNUM) and (
+                if data[at] in first and (at == 0 or data[at - 1] not in _ALNUM) and (
                         end >= len(data) or data[end] not in _ALNUM):
                     mine.append(at)
-                at = data.find(needle, at + 1)
+                at = data.find(rest, at + 2)
             if len(mine) <= TOPIC_MAX_FOUND:
                 out.extend(mine)
+            else:  # a common word: only the file's own name and path
+                self.common.add(stem)
+                names = mention_finder([q])
+                assert names is not None
+                out.extend(names(data))
         return out
 
-    return found
+    def names_a_stem(self, text: bytes) -> bool:
+        """Whether some text names a query file's stem (one not found too common)."""
+        for stem, rest, first, _q in self.stems:
+            if stem in self.common:
+                continue
+            at = text.find(rest, 1)
+            while at >= 0:
+                end = at + len(rest)
+                if end < len(text) and text[end] == 0x73:
+                    end += 1
+                if text[at - 1] in first and (at == 1 or text[at - 2] not in _ALNUM) and (
+                        end >= len(text) or text[end] not in _ALNUM):
+                    return True
+                at = text.find(rest, at + 1)
+        return False
 
 
 #: How a memory file's scope value starts (canonical JSON): the stored bytes are
@@ -306,7 +338,8 @@ class _Standing:
 
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
            min_depth: int, mentions: list[Entry] = (),  # type: ignore[assignment]
-           elsewhere: list[Entry] = ()) -> list[Hit]:  # type: ignore[assignment]
+           elsewhere: list[Entry] = (),  # type: ignore[assignment]
+           on_topic: Callable[[bytes], bool] | None = None) -> list[Hit]:
     """Every entry relevant to at least one query path (all, without paths), then the
     memories that only name a query path in their text or a query file's stem in their
     scope or text, then the strong --query matches from elsewhere."""
@@ -339,7 +372,7 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
             continue
         if _names_a_path(e, queries):
             d = MENTION_DISTANCE
-        elif _names_a_stem(e, queries):
+        elif on_topic is not None and on_topic(_stem_text(e)):
             d = TOPIC_DISTANCE
         else:
             continue
@@ -383,12 +416,10 @@ def _names_a_path(e: Entry, queries: list[Query]) -> bool:
     return finder is not None and bool(finder(text))
 
 
-def _names_a_stem(e: Entry, queries: list[Query]) -> bool:
-    """Whether the memory's scope, what or why names a query file's stem."""
-    finder = topic_finder(queries)
+def _stem_text(e: Entry) -> bytes:
+    """Where a memory may name a query file's stem: its scope, what and why."""
     r = e.record
-    text = f"{r['scope'] or ''}\n{r['what']}\n{r['why'] or ''}".encode()
-    return finder is not None and bool(finder(text))
+    return f"{r['scope'] or ''}\n{r['what']}\n{r['why'] or ''}".encode()
 
 
 def rank(hits: list[Hit], *, limit: int, diversity_min: int,
@@ -470,18 +501,41 @@ def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
     are looked for in the stored bytes, so nothing is parsed.
     """
     mine = [h for h in hits if h.entry.compiled is not None or h.mention]
-    needles = [w.encode() for w in sorted(want)]
-    lows = [_text(h.entry, body).lower() for h in mine]
+    if not want:
+        return {}
+    # A path recall may have a thousand candidates: each word is looked for in all of
+    # them at C speed (map), and Python only walks the memories that hold it.
+    lows = list(map(bytes.lower, _texts([h.entry for h in mine], body)))
     n = len(lows)
-    idf = [max(0.0, math.log((n + 1) / (sum(w in low for low in lows) + 0.5)))
-           for w in needles]
-    total = sum(idf)
+    holders: dict[bytes, list[int]] = {}
+    for w in sorted(want):
+        needle = w.encode()
+        holders[needle] = list(compress(range(n), map(operator.contains, lows,
+                                                      repeat(needle))))
+    idf = {w: max(0.0, math.log((n + 1) / (len(at) + 0.5))) for w, at in holders.items()}
+    total = sum(idf.values())
     if total <= 0:
         return {}
-    weights = {w: i / total for w, i in zip(needles, idf, strict=True) if i > 0}
-    for h, low in zip(mine, lows, strict=True):
-        h.standing.on_path = sum(v for w, v in weights.items() if w in low)
+    weights = {w: i / total for w, i in idf.items() if i > 0}
+    on = [0.0] * n
+    for w, v in weights.items():
+        for i in holders[w]:
+            on[i] += v
+    for h, v in zip(mine, on, strict=True):
+        h.standing.on_path = v
     return weights
+
+
+def _texts(entries: list[Entry], body: bytes | None) -> list[bytes]:
+    """The entries' stored bytes (from the view's run when there is one)."""
+    if body is not None:
+        out = []
+        for e in entries:
+            data = e[5]
+            out.append(body[data[0]:data[0] + data[1]] if isinstance(data, tuple)
+                       else data)
+        return out
+    return [_text(e, None) for e in entries]
 
 
 def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
@@ -506,8 +560,9 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
         wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
     kept: list[Hit] = []
     for h in wide:
-        low = _text(h.entry, body).lower()
-        h.standing.on_path = sum(v for w, v in weights.items() if w in low)
+        if weights:
+            low = _text(h.entry, body).lower()
+            h.standing.on_path = sum(v for w, v in weights.items() if w in low)
         if h.standing.on_path or h.standing.relevance:
             kept.append(h)
     kept.sort(key=lambda h: (-h.standing.on_path - h.standing.relevance,
@@ -573,16 +628,18 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
            limit: int, min_depth: int, diversity_min: int = 0,
            project_wide_limit: int = 3, mentions: list[Entry] = (),  # type: ignore[assignment]
            elsewhere: list[Entry] = (),  # type: ignore[assignment]
-           query: str | None = None, body: bytes | None = None) -> list[Hit]:
+           query: str | None = None, body: bytes | None = None,
+           on_topic: Callable[[bytes], bool] | None = None) -> list[Hit]:
     """The whole of section 4's recall: select, score, sort, cap, cut, rebalance.
 
     `relevance` scores the selected entries against --query (blob id -> score);
-    `mentions` are memories outside the relevant scopes whose files name a query path;
+    `mentions` are memories outside the relevant scopes whose files name a query path
+    or (as `on_topic` tells from their scope and texts) a query file's stem;
     `elsewhere` are the best --query matches of the whole store (candidates only when
     their scope is not relevant: they rank by relevance alone);
     `body` is the snapshot's stored contents in one run, when it has them.
     """
-    hits = select(entries, queries, filters, min_depth, mentions, elsewhere)
+    hits = select(entries, queries, filters, min_depth, mentions, elsewhere, on_topic)
     scorer = None
     if relevance is not None:
 
