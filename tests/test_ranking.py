@@ -132,3 +132,48 @@ def test_query_takes_strong_matches_from_elsewhere(repo: Path) -> None:
     got = recall(repo, "src/auth/login.py", "--query", "session cookie")
     assert got == [own, other]
     assert unrelated not in got
+
+
+def test_notes_on_the_files_tests_and_docs_follow_its_own(repo: Path) -> None:
+    own = remember(repo, "parse_rate reads number/period", "--scope",
+                   "src/throttling.py")["uuid"]
+    tests = remember(repo, "freeze time by overriding timer(); never sleep", "--scope",
+                     "tests/test_throttling.py")["uuid"]
+    guide = remember(repo, "the guide lists every rate string the parser accepts",
+                     "--scope", "docs/guide/throttling.md")["uuid"]
+    caller = remember(repo, "views answer 429 when Throttling refuses a request",
+                      "--scope", "src/views.py")["uuid"]
+    other = remember(repo, "pagination tests build paginators directly", "--scope",
+                     "tests/test_pagination.py")["uuid"]
+    got = recall(repo, "src/throttling.py")
+    # The file's own note first; the notes scoped to its tests, its guide and a caller
+    # naming it are recalled after it; another module's tests are not.
+    assert got[0] == own
+    assert set(got[1:]) == {tests, guide, caller}
+    assert other not in got
+    # A directory query has no file name to go by: only what is scoped inside it.
+    assert set(recall(repo, "src/")) == {own, caller}
+
+
+def test_path_words_order_notes_of_one_standing(repo: Path) -> None:
+    topic = remember(repo, "throttling counters live in the default cache", "--scope",
+                     "src/**")["uuid"]
+    generic = remember(repo, "modules here import settings lazily", "--scope",
+                       "src/**")["uuid"]
+    # Both are the file's directory's notes; the newer would come first, but the older
+    # one talks about the file's subject.
+    assert recall(repo, "src/throttling.py") == [topic, generic]
+    assert recall(repo, "src/pagination.py") == [generic, topic]
+
+
+def test_project_wide_cap_prefers_the_files_subject(repo: Path) -> None:
+    remember(repo, "a scoped note", "--scope", "src/**")
+    topic = remember(repo, "behind one proxy set NUM_PROXIES so throttling sees the "
+                     "client address")["uuid"]
+    folder = [remember(repo, f"code under src is formatted, rule {w}")["uuid"]
+              for w in ("one", "two", "three")]
+    got = recall(repo, "src/throttling.py")
+    # Three project-wide notes at most; the one about the file's subject comes before
+    # the others, although they are newer and name its folder.
+    assert len(got) == 4 and topic in got
+    assert all(got.index(topic) < got.index(u) for u in folder if u in got)
