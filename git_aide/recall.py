@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import heapq
 import math
-import operator
 import os
 import re
-from itertools import compress, repeat
+from bisect import bisect_right
+from itertools import accumulate
 
 from git_aide import scope as scopes
 from git_aide.errors import AideError
@@ -503,15 +503,9 @@ def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
     mine = [h for h in hits if h.entry.compiled is not None or h.mention]
     if not want:
         return {}
-    # A path recall may have a thousand candidates: each word is looked for in all of
-    # them at C speed (map), and Python only walks the memories that hold it.
-    lows = list(map(bytes.lower, _texts([h.entry for h in mine], body)))
-    n = len(lows)
-    holders: dict[bytes, list[int]] = {}
-    for w in sorted(want):
-        needle = w.encode()
-        holders[needle] = list(compress(range(n), map(operator.contains, lows,
-                                                      repeat(needle))))
+    n = len(mine)
+    holders = _holders(_texts([h.entry for h in mine], body),
+                       [w.encode() for w in sorted(want)])
     idf = {w: max(0.0, math.log((n + 1) / (len(at) + 0.5))) for w, at in holders.items()}
     total = sum(idf.values())
     if total <= 0:
@@ -524,6 +518,27 @@ def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
     for h, v in zip(mine, on, strict=True):
         h.standing.on_path = v
     return weights
+
+
+def _holders(texts: list[bytes], needles: list[bytes]) -> dict[bytes, list[int]]:
+    """For each lower-case word, the indices of the texts that hold it, in any case.
+
+    A path recall may have a thousand candidates: their bytes are joined into one run,
+    each word is searched in it at C speed, and Python steps once per text that holds
+    the word (the search then jumps to the next text).
+    """
+    starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
+    joined = b"\0".join(texts).lower()
+    out: dict[bytes, list[int]] = {}
+    for needle in needles:
+        found: list[int] = []
+        at = joined.find(needle)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            found.append(i)
+            at = joined.find(needle, starts[i + 1])
+        out[needle] = found
+    return out
 
 
 def _texts(entries: list[Entry], body: bytes | None) -> list[bytes]:
@@ -558,13 +573,14 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
         newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
         chosen = set(map(id, newest))
         wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
-    kept: list[Hit] = []
-    for h in wide:
-        if weights:
-            low = _text(h.entry, body).lower()
-            h.standing.on_path = sum(v for w, v in weights.items() if w in low)
-        if h.standing.on_path or h.standing.relevance:
-            kept.append(h)
+    if weights:
+        on = [0.0] * len(wide)
+        for w, at in _holders(_texts([h.entry for h in wide], body), list(weights)).items():
+            for i in at:
+                on[i] += weights[w]
+        for h, v in zip(wide, on, strict=True):
+            h.standing.on_path = v
+    kept = [h for h in wide if h.standing.on_path or h.standing.relevance]
     kept.sort(key=lambda h: (-h.standing.on_path - h.standing.relevance,
                              h.entry.updated_at.translate(_INVERT), h.entry.uuid))
     out.extend(kept[:cap])
