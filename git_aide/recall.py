@@ -148,6 +148,9 @@ SUPERSEDED_SIMILARITY = 0.3
 #: How many project-wide memories (the newest) a path recall looks through for shared
 #: words: a large store holds thousands, and reading them all would double a recall.
 PROJECT_WIDE_SCAN = 200
+#: How many scoped candidates (the most specific) a path recall weighs by the path's
+#: words: below that many, a candidate could not reach the first screenful anyway.
+PATH_WORDS_SCAN = 200
 #: How far down the provisional order supersession is looked for (times the limit).
 SUPERSESSION_WINDOW = 3
 #: How much relevance to --query weighs against specificity (1: a perfect match is
@@ -500,9 +503,14 @@ def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
     every candidate's scope names weighs nothing, the file's own name the most. Words
     are looked for in the stored bytes, so nothing is parsed.
     """
-    mine = [h for h in hits if h.entry.compiled is not None or h.mention]
     if not want:
         return {}
+    mine = [h for h in hits if h.entry.compiled is not None or h.mention]
+    if len(mine) > PATH_WORDS_SCAN:
+        # A large store: the most specific scoped ones, and every weak candidate.
+        scoped = [h for h in mine if not h.mention]
+        mine = heapq.nsmallest(PATH_WORDS_SCAN, scoped, key=lambda h: h.standing.distance)
+        mine += [h for h in hits if h.mention]
     n = len(mine)
     holders = _holders(_texts([h.entry for h in mine], body),
                        [w.encode() for w in sorted(want)])
