@@ -261,14 +261,18 @@ class WeakFinder:
 
     def __init__(self, queries: list[Query]) -> None:
         #: Per file query with a stem: (stem, the stem's bytes after its first letter,
-        #: its first letter in either case, the file query).
+        #: its first letter in either case, the file query, the bytes of its path up to
+        #: the stem).
         self.stems = [(st, st[1:].encode(), frozenset((st[0].lower() + st[0].upper()
-                                                       ).encode()), q)
+                                                       ).encode()), q,
+                       q.path[:len(q.path) - len(q.path.rpartition("/")[2])].encode())
                       for q in queries if (st := _stem(q))]
         #: Stems too common to bring candidates.
         self.common: set[str] = set()
+        # Hits per stem so far: without a view, each memory file is searched apart.
+        self._found: dict[str, int] = {}
         plain = [q for q in queries if not _stem(q)]
-        plain += [Query(q.path.rpartition("/")[0], True) for _s, _r, _f, q in self.stems
+        plain += [Query(q.path.rpartition("/")[0], True) for _s, _r, _f, q, _h in self.stems
                   if "/" in q.path]
         self._names = mention_finder(plain)
 
@@ -279,20 +283,24 @@ class WeakFinder:
     def __call__(self, data: bytes) -> list[int]:
         """Offsets in `data` where a weak candidate may be."""
         out = self._names(data) if self._names is not None else []
-        for stem, rest, first, q in self.stems:
+        for stem, rest, first, q, head in self.stems:
             mine: list[int] = []
+            own: list[int] = []  # the file's whole path: its own notes, or mentions
             at = data.find(rest, 1)
-            while at >= 0 and len(mine) <= TOPIC_MAX_FOUND:
+            while at >= 0 and len(mine) + self._found.get(stem, 0) <= TOPIC_MAX_FOUND:
                 end = at + len(rest)
                 at -= 1  # the first letter
                 if end < len(data) and data[end] == 0x73:  # a plural "s"
                     end += 1
                 if data[at] in first and (at == 0 or data[at - 1] not in _ALNUM) and (
                         end >= len(data) or data[end] not in _ALNUM):
-                    mine.append(at)
+                    whole = head and data.endswith(head, 0, at)
+                    (own if whole else mine).append(at)
                 at = data.find(rest, at + 2)
-            if len(mine) <= TOPIC_MAX_FOUND:
+            self._found[stem] = self._found.get(stem, 0) + len(mine)
+            if self._found[stem] <= TOPIC_MAX_FOUND:
                 out.extend(mine)
+                out.extend(own)
             else:  # a common word: only the file's own name and path
                 self.common.add(stem)
                 names = mention_finder([q])
@@ -302,7 +310,7 @@ class WeakFinder:
 
     def names_a_stem(self, text: bytes) -> bool:
         """Whether some text names a query file's stem (one not found too common)."""
-        for stem, rest, first, _q in self.stems:
+        for stem, rest, first, _q, _h in self.stems:
             if stem in self.common:
                 continue
             at = text.find(rest, 1)

@@ -177,3 +177,28 @@ def test_project_wide_cap_prefers_the_files_subject(repo: Path) -> None:
     # the others, although they are newer and name its folder.
     assert len(got) == 4 and topic in got
     assert all(got.index(topic) < got.index(u) for u in folder if u in got)
+
+
+def test_a_common_stem_brings_no_candidates(repo: Path) -> None:
+    import json
+    import uuid
+
+    own = remember(repo, "index.ts re-exports the public API only", "--scope",
+                   "src/index.ts")["uuid"]
+    mention = remember(repo, "keep src/index.ts in step with the docs", "--scope",
+                       "docs/**")["uuid"]
+    landing = remember(repo, "the landing page is written by hand", "--scope",
+                       "site/index.md")["uuid"]
+    model = remember(repo, "the search index is rebuilt nightly", "--scope", "lib/**")
+    # A store where "index" is an everyday word: sixty notes use it.
+    path = repo / model["path"]
+    doc = json.loads(path.read_text())
+    for _ in range(60):
+        doc["uuid"] = str(uuid.uuid4())
+        (path.parent / f"{doc['uuid']}.json").write_text(json.dumps(doc, indent=2) + "\n")
+    got = recall(repo, "src/index.ts")
+    # The file's own note and the note naming its path; not the sixty, nor the note
+    # on another index file (a companion only when the name is rare).
+    assert got == [own, mention]
+    # With fewer than that, the other index file's note would be recalled.
+    assert landing not in got
