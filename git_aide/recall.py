@@ -186,36 +186,41 @@ def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
     there is nothing to find.
 
     A name counts when it stands alone: `cart.py` is not found in `mycart.py`, and a
-    directory `examples/shop` is found as `examples/shop/` or `examples/shop` but not
-    as the start of `examples/shop/cart.py`.
+    file's directory `examples/shop` is found as `examples/shop/` or `examples/shop`
+    but not as the start of `examples/shop/cart.py`; a queried directory is found
+    that way too (a path inside it is about something it holds).
     """
     names: set[bytes] = set()
     dirs: set[bytes] = set()
+    inside: set[bytes] = set()
     for q in queries:
         if not q.path:
             continue
         if q.is_dir:
-            dirs.add(q.path.encode())
+            inside.add(q.path.encode())
             continue
         names.add(q.path.encode())
         head, _, tail = q.path.rpartition("/")
         names.add(tail.encode())
         if head:
             dirs.add(head.encode())
-    if not names and not dirs:
+    if not names and not dirs and not inside:
         return None
     before = b"/\\\"'`( \n\t,;:"  # what may stand before a name (a path's "/" too)
     ident = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
     def found(low: bytes) -> list[int]:
         out: list[int] = []
-        for needle, is_dir in [(n, False) for n in names] + [(d, True) for d in dirs]:
+        for needle, is_dir in ([(n, False) for n in names] + [(d, True) for d in dirs]
+                               + [(d, None) for d in inside]):
             at = low.find(needle)
             while at >= 0:
                 end = at + len(needle)
                 ok = (at == 0 or low[at - 1] in before) and not low.endswith(
                     _SCOPE_KEY, 0, at)  # a scope names paths; that is no mention
-                if ok and is_dir:
+                if ok and is_dir is None and low[end:end + 1] == b"/":
+                    pass  # the queried directory, or a path inside it
+                elif ok and is_dir is not False:
                     if low[end:end + 1] == b"/":
                         end += 1
                     nxt = low[end:end + 1]

@@ -202,3 +202,14 @@ def test_a_common_stem_brings_no_candidates(repo: Path) -> None:
     assert got == [own, mention]
     # With fewer than that, the other index file's note would be recalled.
     assert landing not in got
+
+
+def test_a_directory_recall_takes_notes_naming_a_path_inside_it(repo: Path) -> None:
+    own = remember(repo, "cart totals are in cents", "--scope", "examples/shop/**")["uuid"]
+    docs = remember(repo, "the guide quotes examples/shop/cart.py line by line",
+                    "--scope", "docs/guide/**")["uuid"]
+    # A path inside the directory is about something it holds.
+    assert recall(repo, "examples/shop/") == [own, docs]
+    assert docs not in recall(repo, "examples/shopping/")
+    # For another file of that directory, a note about cart.py is no mention.
+    assert docs not in recall(repo, "examples/shop/basket.py")
