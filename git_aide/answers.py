@@ -62,10 +62,11 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     newest = (rc.PROJECT_WIDE_SCAN if queries and relevance is None and pw_limit >= 0
               and not (layers or tags or contributor) else None)
     entries = snap.entries_where(relevant, newest_wide=newest)
-    # Memories elsewhere that name a query path in their text: weak candidates, found
-    # by one pass over the stored contents, not by decoding every memory.
-    finder = rc.mention_finder(queries)
-    mentions = snap.mentioning(finder, relevant) if finder is not None else []
+    # Memories elsewhere that name a query path in their text, or a query file's stem
+    # in their scope or text: weak candidates, found by one pass over the stored
+    # contents, not by decoding every memory.
+    finder = rc.WeakFinder(queries)
+    mentions = snap.mentioning(finder, relevant) if finder.active() else []
     if relevance is not None and queries:
         elsewhere = _strong_matches(snap, ft, query or "", relevant)
     hits = rc.recall(
@@ -75,6 +76,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 0),
         project_wide_limit=pw_limit,
         mentions=mentions, elsewhere=elsewhere, query=query, body=snap.body(),
+        on_topic=finder.names_a_stem,
     )
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())

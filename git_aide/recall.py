@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import heapq
+import math
 import os
 import re
+from bisect import bisect_right
+from itertools import accumulate
 
 from git_aide import scope as scopes
 from git_aide.errors import AideError
@@ -127,12 +130,27 @@ def scope_filter(queries: list[Query], min_depth: int
 #: Where a memory that only names the path in its text stands, as a scope distance:
 #: after the file's own directory, before its grandparent's rules.
 MENTION_DISTANCE = 1.5
+#: Where a memory found only by the query file's name (its stem: `throttling` for
+#: `src/throttling.py`) in its scope or text stands: no specificity at all, so it
+#: ranks by the path's words it holds, like a project-wide memory.
+TOPIC_DISTANCE = float("inf")
+#: A stem shorter than this (`io`, `app`) names too many things to mark a topic.
+TOPIC_MIN_STEM = 4
+#: A stem found more often than this in the store is a common word there, not a
+#: topic: it brings no candidates (and no decoding of the memories that hold it).
+TOPIC_MAX_FOUND = 50
+#: How much the path's own words weigh against specificity (1: a memory holding every
+#: rare word of the path gains as much as a scope naming the file is worth).
+PATH_WEIGHT = 1.0
 #: A memory of one layer and an overlapping scope that shares this share of its words
 #: with a newer one is taken as superseded by it (section 4).
 SUPERSEDED_SIMILARITY = 0.3
 #: How many project-wide memories (the newest) a path recall looks through for shared
 #: words: a large store holds thousands, and reading them all would double a recall.
 PROJECT_WIDE_SCAN = 200
+#: How many scoped candidates (the most specific) a path recall weighs by the path's
+#: words: below that many, a candidate could not reach the first screenful anyway.
+PATH_WORDS_SCAN = 200
 #: How far down the provisional order supersession is looked for (times the limit).
 SUPERSESSION_WINDOW = 3
 #: How much relevance to --query weighs against specificity (1: a perfect match is
@@ -168,36 +186,41 @@ def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
     there is nothing to find.
 
     A name counts when it stands alone: `cart.py` is not found in `mycart.py`, and a
-    directory `examples/shop` is found as `examples/shop/` or `examples/shop` but not
-    as the start of `examples/shop/cart.py`.
+    file's directory `examples/shop` is found as `examples/shop/` or `examples/shop`
+    but not as the start of `examples/shop/cart.py`; a queried directory is found
+    that way too (a path inside it is about something it holds).
     """
     names: set[bytes] = set()
     dirs: set[bytes] = set()
+    inside: set[bytes] = set()
     for q in queries:
         if not q.path:
             continue
         if q.is_dir:
-            dirs.add(q.path.encode())
+            inside.add(q.path.encode())
             continue
         names.add(q.path.encode())
         head, _, tail = q.path.rpartition("/")
         names.add(tail.encode())
         if head:
             dirs.add(head.encode())
-    if not names and not dirs:
+    if not names and not dirs and not inside:
         return None
     before = b"/\\\"'`( \n\t,;:"  # what may stand before a name (a path's "/" too)
     ident = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
     def found(low: bytes) -> list[int]:
         out: list[int] = []
-        for needle, is_dir in [(n, False) for n in names] + [(d, True) for d in dirs]:
+        for needle, is_dir in ([(n, False) for n in names] + [(d, True) for d in dirs]
+                               + [(d, None) for d in inside]):
             at = low.find(needle)
             while at >= 0:
                 end = at + len(needle)
                 ok = (at == 0 or low[at - 1] in before) and not low.endswith(
                     _SCOPE_KEY, 0, at)  # a scope names paths; that is no mention
-                if ok and is_dir:
+                if ok and is_dir is None and low[end:end + 1] == b"/":
+                    pass  # the queried directory, or a path inside it
+                elif ok and is_dir is not False:
                     if low[end:end + 1] == b"/":
                         end += 1
                     nxt = low[end:end + 1]
@@ -216,6 +239,97 @@ def mention_finder(queries: list[Query]) -> Callable[[bytes], list[int]] | None:
     return found
 
 
+def _stem(q: Query) -> str | None:
+    """A query file's name without its extensions (`throttling` for
+    `src/throttling.py`, `history` for `tests/history.test.tsx`), when long enough to
+    mark a topic."""
+    if q.is_dir or not q.path:
+        return None
+    stem = q.path.rpartition("/")[2].lstrip(".").split(".", 1)[0]
+    return stem if len(stem) >= TOPIC_MIN_STEM else None
+
+
+_ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+class WeakFinder:
+    """Finds the memory files that may be weak candidates (section 4 step 1): those
+    naming a query path, its file name or directory (mentions), or a query file's stem
+    as a word, scope included (`tests/test_throttling.py`, `throttling.md`,
+    "throttling uses the client address"). A superset: `select` checks each.
+
+    Called on a store's contents in one run, each stem is one search (without its first
+    letter, then checked in either case), which also finds the file's name and path;
+    a stem found more than TOPIC_MAX_FOUND times is a common word there (`index`,
+    `utils`), and only the file's name and path are then looked for.
+    """
+
+    def __init__(self, queries: list[Query]) -> None:
+        #: Per file query with a stem: (stem, the stem's bytes after its first letter,
+        #: its first letter in either case, the file query, the bytes of its path up to
+        #: the stem).
+        self.stems = [(st, st[1:].encode(), frozenset((st[0].lower() + st[0].upper()
+                                                       ).encode()), q,
+                       q.path[:len(q.path) - len(q.path.rpartition("/")[2])].encode())
+                      for q in queries if (st := _stem(q))]
+        #: Stems too common to bring candidates.
+        self.common: set[str] = set()
+        # Hits per stem so far: without a view, each memory file is searched apart.
+        self._found: dict[str, int] = {}
+        plain = [q for q in queries if not _stem(q)]
+        plain += [Query(q.path.rpartition("/")[0], True) for _s, _r, _f, q, _h in self.stems
+                  if "/" in q.path]
+        self._names = mention_finder(plain)
+
+    def active(self) -> bool:
+        """Whether there is anything to find."""
+        return bool(self.stems) or self._names is not None
+
+    def __call__(self, data: bytes) -> list[int]:
+        """Offsets in `data` where a weak candidate may be."""
+        out = self._names(data) if self._names is not None else []
+        for stem, rest, first, q, head in self.stems:
+            mine: list[int] = []
+            own: list[int] = []  # the file's whole path: its own notes, or mentions
+            at = data.find(rest, 1)
+            while at >= 0 and len(mine) + self._found.get(stem, 0) <= TOPIC_MAX_FOUND:
+                end = at + len(rest)
+                at -= 1  # the first letter
+                if end < len(data) and data[end] == 0x73:  # a plural "s"
+                    end += 1
+                if data[at] in first and (at == 0 or data[at - 1] not in _ALNUM) and (
+                        end >= len(data) or data[end] not in _ALNUM):
+                    whole = head and data.endswith(head, 0, at)
+                    (own if whole else mine).append(at)
+                at = data.find(rest, at + 2)
+            self._found[stem] = self._found.get(stem, 0) + len(mine)
+            if self._found[stem] <= TOPIC_MAX_FOUND:
+                out.extend(mine)
+                out.extend(own)
+            else:  # a common word: only the file's own name and path
+                self.common.add(stem)
+                names = mention_finder([q])
+                assert names is not None
+                out.extend(names(data))
+        return out
+
+    def names_a_stem(self, text: bytes) -> bool:
+        """Whether some text names a query file's stem (one not found too common)."""
+        for stem, rest, first, _q, _h in self.stems:
+            if stem in self.common:
+                continue
+            at = text.find(rest, 1)
+            while at >= 0:
+                end = at + len(rest)
+                if end < len(text) and text[end] == 0x73:
+                    end += 1
+                if text[at - 1] in first and (at == 1 or text[at - 2] not in _ALNUM) and (
+                        end >= len(text) or text[end] not in _ALNUM):
+                    return True
+                at = text.find(rest, at + 1)
+        return False
+
+
 #: How a memory file's scope value starts (canonical JSON): the stored bytes are
 #: searched for mentions, and a scope is not one.
 _SCOPE_KEY = b'"scope": "'
@@ -224,23 +338,27 @@ _SCOPE_KEY = b'"scope": "'
 class _Standing:
     """What orders one hit (section 4 step 2), computed once per hit."""
 
-    __slots__ = ("distance", "relevance", "superseded")
+    __slots__ = ("distance", "relevance", "superseded", "on_path")
 
     def __init__(self, distance: float) -> None:
         #: Scope distance to the query path (section 3's order); -1 for project-wide.
         self.distance = distance
         #: Relevance to --query, 0..1 (the best match is 1).
         self.relevance = 0.0
+        #: Weak relevance to the path's own words (and --query's), 0..1: the share of
+        #: their weight, rarer words weighing more, that the memory holds.
+        self.on_path = 0.0
         #: The hit whose memory supersedes this one, or None.
         self.superseded: Hit | None = None
 
 
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
            min_depth: int, mentions: list[Entry] = (),  # type: ignore[assignment]
-           elsewhere: list[Entry] = ()) -> list[Hit]:  # type: ignore[assignment]
+           elsewhere: list[Entry] = (),  # type: ignore[assignment]
+           on_topic: Callable[[bytes], bool] | None = None) -> list[Hit]:
     """Every entry relevant to at least one query path (all, without paths), then the
-    memories that only name a query path in their text, then the strong --query
-    matches from elsewhere."""
+    memories that only name a query path in their text or a query file's stem in their
+    scope or text, then the strong --query matches from elsewhere."""
     relevant = scope_filter(queries, min_depth)
     keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
     # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
@@ -269,11 +387,16 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
         if e.uuid in seen or (keep is not None and not keep(e)):
             continue
         if _names_a_path(e, queries):
-            seen.add(e.uuid)
-            h = Hit(e, None, depth=e.compiled.depth if e.compiled else 0)
-            h.standing = MENTION_DISTANCE
-            h.mention = True
-            hits.append(h)
+            d = MENTION_DISTANCE
+        elif on_topic is not None and on_topic(_stem_text(e)):
+            d = TOPIC_DISTANCE
+        else:
+            continue
+        seen.add(e.uuid)
+        h = Hit(e, None, depth=e.compiled.depth if e.compiled else 0)
+        h.standing = d
+        h.mention = True
+        hits.append(h)
     for e in elsewhere:
         if e.uuid in seen or e.compiled is None or (keep is not None and not keep(e)):
             continue
@@ -309,6 +432,12 @@ def _names_a_path(e: Entry, queries: list[Query]) -> bool:
     return finder is not None and bool(finder(text))
 
 
+def _stem_text(e: Entry) -> bytes:
+    """Where a memory may name a query file's stem: its scope, what and why."""
+    r = e.record
+    return f"{r['scope'] or ''}\n{r['what']}\n{r['why'] or ''}".encode()
+
+
 def rank(hits: list[Hit], *, limit: int, diversity_min: int,
          scorer: Callable[[list[Hit]], None] | None = None,
          project_wide_limit: int = -1, path_words_: set[str] | None = None,
@@ -326,8 +455,10 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
         if top > 0 and h.score:
             st.relevance = h.score / top
         h.standing = st
-    if project_wide_limit >= 0 and path_words_ is not None:
-        hits = _cap_project_wide(hits, project_wide_limit, path_words_, body)
+    if path_words_:
+        weights = _weigh_path_words(hits, path_words_, body)
+        if project_wide_limit >= 0:
+            hits = _cap_project_wide(hits, project_wide_limit, weights, body)
     key = _sort_key()
     window = heapq.nsmallest(max(SUPERSESSION_WINDOW * limit, 30), hits, key=key)
     _mark_superseded(window)
@@ -360,7 +491,7 @@ def _plain_value(st: _Standing) -> float:
         spec = 0.0
     else:
         spec = 1.0 / (1.0 + st.distance)
-    return spec + QUERY_WEIGHT * st.relevance
+    return spec + QUERY_WEIGHT * st.relevance + PATH_WEIGHT * st.on_path
 
 
 _INVERT = str.maketrans("0123456789", "9876543210")
@@ -376,16 +507,82 @@ def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
     )
 
 
-def _cap_project_wide(hits: list[Hit], cap: int, want: set[str], body: bytes | None
-                      ) -> list[Hit]:
-    """Keep at most `cap` project-wide memories: those sharing most words with the path
-    and query (none that shares nothing, unless --query found it relevant).
+def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
+                      ) -> dict[bytes, float]:
+    """Give each scoped or weak candidate its share of the path's words (section 4's
+    weak relevance), and return each word's weight.
 
-    Their stored bytes are searched for the words first (in a large store only the
-    newest PROJECT_WIDE_SCAN), and only the likeliest few are parsed.
+    A word weighs by how rare it is among these candidates: the package folder that
+    every candidate's scope names weighs nothing, the file's own name the most. Words
+    are looked for in the stored bytes, so nothing is parsed.
+    """
+    if not want:
+        return {}
+    mine = [h for h in hits if h.entry.compiled is not None or h.mention]
+    if len(mine) > PATH_WORDS_SCAN:
+        # A large store: the most specific scoped ones, and every weak candidate.
+        scoped = [h for h in mine if not h.mention]
+        mine = heapq.nsmallest(PATH_WORDS_SCAN, scoped, key=lambda h: h.standing.distance)
+        mine += [h for h in hits if h.mention]
+    n = len(mine)
+    holders = _holders(_texts([h.entry for h in mine], body),
+                       [w.encode() for w in sorted(want)])
+    idf = {w: max(0.0, math.log((n + 1) / (len(at) + 0.5))) for w, at in holders.items()}
+    total = sum(idf.values())
+    if total <= 0:
+        return {}
+    weights = {w: i / total for w, i in idf.items() if i > 0}
+    on = [0.0] * n
+    for w, v in weights.items():
+        for i in holders[w]:
+            on[i] += v
+    for h, v in zip(mine, on, strict=True):
+        h.standing.on_path = v
+    return weights
+
+
+def _holders(texts: list[bytes], needles: list[bytes]) -> dict[bytes, list[int]]:
+    """For each lower-case word, the indices of the texts that hold it, in any case.
+
+    A path recall may have a thousand candidates: their bytes are joined into one run,
+    each word is searched in it at C speed, and Python steps once per text that holds
+    the word (the search then jumps to the next text).
+    """
+    starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
+    joined = b"\0".join(texts).lower()
+    out: dict[bytes, list[int]] = {}
+    for needle in needles:
+        found: list[int] = []
+        at = joined.find(needle)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            found.append(i)
+            at = joined.find(needle, starts[i + 1])
+        out[needle] = found
+    return out
+
+
+def _texts(entries: list[Entry], body: bytes | None) -> list[bytes]:
+    """The entries' stored bytes (from the view's run when there is one)."""
+    if body is not None:
+        out = []
+        for e in entries:
+            data = e[5]
+            out.append(body[data[0]:data[0] + data[1]] if isinstance(data, tuple)
+                       else data)
+        return out
+    return [_text(e, None) for e in entries]
+
+
+def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
+                      body: bytes | None) -> list[Hit]:
+    """Keep at most `cap` project-wide memories: those holding most of the path's (and
+    query's) weighted words (none that holds none, unless --query found it relevant).
+
+    Their stored bytes are searched for the words (in a large store only the newest
+    PROJECT_WIDE_SCAN), so nothing is parsed.
     """
     out: list[Hit] = []
-    rough: list[tuple[int, Hit]] = []
     wide: list[Hit] = []
     for h in hits:
         if h.entry.compiled is not None or h.mention:
@@ -397,39 +594,28 @@ def _cap_project_wide(hits: list[Hit], cap: int, want: set[str], body: bytes | N
         newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
         chosen = set(map(id, newest))
         wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
-    counts = _word_counts(wide, want, body)
-    for i, h in enumerate(wide):
-        n = counts[i]
-        if n or h.standing.relevance:
-            rough.append((n, h))
-    rough.sort(key=lambda t: (-t[0] - t[1].standing.relevance,
-                              t[1].entry.updated_at.translate(_INVERT), t[1].entry.uuid))
-    pw: list[tuple[int, Hit]] = []
-    for _n, h in rough[:max(4 * cap, 12)]:
-        r = h.entry.record
-        mine = words(" ".join((r["what"], r["why"] or "", r["context_label"] or "",
-                               " ".join(r["tags"]))))
-        shared = len(mine & want)
-        if shared or h.standing.relevance:
-            pw.append((shared, h))
-    pw.sort(key=lambda t: (-t[0] - t[1].standing.relevance,
-                           t[1].entry.updated_at.translate(_INVERT), t[1].entry.uuid))
-    out.extend(h for _s, h in pw[:cap])
+    if weights:
+        on = [0.0] * len(wide)
+        for w, at in _holders(_texts([h.entry for h in wide], body), list(weights)).items():
+            for i in at:
+                on[i] += weights[w]
+        for h, v in zip(wide, on, strict=True):
+            h.standing.on_path = v
+    kept = [h for h in wide if h.standing.on_path or h.standing.relevance]
+    kept.sort(key=lambda h: (-h.standing.on_path - h.standing.relevance,
+                             h.entry.updated_at.translate(_INVERT), h.entry.uuid))
+    out.extend(kept[:cap])
     return out
 
 
-def _word_counts(wide: list[Hit], want: set[str], body: bytes | None) -> list[int]:
-    """For each memory, roughly how many of the words its stored bytes hold."""
-    needles = [w.encode() for w in want]
-    counts = []
-    for h in wide:
-        raw = _raw(h.entry, body)
-        if raw is None:
-            r = h.entry.record
-            raw = f"{r['what']} {r['why']} {r['context_label']} {r['tags']}".encode()
-        low = raw.lower()
-        counts.append(sum(w in low for w in needles))
-    return counts
+def _text(e: Entry, body: bytes | None) -> bytes:
+    """A memory's stored bytes, or (without them at hand) its texts and scope."""
+    raw = _raw(e, body)
+    if raw is None:
+        r = e.record
+        raw = " ".join((r["what"], r["why"] or "", r["context_label"] or "",
+                        " ".join(r["tags"]), r["scope"] or "")).encode()
+    return raw
 
 
 def _raw(e: Entry, body: bytes | None) -> bytes | None:
@@ -479,16 +665,18 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
            limit: int, min_depth: int, diversity_min: int = 0,
            project_wide_limit: int = 3, mentions: list[Entry] = (),  # type: ignore[assignment]
            elsewhere: list[Entry] = (),  # type: ignore[assignment]
-           query: str | None = None, body: bytes | None = None) -> list[Hit]:
+           query: str | None = None, body: bytes | None = None,
+           on_topic: Callable[[bytes], bool] | None = None) -> list[Hit]:
     """The whole of section 4's recall: select, score, sort, cap, cut, rebalance.
 
     `relevance` scores the selected entries against --query (blob id -> score);
-    `mentions` are memories outside the relevant scopes whose files name a query path;
+    `mentions` are memories outside the relevant scopes whose files name a query path
+    or (as `on_topic` tells from their scope and texts) a query file's stem;
     `elsewhere` are the best --query matches of the whole store (candidates only when
     their scope is not relevant: they rank by relevance alone);
     `body` is the snapshot's stored contents in one run, when it has them.
     """
-    hits = select(entries, queries, filters, min_depth, mentions, elsewhere)
+    hits = select(entries, queries, filters, min_depth, mentions, elsewhere, on_topic)
     scorer = None
     if relevance is not None:
 

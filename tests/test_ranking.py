@@ -132,3 +132,84 @@ def test_query_takes_strong_matches_from_elsewhere(repo: Path) -> None:
     got = recall(repo, "src/auth/login.py", "--query", "session cookie")
     assert got == [own, other]
     assert unrelated not in got
+
+
+def test_notes_on_the_files_tests_and_docs_follow_its_own(repo: Path) -> None:
+    own = remember(repo, "parse_rate reads number/period", "--scope",
+                   "src/throttling.py")["uuid"]
+    tests = remember(repo, "freeze time by overriding timer(); never sleep", "--scope",
+                     "tests/test_throttling.py")["uuid"]
+    guide = remember(repo, "the guide lists every rate string the parser accepts",
+                     "--scope", "docs/guide/throttling.md")["uuid"]
+    caller = remember(repo, "views answer 429 when Throttling refuses a request",
+                      "--scope", "src/views.py")["uuid"]
+    other = remember(repo, "pagination tests build paginators directly", "--scope",
+                     "tests/test_pagination.py")["uuid"]
+    got = recall(repo, "src/throttling.py")
+    # The file's own note first; the notes scoped to its tests, its guide and a caller
+    # naming it are recalled after it; another module's tests are not.
+    assert got[0] == own
+    assert set(got[1:]) == {tests, guide, caller}
+    assert other not in got
+    # A directory query has no file name to go by: only what is scoped inside it.
+    assert set(recall(repo, "src/")) == {own, caller}
+
+
+def test_path_words_order_notes_of_one_standing(repo: Path) -> None:
+    topic = remember(repo, "throttling counters live in the default cache", "--scope",
+                     "src/**")["uuid"]
+    generic = remember(repo, "modules here import settings lazily", "--scope",
+                       "src/**")["uuid"]
+    # Both are the file's directory's notes; the newer would come first, but the older
+    # one talks about the file's subject.
+    assert recall(repo, "src/throttling.py") == [topic, generic]
+    assert recall(repo, "src/pagination.py") == [generic, topic]
+
+
+def test_project_wide_cap_prefers_the_files_subject(repo: Path) -> None:
+    remember(repo, "a scoped note", "--scope", "src/**")
+    topic = remember(repo, "behind one proxy set NUM_PROXIES so throttling sees the "
+                     "client address")["uuid"]
+    folder = [remember(repo, f"code under src is formatted, rule {w}")["uuid"]
+              for w in ("one", "two", "three")]
+    got = recall(repo, "src/throttling.py")
+    # Three project-wide notes at most; the one about the file's subject comes before
+    # the others, although they are newer and name its folder.
+    assert len(got) == 4 and topic in got
+    assert all(got.index(topic) < got.index(u) for u in folder if u in got)
+
+
+def test_a_common_stem_brings_no_candidates(repo: Path) -> None:
+    import json
+    import uuid
+
+    own = remember(repo, "index.ts re-exports the public API only", "--scope",
+                   "src/index.ts")["uuid"]
+    mention = remember(repo, "keep src/index.ts in step with the docs", "--scope",
+                       "docs/**")["uuid"]
+    landing = remember(repo, "the landing page is written by hand", "--scope",
+                       "site/index.md")["uuid"]
+    model = remember(repo, "the search index is rebuilt nightly", "--scope", "lib/**")
+    # A store where "index" is an everyday word: sixty notes use it.
+    path = repo / model["path"]
+    doc = json.loads(path.read_text())
+    for _ in range(60):
+        doc["uuid"] = str(uuid.uuid4())
+        (path.parent / f"{doc['uuid']}.json").write_text(json.dumps(doc, indent=2) + "\n")
+    got = recall(repo, "src/index.ts")
+    # The file's own note and the note naming its path; not the sixty, nor the note
+    # on another index file (a companion only when the name is rare).
+    assert got == [own, mention]
+    # With fewer than that, the other index file's note would be recalled.
+    assert landing not in got
+
+
+def test_a_directory_recall_takes_notes_naming_a_path_inside_it(repo: Path) -> None:
+    own = remember(repo, "cart totals are in cents", "--scope", "examples/shop/**")["uuid"]
+    docs = remember(repo, "the guide quotes examples/shop/cart.py line by line",
+                    "--scope", "docs/guide/**")["uuid"]
+    # A path inside the directory is about something it holds.
+    assert recall(repo, "examples/shop/") == [own, docs]
+    assert docs not in recall(repo, "examples/shopping/")
+    # For another file of that directory, a note about cart.py is no mention.
+    assert docs not in recall(repo, "examples/shop/basket.py")
