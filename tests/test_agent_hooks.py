@@ -246,11 +246,13 @@ def test_hooks_import_no_mcp_rich_pydantic_or_click(stocked: Path) -> None:
 
 
 def test_a_damaged_session_record_counts_as_none(stocked: Path) -> None:
-    import hashlib
+    from git_aide.agents.sessions import record_name
 
     read = claude_read(stocked, "src/auth/login.py", "damaged")
     folder = stocked / ".git" / "aide" / "sessions"
-    record = folder / (hashlib.sha1(b"damaged").hexdigest()[:20] + ".json")
+    record = folder / record_name("damaged")
+    hook(stocked, "pre-tool-use", read)
+    assert record.is_file()  # the record the damages below stand in for
     damages: list[bytes | None] = [b'{"seen": ["', b'{"seen": [], "stops": 1e400}',
                                    b"[" * 100_000, b'{"seen": 5, "stops": "x"}', b"[1]",
                                    b"\xff\xfe", None]  # None: a folder in its place

@@ -17,15 +17,24 @@ def session_id(data: dict[str, Any]) -> Any:
     return data.get("session_id") or data.get("conversation_id")
 
 
+def record_name(session_id: Any) -> str:
+    """The file name of a session's record: its id made safe, and a checksum of the
+    whole id, so that two ids made safe alike stay apart (zlib, not hashlib: hooks
+    start on every file an agent touches, and hashlib's import is slow)."""
+    from zlib import crc32
+
+    text = str(session_id or "unknown")
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_"
+                   for c in text[:48])
+    return f"{safe}-{crc32(text.encode('utf-8', 'surrogatepass')):08x}.json"
+
+
 class Session:
     """What one agent session was already given, kept in the cache folder."""
 
     def __init__(self, cache_dir: str, session_id: Any) -> None:
-        import hashlib
-
-        key = hashlib.sha1(str(session_id or "unknown").encode()).hexdigest()[:20]
         #: The file holding the record.
-        self.path = os.path.join(cache_dir, "sessions", key + ".json")
+        self.path = os.path.join(cache_dir, "sessions", record_name(session_id))
         #: uuids already injected or fetched in this session.
         self.seen: set[str] = set()
         #: How many times the agent stopped (for the reflect nudge).
