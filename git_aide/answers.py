@@ -30,12 +30,13 @@ def filters(layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | li
 def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...] | list[str],
                 *, query: str | None = None, layers: tuple[str, ...] | list[str] = (),
                 tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
-                limit: int | None = None, count: bool = True, index: Any = None
-                ) -> list[Hit]:
+                limit: int | None = None, count: bool = True, index: Any = None,
+                scoped_only: bool = False) -> list[Hit]:
     """`recall`: the memories relevant to `paths`, in section 4's order, cut at the limit.
 
     `index`: an open full-text index to reuse (the server keeps one); `count`: add the
-    recall to the per-machine stats.
+    recall to the per-machine stats; `scoped_only`: leave project-wide memories out (a
+    hook injects a file's own memories only), without decoding them.
     """
     from git_aide import memory
     from git_aide import recall as rc
@@ -61,7 +62,8 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     # memories (recall._cap_project_wide): the rest need not be decoded.
     newest = (rc.PROJECT_WIDE_SCAN if queries and relevance is None and pw_limit >= 0
               and not (layers or tags or contributor) else None)
-    entries = snap.entries_where(relevant, newest_wide=newest)
+    decode = relevant if not scoped_only else (lambda c: c is not None and relevant(c))
+    entries = snap.entries_where(decode, newest_wide=newest)
     # Memories elsewhere that name a query path in their text, or a query file's stem
     # in their scope or text: weak candidates, found by one pass over the stored
     # contents, not by decoding every memory.

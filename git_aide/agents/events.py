@@ -242,7 +242,7 @@ def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
 
     repo, cache, snap = _open(warn_now=False)
     try:
-        hits = recall_hits(repo, cache, snap, [path], count=False)
+        hits = recall_hits(repo, cache, snap, [path], count=False, scoped_only=True)
     except AideError:
         return None  # outside the repository, say: nothing to add
     _warn(snap)
