@@ -35,8 +35,9 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     """`recall`: the memories relevant to `paths`, in section 4's order, cut at the limit.
 
     `index`: an open full-text index to reuse (the server keeps one); `count`: add the
-    recall to the per-machine stats; `scoped_only`: leave project-wide memories out (a
-    hook injects a file's own memories only), without decoding them.
+    recall to the per-machine stats; `scoped_only`: only the memories whose scope covers
+    a path (a hook injects a file's own memories): project-wide memories are not decoded
+    and no weak candidates (mentions, the file's stem elsewhere) are looked for.
     """
     from git_aide import memory
     from git_aide import recall as rc
@@ -68,7 +69,8 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     # in their scope or text: weak candidates, found by one pass over the stored
     # contents, not by decoding every memory.
     finder = rc.WeakFinder(queries)
-    mentions = snap.mentioning(finder, relevant) if finder.active() else []
+    mentions = (snap.mentioning(finder, relevant) if finder.active() and not scoped_only
+                else [])
     if relevance is not None and queries:
         elsewhere = _strong_matches(snap, ft, query or "", relevant)
     hits = rc.recall(

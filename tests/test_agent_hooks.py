@@ -338,3 +338,18 @@ def test_hook_outside_the_repo_finds_it_from_the_payload(stocked: Path, tmp_path
                         {"session_id": "x", "cwd": str(elsewhere)})
     assert (rc, out) == (0, "")
     assert len(err.strip().splitlines()) == 1 and "Error:" not in err, err
+
+
+def test_pre_tool_use_injects_the_files_own_memories_not_notes_about_it(stocked: Path
+                                                                       ) -> None:
+    # recall also weighs notes scoped elsewhere that name the file (its tests, its
+    # guide); the hook injects only what is scoped to the file itself
+    write(stocked, "the guide mirrors src/auth/login.py line by line", "area_context",
+          scope="docs/guide/**")
+    git(stocked, "add", "-A")
+    git(stocked, "commit", "-qm", "a note about login.py, kept with the guide")
+    recalled = aide(stocked, "recall", "src/auth/login.py", "--json").json()["memories"]
+    assert any("guide mirrors" in m["what"] for m in recalled)
+    _rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py"))
+    assert "login.py must stay free" in context(out)
+    assert "guide mirrors" not in context(out)
