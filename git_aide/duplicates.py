@@ -57,7 +57,7 @@ def near_duplicates(entries: list[Entry], what: str, layer: str, compiled: scope
     for e in entries:
         if e.layer != layer or _is_personal(e.path) == shared:
             continue
-        sim = jaccard(mine, words(e.record["what"]))
+        sim = jaccard(mine, words(e.what))
         if sim >= threshold and overlap(compiled, e.compiled):
             out.append((e.uuid, sim))
     out.sort(key=lambda p: (-p[1], p[0]))
@@ -81,7 +81,7 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
     """
     if threshold <= 0:
         return []
-    sets = [words(e.record["what"]) for e in entries]
+    sets = [words(e.what) for e in entries]
     freq: Counter[str] = Counter(w for s in sets for w in s)
     rank = {w: i for i, (w, _) in enumerate(sorted(freq.items(), key=lambda p: (p[1], p[0])))}
     order = sorted((i for i, s in enumerate(sets) if s), key=lambda i: len(sets[i]))

@@ -119,6 +119,23 @@ class Entry(tuple):  # type: ignore[type-arg]
         return self[2][7]
 
     @property
+    def what(self) -> str:
+        """Its `what`, read without checking the whole record: comparing the words of a
+        few dozen memories (supersession, near duplicates) need not validate them."""
+        data = self[5]
+        if isinstance(data, tuple):
+            reader: _Reader = self[4]
+            data = reader.view.read(data) if reader.view is not None else None
+        if data:
+            try:
+                value = memory.load_json(data).get("what")
+            except (memory.MemoryFormatError, AttributeError):
+                value = None
+            if isinstance(value, str):
+                return value
+        return self.record["what"]
+
+    @property
     def record(self) -> dict[str, Any]:
         """The whole record, parsed from the bytes kept with the entry."""
         reader: _Reader = self[4]
