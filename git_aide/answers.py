@@ -41,6 +41,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     """
     from git_aide import memory
     from git_aide import recall as rc
+    from git_aide.weak import WeakFinder
 
     queries = rc.query_paths(repo.worktree, repo.prefix, paths)
     relevance = None
@@ -68,7 +69,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     # Memories elsewhere that name a query path in their text, or a query file's stem
     # in their scope or text: weak candidates, found by one pass over the stored
     # contents, not by decoding every memory.
-    finder = rc.WeakFinder(queries)
+    finder = WeakFinder(queries)
     mentions = (snap.mentioning(finder, relevant) if finder.active() and not scoped_only
                 else [])
     if relevance is not None and queries:
