@@ -12,7 +12,7 @@ import marshal
 import os
 import sys
 import time
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from operator import itemgetter
 
 from git_aide import folders, listing, memory, views
@@ -311,11 +311,26 @@ class Snapshot:
         match: `found(bytes)` gives the offsets of the matches in some bytes.
 
         A view holds every content in one run: it is searched at once, and groups are
-        decoded only when something matched.
+        decoded only when something matched. Without one, the contents are joined into
+        one run all the same, so that a finder that counts what it sees (a file's stem
+        common in the store brings no candidates) counts the same store either way.
         """
         view = self._reader.view
         offsets: list[int] | None = None
         body = self.body()
+        if body is None:
+            every = self.entries_where(lambda _c: True)
+            texts = []
+            for e in every:
+                data = e[5]
+                if isinstance(data, tuple):
+                    data = view.read(data) if view is not None else None
+                texts.append(data or b"")
+            starts = [0]
+            for t in texts:
+                starts.append(starts[-1] + len(t) + 1)  # "\n" between: no match spans two
+            picked = {bisect_right(starts, at) - 1 for at in found(b"\n".join(texts))}
+            return [every[i] for i in sorted(picked) if not skip(every[i][3])]
         if body is not None:
             offsets = sorted(found(body))
             self._settle()
