@@ -1,6 +1,6 @@
-"""A large store of project-wide memories: a path recall decodes only the newest few
-hundred of them (the view keeps them newest first), and answers exactly as if it had
-decoded them all."""
+"""Large stores: a path recall decodes only the newest few hundred project-wide
+memories (the view keeps them newest first) and answers exactly as if it had decoded
+them all; and it answers the same before its view is saved as after."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ WORDS = ["invoice", "billing", "ledger", "retry", "cache", "deploy", "schema", "
 
 
 def write_memory(repo: Path, template: dict, what: str, updated: str) -> str:
-    record = dict(template, uuid=str(uuidlib.uuid4()), what=what, scope=None,
+    record = dict(template, uuid=str(uuidlib.uuid4()), what=what,
                   created_at=updated, updated_at=updated)
     rel = f".aide/memories/technical/{record['uuid']}.json"
     (repo / rel).write_text(json.dumps(record, indent=2) + "\n")
@@ -34,7 +34,8 @@ def test_many_project_wide_memories_answer_as_if_all_were_read(repo: Path) -> No
         words = rng.sample(WORDS, 3)
         # Times collide on purpose: equal times must be ordered the same way either way.
         day = 1 + rng.randrange(28)
-        paths.append(write_memory(repo, template, f"note {i}: {' '.join(words)}",
+        paths.append(write_memory(repo, dict(template, scope=None),
+                                  f"note {i}: {' '.join(words)}",
                                   f"2025-03-{day:02d}T10:00:00.000Z"))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "many project-wide memories")
@@ -60,3 +61,29 @@ def test_many_project_wide_memories_answer_as_if_all_were_read(repo: Path) -> No
     fast, full = both()
     assert fast == full
     assert record["uuid"] in fast
+
+
+def test_a_stems_count_is_the_same_with_a_view_and_without(repo: Path) -> None:
+    # 40 notes on the billing folder and 20 elsewhere say "invoice": 60 in the store, a
+    # common word there, so the file's stem brings no notes from elsewhere; right after
+    # a commit (no view saved yet) the answer must be the one a saved view gives
+    template = remember(repo, "billing runs nightly", "--scope", "src/billing/**",
+                        "--layer", "technical")
+    template = json.loads((repo / template["path"]).read_text())
+    for i in range(40):
+        write_memory(repo, dict(template, scope="src/billing/**"),
+                     f"billing note {i}: the invoice total is rounded", "2025-01-01T00:00:00Z")
+    for i in range(20):
+        write_memory(repo, dict(template, scope=f"src/area{i}/**"),
+                     f"area note {i}: an invoice goes out monthly", "2025-01-01T00:00:00Z")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "notes")
+    file = "src/billing/invoice.py"
+    fresh = [m["uuid"] for m in aide_ok(repo, "recall", file, "--limit", "100", "--json"
+                                        ).json()["memories"]]
+    time.sleep(2.2)  # the index is trusted now: the view is saved, then read
+    aide_ok(repo, "recall", file)
+    saved = [m["uuid"] for m in aide_ok(repo, "recall", file, "--limit", "100", "--json"
+                                        ).json()["memories"]]
+    assert fresh == saved
+    assert len(saved) == 41  # the folder's own notes; none of the 20 from elsewhere
