@@ -244,46 +244,71 @@ class Snapshot:
         enough (a view keeps them newest first, in groups); None: all of them.
         """
         out: list[Entry] = []
-        reader = self._reader
         wide = 0
-        for i, (compiled, payload) in enumerate(self._groups):
+        later: list[int] = []  # project-wide groups left for now: older than enough
+        for i, (compiled, _payload) in enumerate(self._groups):
             if not keep(compiled):
                 continue
             if compiled is None and newest_wide is not None and wide >= newest_wide:
+                later.append(i)
                 continue
-            if isinstance(payload, _Made):  # entries made by an earlier call, kept
-                out.extend(payload)
-                wide += len(payload) if compiled is None else 0
-                continue
-            if isinstance(payload, list):  # built just now: (path, blob, meta, content)
-                made = [new_entry(Entry, (path, blob, meta, compiled, reader, raw))
-                        for path, blob, meta, raw in payload]
-            else:
-                try:  # a slice of the view file: (path, blob, meta, offset, length, crc)
-                    assert reader.view is not None
-                    rows = marshal.loads(reader.view.read(payload) or b"")
-                    made = [new_entry(Entry, (path, blob, meta, compiled, reader,
-                                              (at, size, crc)))
-                            for path, blob, meta, at, size, crc in rows]
-                except Exception:  # damaged: build the entries again, from the listing
-                    if reader.view is not None:
-                        views.discard(reader.cache, reader.view)
-                        reader.view = None
-                    self._groups = self._rebuild()
-                    return self.entries_where(keep, newest_wide)
-            if self.keep_decoded:
-                self._groups[i] = (compiled, _Made(made, payload))
+            made = self._made(i)
+            if made is None:  # damaged, and built again from the listing
+                return self.entries_where(keep, newest_wide)
             out.extend(made)
             wide += len(made) if compiled is None else 0
         self._settle()  # the view's part is decoded: now wait for git's answer
         drop = self._drop
         if drop:
             out = [e for e in out if e[0] not in drop]
+        if later:
+            # The working tree may have removed some of the newest: older ones move up
+            # until enough remain (the files laid over the view do not count: they may
+            # be older than all of these).
+            assert newest_wide is not None
+            wide = sum(1 for e in out if e[3] is None)
+            for i in later:
+                if wide >= newest_wide:
+                    break
+                made = self._made(i)
+                if made is None:
+                    return self.entries_where(keep, newest_wide)
+                made = [e for e in made if e[0] not in drop] if drop else made
+                out.extend(made)
+                wide += len(made)
+        reader = self._reader
         for compiled, payload in self._extra:
             if keep(compiled):
                 out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
                            for path, blob, meta, raw in payload)
         return out
+
+    def _made(self, i: int) -> list[Entry] | None:
+        """The entries of group `i`, decoded (and kept, in a long-lived process); None
+        when its slice of the view proved damaged (the groups are then built again)."""
+        compiled, payload = self._groups[i]
+        if isinstance(payload, _Made):  # entries made by an earlier call, kept
+            return payload
+        reader = self._reader
+        if isinstance(payload, list):  # built just now: (path, blob, meta, content)
+            made = [new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                    for path, blob, meta, raw in payload]
+        else:
+            try:  # a slice of the view file: (path, blob, meta, offset, length, crc)
+                assert reader.view is not None
+                rows = marshal.loads(reader.view.read(payload) or b"")
+                made = [new_entry(Entry, (path, blob, meta, compiled, reader,
+                                          (at, size, crc)))
+                        for path, blob, meta, at, size, crc in rows]
+            except Exception:  # damaged: build the entries again, from the listing
+                if reader.view is not None:
+                    views.discard(reader.cache, reader.view)
+                    reader.view = None
+                self._groups = self._rebuild()
+                return None
+        if self.keep_decoded:
+            self._groups[i] = (compiled, _Made(made, payload))
+        return made
 
     def body(self) -> bytes | None:
         """Every memory's content in one run (an entry's slice is at its (offset, length)),

@@ -37,6 +37,9 @@ def test_many_project_wide_memories_answer_as_if_all_were_read(repo: Path) -> No
         paths.append(write_memory(repo, dict(template, scope=None),
                                   f"note {i}: {' '.join(words)}",
                                   f"2025-03-{day:02d}T10:00:00.000Z"))
+    zephyr = json.loads((repo / write_memory(repo, dict(template, scope=None),
+                                             "zephyr exports run weekly",
+                                             "2024-06-01T10:00:00.000Z")).read_text())["uuid"]
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "many project-wide memories")
     time.sleep(2.2)  # the index is trusted, and the view saved, once it is 2 s old
@@ -61,6 +64,15 @@ def test_many_project_wide_memories_answer_as_if_all_were_read(repo: Path) -> No
     fast, full = both()
     assert fast == full
     assert record["uuid"] in fast
+    # The newest 550 deleted by hand, not committed: older ones take their places, down
+    # to the oldest note of all, the only one about zephyr.
+    dated = sorted(paths, key=lambda p: json.loads((repo / p).read_text())["updated_at"])
+    for rel in dated[-550:]:
+        (repo / rel).unlink()
+    file = "src/billing/zephyr_export.py"
+    fast, full = both()
+    assert fast == full
+    assert zephyr in fast
 
 
 def test_a_stems_count_is_the_same_with_a_view_and_without(repo: Path) -> None:
