@@ -81,11 +81,23 @@ def steps(repo: Path, a: str, b: str) -> list[tuple[str, Callable[[], None]]]:
     def through_git_aide() -> None:
         remember(repo, "a memory written by the command line", "--layer", "technical")
 
+    def aide_replaced() -> None:  # the watched folders leave; copies take their place
+        away = repo.parent / "aide-old"
+        os.rename(repo / ".aide", away)
+        shutil.copytree(away, repo / ".aide", symlinks=True)
+
+    def edit_the_copy() -> None:
+        path = repo / b
+        record = json.loads(path.read_text())
+        record["what"] = "review every migration three times"
+        path.write_text(json.dumps(record, indent=2) + "\n")
+
     return [("edit", edit), ("in place", append_in_place), ("new file", new_file),
             ("delete", delete), ("restore", restore), ("new folder", new_folder),
             ("commit", stage_and_commit), ("folder moved away", rename_folder),
             ("folder moved back", rename_back), ("remember", through_git_aide),
-            ("nothing", lambda: None)]
+            ("nothing", lambda: None), (".aide replaced", aide_replaced),
+            ("edit in the new .aide", edit_the_copy)]
 
 
 @pytest.mark.parametrize("watch", ["true", "false"])

@@ -18,6 +18,7 @@ command line does.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import struct
 
@@ -75,6 +76,8 @@ class Watch:
         self._index_sig: tuple[int, ...] | None = None
         #: An event said the folders themselves changed: watch them again.
         self._rescan = False
+        #: The memories folder watched: (device, inode).
+        self._root: tuple[int, int] | None = None
 
     def changed(self, index_file: str) -> list[str] | None:
         """The files that may differ from the index, or None when git must be asked
@@ -83,7 +86,7 @@ class Watch:
             return None
         self._drain()
         if (self._rescan or self._fd < 0 or len(self._touched) > MAX_TOUCHED
-                or stat_sig(index_file) != self._index_sig):
+                or stat_sig(index_file) != self._index_sig or not self._same_root()):
             self._index_sig = None
             return None
         return sorted(self._touched.union(self._baseline))
@@ -106,6 +109,18 @@ class Watch:
         """git's answer, asked after `prepare`, with the index's stat read before it."""
         self._baseline = list(paths)
         self._index_sig = sig if sig is not None and sig == stat_sig(index_file) else None
+
+    def _same_root(self) -> bool:
+        """Whether the memories folder is still the one watched: a watch follows its
+        folder, so `.aide` moved away and another put in its place says nothing."""
+        try:
+            st = os.stat(os.path.join(self.top, MEMORIES_DIR))
+        except OSError:
+            return False
+        if (st.st_dev, st.st_ino) == self._root:
+            return True
+        self._rescan = True
+        return False
 
     def close(self) -> None:
         """Stop watching."""
@@ -130,21 +145,38 @@ class Watch:
         return bool(self._folders)
 
     def _rewatch(self) -> None:
-        """Watch every memory folder as it is now (a watch added twice is one watch)."""
+        """Watch every memory folder as it is now (a watch added twice is one watch).
+
+        Each folder is watched before it is listed, so that a subfolder made meanwhile
+        is either listed here or reported by its parent's watch.
+        """
         assert self._libc is not None
         self._rescan = False
         self._folders.clear()
+        self._root = None
         root = os.path.join(self.top, MEMORIES_DIR)
         if linked(self.top):
             return  # git reads nothing through a link; neither would the events
-        for base, dirs, _files in os.walk(root):
+        try:
+            st = os.stat(root)
+        except OSError:
+            return
+        self._root = (st.st_dev, st.st_ino)
+        stack = [root]
+        while stack:
+            base = stack.pop()
             wd = self._libc.inotify_add_watch(self._fd, os.fsencode(base), _MASK)
             if wd < 0:
-                self._folders.clear()
+                if ctypes.get_errno() == errno.ENOENT and base != root:
+                    continue  # removed just now: its parent's watch said so
+                self._folders.clear()  # out of watches, say: git is asked every call
                 return
-            rel = os.path.relpath(base, self.top).replace(os.sep, "/")
-            self._folders[wd] = rel
-            dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(base, d))]
+            self._folders[wd] = os.path.relpath(base, self.top).replace(os.sep, "/")
+            try:
+                with os.scandir(base) as listing:
+                    stack.extend(e.path for e in listing if e.is_dir(follow_symlinks=False))
+            except OSError:
+                continue  # removed just now: its parent's watch said so
 
     def _drain(self) -> None:
         """Read the queued events into `_touched`, or mark that a rescan is needed."""
