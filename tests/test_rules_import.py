@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import aide, aide_ok, git
 
-from git_aide.agents import rules
+from git_aide.agents import frontmatter, markdown, rules
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 
@@ -181,7 +181,7 @@ def test_missing_file_is_one_clear_error(repo: Path) -> None:
 
 
 def test_frontmatter_variants() -> None:
-    fm = rules.front_matter
+    fm = frontmatter.front_matter
     meta, start = fm(["---", "description: 'It''s here'", "globs: [\"a/**\", b/*.{c,d}]",
                       "alwaysApply: TRUE", "---", "", "body"])
     assert meta == {"description": "It's here", "globs": ["a/**", "b/*.{c,d}"],
@@ -195,11 +195,11 @@ def test_frontmatter_variants() -> None:
     assert fm(["# no front matter", "---"]) == ({}, 0)
     assert fm(["---", "# a thematic break, then a setext heading", "---"]) == ({}, 0)
     assert fm(["---", "not closed"]) == ({}, 0)
-    assert rules.combine_globs("src/**/*.ts, src/**/*.tsx") == "src/**/*.{ts,tsx}"
-    assert rules.combine_globs(["a/**", "b/**"]) == "{a/**,b/**}"
-    assert rules.combine_globs("src/x/**,src/y/**") == "src/{x/**,y/**}"
-    assert rules.combine_globs(["./lib/**", "/lib/**"]) == "lib/**"
-    assert rules.combine_globs("**") is None and rules.combine_globs(None) is None
+    assert frontmatter.combine_globs("src/**/*.ts, src/**/*.tsx") == "src/**/*.{ts,tsx}"
+    assert frontmatter.combine_globs(["a/**", "b/**"]) == "{a/**,b/**}"
+    assert frontmatter.combine_globs("src/x/**,src/y/**") == "src/{x/**,y/**}"
+    assert frontmatter.combine_globs(["./lib/**", "/lib/**"]) == "lib/**"
+    assert frontmatter.combine_globs("**") is None and frontmatter.combine_globs(None) is None
     assert rules.file_defaults(".cursor/rules/a.mdc", {"alwaysApply": True,
                                                        "globs": "x/**"}) == ("guidelines", None)
     assert rules.file_defaults(".cursor/rules/a.mdc", {"description": "d"}) == (
@@ -227,7 +227,7 @@ def test_nested_lists_blocks_and_stubs() -> None:
         "The rules below are enforced in review:\n"
         "- Every public function has a docstring of one line\n"
         "- Every change to the schema comes with a migration and a test that runs it\n")
-    doc = rules.parse(text)
+    doc = markdown.parse(text)
     lines = text.split("\n")
     assert [(i.what, i.line, i.label) for i in doc.items] == [
         ("Intro that is long enough to be a memory and wraps.", 1, None),
@@ -261,7 +261,7 @@ def test_import_text_serves_the_mcp_tool(repo: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_a_sentence_introducing_short_rules_gives_one_memory_per_rule() -> None:
-    doc = rules.parse("Follow these rules when writing code:\n"
+    doc = markdown.parse("Follow these rules when writing code:\n"
                       "- Use 2-space indentation\n- Prefer const over let\n"
                       "- Avoid default exports\n\n"
                       "Code style:\n- Use tabs in Makefiles\n- Never commit .env files\n\n"

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_aide.agents.rules import BEGIN, END, LAYER_TITLES
+from git_aide.agents.markdown import BEGIN, END, LAYER_TITLES
 from git_aide.errors import AideError
 
 TYPE_CHECKING = False
@@ -333,7 +333,8 @@ def _written_outside(path: str, old: str | None, *, blocks: bool = False) -> set
     a memory imported from a file the agent reads anyway is not written out again."""
     if old is None:
         return set()
-    from git_aide.agents.rules import file_defaults, parse
+    from git_aide.agents.markdown import parse
+    from git_aide.agents.rules import file_defaults
 
     doc = parse(old)
     layer, scope = file_defaults(path, doc.meta)
