@@ -129,13 +129,7 @@ def _driver(repo: Repo) -> list[Finding]:
     if not value:
         return [Finding("driver", False, "the merge driver is not configured in this clone "
                         "(merge.aide.driver); git falls back to a text merge", "git aide init")]
-    try:
-        words = shlex.split(value)
-    except ValueError:
-        words = value.split()
-    program = words[0] if words else ""
-    if program == "git" and len(words) > 1:
-        program = f"git-{words[1]}"
+    words, program = _command(value)
     if "merge-driver" not in words:
         return [Finding("driver", False, f"merge.aide.driver is {value!r}, which is not "
                         "git-aide's merge driver", "git aide init")]
@@ -143,6 +137,18 @@ def _driver(repo: Repo) -> list[Finding]:
         return [Finding("driver", False, f"the merge driver runs {program}, which is not on PATH",
                         _INSTALL)]
     return [Finding("driver", True, f"merge driver configured ({value})")]
+
+
+def _command(value: str) -> tuple[list[str], str]:
+    """A configured command's words and the program git would start for it."""
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        words = value.split()
+    program = words[0] if words else ""
+    if program == "git" and len(words) > 1:
+        program = f"git-{words[1]}"
+    return words, program
 
 
 def _textconv(repo: Repo) -> Finding:
@@ -153,13 +159,7 @@ def _textconv(repo: Repo) -> Finding:
         return Finding("textconv", False, "the textconv diff driver is not configured in this "
                        "clone (diff.aide.textconv); git diff shows memories as raw JSON",
                        "git aide init")
-    try:
-        words = shlex.split(value)
-    except ValueError:
-        words = value.split()
-    program = words[0] if words else ""
-    if program == "git" and len(words) > 1:
-        program = f"git-{words[1]}"
+    words, program = _command(value)
     if "textconv" not in words:
         return Finding("textconv", False, f"diff.aide.textconv is {value!r}, which is not "
                        "git-aide's textconv", "git aide init")
