@@ -107,6 +107,17 @@ class Repo:
         self._config = None
         self._asked_config = asked
 
+    def config_bool(self, key: str, default: bool) -> bool:
+        """A boolean git config value, spelled as git spells one (true/yes/on/1,
+        false/no/off/0); any other value counts as the default (a setting of a hook or
+        the server must not stop it)."""
+        low = (self.config(key) or "").strip().lower()
+        if low in ("true", "yes", "on", "1"):
+            return True
+        if low in ("false", "no", "off", "0"):
+            return False
+        return default
+
     def config_int(self, key: str, default: int) -> int:
         """An integer git config value; a bad one is an error that names the key."""
         value = self.config(key)

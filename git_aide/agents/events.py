@@ -435,8 +435,7 @@ def stop(data: dict[str, Any], agent: str) -> str | None:
     from git_aide.repo import open_repo
 
     repo = open_repo()
-    if (repo.config("aide.hooks.reflect") or "").strip().lower() not in ("true", "yes", "on",
-                                                                          "1"):
+    if not repo.config_bool("aide.hooks.reflect", False):
         return None
     every = max(1, repo.config_int("aide.hooks.reflectEvery", 5))
     session = Session(repo.cache_dir, session_id(data))

@@ -110,8 +110,7 @@ class Memory:
         from git_aide.agents.watch import Watch
 
         top = repo.require_worktree("reading the working tree")
-        wanted = (repo.config("aide.mcp.watch") or "true").strip().lower() not in (
-            "false", "no", "off", "0")
+        wanted = repo.config_bool("aide.mcp.watch", True)
         if self._watch is not None and (not wanted or self._watch.top != top):
             self._watch.close()
             self._watch = None
