@@ -387,6 +387,15 @@ def _protect_personal(top: str) -> None:
         write_file(ignore, PERSONAL_IGNORE.encode())
 
 
+def read_file(path: str) -> bytes | None:
+    """A file's bytes, or None when there is no such file (what write_file would make)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
 def write_file(path: str, data: bytes) -> None:
     """Write atomically: a temporary file in the same folder, flushed, then renamed."""
     folder, name = os.path.split(path)

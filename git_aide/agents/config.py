@@ -261,12 +261,9 @@ def _toml_parse(text: str, rel: str) -> dict[str, Any] | None:
 def _toml_change(top: str, rel: str, install: bool) -> Change:
     """Replace our `[mcp_servers.git-aide]` table in Codex's config, leaving every other
     line as it was."""
-    path = os.path.join(top, rel)
-    try:
-        with open(path, "rb") as f:
-            raw: bytes | None = f.read()
-    except FileNotFoundError:
-        raw = None
+    from git_aide.store import read_file
+
+    raw = read_file(os.path.join(top, rel))
     text = (raw or b"").decode("utf-8", "replace")
     _toml_parse(text, rel)
     lines = text.splitlines(keepends=True)

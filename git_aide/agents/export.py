@@ -418,7 +418,7 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
            max_chars: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
     from git_aide.sources import load
-    from git_aide.store import write_file
+    from git_aide.store import read_file, write_file
 
     top = repo.require_worktree("export")
     records = [e.record for e in load(repo, cache).entries]
@@ -426,11 +426,7 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
     done: list[tuple[str, str]] = []
     for path, data in sorted(p.files.items()):
         full = os.path.join(top, path)
-        try:
-            with open(full, "rb") as f:
-                current: bytes | None = f.read()
-        except FileNotFoundError:
-            current = None
+        current = read_file(full)
         if data == current:
             done.append((path, "unchanged"))
             continue
