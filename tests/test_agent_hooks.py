@@ -6,6 +6,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -243,6 +244,21 @@ def test_hooks_import_no_mcp_rich_pydantic_or_click(stocked: Path) -> None:
                 for line in proc.stderr.splitlines()
                 if line.startswith("import time:") and "|" in line}
         assert not mods & {"mcp", "rich", "pydantic", "click", "whoosh"}, (ev, mods)
+
+
+def test_a_warm_pre_tool_use_hashes_nothing(stocked: Path) -> None:
+    # hashlib's import alone costs a hook call ~3 ms: the session record is named by a
+    # CRC-32 and the view's contents carry one, so a warm call imports no hashlib
+    time.sleep(2.2)  # the index is trusted (and its view kept) once it is 2 s old
+    hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py", "warm"))
+    event = json.dumps(claude_read(stocked, "src/auth/login.py", "another"))
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", "hook",
+                           "pre-tool-use"], cwd=stocked, env=BASE_ENV, input=event,
+                          capture_output=True, text=True)
+    assert "rotate hourly" in proc.stdout
+    assert "hashlib" not in {line.rsplit("|", 1)[1].strip().split(".")[0]
+                             for line in proc.stderr.splitlines()
+                             if line.startswith("import time:") and "|" in line}
 
 
 def test_a_damaged_session_record_counts_as_none(stocked: Path) -> None:
