@@ -341,7 +341,6 @@ class Snapshot:
         common in the store brings no candidates) counts the same store either way.
         """
         view = self._reader.view
-        offsets: list[int] | None = None
         body = self.body()
         if body is None:
             every = self.entries_where(lambda _c: True)
@@ -356,24 +355,20 @@ class Snapshot:
                 starts.append(starts[-1] + len(t) + 1)  # "\n" between: no match spans two
             picked = {bisect_right(starts, at) - 1 for at in found(b"\n".join(texts))}
             return [every[i] for i in sorted(picked) if not skip(every[i][3])]
-        if body is not None:
-            offsets = sorted(found(body))
-            self._settle()
-            if not offsets:  # none in the view: only the files laid over it may match
-                return [new_entry(Entry, (path, blob, meta, compiled, self._reader, raw))
-                        for compiled, payload in self._extra if not skip(compiled)
-                        for path, blob, meta, raw in payload if found(raw)]
+        offsets = sorted(found(body))
+        self._settle()
+        if not offsets:  # none in the view: only the files laid over it may match
+            return [new_entry(Entry, (path, blob, meta, compiled, self._reader, raw))
+                    for compiled, payload in self._extra if not skip(compiled)
+                    for path, blob, meta, raw in payload if found(raw)]
         out: list[Entry] = []
         for e in self.entries_where(lambda c: not skip(c)):
             data = e[5]
-            if isinstance(data, tuple) and offsets is not None:
+            if isinstance(data, tuple):  # its slice of the view's run
                 i = bisect_left(offsets, data[0])
                 if i < len(offsets) and offsets[i] < data[0] + data[1]:
                     out.append(e)
-                continue
-            if isinstance(data, tuple):
-                data = view.read(data) if view is not None else None
-            if data and found(data):
+            elif data and found(data):  # a file laid over the view
                 out.append(e)
         return out
 
