@@ -28,13 +28,16 @@ import marshal
 import os
 import re
 import shutil
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from zlib import crc32
 
+from git_aide import postings
+
 #: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
-FORMAT = 4
+FORMAT = 5
 #: Weights of the fields in BM25F: the memory itself counts most.
 BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
 #: Documents per segment of a large first index.
@@ -51,7 +54,9 @@ DAMAGED = "the full-text index was damaged; rebuilt it"
 SMALL = 64 * 1024
 
 
-def _whoosh() -> Any:
+def _whoosh(only_analysis: bool = False) -> Any:
+    """Whoosh, with what the index needs of it (`only_analysis`: its analyzers only)."""
+    import importlib
     import sys
     import types
 
@@ -77,11 +82,10 @@ def _whoosh() -> Any:
             warnings.simplefilter("ignore", SyntaxWarning)
             warnings.simplefilter("ignore", DeprecationWarning)
             import whoosh
-            import whoosh.analysis
-            import whoosh.fields
-            import whoosh.index
-            import whoosh.query
-            import whoosh.scoring
+
+            for name in ("analysis",) if only_analysis else (
+                    "analysis", "fields", "index", "query", "scoring"):
+                importlib.import_module(f"whoosh.{name}")
     finally:
         if stand_in is not None and sys.modules.get("urllib.request") is stand_in:
             del sys.modules["urllib.request"]
@@ -98,6 +102,29 @@ def prepare(text: str) -> str:
     """Text as the analyzer wants it: an acronym run before a capitalised word gets a
     boundary (`HTTPAdapter` -> `HTTP_Adapter`), which Whoosh's intra-word filter lacks."""
     return _ACRONYM.sub(r"\1_\2", text)
+
+
+_WORDS = re.compile(_TOKEN)
+#: The fields a query looks in.
+QUERIED = ("what", "why", "context_label", "scope", "tags")
+
+
+def _best(tables: postings.Tables, scores: dict[int, float], allowed: set[str],
+          want: int) -> dict[str, float]:
+    """The allowed blobs among the best-scored documents, as FullText._run takes them
+    from Whoosh: the best max(3 * want, 60), then four times as many until `want` of
+    them are allowed or none are left."""
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    limit = max(want * 3, 60)
+    while True:
+        out: dict[str, float] = {}
+        for doc, score in ranked[:limit]:
+            blob = tables.blob(doc)
+            if blob in allowed:
+                out[blob] = score
+        if len(out) >= want or len(ranked) <= limit:
+            return out
+        limit *= 4
 
 
 def _analyzer(w: Any) -> Any:
@@ -126,11 +153,22 @@ class FullText:
     def __init__(self, cache_root: str) -> None:
         self.root = os.path.join(cache_root, "whoosh")
         self.notices = []
-        self._w = _whoosh()
+        self._whoosh: Any = None
         self._ix: Any = None
         self._have: set[str] | None = None
+        #: The files of the state the id table vouched for, by name.
+        self._state: set[str] = set()
+        #: The postings tables of that state, once read (False: they do not cover it).
+        self._tables: Any = None
         #: True when the index lives in memory (the cache folder cannot be written).
         self.in_memory = False
+
+    @property
+    def _w(self) -> Any:
+        """Whoosh, imported when the index is written or a query cannot do without it."""
+        if self._whoosh is None:
+            self._whoosh = _whoosh()
+        return self._whoosh
 
     # -- opening -------------------------------------------------------------------
 
@@ -204,6 +242,7 @@ class FullText:
                     self._ix = None
                     return False
             self._have = table[1]
+            self._state = set(table[0])
             return True
         if not locked:
             return False
@@ -261,6 +300,7 @@ class FullText:
         if self.in_memory:
             return
         files = {name: (*sig, self._crc(name)) for name, sig in self._files().items()}
+        self._state = set(files)
         body = marshal.dumps((files, ids))
         path = os.path.join(self.root, TABLE)
         tmp = f"{path}.{os.getpid()}.tmp"
@@ -315,12 +355,52 @@ class FullText:
         """Forget which blobs the index was seen to hold: a long-lived process (the MCP
         server) then sees what other processes added or rebuilt since."""
         self._have = None
+        self._forget_tables()
+
+    def _checked(self) -> bool:
+        """Whether the index on disk is whole, checked without Whoosh (its stamp, and its
+        files against the id table); False sends the caller through Whoosh's own
+        opening, which rebuilds what is damaged."""
+        if self._have is not None:
+            return True
+        if self.in_memory:
+            return False
+        try:
+            with open(os.path.join(self.root, "STAMP"), encoding="utf-8") as f:
+                if f.read().strip() != _stamp():
+                    return False
+            return self._verified(locked=False)
+        except OSError:
+            return False
+
+    def _postings(self) -> Any:
+        """The postings tables of the state on disk, when they hold every document of
+        it; None otherwise (Whoosh answers then)."""
+        if self._tables is None:
+            self._tables = False
+            names = [n for n in self._state if n.endswith(postings.SUFFIX)]
+            if names and not self.in_memory:
+                try:
+                    tables = postings.Tables([os.path.join(self.root, n) for n in names])
+                except (OSError, ValueError, EOFError, TypeError):
+                    return None  # the id table vouched for them: a race; Whoosh answers
+                if tables.count == len(self._have or ()):
+                    self._tables = tables
+                else:
+                    tables.close()
+        return self._tables or None
+
+    def _forget_tables(self) -> None:
+        if self._tables:
+            self._tables.close()
+        self._tables = None
 
     # -- writing -------------------------------------------------------------------
 
     def missing(self, blobs: Iterable[str]) -> list[str]:
         """The blob ids the index does not hold yet."""
-        self._open()
+        if not self._checked():
+            self._open()
         have = self._have or set()
         return [b for b in dict.fromkeys(blobs) if b not in have]
 
@@ -334,6 +414,7 @@ class FullText:
         self.notices.append(why)
         self._ix = None
         self._have = None
+        self._forget_tables()
         if self.in_memory:
             from whoosh.filedb.filestore import RamStorage
 
@@ -383,15 +464,16 @@ class FullText:
         writer = ix.writer(timeout=WRITER_TIMEOUT, limitmb=256)
         try:
             added: list[str] = []
+            fields: list[dict[str, str]] = []
             for i, (blob, r) in enumerate(docs):
                 if blob in have:
                     continue
-                writer.add_document(
-                    blob=blob, what=prepare(r["what"]), why=prepare(r["why"] or ""),
-                    context_label=prepare(r["context_label"] or ""),
-                    tags=",".join(r["tags"]),
-                    scope=r["scope"] or "")
+                doc = {"what": prepare(r["what"]), "why": prepare(r["why"] or ""),
+                       "context_label": prepare(r["context_label"] or ""),
+                       "tags": ",".join(r["tags"]), "scope": r["scope"] or ""}
+                writer.add_document(blob=blob, **doc)
                 added.append(blob)
+                fields.append(doc)
                 if progress is not None and i % 100 == 0:
                     progress(offset + i)
             if not added:
@@ -402,27 +484,87 @@ class FullText:
             with contextlib.suppress(Exception):
                 writer.cancel()
             raise
-        self._have = have | set(added)
-        self._save_table(self._have)
+        self._forget_tables()
         if not self.in_memory:
             self._ix = self._w.index.open_dir(self.root)  # the state just committed
+            self._write_postings(self._ix, list(zip(added, fields, strict=True)))
+        self._have = have | set(added)
+        self._save_table(self._have)
         return len(added)
+
+    def _write_postings(self, ix: Any, docs: list[tuple[str, dict[str, str]]]) -> None:
+        """Write the documents just committed as a postings table (postings.py), with the
+        terms, weights and lengths Whoosh's own fields gave them; merge small tables."""
+        from whoosh.util.numeric import byte_to_length, length_to_byte
+
+        quantize = (length_to_byte, byte_to_length)
+        schema = ix.schema
+        with ix.reader() as reader:
+            totals = {f: int(reader.field_length(f)) for f in QUERIED if schema[f].scorable}
+        boosts = {f: float(schema[f].format.field_boost) for f in QUERIED}
+        scorable = {f: bool(schema[f].scorable) for f in QUERIED}
+        rows: list[tuple[str, postings.Fields]] = []
+        for blob, doc in docs:
+            fields: postings.Fields = {}
+            for name in QUERIED:
+                terms = [(t.decode("utf-8"), freq)
+                         for t, freq, _w, _v in schema[name].index(doc[name])]
+                fields[name] = (sum(f for _t, f in terms) if scorable[name] else 0, terms)
+            rows.append((blob, fields))
+        self._put(postings.name(time.time_ns()),
+                  postings.build(rows, boosts, scorable, quantize, totals))
+        tables = sorted((n for n in os.listdir(self.root) if n.endswith(postings.SUFFIX)),
+                        key=lambda n: os.path.getsize(os.path.join(self.root, n)))
+        if len(tables) > postings.MAX_TABLES:
+            # All but the largest are merged, unless together they outgrow it: each
+            # document is then rewritten a few times over the index's life, not on
+            # every commit.
+            small = tables[:-1]
+            if sum(os.path.getsize(os.path.join(self.root, n)) for n in small) \
+                    > os.path.getsize(os.path.join(self.root, tables[-1])):
+                small = tables
+            merged = postings.merge([os.path.join(self.root, n) for n in small], quantize,
+                                    totals)
+            newest = max(small, key=lambda n: postings.order(n))
+            self._put(newest, merged)
+            for n in small:
+                if n != newest:
+                    os.unlink(os.path.join(self.root, n))
+
+    def _put(self, name: str, data: bytes) -> None:
+        path = os.path.join(self.root, name)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
 
     # -- searching -----------------------------------------------------------------
 
     def terms(self, text: str) -> list[str]:
         """The analysed words of a query, as the index stores them."""
-        return list(dict.fromkeys(t.text for t in _analyzer(self._w)(prepare(text))))
+        text = prepare(text)
+        words = _WORDS.findall(text)
+        # A word of letters in one case, or of digits, passes Whoosh's intra-word filter
+        # unchanged: then only its stemmer is needed, not Whoosh's analysis (~20 ms).
+        if all((w.isalpha() and (w.islower() or w.isupper())) or w.isdigit() for w in words):
+            from whoosh.lang.porter import stem
+
+            return list(dict.fromkeys(stem(w.lower()) for w in words))
+        w = self._whoosh or _whoosh(only_analysis=True)
+        return list(dict.fromkeys(t.text for t in _analyzer(w)(text)))
 
     def search(self, text: str, allowed: set[str], want: int) -> dict[str, float]:
         """BM25F scores of the best `want` allowed blobs that match a word of the text."""
+        pairs = [(fld, w) for w in self.terms(text) for fld in QUERIED if fld != "tags"]
+        pairs += [("tags", w.lower()) for w in text.replace(",", " ").split()]
+        if not pairs:
+            return {}
+        tables = self._postings() if self._checked() else None
+        if tables is not None:
+            return _best(tables, tables.scores(pairs), allowed, want)
         ix = self._open()
         q = self._w.query
-        words = self.terms(text)
-        fields = ("what", "why", "context_label", "scope")
-        subqueries = [q.Term(fld, w) for w in words for fld in fields]
-        subqueries += [q.Term("tags", w.lower()) for w in text.replace(",", " ").split()]
-        return self._run(ix, q.Or(subqueries), allowed, want) if subqueries else {}
+        return self._run(ix, q.Or([q.Term(f, w) for f, w in pairs]), allowed, want)
 
     def _run(self, ix: Any, query: Any, allowed: set[str], want: int) -> dict[str, float]:
         # Whoosh skips whole blocks of postings that cannot reach a top-N list, so asking

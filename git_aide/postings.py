@@ -1,0 +1,268 @@
+"""The full-text index read without Whoosh: each commit to it also writes its documents'
+postings here, in tables of our own (DESIGN sections 4 and 9).
+
+Importing Whoosh and opening its index costs a query more than the rest of a recall, and
+an agent asks on every file it touches. So every batch of documents Whoosh indexes is
+also written as one postings table: the terms Whoosh's own fields produced for it (the
+same analysis, the same weights), each field's length as Whoosh stores it, and the blob
+ids. A query looks up its terms in the tables and scores them by BM25F exactly as
+Whoosh's searcher does; tests/test_postings.py holds the two to the same scores.
+
+The tables sit in the index's folder, so the id table (index.py) vouches for them as for
+Whoosh's own files: a damaged or missing table rebuilds the whole index. A table file is
+a short header (the documents), then buckets of postings found by a CRC-32 of the term:
+a query reads the header and the few buckets its terms fall in, never the whole table.
+"""
+
+from __future__ import annotations
+
+import marshal
+import mmap
+import os
+from array import array
+from bisect import bisect_left
+from math import log
+from zlib import crc32
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+#: How a table file starts; bumped with index.FORMAT when its layout changes.
+MAGIC = b"git-aide-postings 1\0"
+#: A table's file name ends so (Whoosh's own clean-up never touches such names).
+SUFFIX = ".qt"
+#: BM25F's free parameters, Whoosh's defaults (scoring.BM25F).
+B = 0.75
+K1 = 1.2
+#: Terms per bucket, on average: a bucket is decoded whole.
+PER_BUCKET = 8
+#: More tables than this after a commit: the smaller ones are merged into one.
+MAX_TABLES = 8
+
+#: One document's fields: field -> (length as Whoosh counts it, [(term, frequency)]).
+Fields = dict[str, tuple[int, list[tuple[str, int]]]]
+
+
+def _key(field: str, term: str) -> str:
+    return f"{field}\0{term}"
+
+
+def build(docs: list[tuple[str, Fields]], boosts: dict[str, float],
+          scorable: dict[str, bool], quantize: tuple[Any, Any],
+          totals: dict[str, int]) -> bytes:
+    """A table of the documents (blob id, fields), in this order.
+
+    `boosts`: each field's weight per occurrence; `scorable`: which fields have lengths
+    (BM25) rather than a plain weight; `quantize`: Whoosh's length_to_byte and
+    byte_to_length, since its searcher sees a document's length only as a byte says it;
+    `totals`: each field's total length over the whole index as Whoosh counts it now
+    (its merges add up the lengths as bytes say them, so only it can tell).
+    """
+    byte_of = quantize[0]
+    n = len(docs)
+    blobs = bytearray()
+    codes = {f: bytearray(n) for f, s in scorable.items() if s}
+    posts: dict[str, tuple[array[int], array[int]]] = {}
+    for i, (blob, fields) in enumerate(docs):
+        blobs += bytes.fromhex(blob)
+        for field, (length, terms) in fields.items():
+            if field in codes and length:
+                codes[field][i] = byte_of(length)
+            for term, freq in terms:
+                key = _key(field, term)
+                entry = posts.get(key)
+                if entry is None:
+                    entry = posts[key] = (array("I"), array("I"))
+                entry[0].append(i)
+                entry[1].append(freq)
+    return _encode(n, bytes(blobs), {f: bytes(c) for f, c in codes.items()}, totals,
+                   {k: (d.tobytes(), f.tobytes()) for k, (d, f) in posts.items()},
+                   boosts, scorable, quantize)
+
+
+def _encode(n: int, blobs: bytes, codes: dict[str, bytes], totals: dict[str, int],
+            posts: dict[str, tuple[bytes, bytes]], boosts: dict[str, float],
+            scorable: dict[str, bool], quantize: tuple[Any, Any]) -> bytes:
+    count = max(1, len(posts) // PER_BUCKET)
+    buckets: list[dict[str, tuple[bytes, bytes]]] = [{} for _ in range(count)]
+    for key, value in posts.items():
+        buckets[crc32(key.encode()) % count][key] = value
+    data = [marshal.dumps(b) for b in buckets]
+    offsets = array("I", [0])
+    for chunk in data:
+        offsets.append(offsets[-1] + len(chunk))
+    # Whoosh's byte -> length table, so that reading needs no Whoosh.
+    lengths = [quantize[1](b) for b in range(256)]
+    header = marshal.dumps((n, blobs, codes, totals, boosts, scorable, lengths,
+                            offsets.tobytes()))
+    return b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *data])
+
+
+class Table:
+    """One table file, mapped: its documents, and its postings found bucket by bucket."""
+
+    __slots__ = ("path", "n", "blobs", "codes", "totals", "boosts", "scorable", "lengths",
+                 "_offsets", "_map", "_base")
+
+    def __init__(self, path: str) -> None:
+        #: Where it is.
+        self.path = path
+        with open(path, "rb") as f:
+            #: The file, mapped (buckets are read from it on demand).
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        m = self._map
+        if m[:len(MAGIC)] != MAGIC:
+            raise ValueError(f"{path}: not a postings table")
+        size = int.from_bytes(m[len(MAGIC):len(MAGIC) + 4], "little")
+        start = len(MAGIC) + 4
+        (n, blobs, codes, totals, boosts, scorable, lengths,
+         offsets) = marshal.loads(m[start:start + size])
+        #: How many documents it holds.
+        self.n: int = n
+        #: Their blob ids, 20 bytes each, in document order.
+        self.blobs: bytes = blobs
+        #: Each scorable field's length code per document (Whoosh's length byte).
+        self.codes: dict[str, bytes] = codes
+        #: Each scorable field's total length over the whole index when it was written.
+        self.totals: dict[str, int] = totals
+        #: Each field's weight per occurrence of a term.
+        self.boosts: dict[str, float] = boosts
+        #: Which fields are scored with their length (BM25) rather than by weight alone.
+        self.scorable: dict[str, bool] = scorable
+        #: The length each code stands for.
+        self.lengths: list[int] = lengths
+        self._offsets = array("I")
+        self._offsets.frombytes(offsets)
+        self._base = start + size
+        if len(blobs) != 20 * n or self._base + self._offsets[-1] != len(m):
+            raise ValueError(f"{path}: a postings table of the wrong size")
+
+    def postings(self, field: str, term: str) -> tuple[array[int], array[int]] | None:
+        """(documents, frequencies) of a term in a field, or None."""
+        key = _key(field, term)
+        count = len(self._offsets) - 1
+        b = crc32(key.encode()) % count
+        lo, hi = self._offsets[b], self._offsets[b + 1]
+        found = marshal.loads(self._map[self._base + lo:self._base + hi]).get(key)
+        if found is None:
+            return None
+        docs, freqs = array("I"), array("I")
+        docs.frombytes(found[0])
+        freqs.frombytes(found[1])
+        return docs, freqs
+
+    def everything(self) -> dict[str, tuple[bytes, bytes]]:
+        """Every posting list (to merge tables)."""
+        out: dict[str, tuple[bytes, bytes]] = {}
+        offs = self._offsets
+        for b in range(len(offs) - 1):
+            out.update(marshal.loads(self._map[self._base + offs[b]:self._base + offs[b + 1]]))
+        return out
+
+    def blob(self, i: int) -> str:
+        """The blob id of document `i`."""
+        return self.blobs[20 * i:20 * i + 20].hex()
+
+    def close(self) -> None:
+        """Unmap the file."""
+        self._map.close()
+
+
+class Tables:
+    """All the tables of one state of the index, read as one collection of documents."""
+
+    def __init__(self, paths: list[str]) -> None:
+        #: The tables, in the order their documents were added.
+        self.tables = [Table(p) for p in sorted(paths, key=order)]
+        #: Where each table's documents start in the collection's numbering.
+        self.starts: list[int] = []
+        at = 0
+        for t in self.tables:
+            self.starts.append(at)
+            at += t.n
+        #: How many documents the collection holds (Whoosh's doc_count_all).
+        self.count = at
+
+    def blob(self, doc: int) -> str:
+        """The blob id of a document of the collection."""
+        i = bisect_left(self.starts, doc + 1) - 1
+        return self.tables[i].blob(doc - self.starts[i])
+
+    def scores(self, terms: Iterable[tuple[str, str]]) -> dict[int, float]:
+        """BM25F score of every document matching any (field, term), as Whoosh's searcher
+        scores an Or of Term queries: the sum of each matching term's score."""
+        out: dict[int, float] = {}
+        count = self.count
+        # Not made unique: a term asked twice counts twice, as in Whoosh's Or.
+        for field, term in terms:
+            found = [(start, t, t.postings(field, term))
+                     for start, t in zip(self.starts, self.tables, strict=True)]
+            found = [(s, t, p) for s, t, p in found if p is not None]
+            if not found:
+                continue
+            first = found[0][1]
+            boost = first.boosts.get(field, 1.0)
+            if not first.scorable.get(field, False):
+                for start, _t, (docs, freqs) in found:
+                    for d, f in zip(docs, freqs, strict=True):
+                        out[start + d] = out.get(start + d, 0.0) + f * boost
+                continue
+            df = sum(len(p[0]) for _s, _t, p in found)
+            idf = log(count / (df + 1)) + 1
+            avgfl = self.tables[-1].totals.get(field, 0) / (count or 1) or 1
+            k1b = K1 * (1 - B)
+            per = K1 * B / avgfl
+            for start, t, (docs, freqs) in found:
+                codes, lengths = t.codes[field], t.lengths
+                for d, f in zip(docs, freqs, strict=True):
+                    w = f * boost
+                    s = idf * ((w * (K1 + 1)) / (w + (k1b + per * lengths[codes[d]])))
+                    out[start + d] = out.get(start + d, 0.0) + s
+        return out
+
+    def close(self) -> None:
+        """Unmap every table."""
+        for t in self.tables:
+            t.close()
+
+
+def order(path: str) -> tuple[int, str]:
+    """Tables are named by the time they were written: older documents come first."""
+    name = os.path.basename(path)
+    try:
+        return int(name.split("-")[1].split(".")[0]), name
+    except (IndexError, ValueError):
+        return 0, name
+
+
+def name(now_ns: int) -> str:
+    """A new table's file name."""
+    return f"postings-{now_ns}{SUFFIX}"
+
+
+def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:
+    """One table holding the documents of these, in their order."""
+    tables = Tables(paths)
+    try:
+        first = tables.tables[0]
+        blobs = b"".join(t.blobs for t in tables.tables)
+        fields = {f for t in tables.tables for f in t.codes}
+        codes = {f: b"".join(t.codes.get(f, bytes(t.n)) for t in tables.tables)
+                 for f in fields}
+        posts: dict[str, tuple[array[int], array[int]]] = {}
+        for start, t in zip(tables.starts, tables.tables, strict=True):
+            for key, (docs, freqs) in t.everything().items():
+                entry = posts.get(key)
+                if entry is None:
+                    entry = posts[key] = (array("I"), array("I"))
+                moved = array("I")
+                moved.frombytes(docs)
+                entry[0].extend(d + start for d in moved)
+                entry[1].frombytes(freqs)
+        return _encode(tables.count, blobs, codes, totals,
+                       {k: (d.tobytes(), f.tobytes()) for k, (d, f) in posts.items()},
+                       first.boosts, first.scorable, quantize)
+    finally:
+        tables.close()

@@ -1,0 +1,123 @@
+"""The postings tables answer a query with Whoosh's own scores, without Whoosh.
+
+A query is scored from git-aide's postings tables (postings.py) when they cover the
+index; these tests hold that answer to the one Whoosh's searcher gives over the same
+index, on memories with identifiers, tags, scopes and long and empty fields.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from git_aide import postings
+from git_aide.index import QUERIED, FullText, _best
+
+WORDS = ("migration", "migrations", "migrate", "retry", "retries", "HTTPAdapter",
+         "MAX_UPLOAD_BYTES", "findByEmail", "serializer", "serializers", "cache",
+         "caching", "token", "tokens", "auth", "v2", "SD500", "wi-fi", "O'Neil's",
+         "src/app/views.py", "rest_framework.throttling", "upload", "limit", "the",
+         "a", "Ünïcode", "naïve", "x", "404", "GraphQL", "graphql")
+
+
+def _record(rng: random.Random) -> dict[str, object]:
+    def text(k: int) -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, k)))
+
+    return {"what": text(12) or "note", "why": text(40) if rng.random() < 0.7 else None,
+            "context_label": text(3) if rng.random() < 0.5 else None,
+            "tags": sorted({rng.choice(("db", "auth", "http", "Perf", "ci"))
+                            for _ in range(rng.randint(0, 3))}),
+            "scope": rng.choice((None, "src/**", "src/app/*.py", "docs/{a,b}/**"))}
+
+
+def _blob(i: int) -> str:
+    return f"{i:040x}"
+
+
+def _whoosh_scores(ft: FullText, pairs: list[tuple[str, str]], allowed: set[str],
+                   want: int) -> dict[str, float]:
+    q = ft._w.query
+    return ft._run(ft._open(), q.Or([q.Term(f, w) for f, w in pairs]), allowed, want)
+
+
+def _pairs(ft: FullText, text: str) -> list[tuple[str, str]]:
+    pairs = [(f, w) for w in ft.terms(text) for f in QUERIED if f != "tags"]
+    return pairs + [("tags", w.lower()) for w in text.replace(",", " ").split()]
+
+
+QUERIES = ("migration", "retries HTTPAdapter", "max upload bytes", "find by email",
+           "MAX_UPLOAD_BYTES limit", "auth auth tokens", "db", "perf caching", "v2 404",
+           "wi-fi O'Neil", "views.py", "naïve Ünïcode", "the a", "graphql 404 src")
+
+
+def test_tables_score_as_whoosh_does(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    ft = FullText(str(tmp_path))
+    # Several commits: several tables, then merged ones; every blob stays findable.
+    n = 0
+    for size in (40, 1, 3, 25, 1, 1, 2, 1, 1, 1, 60, 2, 1):
+        ft.add([(_blob(n + i), _record(rng)) for i in range(size)])
+        n += size
+    tables = [p for p in os.listdir(ft.root) if p.endswith(postings.SUFFIX)]
+    assert 1 <= len(tables) <= postings.MAX_TABLES
+    fresh = FullText(str(tmp_path))  # a new process: reads the tables, not Whoosh
+    allowed = {_blob(i) for i in range(n) if i % 3}
+    checked = 0
+    for query in QUERIES:
+        for want, pool in ((5, allowed), (200, {_blob(i) for i in range(n)})):
+            native = fresh.search(query, pool, want)
+            assert fresh._whoosh is None, "the query imported Whoosh's index"
+            expected = _whoosh_scores(ft, _pairs(ft, query), pool, want)
+            every = _whoosh_scores(ft, _pairs(ft, query), pool, 10**6)
+            # The same scores; among equal scores at the cut, either may be kept.
+            assert sorted(native.values()) == pytest.approx(
+                sorted(expected.values()), rel=1e-9), query
+            for blob, score in native.items():
+                assert score == pytest.approx(every[blob], rel=1e-9), (query, blob)
+            checked += len(native)
+    assert checked > 500  # the queries did match
+
+
+def test_query_words_match_whoosh_analysis(tmp_path: Path) -> None:
+    """The shortcut for plain words gives the terms Whoosh's analyzer gives."""
+    ft = FullText(str(tmp_path))
+    from git_aide.index import _analyzer, prepare
+
+    analyzer = _analyzer(ft._w)
+    for text in (*QUERIES, *WORDS, "Retries RETRIES retries", "123 456", "ÉCOLE école"):
+        assert ft.terms(text) == list(dict.fromkeys(
+            t.text for t in analyzer(prepare(text)))), text
+
+
+def test_a_plain_query_imports_no_whoosh_index(tmp_path: Path) -> None:
+    ft = FullText(str(tmp_path))
+    ft.add([(_blob(i), _record(random.Random(i))) for i in range(30)])
+    code = (
+        "import sys\n"
+        "from git_aide.index import FullText\n"
+        f"ft = FullText({str(tmp_path)!r})\n"
+        f"scores = ft.search('migration retries', {{{_blob(1)!r}, {_blob(2)!r}}}, 5)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('whoosh')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "whoosh.index" not in out and "whoosh.searching" not in out, out
+
+
+def test_best_widens_like_whoosh() -> None:
+    """Few allowed among many matches: the cut widens until enough are allowed."""
+    class Stub:
+        def blob(self, doc: int) -> str:
+            return _blob(doc)
+
+    scores = {d: 1000.0 - d for d in range(500)}
+    allowed = {_blob(d) for d in (10, 70, 300, 499)}
+    got = _best(Stub(), scores, allowed, 3)  # type: ignore[arg-type]
+    assert set(got) == {_blob(10), _blob(70), _blob(300), _blob(499)}
+    got = _best(Stub(), scores, allowed, 1)  # type: ignore[arg-type]
+    assert set(got) == {_blob(10)}
