@@ -8,6 +8,8 @@ since a plain recall comes through here on the hot path.
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -97,8 +99,13 @@ def _strong_matches(snap: Snapshot, ft: Any, query: str, relevant: Any) -> list[
     """The store's best matches for `query` whose scope the path does not reach."""
     from git_aide import search as sr
 
-    every = snap.entries
-    scores = sr.relevance(ft, every, query, ELSEWHERE_MATCHES)
+    found = sr.relevance_in(ft, snap, query, ELSEWHERE_MATCHES,
+                            skip=lambda c: c is None or (c is not False and relevant(c)))
+    if found is not None and found[0]:
+        scores, every = found[0], sorted(found[1], key=itemgetter(0))
+    else:  # no view to name the blobs, or no word matched (fragments: every memory)
+        every = snap.entries
+        scores = sr.relevance(ft, every, query, ELSEWHERE_MATCHES)
     if not scores:
         return []
     by_blob = {e.blob: e for e in every if e.blob in scores}
@@ -111,9 +118,18 @@ def search_hits(repo: Repo, snap: Snapshot, ft: Any, query: str, *,
                 layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
                 progress: Any = None) -> list[Hit]:
     """`search`: the memories matching `query`, best first."""
+    from git_aide import recall as rc
     from git_aide import search as sr
 
     lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
+    if not layers:
+        # The best matches are found by blob id first: only their groups are decoded.
+        found = sr.relevance_in(ft, snap, query, lim, progress)
+        if found is not None and found[0]:
+            scores = found[0]
+            hits = [rc.Hit(e, e.scope, score=scores[e.blob])
+                    for e in sorted(found[1], key=itemgetter(0))]
+            return sr.order(hits, lim)[:lim]
     return sr.search(ft, snap.entries, query, filters(layers, (), None), lim, progress)
 
 

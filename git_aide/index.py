@@ -402,6 +402,8 @@ class FullText:
         if not self._checked():
             self._open()
         have = self._have or set()
+        if isinstance(blobs, set | frozenset):
+            return list(blobs - have)
         return [b for b in dict.fromkeys(blobs) if b not in have]
 
     @property

@@ -70,6 +70,40 @@ def relevance(ft: Any, entries: list[Entry], query: str, want: int,
     return robust(ft, work) or fragments(entries, query)
 
 
+def relevance_in(ft: Any, snap: Any, query: str, want: int,
+                 progress: Progress | None = None,
+                 skip: Callable[[Any], bool] | None = None
+                 ) -> tuple[dict[str, float], list[Entry]] | None:
+    """BM25F scores of the best (at least `want`) matches among all of a snapshot's
+    memories, with their entries, decoding only the groups that hold them (and those of
+    memories the index lacks); None when the snapshot cannot name its blobs without
+    decoding every memory (relevance() is then the way). `skip`: the matches in groups
+    whose compiled scope it takes count, but their entries are neither decoded nor
+    returned (a path recall has them already)."""
+    ids = snap.blob_ids()
+    if ids is None:
+        return None
+    allowed = set(ids)
+
+    def work() -> tuple[dict[str, float], list[Entry]]:
+        missing = set(ft.missing(allowed))
+        if missing:
+            _ensure(ft, snap.entries_of(missing), progress)
+        while True:
+            scores = ft.search(query, allowed, want)
+            wanted = set(scores) if skip is None else {
+                b for b in scores if not skip(snap.scope_of(b))}
+            entries = snap.entries_of(wanted)
+            # A file the working tree changed or removed may still be named: it leaves
+            # the running, and the best are taken again without it.
+            gone = wanted - {e.blob for e in entries}
+            if not gone:
+                return scores, entries
+            allowed.difference_update(gone)
+
+    return robust(ft, work)
+
+
 #: Field weights of the fragment fallback, as in the full-text index.
 _FRAGMENT_FIELDS = (("what", 3.0), ("context_label", 2.0), ("why", 1.0), ("scope", 0.5))
 

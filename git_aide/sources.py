@@ -24,13 +24,13 @@ from git_aide.spawn import STATUS, Spawned, spawn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
     from typing import Any
 
 #: Why a blob was skipped when its content could not be read at all.
 _MISSING = "content could not be read (missing from the object database)"
 #: Bumped when what a view holds changes.
-VIEW_FORMAT = 4
+VIEW_FORMAT = 5
 
 
 class Source:
@@ -178,7 +178,7 @@ class Snapshot:
     """
 
     __slots__ = ("source", "_warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
-                 "_extra", "keep_decoded", "_body", "_pending")
+                 "_extra", "keep_decoded", "_body", "_pending", "_ids")
 
     def __init__(self, source: Source, warnings: list[str],
                  groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader,
@@ -201,6 +201,8 @@ class Snapshot:
         #: What lays the working tree's changed files over the view, once git has said
         #: which they are (see defer()); None when nothing is left to lay over.
         self._pending: Callable[[], None] | None = None
+        #: The view's blob ids, each mapped to the group that holds it (blob_ids()).
+        self._ids: dict[str, int] | None = None
 
     @property
     def warnings(self) -> list[str]:
@@ -329,6 +331,68 @@ class Snapshot:
                 view.contents = view.read((0, min(starts, default=0)))
             self._body = view.contents
         return self._body
+
+    def blob_ids(self) -> dict[str, int] | None:
+        """Every memory's blob id, mapped to the index of the group that holds it (-1: a
+        file laid over the view), read from the view without decoding a group; None when
+        the entries do not come from a view that lists them. Blobs of files the working
+        tree changed or removed may still be named: entries_of() leaves them out."""
+        view = self._reader.view
+        if view is None or view.blobs is None:
+            return None
+        if self._ids is None:
+            data = view.read(view.blobs)
+            try:
+                counts, raw = marshal.loads(data or b"")
+                total = sum(counts)
+                width = 2 * len(raw) // total if total else 40
+                text = raw.hex()
+                ids: dict[str, int] = {}
+                at = 0
+                for g, count in enumerate(counts):
+                    for k in range(at, at + count):
+                        ids[text[k * width:(k + 1) * width]] = g
+                    at += count
+                if len(counts) != len(self._groups) or len(text) != total * width:
+                    raise ValueError
+            except Exception:  # damaged: the groups are decoded instead
+                views.discard(self._reader.cache, view)
+                return None
+            self._ids = ids
+        self._settle()
+        if not self._extra:
+            return self._ids
+        return {**self._ids, **{blob: -1 for _c, payload in self._extra
+                                for _p, blob, _m, _r in payload}}
+
+    def scope_of(self, blob: str) -> scopes.Compiled | None | bool:
+        """The compiled scope of the group that holds a blob (blob_ids()), without
+        decoding it; False when no group holds it."""
+        g = (self.blob_ids() or {}).get(blob)
+        if g is None:
+            return False
+        if g >= 0:
+            return self._groups[g][0]
+        return next((c for c, payload in self._extra
+                     if any(row[1] == blob for row in payload)), False)
+
+    def entries_of(self, blobs: Collection[str]) -> list[Entry]:
+        """The memories whose blob is one of these, decoding only the groups they are in."""
+        ids = self.blob_ids()
+        if ids is None or self._reader.view is None:
+            return [e for e in self.entries if e[1] in blobs]
+        out: list[Entry] = []
+        drop = self._drop
+        for g in sorted({ids[b] for b in blobs if b in ids} - {-1}):
+            made = self._made(g)
+            if made is None:  # damaged, and built again from the listing
+                return [e for e in self.entries if e[1] in blobs]
+            out.extend(e for e in made if e[1] in blobs and e[0] not in drop)
+        reader = self._reader
+        out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                   for compiled, payload in self._extra
+                   for path, blob, meta, raw in payload if blob in blobs)
+        return out
 
     def mentioning(self, found: Callable[[bytes], list[int]],
                    skip: Callable[[scopes.Compiled | None], bool]) -> list[Entry]:
@@ -543,9 +607,11 @@ def _groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
     groups: list[tuple[str | None, list[tuple[str, str, tuple[Any, ...], bytes]]]] = []
     for scope, group in by_scope.items():
         if scope is None and len(group) > WIDE_CHUNK:
-            # Newest first (a stable sort: equal times stay in path order), in two groups.
+            # Newest first (a stable sort: equal times stay in path order), in groups of
+            # WIDE_CHUNK: a search that finds one of them decodes only its group.
             group = sorted(group, key=lambda row: row[2][6], reverse=True)
-            groups += [(None, group[:WIDE_CHUNK]), (None, group[WIDE_CHUNK:])]
+            groups += [(None, group[i:i + WIDE_CHUNK])
+                       for i in range(0, len(group), WIDE_CHUNK)]
         else:
             groups.append((scope, group))
     if key:
@@ -554,9 +620,9 @@ def _groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
     return skipped, [(compiled[s], r) for s, r in groups]
 
 
-#: Project-wide memories are kept newest first, the newest this many in a group of their
-#: own: a path recall weighs only the newest few hundred of them (recall.py's
-#: PROJECT_WIDE_SCAN) and need not decode the thousands behind.
+#: Project-wide memories are kept newest first, in groups of this many: a path recall
+#: weighs only the newest few hundred of them (recall.py's PROJECT_WIDE_SCAN) and need
+#: not decode the thousands behind.
 WIDE_CHUNK = 256
 
 

@@ -3,8 +3,10 @@
 A view is keyed by what its listing depends on (the index file's stat and the files
 that differ from it, or a tree id), named briefly and checked against the full state
 when read. The file is a small header (the state, the warnings, and where each scope's
-group of rows lies), then every memory's content, then the groups: a recall decodes
-the header and the groups whose scope is relevant, and reads the contents it shows.
+group of rows lies), then every memory's content, then the groups, then every blob id
+in group order: a recall decodes the header and the groups whose scope is relevant, and
+reads the contents it shows; a search reads the blob ids, asks the full-text index, and
+decodes only the groups that hold its best matches.
 
 Each part carries its own check, so that a recall checks only what it reads: the
 header a CRC-32 (stored before it), each group a CRC-32 (stored in the header beside
@@ -36,7 +38,8 @@ def _discard(path: str) -> None:
 
 def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], ViewFile] | None:
     """A source's finished entries, if they were saved for exactly this state:
-    (warnings, [(compiled scope, span of its rows)], the open file)."""
+    (warnings, [(compiled scope, span of its rows)], the open file, whose `blobs` is
+    the span of the blob ids)."""
     name, state = key
     path = cache.path("views", name)
     try:
@@ -52,7 +55,7 @@ def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], View
         header = f.read(size)
         if len(header) != size or crc32(header) != int.from_bytes(top[8:], "little"):
             raise ValueError
-        magic, fmt, saved, skipped, groups = marshal.loads(header)
+        magic, fmt, saved, skipped, groups, *more = marshal.loads(header)
         # The checksum vouches for the shape of what we wrote: the groups are not walked
         # here (a thousand scopes would cost a recall more than the rest of the header).
         if magic != MAGIC or fmt != FORMAT or not isinstance(groups, list) \
@@ -67,7 +70,9 @@ def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], View
         return None
     with contextlib.suppress(OSError):  # recently used: kept by the eviction
         os.utime(path)
-    return skipped, groups, ViewFile(f, 12 + size, path)
+    opened = ViewFile(f, 12 + size, path)
+    opened.blobs = more[0] if more else None
+    return skipped, groups, opened
 
 
 def save(cache: Cache, key: tuple[str, str], skipped: list[str],
@@ -92,9 +97,13 @@ def save(cache: Cache, key: tuple[str, str], skipped: list[str],
     for (compiled, _rows), payload in zip(groups, payloads, strict=True):
         spans.append((compiled, (at, len(payload), crc32(payload))))
         at += len(payload)
-    header = marshal.dumps((MAGIC, FORMAT, key[1], skipped, spans))
+    # Then the blob ids of every group, in order, and how many each group holds.
+    ids = marshal.dumps(([len(rows) for _c, rows in groups],
+                         bytes.fromhex("".join(r[1] for _c, rows in groups for r in rows))))
+    header = marshal.dumps((MAGIC, FORMAT, key[1], skipped, spans,
+                            (at, len(ids), crc32(ids))))
     top = len(header).to_bytes(8, "little") + crc32(header).to_bytes(4, "little")
-    cache.write_bytes([top, header, *contents, *payloads], "views", key[0])
+    cache.write_bytes([top, header, *contents, *payloads, ids], "views", key[0])
     _evict(cache)
 
 
@@ -121,7 +130,7 @@ def discard(cache: Cache, view: ViewFile) -> None:
 class ViewFile:
     """An open view file; slices of it are read on demand (relative to its body)."""
 
-    __slots__ = ("_f", "_base", "path", "contents")
+    __slots__ = ("_f", "_base", "path", "contents", "blobs")
 
     def __init__(self, f: Any, base: int, path: str) -> None:
         self._f = f
@@ -131,6 +140,8 @@ class ViewFile:
         #: Every memory's content in one run, once read (a state's view never changes,
         #: so a long-lived process reads it once).
         self.contents: bytes | None = None
+        #: The span of the blob ids of its groups (None in a view without them).
+        self.blobs: tuple[int, int, int] | None = None
 
     def read(self, span: tuple[int, ...]) -> bytes | None:
         """The bytes at (offset, length[, crc]) of the body; None if the file is too
