@@ -52,21 +52,27 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         from git_aide import search as sr
 
         ft = index if index is not None else sr.open_index(cache)
+        # Scores lift memories across layers and scopes; the best few hundred are
+        # plenty to rank a cut of `limit` memories.
+        want = max(5 * (limit or 20), 200)
 
         def relevance(entries: list[Any]) -> dict[str, float]:
-            # Scores lift memories across layers and scopes; the best few hundred
-            # are plenty to rank a cut of `limit` memories.
-            return sr.relevance(ft, entries, query, max(5 * (limit or 20), 200))
+            return sr.relevance(ft, entries, query, want)
 
     min_depth = repo.config_int("aide.recall.minScopeDepth", 1)
     # Decode only the memories whose scope is relevant: most of a large store is not.
     relevant = rc.scope_filter(queries, min_depth)
     pw_limit = repo.config_int("aide.recall.projectWideLimit", 3)
-    # A path recall without a question or filters weighs only the newest project-wide
-    # memories (recall._cap_project_wide): the rest need not be decoded.
-    newest = (rc.PROJECT_WIDE_SCAN if queries and relevance is None and pw_limit >= 0
+    # A path recall without filters weighs only the newest project-wide memories and
+    # those its question finds (recall._cap_project_wide): the rest need not be decoded.
+    newest = (rc.PROJECT_WIDE_SCAN if queries and pw_limit >= 0
               and not (layers or tags or contributor) else None)
     decode = relevant if not scoped_only else (lambda c: c is not None and relevant(c))
+    if relevance is not None:
+        # While git compares the working tree: what the question needs of the index
+        # and of the view (scores, blob ids).
+        ft.prepare(query or "")
+        snap.prefetch_ids()
     entries = snap.entries_where(decode, newest_wide=newest)
     # Memories elsewhere that name a query path in their text, or a query file's stem
     # in their scope or text: weak candidates, found by one pass over the stored
@@ -76,6 +82,9 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
                 else [])
     if relevance is not None and queries:
         elsewhere = _strong_matches(snap, ft, query or "", relevant)
+    if relevance is not None and newest is not None:
+        entries, relevance = _question_wide(snap, ft, query or "", want, entries, decode,
+                                            relevance, mentions + elsewhere)
     hits = rc.recall(
         entries, queries, filters(layers, tags, contributor), relevance=relevance,
         limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),
@@ -90,6 +99,30 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     return hits
 
 
+def _question_wide(snap: Snapshot, ft: Any, query: str, want: int, entries: list[Entry],
+                   decode: Any, relevance: Any, weak: list[Entry]
+                   ) -> tuple[list[Entry], Any]:
+    """A path recall with a question: the candidates, with the project-wide memories the
+    question finds among all of them (found by blob id, so only those are decoded), and
+    the relevance of them all (and of the `weak` candidates). The same answer as decoding
+    every project-wide memory."""
+    from git_aide import search as sr
+
+    wide = snap.blobs_where(lambda c: c is None)
+    found = None
+    if wide is not None:
+        allowed = wide | {e.blob for e in entries if e.compiled is not None} \
+            | {e.blob for e in weak}
+        found = sr.relevance_in(ft, snap, query, want, allowed=allowed,
+                                skip=lambda c: c is not None)
+    if found is None or not found[0]:
+        # No view, or no word matched (fragments are looked for in every candidate).
+        return snap.entries_where(decode), relevance
+    scores, more = found
+    have = {e.blob for e in entries}
+    return entries + [e for e in more if e.blob not in have], lambda _entries: scores
+
+
 #: How many of the whole store's best --query matches a path recall with a question
 #: also weighs (section 4: query relevance crosses layers and scopes).
 ELSEWHERE_MATCHES = 10
@@ -100,7 +133,8 @@ def _strong_matches(snap: Snapshot, ft: Any, query: str, relevant: Any) -> list[
     from git_aide import search as sr
 
     found = sr.relevance_in(ft, snap, query, ELSEWHERE_MATCHES,
-                            skip=lambda c: c is None or (c is not False and relevant(c)))
+                            skip=lambda c: c is None or (c is not False and relevant(c)),
+                            need=ELSEWHERE_MATCHES)
     if found is not None and found[0]:
         scores, every = found[0], sorted(found[1], key=itemgetter(0))
     else:  # no view to name the blobs, or no word matched (fragments: every memory)

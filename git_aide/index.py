@@ -160,6 +160,8 @@ class FullText:
         self._state: set[str] = set()
         #: The postings tables of that state, once read (False: they do not cover it).
         self._tables: Any = None
+        #: The last query's (field, term) pairs and the scores the tables gave them.
+        self._scored: tuple[list[tuple[str, str]], dict[int, float]] | None = None
         #: True when the index lives in memory (the cache folder cannot be written).
         self.in_memory = False
 
@@ -394,6 +396,7 @@ class FullText:
         if self._tables:
             self._tables.close()
         self._tables = None
+        self._scored = None
 
     # -- writing -------------------------------------------------------------------
 
@@ -555,15 +558,35 @@ class FullText:
         w = self._whoosh or _whoosh(only_analysis=True)
         return list(dict.fromkeys(t.text for t in _analyzer(w)(text)))
 
+    def _pairs(self, text: str) -> list[tuple[str, str]]:
+        pairs = [(fld, w) for w in self.terms(text) for fld in QUERIED if fld != "tags"]
+        return pairs + [("tags", w.lower()) for w in text.replace(",", " ").split()]
+
+    def _scores(self, pairs: list[tuple[str, str]]) -> dict[int, float] | None:
+        """Every document's score from the postings tables; None without them."""
+        tables = self._postings() if self._checked() else None
+        if tables is None:
+            return None
+        if self._scored is None or self._scored[0] != pairs:
+            self._scored = (pairs, tables.scores(pairs))
+        return self._scored[1]
+
+    def prepare(self, text: str) -> None:
+        """Check the index and score every document for a query, so that this overlaps
+        other work (git comparing the working tree): search() then finds it done."""
+        with contextlib.suppress(Exception):  # search() meets any trouble again
+            pairs = self._pairs(text)
+            if pairs:
+                self._scores(pairs)
+
     def search(self, text: str, allowed: set[str], want: int) -> dict[str, float]:
         """BM25F scores of the best `want` allowed blobs that match a word of the text."""
-        pairs = [(fld, w) for w in self.terms(text) for fld in QUERIED if fld != "tags"]
-        pairs += [("tags", w.lower()) for w in text.replace(",", " ").split()]
+        pairs = self._pairs(text)
         if not pairs:
             return {}
-        tables = self._postings() if self._checked() else None
-        if tables is not None:
-            return _best(tables, tables.scores(pairs), allowed, want)
+        scores = self._scores(pairs)
+        if scores is not None:
+            return _best(self._tables, scores, allowed, want)
         ix = self._open()
         q = self._w.query
         return self._run(ix, q.Or([q.Term(f, w) for f, w in pairs]), allowed, want)

@@ -72,18 +72,21 @@ def relevance(ft: Any, entries: list[Entry], query: str, want: int,
 
 def relevance_in(ft: Any, snap: Any, query: str, want: int,
                  progress: Progress | None = None,
-                 skip: Callable[[Any], bool] | None = None
+                 skip: Callable[[Any], bool] | None = None, need: int | None = None,
+                 allowed: set[str] | None = None
                  ) -> tuple[dict[str, float], list[Entry]] | None:
     """BM25F scores of the best (at least `want`) matches among all of a snapshot's
     memories, with their entries, decoding only the groups that hold them (and those of
     memories the index lacks); None when the snapshot cannot name its blobs without
     decoding every memory (relevance() is then the way). `skip`: the matches in groups
     whose compiled scope it takes count, but their entries are neither decoded nor
-    returned (a path recall has them already)."""
+    returned (a path recall has them already); `need`: only the best this many entries
+    are wanted (the groups of the others are not decoded); `allowed`: the blobs to
+    look among, when not all."""
     ids = snap.blob_ids()
     if ids is None:
         return None
-    allowed = set(ids)
+    allowed = set(ids) if allowed is None else set(allowed)
 
     def work() -> tuple[dict[str, float], list[Entry]]:
         missing = set(ft.missing(allowed))
@@ -91,12 +94,22 @@ def relevance_in(ft: Any, snap: Any, query: str, want: int,
             _ensure(ft, snap.entries_of(missing), progress)
         while True:
             scores = ft.search(query, allowed, want)
-            wanted = set(scores) if skip is None else {
-                b for b in scores if not skip(snap.scope_of(b))}
-            entries = snap.entries_of(wanted)
+            wanted = [b for b in sorted(scores, key=lambda b: (-scores[b], b))
+                      if skip is None or not skip(snap.scope_of(b))]
+            if need is None:
+                entries = snap.entries_of(set(wanted))
+                found = {e.blob for e in entries}
+            else:
+                entries, found = [], set()
+                for blob in wanted:  # best first, until enough are found
+                    if len(found) >= need:
+                        break
+                    got = snap.entries_of({blob})
+                    entries += got
+                    found.update(e.blob for e in got)
             # A file the working tree changed or removed may still be named: it leaves
             # the running, and the best are taken again without it.
-            gone = wanted - {e.blob for e in entries}
+            gone = {b for b in wanted if b not in found} if need is None else set()
             if not gone:
                 return scores, entries
             allowed.difference_update(gone)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 #: Why a blob was skipped when its content could not be read at all.
 _MISSING = "content could not be read (missing from the object database)"
 #: Bumped when what a view holds changes.
-VIEW_FORMAT = 5
+VIEW_FORMAT = 6
 
 
 class Source:
@@ -178,7 +178,7 @@ class Snapshot:
     """
 
     __slots__ = ("source", "_warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
-                 "_extra", "keep_decoded", "_body", "_pending", "_ids")
+                 "_extra", "keep_decoded", "_body", "_pending", "_ids", "_ids_laid")
 
     def __init__(self, source: Source, warnings: list[str],
                  groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader,
@@ -203,6 +203,8 @@ class Snapshot:
         self._pending: Callable[[], None] | None = None
         #: The view's blob ids, each mapped to the group that holds it (blob_ids()).
         self._ids: dict[str, int] | None = None
+        #: The same with the files laid over the view, once made.
+        self._ids_laid: dict[str, int] | None = None
 
     @property
     def warnings(self) -> list[str]:
@@ -337,9 +339,23 @@ class Snapshot:
         file laid over the view), read from the view without decoding a group; None when
         the entries do not come from a view that lists them. Blobs of files the working
         tree changed or removed may still be named: entries_of() leaves them out."""
+        if not self.prefetch_ids():
+            return None
+        self._settle()
+        assert self._ids is not None
+        if not self._extra:
+            return self._ids
+        if self._ids_laid is None:
+            self._ids_laid = {**self._ids, **{blob: -1 for _c, payload in self._extra
+                                              for _p, blob, _m, _r in payload}}
+        return self._ids_laid
+
+    def prefetch_ids(self) -> bool:
+        """Read the view's blob ids (blob_ids()) without waiting for git to say which
+        files differ; False when the view does not list them."""
         view = self._reader.view
         if view is None or view.blobs is None:
-            return None
+            return False
         if self._ids is None:
             data = view.read(view.blobs)
             try:
@@ -357,13 +373,21 @@ class Snapshot:
                     raise ValueError
             except Exception:  # damaged: the groups are decoded instead
                 views.discard(self._reader.cache, view)
-                return None
+                return False
             self._ids = ids
-        self._settle()
-        if not self._extra:
-            return self._ids
-        return {**self._ids, **{blob: -1 for _c, payload in self._extra
-                                for _p, blob, _m, _r in payload}}
+        return True
+
+    def blobs_where(self, keep: Callable[[scopes.Compiled | None], bool]) -> set[str] | None:
+        """The blob ids of the groups whose compiled scope passes `keep`, without
+        decoding them (blob_ids(): None without a view, and maybe files since changed)."""
+        ids = self.blob_ids()
+        if ids is None:
+            return None
+        passes = [keep(c) for c, _p in self._groups]
+        out = {b for b, g in ids.items() if g >= 0 and passes[g]}
+        out.update(blob for compiled, payload in self._extra if keep(compiled)
+                   for _p, blob, _m, _r in payload)
+        return out
 
     def scope_of(self, blob: str) -> scopes.Compiled | None | bool:
         """The compiled scope of the group that holds a blob (blob_ids()), without
