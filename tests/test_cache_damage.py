@@ -187,7 +187,7 @@ def test_index_id_table_of_another_state_does_not_hide_a_match(tmp_path: Path) -
 def test_an_index_file_changed_with_its_size_and_time_kept_is_noticed(
         warm: tuple[Path, list[str], Path]) -> None:
     repo, want, pristine = warm
-    for kind in ("seg", "toc"):
+    for kind in ("seg", "toc", ".qt"):
         root = restore(repo, pristine)
         index_file = next(p for p in (root / "whoosh").iterdir() if p.name.endswith(kind))
         st = index_file.stat()

@@ -12,15 +12,17 @@ from conftest import BASE_ENV, aide_ok, git, remember
 HEAVY = ("pygit2", "whoosh", "rich", "pathspec")
 
 
-def imported(cwd: Path, *args: str) -> set[str]:
-    """Top-level modules a git-aide process imported (from `python -X importtime`)."""
+def imported(cwd: Path, *args: str, whole: bool = False) -> set[str]:
+    """Top-level modules a git-aide process imported (from `python -X importtime`);
+    `whole`: every module, by its full name."""
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", *args],
                           cwd=cwd, env=BASE_ENV, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     names = set()
     for line in proc.stderr.splitlines():
         if line.startswith("import time:") and "|" in line:
-            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
+            name = line.rsplit("|", 1)[1].strip()
+            names.add(name if whole else name.split(".")[0])
     return names
 
 
@@ -49,5 +51,20 @@ def test_search_imports_whoosh_but_not_pygit2(repo: Path) -> None:
     remember(repo, "auth tokens rotate")
     aide_ok(repo, "search", "tokens")
     mods = imported(repo, "search", "tokens")
-    assert "whoosh" in mods
+    assert "whoosh" in mods  # its stemmer
     assert "pygit2" not in mods
+
+
+def test_a_warm_search_reads_the_postings_tables_not_whooshs_index(repo: Path) -> None:
+    """Once the index is written, a query of plain words is scored from git-aide's own
+    postings tables: Whoosh's index, searcher and analysis are not imported."""
+    remember(repo, "auth tokens rotate", "--scope", "src/auth/**")
+    aide_ok(repo, "search", "tokens")
+    engine = {"whoosh.index", "whoosh.searching", "whoosh.analysis.intraword",
+              "whoosh.fields"}
+    for argv in (("search", "tokens"), ("recall", "src/auth/x.ts", "--query", "rotate")):
+        mods = imported(repo, *argv, whole=True)
+        assert "whoosh.lang.porter" in mods and not mods & engine, (argv, mods & engine)
+    # An identifier needs Whoosh's analysis (its intra-word filter), not its index.
+    mods = imported(repo, "search", "rotateTokens", whole=True)
+    assert "whoosh.analysis.intraword" in mods and "whoosh.index" not in mods

@@ -5,6 +5,7 @@ them all; and it answers the same before its view is saved as after."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import time
 import uuid as uuidlib
@@ -99,3 +100,53 @@ def test_a_stems_count_is_the_same_with_a_view_and_without(repo: Path) -> None:
                                         ).json()["memories"]]
     assert fresh == saved
     assert len(saved) == 41  # the folder's own notes; none of the 20 from elsewhere
+
+
+def test_search_and_a_question_by_blob_id_answer_as_a_full_read(repo: Path) -> None:
+    """`search` and `recall --query` find their best matches by blob id in the view and
+    decode only the groups that hold them; they answer as a read of every memory does
+    (no view: right after the index changed), also with files deleted, edited and added
+    in the working tree since."""
+    template = remember(repo, "invoices are immutable once sent", "--scope",
+                        "src/billing/**", "--layer", "technical")
+    template = json.loads((repo / template["path"]).read_text())
+    rng = random.Random(11)
+    scopes = [None, None, None, "src/billing/**", "src/api/*.py", "docs/**", "web/**"]
+    for i in range(600):
+        words = " ".join(rng.sample(WORDS, 3))
+        day = 1 + rng.randrange(28)
+        write_memory(repo, dict(template, scope=rng.choice(scopes)), f"note {i}: {words}",
+                     f"2025-04-{day:02d}T10:00:00.000Z")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "many memories")
+    asks = [("search", "ledger webhook", "--json", "--limit", "30"),
+            ("search", "tenant", "--json"),
+            ("recall", "src/billing/ledger.py", "--query", "webhook retry", "--json"),
+            ("recall", "src/api/upload.py", "--query", "tenant", "--json", "--limit", "8")]
+
+    def answers() -> list[list[str]]:
+        return [[m["uuid"] for m in aide_ok(repo, *ask).json()["memories"]] for ask in asks]
+
+    def full_and_fast() -> tuple[list[list[str]], list[list[str]]]:
+        os.utime(repo / ".git/index")  # a fresh index: its view is neither read nor kept
+        full = answers()
+        time.sleep(2.2)
+        aide_ok(repo, "search", "ledger")  # saves the view
+        return full, answers()
+
+    full, fast = full_and_fast()
+    assert full == fast and all(full)
+    # The best matches deleted by hand, one edited to match no more, a new one added.
+    first = aide_ok(repo, *asks[0]).json()["memories"]
+    for m in first[:3]:
+        (repo / m["path"]).unlink()
+    edited = json.loads((repo / first[3]["path"]).read_text())
+    edited["what"] = "nothing to see here"
+    (repo / first[3]["path"]).write_text(json.dumps(edited, indent=2) + "\n")
+    added = json.loads((repo / write_memory(repo, dict(template, scope="docs/**"),
+                                            "ledger webhook ledger webhook tenant",
+                                            "2026-01-01T10:00:00.000Z")).read_text())
+    full, fast = full_and_fast()
+    assert full == fast
+    gone = {m["uuid"] for m in first[:4]}
+    assert not gone & set(fast[0]) and added["uuid"] == fast[0][0]
