@@ -27,7 +27,6 @@ import contextlib
 import marshal
 import os
 import re
-import shutil
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -344,6 +343,8 @@ class FullText:
         if os.path.lexists(self.root) and not os.path.isdir(self.root):
             self.notices.append(DAMAGED)  # a file where the index's folder should be
             os.unlink(self.root)
+        import shutil  # only here: with its compression modules it costs a query ~2 ms
+
         shutil.rmtree(self.root, ignore_errors=True)
         os.makedirs(self.root, exist_ok=True)
         self._ix = self._w.index.create_in(self.root, self._schema())

@@ -12,6 +12,7 @@ import marshal
 import os
 import sys
 import time
+from array import array
 from bisect import bisect_left, bisect_right
 from operator import itemgetter
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 #: Why a blob was skipped when its content could not be read at all.
 _MISSING = "content could not be read (missing from the object database)"
 #: Bumped when what a view holds changes.
-VIEW_FORMAT = 6
+VIEW_FORMAT = 7
 
 
 class Source:
@@ -359,17 +360,11 @@ class Snapshot:
         if self._ids is None:
             data = view.read(view.blobs)
             try:
-                counts, raw = marshal.loads(data or b"")
-                total = sum(counts)
-                width = 2 * len(raw) // total if total else 40
-                text = raw.hex()
-                ids: dict[str, int] = {}
-                at = 0
-                for g, count in enumerate(counts):
-                    for k in range(at, at + count):
-                        ids[text[k * width:(k + 1) * width]] = g
-                    at += count
-                if len(counts) != len(self._groups) or len(text) != total * width:
+                blobs, where = marshal.loads(data or b"")
+                groups = array("I")
+                groups.frombytes(where)
+                ids = dict(zip(blobs, groups, strict=True))
+                if groups and max(groups) >= len(self._groups):
                     raise ValueError
             except Exception:  # damaged: the groups are decoded instead
                 views.discard(self._reader.cache, view)
