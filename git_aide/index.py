@@ -30,10 +30,13 @@ import re
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
 from zlib import crc32
 
 from git_aide import postings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
 FORMAT = 5

@@ -9,17 +9,21 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
 
 from git_aide.cache import Cache
 from git_aide.recall import Filters, Hit
 from git_aide.sources import Entry
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 Progress = Callable[[int, int], None]
 
 
 def open_index(cache: Cache) -> Any:
-    """The full-text index of this cache (imports Whoosh)."""
+    """The full-text index of this cache (Whoosh itself is imported when the index is
+    written, or a query cannot be answered from the postings tables)."""
     from git_aide.index import FullText
 
     return FullText(cache.root)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from itertools import accumulate
-from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,13 +19,17 @@ if TYPE_CHECKING:
     from git_aide.sources import Entry
 
 
-class Place(NamedTuple):
-    """A query path as the finders see it (recall.Query has the same two fields)."""
+class Place:
+    """A query path as the finders see it (recall.Query has the same two fields; a
+    plain class, since importing typing for a NamedTuple costs a recall ~2.5 ms)."""
 
-    #: Repo-relative path ("" is the root).
-    path: str
-    #: Whether it names a directory.
-    is_dir: bool
+    __slots__ = ("path", "is_dir")
+
+    def __init__(self, path: str, is_dir: bool) -> None:
+        #: Repo-relative path ("" is the root).
+        self.path = path
+        #: Whether it names a directory.
+        self.is_dir = is_dir
 
 
 #: A stem shorter than this (`io`, `app`) names too many things to mark a topic.
