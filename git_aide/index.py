@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
-FORMAT = 5
+FORMAT = 6
 #: Weights of the fields in BM25F: the memory itself counts most.
 BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
 #: Documents per segment of a large first index.
@@ -107,6 +107,12 @@ def prepare(text: str) -> str:
 
 
 _WORDS = re.compile(_TOKEN)
+
+
+def _plain(word: str) -> bool:
+    """Letters in one case, or digits: what Whoosh's intra-word filter leaves whole."""
+    return (word.isalpha() and (word.islower() or word.isupper())) or word.isdigit()
+
 #: The fields a query looks in.
 QUERIED = ("what", "why", "context_label", "scope", "tags")
 
@@ -382,6 +388,8 @@ class FullText:
     def _postings(self) -> Any:
         """The postings tables of the state on disk, when they hold every document of
         it; None otherwise (Whoosh answers then)."""
+        if not self._checked():
+            return None
         if self._tables is None:
             self._tables = False
             names = [n for n in self._state if n.endswith(postings.SUFFIX)]
@@ -512,8 +520,16 @@ class FullText:
             totals = {f: int(reader.field_length(f)) for f in QUERIED if schema[f].scorable}
         boosts = {f: float(schema[f].format.field_boost) for f in QUERIED}
         scorable = {f: bool(schema[f].scorable) for f in QUERIED}
+        from whoosh.lang.porter import stem
+
         rows: list[tuple[str, postings.Fields]] = []
+        stems: dict[str, str] = {}
         for blob, doc in docs:
+            for name in QUERIED:
+                if name != "tags":
+                    for w in _WORDS.findall(doc[name]):
+                        if _plain(w) and (w := w.lower()) not in stems:
+                            stems[w] = stem(w)
             fields: postings.Fields = {}
             for name in QUERIED:
                 terms = [(t.decode("utf-8"), freq)
@@ -521,7 +537,7 @@ class FullText:
                 fields[name] = (sum(f for _t, f in terms) if scorable[name] else 0, terms)
             rows.append((blob, fields))
         self._put(postings.name(time.time_ns()),
-                  postings.build(rows, boosts, scorable, quantize, totals))
+                  postings.build(rows, boosts, scorable, quantize, totals, stems))
         tables = sorted((n for n in os.listdir(self.root) if n.endswith(postings.SUFFIX)),
                         key=lambda n: os.path.getsize(os.path.join(self.root, n)))
         if len(tables) > postings.MAX_TABLES:
@@ -553,12 +569,20 @@ class FullText:
         """The analysed words of a query, as the index stores them."""
         text = prepare(text)
         words = _WORDS.findall(text)
-        # A word of letters in one case, or of digits, passes Whoosh's intra-word filter
-        # unchanged: then only its stemmer is needed, not Whoosh's analysis (~20 ms).
-        if all((w.isalpha() and (w.islower() or w.isupper())) or w.isdigit() for w in words):
-            from whoosh.lang.porter import stem
+        # A plain word passes Whoosh's intra-word filter unchanged: then only its stem is
+        # needed, not Whoosh's analysis (~20 ms); the postings tables know the stems of
+        # the words the memories use, Whoosh's stemmer those of others.
+        if all(_plain(w) for w in words):
+            tables = self._postings()
+            out = []
+            for w in (w.lower() for w in words):
+                found = tables.stem(w) if tables is not None else None
+                if found is None:
+                    from whoosh.lang.porter import stem
 
-            return list(dict.fromkeys(stem(w.lower()) for w in words))
+                    found = stem(w)
+                out.append(found)
+            return list(dict.fromkeys(out))
         w = self._whoosh or _whoosh(only_analysis=True)
         return list(dict.fromkeys(t.text for t in _analyzer(w)(text)))
 
@@ -568,7 +592,7 @@ class FullText:
 
     def _scores(self, pairs: list[tuple[str, str]]) -> dict[int, float] | None:
         """Every document's score from the postings tables; None without them."""
-        tables = self._postings() if self._checked() else None
+        tables = self._postings()
         if tables is None:
             return None
         if self._scored is None or self._scored[0] != pairs:

@@ -12,6 +12,8 @@ The tables sit in the index's folder, so the id table (index.py) vouches for the
 Whoosh's own files: a damaged or missing table rebuilds the whole index. A table file is
 a short header (the documents), then buckets of postings found by a CRC-32 of the term:
 a query reads the header and the few buckets its terms fall in, never the whole table.
+The buckets also hold the stem of every plain word the documents use, so that a query
+of such words needs not even Whoosh's stemmer.
 """
 
 from __future__ import annotations
@@ -49,16 +51,21 @@ def _key(field: str, term: str) -> str:
     return f"{field}\0{term}"
 
 
+#: How a word's key starts in the buckets (no field name starts so).
+_STEM = "\1"
+
+
 def build(docs: list[tuple[str, Fields]], boosts: dict[str, float],
           scorable: dict[str, bool], quantize: tuple[Any, Any],
-          totals: dict[str, int]) -> bytes:
+          totals: dict[str, int], stems: dict[str, str]) -> bytes:
     """A table of the documents (blob id, fields), in this order.
 
     `boosts`: each field's weight per occurrence; `scorable`: which fields have lengths
     (BM25) rather than a plain weight; `quantize`: Whoosh's length_to_byte and
     byte_to_length, since its searcher sees a document's length only as a byte says it;
     `totals`: each field's total length over the whole index as Whoosh counts it now
-    (its merges add up the lengths as bytes say them, so only it can tell).
+    (its merges add up the lengths as bytes say them, so only it can tell); `stems`:
+    the plain words of the documents, each with the stem Whoosh gives it.
     """
     byte_of = quantize[0]
     n = len(docs)
@@ -79,16 +86,20 @@ def build(docs: list[tuple[str, Fields]], boosts: dict[str, float],
                 entry[1].append(freq)
     return _encode(n, bytes(blobs), {f: bytes(c) for f, c in codes.items()}, totals,
                    {k: (d.tobytes(), f.tobytes()) for k, (d, f) in posts.items()},
-                   boosts, scorable, quantize)
+                   boosts, scorable, quantize, stems)
 
 
 def _encode(n: int, blobs: bytes, codes: dict[str, bytes], totals: dict[str, int],
             posts: dict[str, tuple[bytes, bytes]], boosts: dict[str, float],
-            scorable: dict[str, bool], quantize: tuple[Any, Any]) -> bytes:
-    count = max(1, len(posts) // PER_BUCKET)
-    buckets: list[dict[str, tuple[bytes, bytes]]] = [{} for _ in range(count)]
+            scorable: dict[str, bool], quantize: tuple[Any, Any],
+            stems: dict[str, str]) -> bytes:
+    count = max(1, (len(posts) + len(stems)) // PER_BUCKET)
+    buckets: list[dict[str, Any]] = [{} for _ in range(count)]
     for key, value in posts.items():
         buckets[crc32(key.encode()) % count][key] = value
+    for word, stem in stems.items():
+        key = _STEM + word
+        buckets[crc32(key.encode()) % count][key] = stem
     data = [marshal.dumps(b) for b in buckets]
     offsets = array("I", [0])
     for chunk in data:
@@ -139,23 +150,30 @@ class Table:
         if len(blobs) != 20 * n or self._base + self._offsets[-1] != len(m):
             raise ValueError(f"{path}: a postings table of the wrong size")
 
-    def postings(self, field: str, term: str) -> tuple[array[int], array[int]] | None:
-        """(documents, frequencies) of a term in a field, or None."""
-        key = _key(field, term)
+    def _find(self, key: str) -> Any:
         count = len(self._offsets) - 1
         b = crc32(key.encode()) % count
         lo, hi = self._offsets[b], self._offsets[b + 1]
-        found = marshal.loads(self._map[self._base + lo:self._base + hi]).get(key)
-        if found is None:
+        return marshal.loads(self._map[self._base + lo:self._base + hi]).get(key)
+
+    def stem(self, word: str) -> str | None:
+        """The stem of a plain word its documents use, or None."""
+        found = self._find(_STEM + word)
+        return found if isinstance(found, str) else None
+
+    def postings(self, field: str, term: str) -> tuple[array[int], array[int]] | None:
+        """(documents, frequencies) of a term in a field, or None."""
+        found = self._find(_key(field, term))
+        if not isinstance(found, tuple):
             return None
         docs, freqs = array("I"), array("I")
         docs.frombytes(found[0])
         freqs.frombytes(found[1])
         return docs, freqs
 
-    def everything(self) -> dict[str, tuple[bytes, bytes]]:
-        """Every posting list (to merge tables)."""
-        out: dict[str, tuple[bytes, bytes]] = {}
+    def everything(self) -> dict[str, Any]:
+        """Every posting list, and every word's stem (to merge tables)."""
+        out: dict[str, Any] = {}
         offs = self._offsets
         for b in range(len(offs) - 1):
             out.update(marshal.loads(self._map[self._base + offs[b]:self._base + offs[b + 1]]))
@@ -184,6 +202,14 @@ class Tables:
             at += t.n
         #: How many documents the collection holds (Whoosh's doc_count_all).
         self.count = at
+
+    def stem(self, word: str) -> str | None:
+        """The stem of a plain word some document uses, or None."""
+        for t in self.tables:
+            found = t.stem(word)
+            if found is not None:
+                return found
+        return None
 
     def blob(self, doc: int) -> str:
         """The blob id of a document of the collection."""
@@ -252,8 +278,13 @@ def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -
         codes = {f: b"".join(t.codes.get(f, bytes(t.n)) for t in tables.tables)
                  for f in fields}
         posts: dict[str, tuple[array[int], array[int]]] = {}
+        stems: dict[str, str] = {}
         for start, t in zip(tables.starts, tables.tables, strict=True):
-            for key, (docs, freqs) in t.everything().items():
+            for key, value in t.everything().items():
+                if key.startswith(_STEM):
+                    stems[key[1:]] = value
+                    continue
+                docs, freqs = value
                 entry = posts.get(key)
                 if entry is None:
                     entry = posts[key] = (array("I"), array("I"))
@@ -263,6 +294,6 @@ def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -
                 entry[1].frombytes(freqs)
         return _encode(tables.count, blobs, codes, totals,
                        {k: (d.tobytes(), f.tobytes()) for k, (d, f) in posts.items()},
-                       first.boosts, first.scorable, quantize)
+                       first.boosts, first.scorable, quantize, stems)
     finally:
         tables.close()

@@ -53,7 +53,8 @@ def _pairs(ft: FullText, text: str) -> list[tuple[str, str]]:
 
 QUERIES = ("migration", "retries HTTPAdapter", "max upload bytes", "find by email",
            "MAX_UPLOAD_BYTES limit", "auth auth tokens", "db", "perf caching", "v2 404",
-           "wi-fi O'Neil", "views.py", "naïve Ünïcode", "the a", "graphql 404 src")
+           "wi-fi O'Neil", "views.py", "naïve Ünïcode", "the a", "graphql 404 src",
+           "retrying migrated caches", "zebra")
 
 
 def test_tables_score_as_whoosh_does(tmp_path: Path) -> None:
@@ -85,14 +86,22 @@ def test_tables_score_as_whoosh_does(tmp_path: Path) -> None:
 
 
 def test_query_words_match_whoosh_analysis(tmp_path: Path) -> None:
-    """The shortcut for plain words gives the terms Whoosh's analyzer gives."""
-    ft = FullText(str(tmp_path))
+    """The shortcut for plain words gives the terms Whoosh's analyzer gives, with the
+    stems the postings tables keep and with Whoosh's stemmer alike."""
     from git_aide.index import _analyzer, prepare
 
-    analyzer = _analyzer(ft._w)
-    for text in (*QUERIES, *WORDS, "Retries RETRIES retries", "123 456", "ÉCOLE école"):
-        assert ft.terms(text) == list(dict.fromkeys(
-            t.text for t in analyzer(prepare(text)))), text
+    texts = (*QUERIES, *WORDS, "Retries RETRIES retries", "123 456", "ÉCOLE école",
+             "generously relational conditional")
+    analyzer = _analyzer(FullText(str(tmp_path / "a"))._w)
+    ft = FullText(str(tmp_path / "b"))
+    ft.add([(_blob(i), {"what": text, "why": None, "context_label": None, "tags": [],
+                        "scope": None}) for i, text in enumerate(texts[::2])])
+    fresh = FullText(str(tmp_path / "b"))
+    assert fresh._postings() is not None
+    for text in texts:
+        want = list(dict.fromkeys(t.text for t in analyzer(prepare(text))))
+        assert fresh.terms(text) == want, text
+        assert FullText(str(tmp_path / "a")).terms(text) == want, text
 
 
 def test_a_plain_query_imports_no_whoosh_index(tmp_path: Path) -> None:
