@@ -115,7 +115,7 @@ class Table:
     """One table file, mapped: its documents, and its postings found bucket by bucket."""
 
     __slots__ = ("path", "n", "blobs", "codes", "totals", "boosts", "scorable", "lengths",
-                 "_offsets", "_map", "_base")
+                 "_offsets", "_map", "_base", "width")
 
     def __init__(self, path: str) -> None:
         #: Where it is.
@@ -132,8 +132,10 @@ class Table:
          offsets) = marshal.loads(m[start:start + size])
         #: How many documents it holds.
         self.n: int = n
-        #: Their blob ids, 20 bytes each, in document order.
+        #: Their blob ids, in document order, as bytes (20 each; 32 in a SHA-256 repo).
         self.blobs: bytes = blobs
+        #: How many bytes a blob id takes.
+        self.width = len(blobs) // n if n else 20
         #: Each scorable field's length code per document (Whoosh's length byte).
         self.codes: dict[str, bytes] = codes
         #: Each scorable field's total length over the whole index when it was written.
@@ -147,7 +149,8 @@ class Table:
         self._offsets = array("I")
         self._offsets.frombytes(offsets)
         self._base = start + size
-        if len(blobs) != 20 * n or self._base + self._offsets[-1] != len(m):
+        if len(blobs) != self.width * n or self.width not in (20, 32) \
+                or self._base + self._offsets[-1] != len(m):
             raise ValueError(f"{path}: a postings table of the wrong size")
 
     def _find(self, key: str) -> Any:
@@ -181,7 +184,8 @@ class Table:
 
     def blob(self, i: int) -> str:
         """The blob id of document `i`."""
-        return self.blobs[20 * i:20 * i + 20].hex()
+        w = self.width
+        return self.blobs[w * i:w * i + w].hex()
 
     def close(self) -> None:
         """Unmap the file."""

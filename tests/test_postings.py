@@ -130,3 +130,14 @@ def test_best_widens_like_whoosh() -> None:
     assert set(got) == {_blob(10), _blob(70), _blob(300), _blob(499)}
     got = _best(Stub(), scores, allowed, 1)  # type: ignore[arg-type]
     assert set(got) == {_blob(10)}
+
+
+def test_sha256_blob_ids(tmp_path: Path) -> None:
+    """A repository in SHA-256 names its blobs with 64 hex digits: the tables keep them."""
+    ft = FullText(str(tmp_path))
+    blobs = [f"{i:064x}" for i in range(5)]
+    ft.add([(b, _record(random.Random(i)) | {"what": f"migration {i}"})
+            for i, b in enumerate(blobs)])
+    fresh = FullText(str(tmp_path))
+    assert set(fresh.search("migration", set(blobs), 5)) == set(blobs)
+    assert fresh._whoosh is None
