@@ -82,7 +82,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
                 else [])
     if relevance is not None and queries:
         elsewhere = _strong_matches(snap, ft, query or "", relevant)
-    if relevance is not None and newest is not None:
+    if relevance is not None and newest is not None and not scoped_only:
         entries, relevance = _question_wide(snap, ft, query or "", want, entries, decode,
                                             relevance, mentions + elsewhere)
     hits = rc.recall(
@@ -120,7 +120,13 @@ def _question_wide(snap: Snapshot, ft: Any, query: str, want: int, entries: list
         return snap.entries_where(decode), relevance
     scores, more = found
     have = {e.blob for e in entries}
-    return entries + [e for e in more if e.blob not in have], lambda _entries: scores
+
+    def relevance_of(hits: list[Entry]) -> dict[str, float]:
+        # As relevance() answers for these hits: their scores, else their fragments.
+        return {e.blob: scores[e.blob] for e in hits if e.blob in scores} \
+            or sr.fragments(hits, query)
+
+    return entries + [e for e in more if e.blob not in have], relevance_of
 
 
 #: How many of the whole store's best --query matches a path recall with a question

@@ -24,6 +24,7 @@ just words and nothing can raise a syntax error. Fragments of words are not inde
 from __future__ import annotations
 
 import contextlib
+import heapq
 import marshal
 import os
 import re
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
-FORMAT = 6
+FORMAT = 7
 #: Weights of the fields in BM25F: the memory itself counts most.
 BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
 #: Documents per segment of a large first index.
@@ -122,15 +123,16 @@ def _best(tables: postings.Tables, scores: dict[int, float], allowed: set[str],
     """The allowed blobs among the best-scored documents, as FullText._run takes them
     from Whoosh: the best max(3 * want, 60), then four times as many until `want` of
     them are allowed or none are left."""
-    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     limit = max(want * 3, 60)
     while True:
         out: dict[str, float] = {}
-        for doc, score in ranked[:limit]:
+        # Best first, the first added first among equals; only the cut is sorted.
+        ranked = heapq.nlargest(limit, scores.items(), key=lambda kv: (kv[1], -kv[0]))
+        for doc, score in ranked:
             blob = tables.blob(doc)
             if blob in allowed:
                 out[blob] = score
-        if len(out) >= want or len(ranked) <= limit:
+        if len(out) >= want or len(scores) <= limit:
             return out
         limit *= 4
 
@@ -247,7 +249,9 @@ class FullText:
                 # Small files (the TOC, small segments) are always checked: a file
                 # swapped in with the same size and time would pass a stat check.
                 if (files[name] != (size, mtime) or size <= SMALL) \
-                        and self._crc(name) != crc:
+                        and (found := self._crc(name)) != crc:
+                    if found == -1 and not locked:
+                        return False  # gone since it was listed: another state, not damage
                     self.notices.append(DAMAGED)
                     self._ix = None
                     return False
@@ -396,8 +400,13 @@ class FullText:
             if names and not self.in_memory:
                 try:
                     tables = postings.Tables([os.path.join(self.root, n) for n in names])
-                except (OSError, ValueError, EOFError, TypeError):
-                    return None  # the id table vouched for them: a race; Whoosh answers
+                except FileNotFoundError:
+                    self._tables = None
+                    return None  # removed since the id table was read; Whoosh answers
+                except (OSError, ValueError, EOFError, TypeError, IndexError) as e:
+                    # The id table vouched for it: damaged since (search.robust rebuilds).
+                    self._tables = None
+                    raise ValueError(f"a damaged postings table: {e}") from None
                 if tables.count == len(self._have or ()):
                     self._tables = tables
                 else:
@@ -536,10 +545,12 @@ class FullText:
                          for t, freq, _w, _v in schema[name].index(doc[name])]
                 fields[name] = (sum(f for _t, f in terms) if scorable[name] else 0, terms)
             rows.append((blob, fields))
-        self._put(postings.name(time.time_ns()),
+        def names() -> list[str]:
+            return [n for n in os.listdir(self.root) if n.endswith(postings.SUFFIX)]
+
+        self._put(postings.name(time.time_ns(), names()),
                   postings.build(rows, boosts, scorable, quantize, totals, stems))
-        tables = sorted((n for n in os.listdir(self.root) if n.endswith(postings.SUFFIX)),
-                        key=lambda n: os.path.getsize(os.path.join(self.root, n)))
+        tables = sorted(names(), key=lambda n: os.path.getsize(os.path.join(self.root, n)))
         if len(tables) > postings.MAX_TABLES:
             # All but the largest are merged, unless together they outgrow it: each
             # document is then rewritten a few times over the index's life, not on
@@ -550,11 +561,11 @@ class FullText:
                 small = tables
             merged = postings.merge([os.path.join(self.root, n) for n in small], quantize,
                                     totals)
-            newest = max(small, key=lambda n: postings.order(n))
-            self._put(newest, merged)
+            # Under a new name, last in order (it carries the current totals): a file
+            # the id table names is never rewritten, only removed.
+            self._put(postings.name(time.time_ns(), names()), merged)
             for n in small:
-                if n != newest:
-                    os.unlink(os.path.join(self.root, n))
+                os.unlink(os.path.join(self.root, n))
 
     def _put(self, name: str, data: bytes) -> None:
         path = os.path.join(self.root, name)

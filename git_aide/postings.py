@@ -9,9 +9,11 @@ ids. A query looks up its terms in the tables and scores them by BM25F exactly a
 Whoosh's searcher does; tests/test_postings.py holds the two to the same scores.
 
 The tables sit in the index's folder, so the id table (index.py) vouches for them as for
-Whoosh's own files: a damaged or missing table rebuilds the whole index. A table file is
-a short header (the documents), then buckets of postings found by a CRC-32 of the term:
-a query reads the header and the few buckets its terms fall in, never the whole table.
+Whoosh's own files, and each carries CRC-32s of its own (of its header, and of each
+bucket, checked as it is read): a damaged or missing table rebuilds the whole index. A
+table file is a short header (the documents), then buckets of postings found by a CRC-32
+of the term: a query reads the header and the few buckets its terms fall in, never the
+whole table.
 The buckets also hold the stem of every plain word the documents use, so that a query
 of such words needs not even Whoosh's stemmer.
 """
@@ -104,18 +106,21 @@ def _encode(n: int, blobs: bytes, codes: dict[str, bytes], totals: dict[str, int
     offsets = array("I", [0])
     for chunk in data:
         offsets.append(offsets[-1] + len(chunk))
+    # Each bucket's CRC-32 after the offsets: a bucket is checked as it is read.
+    offsets.extend(crc32(chunk) for chunk in data)
     # Whoosh's byte -> length table, so that reading needs no Whoosh.
     lengths = [quantize[1](b) for b in range(256)]
     header = marshal.dumps((n, blobs, codes, totals, boosts, scorable, lengths,
                             offsets.tobytes()))
-    return b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *data])
+    return b"".join([MAGIC, len(header).to_bytes(4, "little"),
+                     crc32(header).to_bytes(4, "little"), header, *data])
 
 
 class Table:
     """One table file, mapped: its documents, and its postings found bucket by bucket."""
 
     __slots__ = ("path", "n", "blobs", "codes", "totals", "boosts", "scorable", "lengths",
-                 "_offsets", "_map", "_base", "width")
+                 "_offsets", "_crcs", "_map", "_base", "width")
 
     def __init__(self, path: str) -> None:
         #: Where it is.
@@ -127,9 +132,11 @@ class Table:
         if m[:len(MAGIC)] != MAGIC:
             raise ValueError(f"{path}: not a postings table")
         size = int.from_bytes(m[len(MAGIC):len(MAGIC) + 4], "little")
-        start = len(MAGIC) + 4
-        (n, blobs, codes, totals, boosts, scorable, lengths,
-         offsets) = marshal.loads(m[start:start + size])
+        start = len(MAGIC) + 8
+        head = m[start:start + size]
+        if crc32(head) != int.from_bytes(m[start - 4:start], "little"):
+            raise ValueError(f"{path}: a damaged postings table")
+        (n, blobs, codes, totals, boosts, scorable, lengths, offsets) = marshal.loads(head)
         #: How many documents it holds.
         self.n: int = n
         #: Their blob ids, in document order, as bytes (20 each; 32 in a SHA-256 repo).
@@ -146,18 +153,28 @@ class Table:
         self.scorable: dict[str, bool] = scorable
         #: The length each code stands for.
         self.lengths: list[int] = lengths
-        self._offsets = array("I")
-        self._offsets.frombytes(offsets)
+        every = array("I")
+        every.frombytes(offsets)
+        half = (len(every) + 1) // 2
+        self._offsets = every[:half]
+        #: Each bucket's CRC-32.
+        self._crcs = every[half:]
         self._base = start + size
+        if len(self._offsets) < 2 or len(self._crcs) != len(self._offsets) - 1:
+            raise ValueError(f"{path}: a postings table of the wrong shape")
         if len(blobs) != self.width * n or self.width not in (20, 32) \
                 or self._base + self._offsets[-1] != len(m):
             raise ValueError(f"{path}: a postings table of the wrong size")
 
-    def _find(self, key: str) -> Any:
-        count = len(self._offsets) - 1
-        b = crc32(key.encode()) % count
+    def _bucket(self, b: int) -> dict[str, Any]:
         lo, hi = self._offsets[b], self._offsets[b + 1]
-        return marshal.loads(self._map[self._base + lo:self._base + hi]).get(key)
+        data = self._map[self._base + lo:self._base + hi]
+        if crc32(data) != self._crcs[b]:
+            raise ValueError(f"{self.path}: a damaged bucket")
+        return marshal.loads(data)  # type: ignore[no-any-return]
+
+    def _find(self, key: str) -> Any:
+        return self._bucket(crc32(key.encode()) % (len(self._offsets) - 1)).get(key)
 
     def stem(self, word: str) -> str | None:
         """The stem of a plain word its documents use, or None."""
@@ -177,9 +194,8 @@ class Table:
     def everything(self) -> dict[str, Any]:
         """Every posting list, and every word's stem (to merge tables)."""
         out: dict[str, Any] = {}
-        offs = self._offsets
-        for b in range(len(offs) - 1):
-            out.update(marshal.loads(self._map[self._base + offs[b]:self._base + offs[b + 1]]))
+        for b in range(len(self._offsets) - 1):
+            out.update(self._bucket(b))
         return out
 
     def blob(self, i: int) -> str:
@@ -259,7 +275,7 @@ class Tables:
 
 
 def order(path: str) -> tuple[int, str]:
-    """Tables are named by the time they were written: older documents come first."""
+    """Tables are named by when they were written (name()): older documents first."""
     name = os.path.basename(path)
     try:
         return int(name.split("-")[1].split(".")[0]), name
@@ -267,9 +283,11 @@ def order(path: str) -> tuple[int, str]:
         return 0, name
 
 
-def name(now_ns: int) -> str:
-    """A new table's file name."""
-    return f"postings-{now_ns}{SUFFIX}"
+def name(now_ns: int, existing: Iterable[str]) -> str:
+    """A new table's file name, after every existing one's even if the clock went back
+    (the last table carries the index's current total lengths)."""
+    latest = max((order(n)[0] for n in existing), default=0)
+    return f"postings-{max(now_ns, latest + 1)}{SUFFIX}"
 
 
 def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:

@@ -95,30 +95,49 @@ def relevance_in(ft: Any, snap: Any, query: str, want: int,
     def work() -> tuple[dict[str, float], list[Entry]]:
         missing = set(ft.missing(allowed))
         if missing:
-            _ensure(ft, snap.entries_of(missing), progress)
+            live = snap.entries_of(missing)
+            _ensure(ft, live, progress)
+            # Blobs of files removed since the view was saved were never indexed: they
+            # leave now, or every query would decode their groups again.
+            allowed.difference_update(missing - {e.blob for e in live})
         while True:
             scores = ft.search(query, allowed, want)
-            wanted = [b for b in sorted(scores, key=lambda b: (-scores[b], b))
+            wanted = [b for b in sorted(scores, key=lambda b: -scores[b])
                       if skip is None or not skip(snap.scope_of(b))]
-            if need is None:
-                entries = snap.entries_of(set(wanted))
-                found = {e.blob for e in entries}
-            else:
-                entries, found = [], set()
-                for blob in wanted:  # best first, until enough are found
-                    if len(found) >= need:
-                        break
-                    got = snap.entries_of({blob})
-                    entries += got
-                    found.update(e.blob for e in got)
+            entries, found, tried = _decode_best(snap, wanted, scores, need)
             # A file the working tree changed or removed may still be named: it leaves
             # the running, and the best are taken again without it.
-            gone = {b for b in wanted if b not in found} if need is None else set()
-            if not gone:
+            gone = tried - found
+            if not gone or (need is not None and len(found) >= need):
                 return scores, entries
             allowed.difference_update(gone)
 
     return robust(ft, work)
+
+
+def _decode_best(snap: Any, wanted: list[str], scores: dict[str, float], need: int | None
+                 ) -> tuple[list[Entry], set[str], set[str]]:
+    """(entries, their blobs, the blobs tried) of the wanted blobs, best first: all of
+    them, or (`need`) the best that many and any tied with the last, each group decoded
+    once."""
+    if need is None:
+        entries = snap.entries_of(set(wanted))
+        return entries, {e.blob for e in entries}, set(wanted)
+    entries, found, tried = [], set(), set()
+    at = 0
+    while at < len(wanted) and len(found) < need:
+        batch = wanted[at:at + need - len(found)]
+        at += len(batch)
+        # Those tied with the last of the batch come too: which of equals is kept is
+        # then decided by path, as a full read decides it.
+        while at < len(wanted) and scores[wanted[at]] == scores[batch[-1]]:
+            batch.append(wanted[at])
+            at += 1
+        got = snap.entries_of(set(batch))
+        entries += got
+        found.update(e.blob for e in got)
+        tried.update(batch)
+    return entries, found, tried
 
 
 #: Field weights of the fragment fallback, as in the full-text index.

@@ -357,6 +357,8 @@ class Snapshot:
         view = self._reader.view
         if view is None or view.blobs is None:
             return False
+        if self._ids is None and view.ids is not None:
+            self._ids = view.ids
         if self._ids is None:
             data = view.read(view.blobs)
             try:
@@ -369,7 +371,7 @@ class Snapshot:
             except Exception:  # damaged: the groups are decoded instead
                 views.discard(self._reader.cache, view)
                 return False
-            self._ids = ids
+            self._ids = view.ids = ids
         return True
 
     def blobs_where(self, keep: Callable[[scopes.Compiled | None], bool]) -> set[str] | None:

@@ -133,7 +133,7 @@ def discard(cache: Cache, view: ViewFile) -> None:
 class ViewFile:
     """An open view file; slices of it are read on demand (relative to its body)."""
 
-    __slots__ = ("_f", "_base", "path", "contents", "blobs")
+    __slots__ = ("_f", "_base", "path", "contents", "blobs", "ids")
 
     def __init__(self, f: Any, base: int, path: str) -> None:
         self._f = f
@@ -145,6 +145,8 @@ class ViewFile:
         self.contents: bytes | None = None
         #: The span of the blob ids of its groups (None in a view without them).
         self.blobs: tuple[int, int, int] | None = None
+        #: Those blob ids, each mapped to its group, once read (kept like `contents`).
+        self.ids: dict[str, int] | None = None
 
     def read(self, span: tuple[int, ...]) -> bytes | None:
         """The bytes at (offset, length[, crc]) of the body; None if the file is too

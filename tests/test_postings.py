@@ -12,8 +12,10 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from zlib import crc32
 
 import pytest
+from conftest import aide_ok, git, remember
 
 from git_aide import postings
 from git_aide.index import QUERIED, FullText, _best
@@ -141,3 +143,39 @@ def test_sha256_blob_ids(tmp_path: Path) -> None:
     fresh = FullText(str(tmp_path))
     assert set(fresh.search("migration", set(blobs), 5)) == set(blobs)
     assert fresh._whoosh is None
+
+
+def test_a_large_table_damaged_in_place_is_rebuilt(repo: Path) -> None:
+    """A table over the size whose checksum the id table checks on every read, changed
+    with its size and time kept: its bucket's own CRC-32 notices, the index is rebuilt
+    once, and the answer is the same."""
+    import json
+    import uuid as uuidlib
+
+    template = remember(repo, "webhook retries back off", "--layer", "technical")
+    record = json.loads((repo / template["path"]).read_text())
+    rng = random.Random(3)
+    for i in range(900):
+        words = " ".join(rng.choice(WORDS) for _ in range(12))
+        rec = dict(record, uuid=str(uuidlib.uuid4()), what=f"note {i}: {words}")
+        (repo / f".aide/memories/technical/{rec['uuid']}.json").write_text(
+            json.dumps(rec, indent=2) + "\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "many")
+    want = aide_ok(repo, "search", "webhook", "--json").json()["memories"]
+    root = repo / ".git/aide/whoosh"
+    table = max(root.glob(f"*{postings.SUFFIX}"), key=lambda p: p.stat().st_size)
+    assert table.stat().st_size > 64 * 1024
+    st = table.stat()
+    t = postings.Table(str(table))
+    b = crc32(b"what\0webhook") % (len(t._offsets) - 1)  # the bucket asked
+    at = t._base + (t._offsets[b] + t._offsets[b + 1]) // 2
+    t.close()
+    data = bytearray(table.read_bytes())
+    data[at] ^= 0x55
+    table.write_bytes(bytes(data))
+    os.utime(table, ns=(st.st_atime_ns, st.st_mtime_ns))
+    r = aide_ok(repo, "search", "webhook", "--json")
+    assert "full-text index was damaged" in r.stderr and r.json()["memories"] == want
+    assert aide_ok(repo, "search", "webhook", "--json").json()["memories"] == want
+    assert "damaged" not in aide_ok(repo, "search", "webhook").stderr

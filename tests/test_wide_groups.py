@@ -11,6 +11,7 @@ import time
 import uuid as uuidlib
 from pathlib import Path
 
+import pytest
 from conftest import aide_ok, git, remember
 
 WORDS = ["invoice", "billing", "ledger", "retry", "cache", "deploy", "schema", "queue",
@@ -102,7 +103,8 @@ def test_a_stems_count_is_the_same_with_a_view_and_without(repo: Path) -> None:
     assert len(saved) == 41  # the folder's own notes; none of the 20 from elsewhere
 
 
-def test_search_and_a_question_by_blob_id_answer_as_a_full_read(repo: Path) -> None:
+def test_search_and_a_question_by_blob_id_answer_as_a_full_read(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`search` and `recall --query` find their best matches by blob id in the view and
     decode only the groups that hold them; they answer as a read of every memory does
     (no view: right after the index changed), also with files deleted, edited and added
@@ -111,7 +113,8 @@ def test_search_and_a_question_by_blob_id_answer_as_a_full_read(repo: Path) -> N
                         "src/billing/**", "--layer", "technical")
     template = json.loads((repo / template["path"]).read_text())
     rng = random.Random(11)
-    scopes = [None, None, None, "src/billing/**", "src/api/*.py", "docs/**", "web/**"]
+    scopes = [None, None, None, "src/billing/**", "src/api/*.py", "docs/**", "web/**",
+              *(f"src/mod{k}/**" for k in range(60))]
     for i in range(600):
         words = " ".join(rng.sample(WORDS, 3))
         day = 1 + rng.randrange(28)
@@ -150,3 +153,18 @@ def test_search_and_a_question_by_blob_id_answer_as_a_full_read(repo: Path) -> N
     assert full == fast
     gone = {m["uuid"] for m in first[:4]}
     assert not gone & set(fast[0]) and added["uuid"] == fast[0][0]
+    # And the fast path is the one that answered: a search through the view decodes
+    # only the groups holding its best 90 matches, not every group of the store.
+    from git_aide import answers as answering
+    from git_aide import commands
+    from git_aide import search as sr
+    from git_aide.sources import Snapshot
+
+    monkeypatch.chdir(repo)
+    where, cache, snap = commands.load(False, None)
+    decoded: list[int] = []
+    made = Snapshot._made
+    monkeypatch.setattr(Snapshot, "_made", lambda self, i: decoded.append(i) or made(self, i))
+    hits = answering.search_hits(where, snap, sr.open_index(cache), "ledger webhook", limit=30)
+    assert [h.entry.uuid for h in hits] == fast[0]
+    assert snap.blob_ids() is not None and len(set(decoded)) < len(snap._groups)
