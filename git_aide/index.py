@@ -27,13 +27,12 @@ import contextlib
 import heapq
 import marshal
 import os
-import re
-import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from zlib import crc32
 
-from git_aide import postings
+from git_aide import analysis, postings
+from git_aide.analysis import prepare
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -95,25 +94,6 @@ def _whoosh(only_analysis: bool = False) -> Any:
     return whoosh
 
 
-#: Where a word is cut out of the text: anything but these is part of an identifier
-#: (`requests.adapters.HTTPAdapter`, `MAX_UPLOAD_BYTES`, `retry_on_5xx`, `a/b.py`).
-_TOKEN = r"[^\s\"'`(),;:!?\[\]{}<>=|*]+"
-_ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
-
-
-def prepare(text: str) -> str:
-    """Text as the analyzer wants it: an acronym run before a capitalised word gets a
-    boundary (`HTTPAdapter` -> `HTTP_Adapter`), which Whoosh's intra-word filter lacks."""
-    return _ACRONYM.sub(r"\1_\2", text)
-
-
-_WORDS = re.compile(_TOKEN)
-
-
-def _plain(word: str) -> bool:
-    """Letters in one case, or digits: what Whoosh's intra-word filter leaves whole."""
-    return (word.isalpha() and (word.islower() or word.isupper())) or word.isdigit()
-
 #: The fields a query looks in.
 QUERIED = ("what", "why", "context_label", "scope", "tags")
 
@@ -135,15 +115,6 @@ def _best(tables: postings.Tables, scores: dict[int, float], allowed: set[str],
         if len(out) >= want or len(scores) <= limit:
             return out
         limit *= 4
-
-
-def _analyzer(w: Any) -> Any:
-    """Words of a memory or a query: identifiers kept whole (merged) and split into
-    their parts (Whoosh's IntraWordFilter), lower-cased and stemmed."""
-    a = w.analysis
-    return (a.RegexTokenizer(_TOKEN)
-            | a.IntraWordFilter(mergewords=True, mergenums=True)
-            | a.LowercaseFilter() | a.StemFilter())
 
 
 def _stamp() -> str:
@@ -186,7 +157,7 @@ class FullText:
 
     def _schema(self) -> Any:
         f = self._w.fields
-        analyzer = _analyzer(self._w)
+        analyzer = analysis.analyzer(self._w)
         # No positions (phrase=False): nothing asks for phrases, and they cost index time.
         return f.Schema(
             blob=f.ID(stored=True, unique=True),
@@ -513,89 +484,18 @@ class FullText:
         self._forget_tables()
         if not self.in_memory:
             self._ix = self._w.index.open_dir(self.root)  # the state just committed
-            self._write_postings(self._ix, list(zip(added, fields, strict=True)))
+            postings.write(self.root, self._ix, list(zip(added, fields, strict=True)),
+                           QUERIED)
         self._have = have | set(added)
         self._save_table(self._have)
         return len(added)
-
-    def _write_postings(self, ix: Any, docs: list[tuple[str, dict[str, str]]]) -> None:
-        """Write the documents just committed as a postings table (postings.py), with the
-        terms, weights and lengths Whoosh's own fields gave them; merge small tables."""
-        from whoosh.util.numeric import byte_to_length, length_to_byte
-
-        quantize = (length_to_byte, byte_to_length)
-        schema = ix.schema
-        with ix.reader() as reader:
-            totals = {f: int(reader.field_length(f)) for f in QUERIED if schema[f].scorable}
-        boosts = {f: float(schema[f].format.field_boost) for f in QUERIED}
-        scorable = {f: bool(schema[f].scorable) for f in QUERIED}
-        from whoosh.lang.porter import stem
-
-        rows: list[tuple[str, postings.Fields]] = []
-        stems: dict[str, str] = {}
-        for blob, doc in docs:
-            for name in QUERIED:
-                if name != "tags":
-                    for w in _WORDS.findall(doc[name]):
-                        if _plain(w) and (w := w.lower()) not in stems:
-                            stems[w] = stem(w)
-            fields: postings.Fields = {}
-            for name in QUERIED:
-                terms = [(t.decode("utf-8"), freq)
-                         for t, freq, _w, _v in schema[name].index(doc[name])]
-                fields[name] = (sum(f for _t, f in terms) if scorable[name] else 0, terms)
-            rows.append((blob, fields))
-        def names() -> list[str]:
-            return [n for n in os.listdir(self.root) if n.endswith(postings.SUFFIX)]
-
-        self._put(postings.name(time.time_ns(), names()),
-                  postings.build(rows, boosts, scorable, quantize, totals, stems))
-        tables = sorted(names(), key=lambda n: os.path.getsize(os.path.join(self.root, n)))
-        if len(tables) > postings.MAX_TABLES:
-            # All but the largest are merged, unless together they outgrow it: each
-            # document is then rewritten a few times over the index's life, not on
-            # every commit.
-            small = tables[:-1]
-            if sum(os.path.getsize(os.path.join(self.root, n)) for n in small) \
-                    > os.path.getsize(os.path.join(self.root, tables[-1])):
-                small = tables
-            merged = postings.merge([os.path.join(self.root, n) for n in small], quantize,
-                                    totals)
-            # Under a new name, last in order (it carries the current totals): a file
-            # the id table names is never rewritten, only removed.
-            self._put(postings.name(time.time_ns(), names()), merged)
-            for n in small:
-                os.unlink(os.path.join(self.root, n))
-
-    def _put(self, name: str, data: bytes) -> None:
-        path = os.path.join(self.root, name)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
 
     # -- searching -----------------------------------------------------------------
 
     def terms(self, text: str) -> list[str]:
         """The analysed words of a query, as the index stores them."""
-        text = prepare(text)
-        words = _WORDS.findall(text)
-        # A plain word passes Whoosh's intra-word filter unchanged: then only its stem is
-        # needed, not Whoosh's analysis (~20 ms); the postings tables know the stems of
-        # the words the memories use, Whoosh's stemmer those of others.
-        if all(_plain(w) for w in words):
-            tables = self._postings()
-            out = []
-            for w in (w.lower() for w in words):
-                found = tables.stem(w) if tables is not None else None
-                if found is None:
-                    from whoosh.lang.porter import stem
-
-                    found = stem(w)
-                out.append(found)
-            return list(dict.fromkeys(out))
-        w = self._whoosh or _whoosh(only_analysis=True)
-        return list(dict.fromkeys(t.text for t in _analyzer(w)(text)))
+        return analysis.terms(text, self._postings,
+                              lambda: self._whoosh or _whoosh(only_analysis=True))
 
     def _pairs(self, text: str) -> list[tuple[str, str]]:
         pairs = [(fld, w) for w in self.terms(text) for fld in QUERIED if fld != "tags"]

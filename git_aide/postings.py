@@ -290,6 +290,62 @@ def name(now_ns: int, existing: Iterable[str]) -> str:
     return f"postings-{max(now_ns, latest + 1)}{SUFFIX}"
 
 
+def write(root: str, ix: Any, docs: list[tuple[str, dict[str, str]]],
+          fields: tuple[str, ...]) -> None:
+    """Write documents just committed to Whoosh's index `ix` (in folder `root`) as a
+    table, with the terms, weights and lengths Whoosh's own `fields` gave them; merge the
+    smaller tables when there are too many. Called under the index's lock."""
+    import time
+
+    from whoosh.util.numeric import byte_to_length, length_to_byte
+
+    from git_aide.analysis import stems
+
+    quantize = (length_to_byte, byte_to_length)
+    schema = ix.schema
+    with ix.reader() as reader:
+        totals = {f: int(reader.field_length(f)) for f in fields if schema[f].scorable}
+    boosts = {f: float(schema[f].format.field_boost) for f in fields}
+    scorable = {f: bool(schema[f].scorable) for f in fields}
+    rows: list[tuple[str, Fields]] = []
+    for blob, doc in docs:
+        made: Fields = {}
+        for f in fields:
+            terms = [(t.decode("utf-8"), freq) for t, freq, _w, _v in schema[f].index(doc[f])]
+            made[f] = (sum(n for _t, n in terms) if scorable[f] else 0, terms)
+        rows.append((blob, made))
+    words = stems([doc[f] for _b, doc in docs for f in fields if f != "tags"])
+
+    def names() -> list[str]:
+        return [n for n in os.listdir(root) if n.endswith(SUFFIX)]
+
+    _put(root, name(time.time_ns(), names()),
+         build(rows, boosts, scorable, quantize, totals, words))
+    tables = sorted(names(), key=lambda n: os.path.getsize(os.path.join(root, n)))
+    if len(tables) > MAX_TABLES:
+        # All but the largest are merged, unless together they outgrow it: each
+        # document is then rewritten a few times over the index's life, not on every
+        # commit.
+        small = tables[:-1]
+        if sum(os.path.getsize(os.path.join(root, n)) for n in small) \
+                > os.path.getsize(os.path.join(root, tables[-1])):
+            small = tables
+        merged = merge([os.path.join(root, n) for n in small], quantize, totals)
+        # Under a new name, last in order (it carries the current totals): a file the
+        # id table names is never rewritten, only removed.
+        _put(root, name(time.time_ns(), names()), merged)
+        for n in small:
+            os.unlink(os.path.join(root, n))
+
+
+def _put(root: str, name: str, data: bytes) -> None:
+    path = os.path.join(root, name)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
 def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:
     """One table holding the documents of these, in their order."""
     tables = Tables(paths)

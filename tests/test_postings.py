@@ -90,7 +90,8 @@ def test_tables_score_as_whoosh_does(tmp_path: Path) -> None:
 def test_query_words_match_whoosh_analysis(tmp_path: Path) -> None:
     """The shortcut for plain words gives the terms Whoosh's analyzer gives, with the
     stems the postings tables keep and with Whoosh's stemmer alike."""
-    from git_aide.index import _analyzer, prepare
+    from git_aide.analysis import analyzer as _analyzer
+    from git_aide.analysis import prepare
 
     texts = (*QUERIES, *WORDS, "Retries RETRIES retries", "123 456", "ÉCOLE école",
              "generously relational conditional")
