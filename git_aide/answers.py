@@ -71,7 +71,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     if relevance is not None:
         # While git compares the working tree: what the question needs of the index
         # and of the view (scores, blob ids).
-        ft.prepare(query or "")
+        ft.warm(query or "")
         snap.prefetch_ids()
     entries = snap.entries_where(decode, newest_wide=newest)
     # Memories elsewhere that name a query path in their text, or a query file's stem
@@ -158,18 +158,12 @@ def search_hits(repo: Repo, snap: Snapshot, ft: Any, query: str, *,
                 layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
                 progress: Any = None) -> list[Hit]:
     """`search`: the memories matching `query`, best first."""
-    from git_aide import recall as rc
     from git_aide import search as sr
 
     lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
-    if not layers:
-        # The best matches are found by blob id first: only their groups are decoded.
-        found = sr.relevance_in(ft, snap, query, lim, progress)
-        if found is not None and found[0]:
-            scores = found[0]
-            hits = [rc.Hit(e, e.scope, score=scores[e.blob])
-                    for e in sorted(found[1], key=itemgetter(0))]
-            return sr.order(hits, lim)[:lim]
+    hits = sr.search_in(ft, snap, query, lim, progress) if not layers else None
+    if hits is not None:
+        return hits
     return sr.search(ft, snap.entries, query, filters(layers, (), None), lim, progress)
 
 

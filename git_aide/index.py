@@ -510,7 +510,7 @@ class FullText:
             self._scored = (pairs, tables.scores(pairs))
         return self._scored[1]
 
-    def prepare(self, text: str) -> None:
+    def warm(self, text: str) -> None:
         """Check the index and score every document for a query, so that this overlaps
         other work (git comparing the working tree): search() then finds it done."""
         with contextlib.suppress(Exception):  # search() meets any trouble again

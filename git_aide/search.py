@@ -171,8 +171,22 @@ def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: i
            progress: Progress | None = None) -> list[Hit]:
     """The matching memories, best first, at most `limit`."""
     kept = [e for e in entries if filters.keep(e)]
-    scores = relevance(ft, kept, query, limit, progress)
-    hits = [Hit(e, e.scope, score=scores[e.blob]) for e in kept if e.blob in scores]
+    return _ranked(kept, relevance(ft, kept, query, limit, progress), limit)
+
+
+def search_in(ft: Any, snap: Any, query: str, limit: int,
+              progress: Progress | None = None) -> list[Hit] | None:
+    """search() over every memory of a snapshot, its best matches found by blob id so
+    that only their groups are decoded; None when that cannot answer (no view to name
+    the blobs, or no word matched: search() then looks for fragments)."""
+    found = relevance_in(ft, snap, query, limit, progress)
+    if found is None or not found[0]:
+        return None
+    return _ranked(sorted(found[1], key=lambda e: e.path), found[0], limit)
+
+
+def _ranked(entries: list[Entry], scores: dict[str, float], limit: int) -> list[Hit]:
+    hits = [Hit(e, e.scope, score=scores[e.blob]) for e in entries if e.blob in scores]
     return order(hits, limit)[:limit]
 
 

@@ -98,8 +98,8 @@ def save(cache: Cache, key: tuple[str, str], skipped: list[str],
     for (compiled, _rows), payload in zip(groups, payloads, strict=True):
         spans.append((compiled, (at, len(payload), crc32(payload))))
         at += len(payload)
-    # Then the blob ids of every group, in order, and how many each group holds.
-    # (ids, the group of each): the dict a search wants is then made at C speed.
+    # Then every blob id, in group order, with the index of its group: the map a
+    # search wants is then made at C speed.
     ids = marshal.dumps(([r[1] for _c, rows in groups for r in rows],
                          array("I", [g for g, (_c, rows) in enumerate(groups)
                                      for _r in rows]).tobytes()))
