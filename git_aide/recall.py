@@ -109,18 +109,21 @@ def scope_filter(queries: list[Query], min_depth: int
     """
     if not queries:
         return lambda _c: True
-    # Many memories share a scope: decide each distinct scope once.
-    verdicts: dict[int, bool] = {}
+    # Many memories share a scope: decide each distinct scope once. The verdict is
+    # kept with its scope: an id is unique only while its object lives, and groups
+    # built again (a damaged view, the working tree's files) bring new scopes.
+    verdicts: dict[int, tuple[scopes.Compiled, bool]] = {}
 
     def keep(c: scopes.Compiled | None) -> bool:
         if c is None:
             return True
-        ok = verdicts.get(id(c))
-        if ok is None:
+        got = verdicts.get(id(c))
+        if got is None:
             ok = any(scopes.relevant(c, q.path, q.is_dir) for q in queries
                      if q.is_dir or c.depth >= min_depth)
-            verdicts[id(c)] = ok
-        return ok
+            verdicts[id(c)] = (c, ok)
+            return ok
+        return got[1]
 
     return keep
 

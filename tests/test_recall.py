@@ -128,3 +128,29 @@ def test_human_output_groups_by_layer_and_is_plain_when_piped(repo: Path) -> Non
     assert out.index("technical:") < out.index("guidelines:")
     assert "\x1b[" not in out
     assert "No memories." in aide_ok(repo, "recall", "--layer", "preferences").stdout
+
+
+def test_a_scope_verdict_is_not_handed_to_a_later_scope() -> None:
+    """Regression: the per-recall verdict cache was keyed by the scope object's id, and
+    an id is reused once its object is freed (groups built again after a damaged view,
+    or the working tree's files laid over it), so a later scope could inherit an earlier
+    verdict; a staged memory then vanished from recall."""
+    from git_aide import recall as rc
+    from git_aide import scope as scopes
+
+    keep = rc.scope_filter([rc.Query("src/app/main.py", False)], 1)
+    db = scopes.compile_scope("src/db/**").as_tuple()
+    app = scopes.compile_scope("src/app/**").as_tuple()
+    probe = scopes.Compiled(*db)
+    gone = id(probe)
+    del probe
+    # CPython hands a freed object's place to the next one of its size: the case
+    # this guards against arises at once below.
+    assert id(scopes.Compiled(*app)) == gone
+    for _ in range(50):
+        other = scopes.Compiled(*db)
+        assert not keep(other)
+        del other
+        mine = scopes.Compiled(*app)
+        assert keep(mine)
+        del mine
