@@ -47,7 +47,6 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
 
     queries = rc.query_paths(repo.worktree, repo.prefix, paths)
     relevance = None
-    elsewhere: list[Any] = []
     if query is not None and query.strip():
         from git_aide import search as sr
 
@@ -68,23 +67,34 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     newest = (rc.PROJECT_WIDE_SCAN if queries and pw_limit >= 0
               and not (layers or tags or contributor) else None)
     decode = relevant if not scoped_only else (lambda c: c is not None and relevant(c))
+    finder = WeakFinder(queries)
     if relevance is not None:
-        # While git compares the working tree: what the question needs of the index
-        # and of the view (scores, blob ids).
         ft.warm(query or "")
         snap.prefetch_ids()
-    entries = snap.entries_where(decode, newest_wide=newest)
-    # Memories elsewhere that name a query path in their text, or a query file's stem
-    # in their scope or text: weak candidates, found by one pass over the stored
-    # contents, not by decoding every memory.
-    finder = WeakFinder(queries)
-    mentions = (snap.mentioning(finder, relevant) if finder.active() and not scoped_only
-                else [])
-    if relevance is not None and queries:
-        elsewhere = _strong_matches(snap, ft, query or "", relevant)
-    if relevance is not None and newest is not None and not scoped_only:
-        entries, relevance = _question_wide(snap, ft, query or "", want, entries, decode,
-                                            relevance, mentions + elsewhere)
+
+    def gather() -> tuple[list[Entry], list[Entry], list[Entry], Any]:
+        """(candidates, mentions, the store's best matches elsewhere, relevance)."""
+        entries = snap.entries_where(decode, newest_wide=newest)
+        # Memories elsewhere that name a query path in their text, or a query file's
+        # stem in their scope or text: weak candidates, found by one pass over the
+        # stored contents, not by decoding every memory.
+        mentions = (snap.mentioning(finder, relevant) if finder.active() and not scoped_only
+                    else [])
+        elsewhere: list[Entry] = []
+        rel = relevance
+        if rel is not None and queries:
+            elsewhere = _strong_matches(snap, ft, query or "", relevant)
+        if rel is not None and newest is not None and not scoped_only:
+            entries, rel = _question_wide(snap, ft, query or "", want, entries, decode,
+                                          rel, mentions + elsewhere)
+        return entries, mentions, elsewhere, rel
+
+    # Worked out from the saved view while git compares the working tree, and again
+    # only if a memory file differs from the index.
+    early = snap.speculate()
+    entries, mentions, elsewhere, relevance = gather()
+    if early and not snap.confirm():
+        entries, mentions, elsewhere, relevance = gather()
     hits = rc.recall(
         entries, queries, filters(layers, tags, contributor), relevance=relevance,
         limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),

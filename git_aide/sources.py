@@ -179,7 +179,8 @@ class Snapshot:
     """
 
     __slots__ = ("source", "_warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
-                 "_extra", "keep_decoded", "_body", "_pending", "_ids", "_ids_laid")
+                 "_extra", "keep_decoded", "_body", "_pending", "_ids", "_ids_laid",
+                 "_early")
 
     def __init__(self, source: Source, warnings: list[str],
                  groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader,
@@ -206,6 +207,8 @@ class Snapshot:
         self._ids: dict[str, int] | None = None
         #: The same with the files laid over the view, once made.
         self._ids_laid: dict[str, int] | None = None
+        #: Answering from the view alone, git's answer not yet taken (speculate()).
+        self._early = False
 
     @property
     def warnings(self) -> list[str]:
@@ -218,7 +221,24 @@ class Snapshot:
         that the view's groups are decoded while git is still comparing the tree."""
         self._pending = overlay
 
+    def speculate(self) -> bool:
+        """Answer from the saved view alone until confirm(), as if no file differed, so
+        that an answer is worked out while git is still comparing the tree; False (and
+        nothing changes) when git has answered already."""
+        self._early = self._pending is not None
+        return self._early
+
+    def confirm(self) -> bool:
+        """End speculate(): take git's answer, and say whether what was worked out from
+        the view alone holds (no memory file differs from the index); if not, the
+        caller works it out again."""
+        self._early = False
+        self._settle()
+        return not self._drop and not self._extra
+
     def _settle(self) -> None:
+        if self._early:
+            return
         pending, self._pending = self._pending, None
         if pending is not None:
             pending()
@@ -235,11 +255,13 @@ class Snapshot:
     @property
     def entries(self) -> list[Entry]:
         """Every memory, in path order."""
-        if self._all is None:
-            out = self.entries_where(lambda _c: True)
-            out.sort(key=itemgetter(0))
+        if self._all is not None:
+            return self._all
+        out = self.entries_where(lambda _c: True)
+        out.sort(key=itemgetter(0))
+        if not self._early:  # the view alone, not yet every memory
             self._all = out
-        return self._all
+        return out
 
     def entries_where(self, keep: Callable[[scopes.Compiled | None], bool],
                       newest_wide: int | None = None) -> list[Entry]:
@@ -288,9 +310,10 @@ class Snapshot:
                            for path, blob, meta, raw in payload)
         return out
 
-    def _made(self, i: int) -> list[Entry] | None:
+    def _made(self, i: int, only: Collection[str] | None = None) -> list[Entry] | None:
         """The entries of group `i`, decoded (and kept, in a long-lived process); None
-        when its slice of the view proved damaged (the groups are then built again)."""
+        when its slice of the view proved damaged (the groups are then built again).
+        `only`: the blobs wanted of it, when not all (the others may be left out)."""
         compiled, payload = self._groups[i]
         if isinstance(payload, _Made):  # entries made by an earlier call, kept
             return payload
@@ -302,6 +325,11 @@ class Snapshot:
             try:  # a slice of the view file: (path, blob, meta, offset, length, crc)
                 assert reader.view is not None
                 rows = marshal.loads(reader.view.read(payload) or b"")
+                if only is not None and not self.keep_decoded:
+                    # A few wanted of a large group: only theirs are made.
+                    return [new_entry(Entry, (path, blob, meta, compiled, reader,
+                                              (at, size, crc)))
+                            for path, blob, meta, at, size, crc in rows if blob in only]
                 made = [new_entry(Entry, (path, blob, meta, compiled, reader,
                                           (at, size, crc)))
                         for path, blob, meta, at, size, crc in rows]
@@ -404,8 +432,9 @@ class Snapshot:
             return [e for e in self.entries if e[1] in blobs]
         out: list[Entry] = []
         drop = self._drop
+        blobs = blobs if isinstance(blobs, set | frozenset) else set(blobs)
         for g in sorted({ids[b] for b in blobs if b in ids} - {-1}):
-            made = self._made(g)
+            made = self._made(g, blobs)
             if made is None:  # damaged, and built again from the listing
                 return [e for e in self.entries if e[1] in blobs]
             out.extend(e for e in made if e[1] in blobs and e[0] not in drop)

@@ -194,3 +194,36 @@ def test_hand_edits_over_a_saved_view(repo: Path) -> None:
     assert set(uuids(r)) == {a["uuid"], b["uuid"]} and r.stderr == ""
     (repo / b["path"]).unlink()  # deleted, not staged
     assert uuids(aide_ok(repo, "recall", "src/parse/x.py", "--json")) == [a["uuid"]]
+
+
+def test_recall_is_worked_out_while_git_compares_and_again_only_for_changed_files(
+        repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A recall answers from the saved state while `git status` runs; when a memory
+    file differs from the index, the answer is worked out again with it, so that what
+    it shows is what the working tree holds."""
+    from git_aide import answers, commands
+
+    kept = remember(repo, "ledger rounding is banker's", "--scope", "src/**")
+    gone = remember(repo, "ledger totals are cached", "--scope", "src/**")
+    git(repo, "commit", "-qm", "memories")
+    monkeypatch.chdir(repo)
+    passes: list[int] = []
+    strong = answers._strong_matches  # looked for once per working out
+    monkeypatch.setattr(answers, "_strong_matches",
+                        lambda *a: passes.append(1) or strong(*a))
+
+    def recall() -> list[str]:
+        passes.clear()
+        here, cache, snap = commands.load(False, None, warn_now=False)
+        hits = answers.recall_hits(here, cache, snap, ["src/a.py"], query="ledger",
+                                   count=False)
+        return [h.entry.what for h in hits]
+
+    assert sorted(recall()) == ["ledger rounding is banker's", "ledger totals are cached"]
+    assert len(passes) == 1  # nothing differs: the early answer stands
+    path = repo / kept["path"]
+    path.write_text(path.read_text().replace("banker's", "half-even"))
+    (repo / gone["path"]).unlink()
+    remember(repo, "ledger exports are nightly", "--scope", "src/**", "--no-stage")
+    assert sorted(recall()) == ["ledger exports are nightly", "ledger rounding is half-even"]
+    assert len(passes) == 2

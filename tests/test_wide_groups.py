@@ -164,7 +164,8 @@ def test_search_and_a_question_by_blob_id_answer_as_a_full_read(
     where, cache, snap = commands.load(False, None)
     decoded: list[int] = []
     made = Snapshot._made
-    monkeypatch.setattr(Snapshot, "_made", lambda self, i: decoded.append(i) or made(self, i))
+    monkeypatch.setattr(Snapshot, "_made",
+                        lambda self, i, *a: decoded.append(i) or made(self, i, *a))
     hits = answering.search_hits(where, snap, sr.open_index(cache), "ledger webhook", limit=30)
     assert [h.entry.uuid for h in hits] == fast[0]
     assert snap.blob_ids() is not None and len(set(decoded)) < len(snap._groups)
