@@ -89,7 +89,8 @@ def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, by
 
 
 def changed_paths(top: str, status: Spawned | None) -> list[str]:
-    """The files `git status` of the memories folder names, an ignored folder's expanded."""
+    """The files of the memories folder that differ from the index, as `git status` names
+    them (an ignored folder's expanded)."""
     if status is None:
         raise GitError("git could not be started")
     rc, out, err = status.wait()
@@ -98,6 +99,10 @@ def changed_paths(top: str, status: Spawned | None) -> list[str]:
         raise GitError(f"git status failed: {lines[-1] if lines else rc}")
     paths: set[str] = set()
     for item in out.decode(errors="surrogateescape").split("\0"):
+        if item[1:2] == " ":
+            # Staged and unchanged since ("A ", "M "): the index holds it as it is, so it
+            # does not differ from the index's listing (a fresh `remember` is such a file).
+            continue
         path = item[3:]
         if path.endswith("/"):  # an ignored folder (personal memories) is named, not listed
             paths.update(_files_below(top, path))

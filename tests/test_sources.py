@@ -219,11 +219,18 @@ def test_recall_is_worked_out_while_git_compares_and_again_only_for_changed_file
                                    count=False)
         return [h.entry.what for h in hits]
 
-    assert sorted(recall()) == ["ledger rounding is banker's", "ledger totals are cached"]
-    assert len(passes) == 1  # nothing differs: the early answer stands
+    staged = remember(repo, "ledger ids are ulids", "--scope", "src/**")  # staged only
+    assert sorted(recall()) == ["ledger ids are ulids", "ledger rounding is banker's",
+                                "ledger totals are cached"]
+    assert len(passes) == 1  # nothing differs from the index: the early answer stands
+    path = repo / staged["path"]
+    path.write_text(path.read_text().replace("ulids", "uuids"))  # staged, then edited
+    assert "ledger ids are uuids" in recall() and len(passes) == 2
+    git(repo, "add", "-A")
     path = repo / kept["path"]
     path.write_text(path.read_text().replace("banker's", "half-even"))
     (repo / gone["path"]).unlink()
     remember(repo, "ledger exports are nightly", "--scope", "src/**", "--no-stage")
-    assert sorted(recall()) == ["ledger exports are nightly", "ledger rounding is half-even"]
+    assert sorted(recall()) == ["ledger exports are nightly", "ledger ids are uuids",
+                                "ledger rounding is half-even"]
     assert len(passes) == 2
