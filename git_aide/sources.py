@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 #: Why a blob was skipped when its content could not be read at all.
 _MISSING = "content could not be read (missing from the object database)"
 #: Bumped when what a view holds changes.
-VIEW_FORMAT = 7
+VIEW_FORMAT = 8
 
 
 class Source:
@@ -390,16 +390,20 @@ class Snapshot:
         if self._ids is None:
             data = view.read(view.blobs)
             try:
-                blobs, where = marshal.loads(data or b"")
+                blobs, where, at = marshal.loads(data or b"")
                 groups = array("I")
                 groups.frombytes(where)
+                starts = array("Q")
+                starts.frombytes(at)
                 ids = dict(zip(blobs, groups, strict=True))
-                if groups and max(groups) >= len(self._groups):
+                if (groups and max(groups) >= len(self._groups)) \
+                        or len(starts) != len(blobs):
                     raise ValueError
             except Exception:  # damaged: the groups are decoded instead
                 views.discard(self._reader.cache, view)
                 return False
             self._ids = view.ids = ids
+            view.order, view.starts = blobs, starts
         return True
 
     def blobs_where(self, keep: Callable[[scopes.Compiled | None], bool]) -> set[str] | None:
@@ -430,18 +434,28 @@ class Snapshot:
         ids = self.blob_ids()
         if ids is None or self._reader.view is None:
             return [e for e in self.entries if e[1] in blobs]
-        out: list[Entry] = []
-        drop = self._drop
         blobs = blobs if isinstance(blobs, set | frozenset) else set(blobs)
-        for g in sorted({ids[b] for b in blobs if b in ids} - {-1}):
-            made = self._made(g, blobs)
-            if made is None:  # damaged, and built again from the listing
-                return [e for e in self.entries if e[1] in blobs]
-            out.extend(e for e in made if e[1] in blobs and e[0] not in drop)
+        out = self._view_entries(blobs)
+        if out is None:  # damaged, and built again from the listing
+            return [e for e in self.entries if e[1] in blobs]
         reader = self._reader
         out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
                    for compiled, payload in self._extra
                    for path, blob, meta, raw in payload if blob in blobs)
+        return out
+
+    def _view_entries(self, blobs: set[str] | frozenset[str]) -> list[Entry] | None:
+        """The view's memories whose blob is one of these (not of files the working tree
+        changed), decoding only their groups; None when a group proved damaged."""
+        ids = self._ids
+        assert ids is not None
+        out: list[Entry] = []
+        drop = self._drop
+        for g in sorted({ids[b] for b in blobs if b in ids}):
+            made = self._made(g, blobs)
+            if made is None:
+                return None
+            out.extend(e for e in made if e[1] in blobs and e[0] not in drop)
         return out
 
     def mentioning(self, found: Callable[[bytes], list[int]],
@@ -471,10 +485,22 @@ class Snapshot:
             return [every[i] for i in sorted(picked) if not skip(every[i][3])]
         offsets = sorted(found(body))
         self._settle()
-        if not offsets:  # none in the view: only the files laid over it may match
+
+        def laid() -> list[Entry]:  # the files laid over the view that match
             return [new_entry(Entry, (path, blob, meta, compiled, self._reader, raw))
                     for compiled, payload in self._extra if not skip(compiled)
                     for path, blob, meta, raw in payload if found(raw)]
+
+        if not offsets:  # none in the view: only the files laid over it may match
+            return laid()
+        if self.prefetch_ids() and view is not None and view.starts is not None:
+            # Each match names the memory whose content holds it: only their groups
+            # are decoded.
+            assert view.order is not None
+            order, starts = view.order, view.starts
+            got = self._view_entries({order[bisect_right(starts, at) - 1] for at in offsets})
+            if got is not None:
+                return [e for e in got if not skip(e[3])] + laid()
         out: list[Entry] = []
         for e in self.entries_where(lambda c: not skip(c)):
             data = e[5]

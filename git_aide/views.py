@@ -4,9 +4,10 @@ A view is keyed by what its listing depends on (the index file's stat and the fi
 that differ from it, or a tree id), named briefly and checked against the full state
 when read. The file is a small header (the state, the warnings, and where each scope's
 group of rows lies), then every memory's content, then the groups, then every blob id
-in group order: a recall decodes the header and the groups whose scope is relevant, and
-reads the contents it shows; a search reads the blob ids, asks the full-text index, and
-decodes only the groups that hold its best matches.
+in group order, with its group and where its content starts: a recall decodes the
+header and the groups whose scope is relevant, and reads the contents it shows; a
+search reads the blob ids, asks the full-text index, and decodes only the groups that
+hold its best matches; a match found in the contents names its memory by where it is.
 
 Each part carries its own check, so that a recall checks only what it reads: the
 header a CRC-32 (stored before it), each group a CRC-32 (stored in the header beside
@@ -98,11 +99,17 @@ def save(cache: Cache, key: tuple[str, str], skipped: list[str],
     for (compiled, _rows), payload in zip(groups, payloads, strict=True):
         spans.append((compiled, (at, len(payload), crc32(payload))))
         at += len(payload)
-    # Then every blob id, in group order, with the index of its group: the map a
-    # search wants is then made at C speed.
+    # Then every blob id, in group order, with the index of its group (the map a
+    # search wants is then made at C speed) and where its content starts in the run
+    # (so that a match found in the run names its memory without decoding a group).
+    starts = [0]
+    for _c, rows in groups:
+        for _p, _b, _m, raw in rows:
+            starts.append(starts[-1] + len(raw))
     ids = marshal.dumps(([r[1] for _c, rows in groups for r in rows],
                          array("I", [g for g, (_c, rows) in enumerate(groups)
-                                     for _r in rows]).tobytes()))
+                                     for _r in rows]).tobytes(),
+                         array("Q", starts[:-1]).tobytes()))
     header = marshal.dumps((MAGIC, FORMAT, key[1], skipped, spans,
                             (at, len(ids), crc32(ids))))
     top = len(header).to_bytes(8, "little") + crc32(header).to_bytes(4, "little")
@@ -133,7 +140,7 @@ def discard(cache: Cache, view: ViewFile) -> None:
 class ViewFile:
     """An open view file; slices of it are read on demand (relative to its body)."""
 
-    __slots__ = ("_f", "_base", "path", "contents", "blobs", "ids")
+    __slots__ = ("_f", "_base", "path", "contents", "blobs", "ids", "order", "starts")
 
     def __init__(self, f: Any, base: int, path: str) -> None:
         self._f = f
@@ -147,6 +154,10 @@ class ViewFile:
         self.blobs: tuple[int, int, int] | None = None
         #: Those blob ids, each mapped to its group, once read (kept like `contents`).
         self.ids: dict[str, int] | None = None
+        #: The same blob ids in the order of their contents in the run, once read.
+        self.order: list[str] | None = None
+        #: Where each of those contents starts in the run, once read.
+        self.starts: array[int] | None = None
 
     def read(self, span: tuple[int, ...]) -> bytes | None:
         """The bytes at (offset, length[, crc]) of the body; None if the file is too

@@ -169,3 +169,57 @@ def test_search_and_a_question_by_blob_id_answer_as_a_full_read(
     hits = answering.search_hits(where, snap, sr.open_index(cache), "ledger webhook", limit=30)
     assert [h.entry.uuid for h in hits] == fast[0]
     assert snap.blob_ids() is not None and len(set(decoded)) < len(snap._groups)
+
+
+def test_mentions_found_through_the_view_answer_as_a_full_read(repo: Path, monkeypatch
+                                                                ) -> None:  # type: ignore[no-untyped-def]
+    """A memory elsewhere that names the path is found where its content lies in the
+    view's run of contents: only the groups holding such memories are decoded, and the
+    answer is the one a read without a view gives, with files changed since the view
+    (one deleted, one new and untracked) taken as they are."""
+    template = json.loads((repo / remember(repo, "carts expire after a day", "--scope",
+                                           "src/shop/**")["path"]).read_text())
+    rng = random.Random(11)
+    naming = []
+    for i in range(300):
+        text = f"note {i}: {' '.join(rng.sample(WORDS, 3))}"
+        if i % 60 == 0:
+            text += " (keep in step with src/shop/cart.py)"
+        rel = write_memory(repo, dict(template, scope=f"lib/mod{i}/**"), text,
+                           f"2025-04-{1 + i % 28:02d}T10:00:00.000Z")
+        if i % 60 == 0:
+            naming.append(rel)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memories in many scopes")
+    file = "src/shop/cart.py"
+
+    def full_and_fast() -> tuple[list[str], list[str]]:
+        os.utime(repo / ".git/index")  # a fresh index: its view is neither read nor kept
+        full = aide_ok(repo, "recall", file, "--json").json()["memories"]
+        time.sleep(2.2)
+        aide_ok(repo, "recall", file)  # saves the view
+        fast = aide_ok(repo, "recall", file, "--json").json()["memories"]
+        return [m["uuid"] for m in full], [m["uuid"] for m in fast]
+
+    full, fast = full_and_fast()
+    assert full == fast and len(fast) == 1 + len(naming)
+    (repo / naming[0]).unlink()
+    added = json.loads((repo / write_memory(repo, dict(template, scope="docs/**"),
+                                            "the guide quotes src/shop/cart.py",
+                                            "2026-01-01T10:00:00.000Z")).read_text())
+    full, fast = full_and_fast()
+    assert full == fast and len(fast) == len(naming) + 1 and added["uuid"] in fast
+    # And through the view: only the groups of the memories that name the path.
+    from git_aide import answers as answering
+    from git_aide import commands
+    from git_aide.sources import Snapshot
+
+    monkeypatch.chdir(repo)
+    where, cache, snap = commands.load(False, None)
+    decoded: list[int] = []
+    made = Snapshot._made
+    monkeypatch.setattr(Snapshot, "_made",
+                        lambda self, i, *a: decoded.append(i) or made(self, i, *a))
+    hits = answering.recall_hits(where, cache, snap, [file], count=False)
+    assert [h.entry.uuid for h in hits] == fast
+    assert snap.blob_ids() is not None and len(set(decoded)) < 20 < len(snap._groups)
