@@ -68,12 +68,15 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
               and not (layers or tags or contributor) else None)
     decode = relevant if not scoped_only else (lambda c: c is not None and relevant(c))
     finder = WeakFinder(queries)
+    cut = limit if limit is not None else repo.config_int("aide.recall.limit", 20)
+    diversity_min = repo.config_int("aide.recall.layerDiversityMinLimit", 0)
     if relevance is not None:
         ft.warm(query or "")
         snap.prefetch_ids()
 
-    def gather() -> tuple[list[Entry], list[Entry], list[Entry], Any]:
-        """(candidates, mentions, the store's best matches elsewhere, relevance)."""
+    def gather() -> list[Hit]:
+        """The candidates (with the memories elsewhere that name the path or match the
+        question), ranked."""
         entries = snap.entries_where(decode, newest_wide=newest)
         # Memories elsewhere that name a query path in their text, or a query file's
         # stem in their scope or text: weak candidates, found by one pass over the
@@ -87,23 +90,20 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         if rel is not None and newest is not None and not scoped_only:
             entries, rel = _question_wide(snap, ft, query or "", want, entries, decode,
                                           rel, mentions + elsewhere)
-        return entries, mentions, elsewhere, rel
+        return rc.recall(
+            entries, queries, filters(layers, tags, contributor), relevance=rel,
+            limit=cut, min_depth=min_depth, diversity_min=diversity_min,
+            project_wide_limit=pw_limit,
+            mentions=mentions, elsewhere=elsewhere, query=query, body=snap.body(),
+            on_topic=finder.names_a_stem,
+        )
 
-    # Worked out from the saved view while git compares the working tree, and again
-    # only if a memory file differs from the index.
+    # Worked out from the saved view while git compares the working tree (ranked too),
+    # and again only if a memory file differs from the index.
     early = snap.speculate()
-    entries, mentions, elsewhere, relevance = gather()
+    hits = gather()
     if early and not snap.confirm():
-        entries, mentions, elsewhere, relevance = gather()
-    hits = rc.recall(
-        entries, queries, filters(layers, tags, contributor), relevance=relevance,
-        limit=limit if limit is not None else repo.config_int("aide.recall.limit", 20),
-        min_depth=min_depth,
-        diversity_min=repo.config_int("aide.recall.layerDiversityMinLimit", 0),
-        project_wide_limit=pw_limit,
-        mentions=mentions, elsewhere=elsewhere, query=query, body=snap.body(),
-        on_topic=finder.names_a_stem,
-    )
+        hits = gather()
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())
     return hits
