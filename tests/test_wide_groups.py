@@ -26,6 +26,21 @@ def write_memory(repo: Path, template: dict, what: str, updated: str) -> str:
     return rel
 
 
+def load_counting(repo: Path, monkeypatch):  # type: ignore[no-untyped-def]
+    """(repo, cache, snapshot) of the working tree, in process, and the list that the
+    index of every group it decodes is added to."""
+    from git_aide import commands
+    from git_aide.sources import Snapshot
+
+    monkeypatch.chdir(repo)
+    where, cache, snap = commands.load(False, None)
+    decoded: list[int] = []
+    made = Snapshot._made
+    monkeypatch.setattr(Snapshot, "_made",
+                        lambda self, i, *a: decoded.append(i) or made(self, i, *a))
+    return where, cache, snap, decoded
+
+
 def test_many_project_wide_memories_answer_as_if_all_were_read(repo: Path) -> None:
     template = remember(repo, "invoices are immutable once sent", "--scope",
                         "src/billing/**", "--layer", "technical")
@@ -156,16 +171,9 @@ def test_search_and_a_question_by_blob_id_answer_as_a_full_read(
     # And the fast path is the one that answered: a search through the view decodes
     # only the groups holding its best 90 matches, not every group of the store.
     from git_aide import answers as answering
-    from git_aide import commands
     from git_aide import search as sr
-    from git_aide.sources import Snapshot
 
-    monkeypatch.chdir(repo)
-    where, cache, snap = commands.load(False, None)
-    decoded: list[int] = []
-    made = Snapshot._made
-    monkeypatch.setattr(Snapshot, "_made",
-                        lambda self, i, *a: decoded.append(i) or made(self, i, *a))
+    where, cache, snap, decoded = load_counting(repo, monkeypatch)
     hits = answering.search_hits(where, snap, sr.open_index(cache), "ledger webhook", limit=30)
     assert [h.entry.uuid for h in hits] == fast[0]
     assert snap.blob_ids() is not None and len(set(decoded)) < len(snap._groups)
@@ -211,15 +219,8 @@ def test_mentions_found_through_the_view_answer_as_a_full_read(repo: Path, monke
     assert full == fast and len(fast) == len(naming) + 1 and added["uuid"] in fast
     # And through the view: only the groups of the memories that name the path.
     from git_aide import answers as answering
-    from git_aide import commands
-    from git_aide.sources import Snapshot
 
-    monkeypatch.chdir(repo)
-    where, cache, snap = commands.load(False, None)
-    decoded: list[int] = []
-    made = Snapshot._made
-    monkeypatch.setattr(Snapshot, "_made",
-                        lambda self, i, *a: decoded.append(i) or made(self, i, *a))
+    where, cache, snap, decoded = load_counting(repo, monkeypatch)
     hits = answering.recall_hits(where, cache, snap, [file], count=False)
     assert [h.entry.uuid for h in hits] == fast
     assert snap.blob_ids() is not None and len(set(decoded)) < 20 < len(snap._groups)
