@@ -67,7 +67,6 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     newest = (rc.PROJECT_WIDE_SCAN if queries and pw_limit >= 0
               and not (layers or tags or contributor) else None)
     decode = relevant if not scoped_only else (lambda c: c is not None and relevant(c))
-    finder = WeakFinder(queries)
     cut = limit if limit is not None else repo.config_int("aide.recall.limit", 20)
     diversity_min = repo.config_int("aide.recall.layerDiversityMinLimit", 0)
     if relevance is not None:
@@ -78,6 +77,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         """The candidates (with the memories elsewhere that name the path or match the
         question), ranked."""
         entries = snap.entries_where(decode, newest_wide=newest)
+        finder = WeakFinder(queries)  # a new one each time: it counts what it sees
         # Memories elsewhere that name a query path in their text, or a query file's
         # stem in their scope or text: weak candidates, found by one pass over the
         # stored contents, not by decoding every memory.
@@ -98,11 +98,15 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
             on_topic=finder.names_a_stem,
         )
 
-    # Worked out from the saved view while git compares the working tree (ranked too),
-    # and again only if a memory file differs from the index.
+    # Worked out (and ranked) while git compares the working tree, from the saved view
+    # and the files that differed from the index last time; again only if git names
+    # others.
     early = snap.speculate()
-    hits = gather()
-    if early and not snap.confirm():
+    try:
+        hits = gather()
+    finally:
+        held = snap.confirm() if early else True
+    if not held:
         hits = gather()
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())

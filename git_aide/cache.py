@@ -471,7 +471,9 @@ def stat_sig(path: str) -> tuple[int, ...] | None:
 
 
 def _worktree_file(worktree: str) -> str:
-    import hashlib
+    # A CRC-32 names it (no hashlib on a recall's path): the table says whose it is, so
+    # two working trees that share a name only take turns.
+    from zlib import crc32
 
-    return "worktree-" + hashlib.sha1(worktree.encode(errors="surrogateescape")).hexdigest()[:16]
+    return f"worktree-{crc32(worktree.encode(errors='surrogateescape')):08x}"
 

@@ -132,6 +132,21 @@ def _files_below(top: str, folder: str) -> list[str]:
     return out
 
 
+def guess_dirty(cache: Cache, top: str) -> list[tuple[str, str]]:
+    """(path, blob id) of the files that differed from the index when read_dirty() last
+    ran and have not changed since (by their stat data), sorted: what a read may assume
+    differs before git has said."""
+    out = []
+    for rel, (*sig, blob) in cache.stat_table(top).items():
+        try:
+            st = os.lstat(os.path.join(top, rel))
+        except OSError:
+            continue
+        if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == tuple(sig):
+            out.append((rel, blob))
+    return sorted(out)
+
+
 def read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes],
                warnings: list[str]) -> list[tuple[str, str]]:
     """(path, blob id) of these files as they are now; a missing one with an empty id."""

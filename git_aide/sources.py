@@ -180,7 +180,7 @@ class Snapshot:
 
     __slots__ = ("source", "_warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
                  "_extra", "keep_decoded", "_body", "_pending", "_ids", "_ids_laid",
-                 "_early")
+                 "_early", "_guess")
 
     def __init__(self, source: Source, warnings: list[str],
                  groups: list[tuple[scopes.Compiled | None, Any]], reader: _Reader,
@@ -202,7 +202,10 @@ class Snapshot:
         self._body: bytes | None = None
         #: What lays the working tree's changed files over the view, once git has said
         #: which they are (see defer()); None when nothing is left to lay over.
-        self._pending: Callable[[], None] | None = None
+        self._pending: Callable[[], bool] | None = None
+        #: What lays the files that differed last time over the view, before git has
+        #: answered (see speculate()).
+        self._guess: Callable[[], None] | None = None
         #: The view's blob ids, each mapped to the group that holds it (blob_ids()).
         self._ids: dict[str, int] | None = None
         #: The same with the files laid over the view, once made.
@@ -216,32 +219,50 @@ class Snapshot:
         self._settle()
         return self._warnings
 
-    def defer(self, overlay: Callable[[], None]) -> None:
+    def defer(self, overlay: Callable[[], bool],
+              guess: Callable[[], None] | None = None) -> None:
         """Lay the files that differ over the view only when an answer needs them, so
-        that the view's groups are decoded while git is still comparing the tree."""
+        that the view's groups are decoded while git is still comparing the tree.
+
+        `overlay` takes git's answer and says whether what `guess` laid over the view
+        beforehand (the files that differed last time, if unchanged since) was right;
+        if not, it lays the right files instead.
+        """
         self._pending = overlay
+        self._guess = guess
 
     def speculate(self) -> bool:
-        """Answer from the saved view alone until confirm(), as if no file differed, so
-        that an answer is worked out while git is still comparing the tree; False (and
-        nothing changes) when git has answered already."""
+        """Answer without git's answer until confirm(): from the saved view, with the
+        files that differed from the index last time laid over it (a personal memory,
+        say) if they have not changed since, so that an answer is worked out while git
+        is still comparing the tree; False (and nothing changes) when git has answered
+        already."""
         self._early = self._pending is not None
+        guess, self._guess = self._guess, None
+        if self._early and guess is not None:
+            guess()
         return self._early
 
     def confirm(self) -> bool:
-        """End speculate(): take git's answer, and say whether what was worked out from
-        the view alone holds (no memory file differs from the index); if not, the
-        caller works it out again."""
+        """End speculate(): take git's answer, and say whether what was worked out before
+        it holds (the files that differ from the index are the ones laid over the view
+        then); if not, the caller works it out again."""
         self._early = False
-        self._settle()
-        return not self._drop and not self._extra
+        return self._settle()
 
-    def _settle(self) -> None:
+    def _settle(self) -> bool:
         if self._early:
-            return
+            return True
         pending, self._pending = self._pending, None
-        if pending is not None:
-            pending()
+        return pending() if pending is not None else True
+
+    def unlay(self, warnings: list[str]) -> None:
+        """Take what overlay() laid over the view off again (a wrong guess)."""
+        self._drop = frozenset()
+        self._extra = []
+        self._ids_laid = None
+        self._all = None
+        self._warnings = warnings
 
     def overlay(self, drop: set[str], groups: list[tuple[scopes.Compiled | None, Any]],
                 warnings: list[str], live: list[str]) -> None:
@@ -554,18 +575,33 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         snap = _load_view(repo, cache, source, key, list_fn, contents, warnings, live,
                           save_view, warm)
 
-        def overlay() -> None:
+        guessed: list[tuple[str, str]] = []
+        before: list[str] = []
+
+        def guess() -> None:
+            # The files that differed last time, unchanged since: most often the same
+            # few (personal memories are never in the index).
+            guessed.extend(listing.guess_dirty(cache, top))
+            if guessed:
+                before.extend(snap._warnings)
+                _overlay(repo, cache, snap, guessed, contents, [])
+
+        def overlay() -> bool:
             paths = changed if changed is not None else listing.changed_paths(top, status)
             dirty = listing.read_dirty(cache, top, paths, contents, live) if paths else []
             for warning in folders.linked(top):
                 # An untracked link is named once already, by the listing of git's answer.
                 if not any(w.startswith(warning.split(":", 1)[0] + ":") for w in live):
                     live.append(warning)
+            held = sorted(dirty) == guessed
+            if guessed and not held:
+                snap.unlay(before)
             snap._warnings = live + snap._warnings
-            if dirty:
+            if dirty and not held:
                 _overlay(repo, cache, snap, dirty, contents, live)
+            return held
 
-        snap.defer(overlay)
+        snap.defer(overlay, guess if changed is None else None)
         return snap
     return _load_view(repo, cache, source, key, list_fn, contents, warnings, live, save_view,
                       warm)

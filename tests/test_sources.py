@@ -234,3 +234,65 @@ def test_recall_is_worked_out_while_git_compares_and_again_only_for_changed_file
     assert sorted(recall()) == ["ledger exports are nightly", "ledger ids are uuids",
                                 "ledger rounding is half-even"]
     assert len(passes) == 2
+
+
+def test_a_file_that_differs_changes_no_other_answer(repo: Path) -> None:
+    """Regression (review): a recall worked out twice (once before git answered, once
+    after, since a file differs) counted a file name's mentions twice, so a name
+    mentioned 30 times passed the 50 beyond which it is a common word, and its
+    mentions vanished from the answer."""
+    import json
+    import time
+
+    t = remember(repo, "billing runs nightly", "--scope", "src/billing/**")
+    record = json.loads((repo / t["path"]).read_text())
+    for i in range(30):
+        note = dict(record, uuid=f"0000{i:04d}-0000-4000-8000-000000000000",
+                    what=f"area note {i}: an invoice goes out monthly", scope=f"src/a{i}/**")
+        (repo / f".aide/memories/technical/{note['uuid']}.json").write_text(
+            json.dumps(note, indent=2) + "\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "notes")
+    time.sleep(2.2)  # the view is kept
+    ask = ("recall", "src/billing/invoice.py", "--limit", "100", "--json")
+    aide_ok(repo, *ask)
+    clean = uuids(aide_ok(repo, *ask))
+    assert len(clean) == 31
+    remember(repo, "css is compiled", "--scope", "web/**", "--no-stage")
+    remember(repo, "I like tabs", "--personal", "--layer", "preferences", "--scope", "web/**")
+    assert uuids(aide_ok(repo, *ask)) == clean
+
+
+def test_a_personal_memory_is_laid_over_the_view_before_git_answers(
+        repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A personal memory is never in the index, so it always differs from it: the files
+    that differed last time (and have not changed since) are laid over the view before
+    git answers, and the answer is worked out once; a change to one of them is seen."""
+    import time
+
+    from git_aide import answers, commands
+
+    remember(repo, "ledger rounding is banker's", "--scope", "src/**")
+    git(repo, "commit", "-qm", "memory")
+    mine = remember(repo, "I read ledger code slowly", "--personal", "--scope", "src/**")
+    time.sleep(2.2)  # old enough for its stat data to be trusted
+    aide_ok(repo, "recall", "src/a.py")  # notes what differs from the index
+    monkeypatch.chdir(repo)
+    passes: list[int] = []
+    strong = answers._strong_matches  # looked for once per working out
+    monkeypatch.setattr(answers, "_strong_matches",
+                        lambda *a: passes.append(1) or strong(*a))
+
+    def recall() -> list[str]:
+        passes.clear()
+        here, cache, snap = commands.load(False, None, warn_now=False)
+        hits = answers.recall_hits(here, cache, snap, ["src/a.py"], query="ledger",
+                                   count=False)
+        return sorted(h.entry.what for h in hits)
+
+    assert recall() == ["I read ledger code slowly", "ledger rounding is banker's"]
+    assert len(passes) == 1
+    path = repo / mine["path"]
+    path.write_text(path.read_text().replace("slowly", "twice"))
+    assert recall() == ["I read ledger code twice", "ledger rounding is banker's"]
+    assert len(passes) == 2
