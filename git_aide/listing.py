@@ -141,8 +141,10 @@ def guess_dirty(cache: Cache, top: str) -> list[tuple[str, str]]:
         try:
             st = os.lstat(os.path.join(top, rel))
         except OSError:
+            if not blob:  # deleted then, and still
+                out.append((rel, blob))
             continue
-        if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == tuple(sig):
+        if blob and (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == tuple(sig):
             out.append((rel, blob))
     return sorted(out)
 
@@ -160,6 +162,7 @@ def read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, byt
             st = os.lstat(full)
         except OSError:
             out.append((rel, ""))  # deleted in the working tree
+            new[rel] = (0, 0, 0, 0, "")  # noted, for guess_dirty()
             continue
         if not stat.S_ISREG(st.st_mode):
             if stat.S_ISLNK(st.st_mode):

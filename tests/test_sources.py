@@ -296,3 +296,35 @@ def test_a_personal_memory_is_laid_over_the_view_before_git_answers(
     path.write_text(path.read_text().replace("slowly", "twice"))
     assert recall() == ["I read ledger code twice", "ledger rounding is banker's"]
     assert len(passes) == 2
+
+
+def test_a_memory_deleted_by_hand_is_taken_off_the_view_before_git_answers(
+        repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A memory file deleted in the working tree (not staged) differs from the index on
+    every call: it is noted, and left out before git answers, so the answer is worked
+    out once; brought back, it is seen again."""
+    from git_aide import answers, commands
+
+    kept = remember(repo, "ledger rounding is banker's", "--scope", "src/**")
+    gone = remember(repo, "ledger totals are cached", "--scope", "src/**")
+    git(repo, "commit", "-qm", "memories")
+    path = repo / gone["path"]
+    text = path.read_text()
+    path.unlink()
+    aide_ok(repo, "recall", "src/a.py")  # notes what differs from the index
+    monkeypatch.chdir(repo)
+    passes: list[int] = []
+    strong = answers._strong_matches  # looked for once per working out
+    monkeypatch.setattr(answers, "_strong_matches",
+                        lambda *a: passes.append(1) or strong(*a))
+
+    def recall() -> list[str]:
+        passes.clear()
+        here, cache, snap = commands.load(False, None, warn_now=False)
+        hits = answers.recall_hits(here, cache, snap, ["src/a.py"], query="ledger",
+                                   count=False)
+        return [h.entry.uuid for h in hits]
+
+    assert recall() == [kept["uuid"]] and len(passes) == 1
+    path.write_text(text)  # as it was: nothing differs from the index any more
+    assert sorted(recall()) == sorted([kept["uuid"], gone["uuid"]]) and len(passes) == 1
