@@ -196,18 +196,13 @@ def test_hand_edits_over_a_saved_view(repo: Path) -> None:
     assert uuids(aide_ok(repo, "recall", "src/parse/x.py", "--json")) == [a["uuid"]]
 
 
-def test_recall_is_worked_out_while_git_compares_and_again_only_for_changed_files(
-        repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A recall answers from the saved state while `git status` runs; when a memory
-    file differs from the index, the answer is worked out again with it, so that what
-    it shows is what the working tree holds."""
+def recall_counting(repo: Path, monkeypatch, passes: list[int],  # type: ignore[no-untyped-def]
+                    field: str = "what"):
+    """A recall of src/a.py asking "ledger", made in process in `repo`, answering each
+    hit's `field`; `passes` gets an item each time its answer is worked out."""
     from git_aide import answers, commands
 
-    kept = remember(repo, "ledger rounding is banker's", "--scope", "src/**")
-    gone = remember(repo, "ledger totals are cached", "--scope", "src/**")
-    git(repo, "commit", "-qm", "memories")
     monkeypatch.chdir(repo)
-    passes: list[int] = []
     strong = answers._strong_matches  # looked for once per working out
     monkeypatch.setattr(answers, "_strong_matches",
                         lambda *a: passes.append(1) or strong(*a))
@@ -217,7 +212,21 @@ def test_recall_is_worked_out_while_git_compares_and_again_only_for_changed_file
         here, cache, snap = commands.load(False, None, warn_now=False)
         hits = answers.recall_hits(here, cache, snap, ["src/a.py"], query="ledger",
                                    count=False)
-        return [h.entry.what for h in hits]
+        return [getattr(h.entry, field) for h in hits]
+
+    return recall
+
+
+def test_recall_is_worked_out_while_git_compares_and_again_only_for_changed_files(
+        repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A recall answers from the saved state while `git status` runs; when a memory
+    file differs from the index, the answer is worked out again with it, so that what
+    it shows is what the working tree holds."""
+    kept = remember(repo, "ledger rounding is banker's", "--scope", "src/**")
+    gone = remember(repo, "ledger totals are cached", "--scope", "src/**")
+    git(repo, "commit", "-qm", "memories")
+    passes: list[int] = []
+    recall = recall_counting(repo, monkeypatch, passes)
 
     staged = remember(repo, "ledger ids are ulids", "--scope", "src/**")  # staged only
     assert sorted(recall()) == ["ledger ids are ulids", "ledger rounding is banker's",
@@ -270,31 +279,19 @@ def test_a_personal_memory_is_laid_over_the_view_before_git_answers(
     git answers, and the answer is worked out once; a change to one of them is seen."""
     import time
 
-    from git_aide import answers, commands
-
     remember(repo, "ledger rounding is banker's", "--scope", "src/**")
     git(repo, "commit", "-qm", "memory")
     mine = remember(repo, "I read ledger code slowly", "--personal", "--scope", "src/**")
     time.sleep(2.2)  # old enough for its stat data to be trusted
     aide_ok(repo, "recall", "src/a.py")  # notes what differs from the index
-    monkeypatch.chdir(repo)
     passes: list[int] = []
-    strong = answers._strong_matches  # looked for once per working out
-    monkeypatch.setattr(answers, "_strong_matches",
-                        lambda *a: passes.append(1) or strong(*a))
+    recall = recall_counting(repo, monkeypatch, passes)
 
-    def recall() -> list[str]:
-        passes.clear()
-        here, cache, snap = commands.load(False, None, warn_now=False)
-        hits = answers.recall_hits(here, cache, snap, ["src/a.py"], query="ledger",
-                                   count=False)
-        return sorted(h.entry.what for h in hits)
-
-    assert recall() == ["I read ledger code slowly", "ledger rounding is banker's"]
+    assert sorted(recall()) == ["I read ledger code slowly", "ledger rounding is banker's"]
     assert len(passes) == 1
     path = repo / mine["path"]
     path.write_text(path.read_text().replace("slowly", "twice"))
-    assert recall() == ["I read ledger code twice", "ledger rounding is banker's"]
+    assert sorted(recall()) == ["I read ledger code twice", "ledger rounding is banker's"]
     assert len(passes) == 2
 
 
@@ -303,8 +300,6 @@ def test_a_memory_deleted_by_hand_is_taken_off_the_view_before_git_answers(
     """A memory file deleted in the working tree (not staged) differs from the index on
     every call: it is noted, and left out before git answers, so the answer is worked
     out once; brought back, it is seen again."""
-    from git_aide import answers, commands
-
     kept = remember(repo, "ledger rounding is banker's", "--scope", "src/**")
     gone = remember(repo, "ledger totals are cached", "--scope", "src/**")
     git(repo, "commit", "-qm", "memories")
@@ -312,18 +307,8 @@ def test_a_memory_deleted_by_hand_is_taken_off_the_view_before_git_answers(
     text = path.read_text()
     path.unlink()
     aide_ok(repo, "recall", "src/a.py")  # notes what differs from the index
-    monkeypatch.chdir(repo)
     passes: list[int] = []
-    strong = answers._strong_matches  # looked for once per working out
-    monkeypatch.setattr(answers, "_strong_matches",
-                        lambda *a: passes.append(1) or strong(*a))
-
-    def recall() -> list[str]:
-        passes.clear()
-        here, cache, snap = commands.load(False, None, warn_now=False)
-        hits = answers.recall_hits(here, cache, snap, ["src/a.py"], query="ledger",
-                                   count=False)
-        return [h.entry.uuid for h in hits]
+    recall = recall_counting(repo, monkeypatch, passes, "uuid")
 
     assert recall() == [kept["uuid"]] and len(passes) == 1
     path.write_text(text)  # as it was: nothing differs from the index any more
