@@ -347,10 +347,8 @@ class Snapshot:
                 assert reader.view is not None
                 rows = marshal.loads(reader.view.read(payload) or b"")
                 if only is not None and not self.keep_decoded:
-                    # A few wanted of a large group: only theirs are made.
-                    return [new_entry(Entry, (path, blob, meta, compiled, reader,
-                                              (at, size, crc)))
-                            for path, blob, meta, at, size, crc in rows if blob in only]
+                    # A few wanted of a large group: only theirs are made (and not kept).
+                    rows = [row for row in rows if row[1] in only]
                 made = [new_entry(Entry, (path, blob, meta, compiled, reader,
                                           (at, size, crc)))
                         for path, blob, meta, at, size, crc in rows]
