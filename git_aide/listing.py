@@ -132,12 +132,13 @@ def _files_below(top: str, folder: str) -> list[str]:
     return out
 
 
-def guess_dirty(cache: Cache, top: str) -> list[tuple[str, str]]:
+def guess_dirty(table: dict[str, tuple[int, int, int, int, str]], top: str
+                ) -> list[tuple[str, str]]:
     """(path, blob id) of the files that differed from the index when read_dirty() last
-    ran and have not changed since (by their stat data), sorted: what a read may assume
+    ran (its stat `table`) and have not changed since, sorted: what a read may assume
     differs before git has said."""
     out = []
-    for rel, (*sig, blob) in cache.stat_table(top).items():
+    for rel, (*sig, blob) in table.items():
         try:
             st = os.lstat(os.path.join(top, rel))
         except OSError:
@@ -150,9 +151,12 @@ def guess_dirty(cache: Cache, top: str) -> list[tuple[str, str]]:
 
 
 def read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes],
-               warnings: list[str]) -> list[tuple[str, str]]:
-    """(path, blob id) of these files as they are now; a missing one with an empty id."""
-    old = cache.stat_table(top)
+               warnings: list[str],
+               table: dict[str, tuple[int, int, int, int, str]] | None = None
+               ) -> list[tuple[str, str]]:
+    """(path, blob id) of these files as they are now; a missing one with an empty id.
+    `table`: the working tree's stat table, when the caller has read it already."""
+    old = cache.stat_table(top) if table is None else table
     new: dict[str, tuple[int, int, int, int, str]] = {}
     horizon = (time.time() - RACY_SECONDS) * 1e9
     out: list[tuple[str, str]] = []

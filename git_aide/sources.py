@@ -575,18 +575,21 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
 
         guessed: list[tuple[str, str]] = []
         before: list[str] = []
+        table: list[dict[str, tuple[int, int, int, int, str]]] = []  # read once
 
         def guess() -> None:
             # The files that differed last time, unchanged since: most often the same
             # few (personal memories are never in the index).
-            guessed.extend(listing.guess_dirty(cache, top))
+            table.append(cache.stat_table(top))
+            guessed.extend(listing.guess_dirty(table[0], top))
             if guessed:
                 before.extend(snap._warnings)
                 _overlay(repo, cache, snap, guessed, contents, [])
 
         def overlay() -> bool:
             paths = changed if changed is not None else listing.changed_paths(top, status)
-            dirty = listing.read_dirty(cache, top, paths, contents, live) if paths else []
+            dirty = (listing.read_dirty(cache, top, paths, contents, live,
+                                        table[0] if table else None) if paths else [])
             for warning in folders.linked(top):
                 # An untracked link is named once already, by the listing of git's answer.
                 if not any(w.startswith(warning.split(":", 1)[0] + ":") for w in live):
