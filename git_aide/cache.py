@@ -1,4 +1,8 @@
-"""Derived state in `<git common dir>/aide/`, keyed by content so that it is never stale.
+"""Derived state in `<git common dir>/aide/<python>/`, keyed by content so that it is never
+stale. One folder per Python version (`cpython-311`): the files are marshal'd, a format
+promised only within one version, so two virtual environments on one repository keep a
+cache each instead of throwing each other's away. The write lock is not here (see
+`Repo.lock_path`): the cache may be removed at any moment.
 
 - record packs: blob id -> the few fields that filtering and ranking need (or why the
   blob is not a memory) in `.meta`, the blobs' bytes end to end in `.raw` (read and
@@ -81,11 +85,15 @@ class Cache:
         self._whole = {}
         self._reads = 0
         self._loaded = False
-        try:
-            if not stat.S_ISDIR(os.stat(root).st_mode):  # a file where the folder should be
-                self._clear(root)
-        except OSError:
-            pass
+        # The folder and its parent (`<git common dir>/aide`, which holds one folder per
+        # Python version) are git-aide's own: a file where either should be goes.
+        for folder in (os.path.dirname(root), root):
+            try:
+                if not stat.S_ISDIR(os.stat(folder).st_mode):
+                    self._clear(folder)
+                    break
+            except OSError:
+                pass
 
     # -- files ---------------------------------------------------------------------
 
@@ -167,8 +175,8 @@ class Cache:
             return
         except (FileExistsError, NotADirectoryError):
             pass
-        rel = os.path.relpath(path, self.root)
-        at = self.root
+        at = os.path.dirname(self.root)
+        rel = os.path.relpath(path, at)
         for part in ["", *rel.split(os.sep)]:
             at = os.path.join(at, part) if part else at
             if os.path.lexists(at) and not os.path.isdir(at):

@@ -193,11 +193,12 @@ def _hooks(repo: Repo) -> list[Finding]:
 def _cache(repo: Repo) -> Finding:
     """Can the cache be read and written?"""
     root = repo.cache_dir
-    if not os.path.lexists(root):
-        return Finding("cache", True, "cache not built yet (the next command builds it)")
-    if not os.path.isdir(root) or not os.access(root, os.R_OK | os.W_OK | os.X_OK):
-        return Finding("cache", False, f"the cache {root} is not a folder git-aide can "
-                       "read and write", f"rm -rf {shlex.quote(root)} (it is rebuilt)")
+    for folder in (os.path.dirname(root), root):  # `aide/`, then this Python's folder in it
+        if not os.path.lexists(folder):
+            return Finding("cache", True, "cache not built yet (the next command builds it)")
+        if not os.path.isdir(folder) or not os.access(folder, os.R_OK | os.W_OK | os.X_OK):
+            return Finding("cache", False, f"the cache {folder} is not a folder git-aide can "
+                           "read and write", f"rm -rf {shlex.quote(folder)} (it is rebuilt)")
     cache = Cache(root)
     cache.load_records()
     note = "; repaired: " + "; ".join(cache.notices) if cache.notices else ""

@@ -8,6 +8,7 @@ walking trees straight from the object database.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from git_aide.errors import AideError, GitError
@@ -48,8 +49,17 @@ class Repo:
 
     @property
     def cache_dir(self) -> str:
-        """`<git common dir>/aide`: all derived state, shared by linked worktrees."""
-        return os.path.join(self.common_dir, "aide")
+        """`<git common dir>/aide/<interpreter>`: all derived state, shared by linked
+        worktrees; one folder per Python version, since marshal's format is only promised
+        within one (two virtual environments on one repository keep a cache each)."""
+        return os.path.join(self.common_dir, "aide", sys.implementation.cache_tag or "python")
+
+    @property
+    def lock_path(self) -> str:
+        """`<git common dir>/aide.lock`: the write lock, beside the cache and not in it,
+        so that removing the cache (`index --rebuild`, a user's `rm -rf`) never frees it
+        while a writer holds it."""
+        return os.path.join(self.common_dir, "aide.lock")
 
     def require_worktree(self, what: str) -> str:
         """The working tree's top, or an error naming what needed it."""

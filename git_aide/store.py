@@ -1,11 +1,12 @@
 """remember, update, forget: validate, write atomically, stage (DESIGN section 6).
 
-Every write holds the repository's write lock (`<git common dir>/aide/write.lock`)
-from the moment it reads the memories until its change is written and staged, so that
-concurrent writers queue instead of overwriting each other: every writer that exits 0
-has its change in the file, a memory reported forgotten stays forgotten, and a uuid is
-never in two files. The lock is an OS lock (flock), which the kernel releases when its
-holder dies, so a killed writer never leaves it stuck.
+Every write holds the repository's write lock (`<git common dir>/aide.lock`, outside
+the cache, which may be removed at any moment) from the moment it reads the memories
+until its change is written and staged, so that concurrent writers queue instead of
+overwriting each other: every writer that exits 0 has its change in the file, a memory
+reported forgotten stays forgotten, and a uuid is never in two files. The lock is an OS
+lock (flock), which the kernel releases when its holder dies, so a killed writer never
+leaves it stuck.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ from git_aide.sources import Entry, load
 
 #: What a personal folder's own .gitignore says: ignore everything here, itself included.
 PERSONAL_IGNORE = "# git-aide: personal memories are private and never committed\n*\n"
-#: The write lock's file, in the cache folder.
-LOCK_FILE = "write.lock"
 #: How long a writer waits for another's write lock, in seconds, unless git config
 #: aide.writeLockTimeout says otherwise.
 WRITE_LOCK_WAIT = 30.0
@@ -316,46 +315,61 @@ def write_lock(repo: Repo) -> Iterator[None]:
     """Hold the repository's write lock; wait a bounded time for it, then fail.
 
     Without the lock a write could undo another's, so a lock that cannot be taken (the
-    cache folder is a file, or read-only) stops the write with an error instead.
+    git folder is read-only) stops the write with an error instead.
     """
     import fcntl
 
-    folder = repo.cache_dir
-    path = os.path.join(folder, LOCK_FILE)
+    path = repo.lock_path
+    wait = _lock_wait(repo)
+    deadline = time.monotonic() + wait
+    delay = 0.005
+    while True:
+        fd = _open_lock(path)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise AideError(
+                            f"another git-aide process held the write lock {path} for "
+                            f"{wait:g} s; nothing was written: try again (git config "
+                            "aide.writeLockTimeout sets the wait)") from None
+                    time.sleep(delay)
+                    delay = min(delay * 1.5, 0.05)
+                except OSError as e:
+                    raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); "
+                                    "nothing was written") from None
+            # A lock on a file that was removed (or replaced) while we waited excludes
+            # nobody: the next writer locks the new file. Only the file at the path counts.
+            if _same_file(fd, path):
+                yield
+                return
+        finally:
+            os.close(fd)
+
+
+def _open_lock(path: str) -> int:
+    """An fd on the lock file, made if missing; an error naming the fix when it cannot be."""
     try:
-        os.makedirs(folder, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as e:
         try:
-            fd = os.open(path, os.O_RDONLY)  # flock needs no write access to the file
+            return os.open(path, os.O_RDONLY)  # flock needs no write access to the file
         except OSError:
-            fix = (f"remove the file {folder} (it holds only git-aide's cache)"
-                   if os.path.lexists(folder) and not os.path.isdir(folder)
-                   else f"make {folder} writable")
             raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); nothing "
-                            f"was written: {fix}") from None
+                            f"was written: make {os.path.dirname(path)} writable") from None
+
+
+def _same_file(fd: int, path: str) -> bool:
+    """Whether `fd` is still the file at `path`."""
     try:
-        wait = _lock_wait(repo)
-        deadline = time.monotonic() + wait
-        delay = 0.005
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise AideError(
-                        f"another git-aide process held the write lock {path} for {wait:g} s; "
-                        "nothing was written: try again (git config aide.writeLockTimeout "
-                        "sets the wait)") from None
-                time.sleep(delay)
-                delay = min(delay * 1.5, 0.05)
-            except OSError as e:
-                raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); "
-                                "nothing was written") from None
-        yield
-    finally:
-        os.close(fd)
+        here = os.stat(path)
+    except OSError:
+        return False
+    held = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _lock_wait(repo: Repo) -> float:

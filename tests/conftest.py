@@ -33,6 +33,9 @@ def _aide_command() -> list[str]:
 
 
 AIDE = _aide_command()
+#: The cache folder of this interpreter, relative to a repository's top (the cache keeps
+#: one folder per Python version: see Repo.cache_dir).
+CACHE = f".git/aide/{sys.implementation.cache_tag}"
 
 
 @dataclass

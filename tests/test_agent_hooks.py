@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BASE_ENV, aide, git
+from conftest import BASE_ENV, CACHE, aide, git
 
 from git_aide import memory
 
@@ -265,7 +265,7 @@ def test_a_damaged_session_record_counts_as_none(stocked: Path) -> None:
     from git_aide.agents.sessions import record_name
 
     read = claude_read(stocked, "src/auth/login.py", "damaged")
-    folder = stocked / ".git" / "aide" / "sessions"
+    folder = stocked / CACHE / "sessions"
     record = folder / record_name("damaged")
     hook(stocked, "pre-tool-use", read)
     assert record.is_file()  # the record the damages below stand in for

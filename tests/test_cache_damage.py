@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import AIDE, BASE_ENV, aide, aide_ok, git, make_repo
+from conftest import AIDE, BASE_ENV, CACHE, aide, aide_ok, git, make_repo
 
 from git_aide.cache import Cache
 
@@ -84,14 +84,14 @@ def warm(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], Pat
 
 
 def restore(repo: Path, pristine: Path) -> Path:
-    """Put the warm cache back; return the cache folder."""
-    root = repo / ".git/aide"
-    if root.is_dir() and not root.is_symlink():
-        shutil.rmtree(root)
-    elif root.exists() or root.is_symlink():
-        root.unlink()
-    shutil.copytree(pristine, root)
-    return root
+    """Put the warm cache back; return this interpreter's cache folder."""
+    top = repo / ".git/aide"
+    if top.is_dir() and not top.is_symlink():
+        shutil.rmtree(top)
+    elif top.exists() or top.is_symlink():
+        top.unlink()
+    shutil.copytree(pristine, top)
+    return repo / CACHE
 
 
 def files(root: Path) -> list[Path]:
@@ -168,7 +168,7 @@ def test_index_id_table_of_another_state_does_not_hide_a_match(tmp_path: Path) -
     repo = make_repo(tmp_path / "r")
     first = aide_ok(repo, "remember", "the first memory about giraffes", "--json").json()
     aide_ok(repo, "search", "giraffes")
-    whoosh = repo / ".git/aide/whoosh"
+    whoosh = repo / CACHE / "whoosh"
     older = tmp_path / "older"
     shutil.copytree(whoosh, older)
     late = aide_ok(repo, "remember", "a later memory about okapis and giraffes",

@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import AIDE, BASE_ENV, aide, aide_ok, git, remember, uuids
+from conftest import AIDE, BASE_ENV, CACHE, aide, aide_ok, git, remember, uuids
 
 from git_aide import memory
 
@@ -27,8 +27,8 @@ def test_lost_record_packs_keep_untracked_and_personal_memories(repo: Path) -> N
     git(repo, "commit", "-qm", "c", "--allow-empty")
     time.sleep(2.2)  # old enough for the stat table to keep them
     aide_ok(repo, "list")
-    shutil.rmtree(repo / ".git/aide/packs", ignore_errors=True)  # (few files: maybe none)
-    shutil.rmtree(repo / ".git/aide/views", ignore_errors=True)
+    shutil.rmtree(repo / CACHE / "packs", ignore_errors=True)  # (few files: maybe none)
+    shutil.rmtree(repo / CACHE / "views", ignore_errors=True)
     for _ in range(2):
         r = aide_ok(repo, "list", "--json")
         assert set(uuids(r)) == {mine, wip}
@@ -124,7 +124,7 @@ def test_damage_inside_a_view_is_noticed_and_repaired(repo: Path) -> None:
     made.add(remember(repo, "project-wide memory for src")["uuid"])  # shares "src" with the path
     time.sleep(2.2)  # views are kept once the index is old enough to trust its stat
     aide_ok(repo, "list")
-    views = list((repo / ".git/aide/views").glob("worktree-*"))
+    views = list((repo / CACHE / "views").glob("worktree-*"))
     assert views
     for view in views:  # keep the header, spoil the body
         data = bytearray(view.read_bytes())

@@ -15,7 +15,7 @@ from pathlib import Path
 from zlib import crc32
 
 import pytest
-from conftest import aide_ok, git, remember
+from conftest import CACHE, aide_ok, git, remember
 
 from git_aide import postings
 from git_aide.index import QUERIED, FullText, _best
@@ -164,7 +164,7 @@ def test_a_large_table_damaged_in_place_is_rebuilt(repo: Path) -> None:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "many")
     want = aide_ok(repo, "search", "webhook", "--json").json()["memories"]
-    root = repo / ".git/aide/whoosh"
+    root = repo / CACHE / "whoosh"
     table = max(root.glob(f"*{postings.SUFFIX}"), key=lambda p: p.stat().st_size)
     assert table.stat().st_size > 64 * 1024
     st = table.stat()

@@ -8,7 +8,7 @@ import uuid as uuidlib
 from pathlib import Path
 from typing import Any
 
-from conftest import aide, aide_ok, git
+from conftest import CACHE, aide, aide_ok, git
 
 from git_aide import secrets
 
@@ -265,7 +265,7 @@ def test_usage_and_cache(repo: Path) -> None:
     rel = put(repo, record(what=""))
     first = problems(repo)
     assert problems(repo) == first  # answered from the verdict cache
-    cache = repo / ".git" / "aide" / "validate"
+    cache = repo / CACHE / "validate"
     assert cache.exists()
     cache.write_bytes(b"garbage")
     assert problems(repo) == first
