@@ -1,10 +1,11 @@
 """audit: memories that the code left behind (DESIGN section 12).
 
 Four findings: `orphaned` (the scope matches nothing), `moved` (what it matched was
-renamed, with the scope rewritten), `duplicate` (nearly the same words in one layer)
-and `stale` (the code under it changed many times since it was written). The cost is
-one listing of the source's paths and one walk of the history since the oldest
-memory, whatever the number of memories: every question is asked of those two.
+renamed, with the scope rewritten when one matches the moved files and nothing that was
+already there), `duplicate` (nearly the same words in one layer) and `stale` (the code
+under it changed many times since it was written). The cost is one listing of the
+source's paths and one walk of the history since the oldest memory, whatever the number
+of memories: every question is asked of those two.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from git_aide import duplicates, pathlog
+from git_aide import controls, duplicates, pathlog
 from git_aide import scope as scopes
 from git_aide.errors import AideError
 from git_aide.repo import Repo
@@ -38,7 +39,8 @@ class Finding:
     message: str
     #: What to do about it.
     todo: str
-    #: The rewritten scope of a `moved` finding.
+    #: The rewritten scope of a `moved` finding; None when no scope names just the
+    #: moved files (then the finding says so and `--fix` leaves the memory alone).
     scope: str | None = None
     #: The other memory of a `duplicate` finding (the one to keep).
     other: str | None = None
@@ -220,30 +222,56 @@ def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
     if len(renamed) * 2 <= then:
         return None
     scope = scopes.normalize(e.scope or "")
-    exact = [(old, new) for old, new in renamed if old == scope]
+    file = scopes.literal(scope)
+    exact = [(old, new) for old, new in renamed if old == file]
     if exact:
         # A one-file scope follows its file, however often it was renamed.
         old_place, new_place = exact[0]
-        rewritten: str | None = new_place
+        rewritten = scopes.escape_path(new_place)
         where = f"from {old_place} to {new_place}"
     else:
         votes = Counter(_prefix_pair(old, new) for old, new in renamed).most_common()
         (old_place, new_place), count = votes[0]
         where = f"from {old_place or 'the top folder'} to {new_place or 'the top folder'}"
-        rewritten = _rewrite(scope, old_place, new_place) if count * 2 > len(renamed) else None
+        most = count * 2 > len(renamed)
+        rewritten = _rewrite(scope, old_place, new_place) if most else None
         if rewritten is None and "{" in scope:
-            rewritten, where = _rewrite_each(scope, [pair for pair, _ in votes])
-    if rewritten is None or scopes.check(rewritten):
-        return None
+            rewritten, each = _rewrite_each(scope, [pair for pair, _ in votes])
+            where = each or where
+        if rewritten is None and not most:
+            return None  # scattered, not moved to one place
+    n = len(renamed)
+    moved = f"{n} file{'s' if n > 1 else ''} it matched moved {where}"
+    if rewritten is None or not _safe(rewritten, scope, c, renamed, paths,
+                                      walk.added_after(since)):
+        # A rewrite that also matched other code would attach the memory to it: the
+        # finding says what moved and leaves the new scope to a person.
+        return Finding(e.uuid, e.path, "moved",
+                       f"{moved}; no rewrite of scope {e.scope} matches "
+                       f"{'them' if n > 1 else 'it'} and nothing else",
+                       f"give it a scope by hand: `git aide update {e.uuid[:8]} --scope GLOB`")
+    return Finding(e.uuid, e.path, "moved", f"{moved}: scope {e.scope} -> {rewritten}",
+                   "run `git aide audit --fix` to rewrite the scope", scope=rewritten)
+
+
+def _safe(rewritten: str, scope: str, c: scopes.Compiled,
+          renamed: list[tuple[str, str]], paths: Paths, added: frozenset[str]) -> bool:
+    """Whether a rewritten scope is safe to apply: valid, matching most of the moved
+    files where they are now, and no file that was already there, outside the old scope
+    (`src/a*/**` for a folder renamed to `src/a*` would take in `src/abc/`)."""
+    if scopes.check(rewritten) or controls.find(rewritten):
+        return False
+    was = set(scopes.expand_braces(scope))
+    # A changed alternative that is a bare glob name (`*.ts`, `**`) matches at any depth:
+    # what moved into the top folder would bring the whole tree with it.
+    if not all(scopes.anchored(alt) for alt in scopes.expand_braces(rewritten)
+               if alt not in was):
+        return False
     new_c = scopes.compile_scope(rewritten)
     hits = sum(1 for _, new in renamed if scopes.relevant(new_c, new, False))
     if hits * 2 <= len(renamed):
-        return None
-    n = len(renamed)
-    return Finding(e.uuid, e.path, "moved",
-                   f"{n} file{'s' if n > 1 else ''} it matched moved {where}: "
-                   f"scope {e.scope} -> {rewritten}",
-                   "run `git aide audit --fix` to rewrite the scope", scope=rewritten)
+        return False
+    return all(p in added or scopes.relevant(c, p, False) for p in paths.matched(new_c))
 
 
 def _prefix_pair(old: str, new: str) -> tuple[str, str]:
@@ -262,19 +290,22 @@ def _prefix_pair(old: str, new: str) -> tuple[str, str]:
 
 
 def _rewrite(scope: str, old_place: str, new_place: str) -> str | None:
-    """The scope with its leading `old_place` replaced by `new_place`, if it has one."""
+    """The scope with its leading `old_place` replaced by `new_place`, if it has one
+    (spelt literally: `src/a[*]/**` starts with `src/a*`); the new place written so that
+    its glob characters are characters (`src/a*` -> `src/a[*]`)."""
+    new = scopes.escape_path(new_place)
+    if new is None:
+        return None
     if not old_place:  # moved down from the top folder
         rest = scope
-    elif scope == old_place or scope.startswith(old_place + "/"):
-        rest = scope[len(old_place):].lstrip("/")
-    elif "{" in scope and scope.startswith(old_place) and all(
-            alt == old_place or alt.startswith(old_place + "/")
-            for alt in scopes.expand_braces(scope)):
-        # Brace alternatives that all start with the place: `src/{a,b}/**`.
-        rest = scope[len(old_place):].lstrip("/")
     else:
-        return None
-    return f"{new_place}/{rest}" if new_place and rest else new_place or rest or None
+        # `src/{a,b}/**` starts with `src`; alternatives that start apart are
+        # rewritten one by one (`_rewrite_each`).
+        at = scopes.literal_prefix(scope, old_place)
+        if at is None:
+            return None
+        rest = scope[at:].lstrip("/")
+    return f"{new}/{rest}" if new and rest else new or rest or None
 
 
 def _rewrite_each(scope: str, places: list[tuple[str, str]]) -> tuple[str | None, str]:
@@ -293,8 +324,7 @@ def _rewrite_each(scope: str, places: list[tuple[str, str]]) -> tuple[str | None
             alts.append(alt)
     if not used:
         return None, ""
-    return "{" + ",".join(dict.fromkeys(alts)) + "}", "from " + " and ".join(
-        dict.fromkeys(used))
+    return scopes.join_alternatives(alts), "from " + " and ".join(dict.fromkeys(used))
 
 
 def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped whenever the layout or the meaning of an entry changes.
-FORMAT = 2
+FORMAT = 3
 MAGIC = "git-aide-cache"
 #: How every cache file starts, before its format byte and checksum.
 PREFIX = b"git-aide-cache\0"

@@ -11,6 +11,9 @@ import re
 
 #: C0 controls but tab and newline, DEL, and the C1 controls.
 CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: The same in bytes read with `surrogateescape`, plus the bytes 0x80 to 0x9f that are not
+#: part of a UTF-8 character (kept as lone surrogates), which a terminal may read as C1.
+_RAW_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udc9f]")
 
 
 def find(text: str) -> str | None:
@@ -26,6 +29,20 @@ def escape(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return CONTROL_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def escape_bytes(data: bytes) -> bytes:
+    """Bytes of any encoding with each control character written as `\\uXXXX`, and each
+    byte of the C1 range outside a UTF-8 character as `\\xNN`; other bytes as they are."""
+    if data.isascii() and not CONTROL_RE.search(data.decode("ascii")):
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    return _RAW_RE.sub(_raw, text).encode("utf-8", "surrogateescape")
+
+
+def _raw(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code - 0xdc00:02x}" if code >= 0xdc00 else f"\\u{code:04x}"
 
 
 def escape_tree(obj: object) -> object:

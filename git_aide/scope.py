@@ -7,6 +7,10 @@ reads it) so that they cannot backtrack: each run of a glob between two stars, a
 run of segments between two `**`, is matched at its leftmost place and kept there (an
 atomic lookahead), which is always right for a glob and makes a match linear in the
 path. A scope's brace alternatives are counted before they are built (at most 64).
+
+A bracket expression is one character, as in gitignore: `[*]`, `[?]`, `[[]`, `[{]` and
+`[,]` are how a scope names a path holding those characters (a backslash cannot escape,
+it reads as `/`), and a glob that names one path (`src/a[*]/**`) is that plain path.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ MAX_SCOPE = 500
 #: The most alternatives a scope may expand to (DESIGN section 3).
 MAX_ALTERNATIVES = 64
 _GLOB_CHARS = frozenset("*?[")
+#: Characters a path shows in a scope as a one-character bracket expression: the glob
+#: characters, and the braces and comma that would start or split alternatives.
+_SPECIAL = frozenset("*?[{},")
 
 
 class Compiled:
@@ -89,11 +96,17 @@ def count_alternatives(pattern: str, cap: int = MAX_ALTERNATIVES + 1) -> int:
 
 def _first_group(pattern: str) -> tuple[int, list[str], str] | None:
     """The first top-level brace group that has a comma: (its start, its parts, what
-    follows it); None when there is none (braces without a comma are literal)."""
+    follows it); None when there is none (braces without a comma are literal, and so
+    are braces and commas in a bracket expression)."""
     depth = 0
     start = -1
-    for i, ch in enumerate(pattern):
-        if ch == "{":
+    i = -1
+    while i + 1 < len(pattern):
+        i += 1
+        ch = pattern[i]
+        if ch == "[":
+            i = max(i, _class_end(pattern, i))
+        elif ch == "{":
             if depth == 0:
                 start = i
             depth += 1
@@ -124,7 +137,16 @@ def expand_braces(pattern: str) -> list[str]:
 
 def _split_top(body: str) -> list[str]:
     parts, depth, cur = [], 0, []
-    for ch in body:
+    i = -1
+    while i + 1 < len(body):
+        i += 1
+        ch = body[i]
+        if ch == "[":
+            end = _class_end(body, i)
+            if end > 0:
+                cur.append(body[i : end + 1])
+                i = end
+                continue
         if ch == "," and depth == 0:
             parts.append("".join(cur))
             cur = []
@@ -155,15 +177,14 @@ def compile_scope(scope: str) -> Compiled:
     regexes: list[str] = []
     for alt in expand_braces(normalize(scope)):
         alt = alt.lstrip("/")
-        plain = _strip_tail(alt)
-        base = _literal_dir(alt)
-        if not (_GLOB_CHARS & set(plain)):
-            # A plain path (`src/auth/**`, `src/rules`, `docs`) names one place from the
-            # root; a prefix test is exact and needs no regex.
+        plain = _literal(_strip_tail(alt))
+        if plain is not None:
+            # A plain path (`src/auth/**`, `src/rules`, `docs`, `src/a[*]`) names one
+            # place from the root; a prefix test is exact and needs no regex.
             bases.append(plain)
             regexes.append("")
             continue
-        bases.append(base)
+        bases.append(_literal_dir(alt))
         regexes.append(glob_regex(alt))
     return Compiled(depth(scope), tuple(bases), tuple(regexes))
 
@@ -222,7 +243,7 @@ def _segment_regex(seg: str, counter: list[int]) -> str:
     """One path segment's glob, matched whole and without backtracking."""
     if seg.strip("*") == "":
         return "[^/]+"
-    chunks = [_chunk_regex(c) for c in re.split(r"\*+", seg)]
+    chunks = [_chunk_regex(c) for c in _split_stars(seg)]
     if len(chunks) == 1:
         return chunks[0] + "(?=/|$)"
     first, middle, last = chunks[0], chunks[1:-1], chunks[-1]
@@ -233,38 +254,191 @@ def _segment_regex(seg: str, counter: list[int]) -> str:
     return "".join(parts)
 
 
+def _class_end(glob: str, i: int) -> int:
+    """Where the bracket expression opened at `glob[i]` (a `[`) closes, or -1 when that
+    `[` is a literal character (nothing closes it within its segment)."""
+    j = i + 2 if glob[i + 1 : i + 2] in ("!", "^") else i + 1
+    # The first character of the set may be `]`: `[]]` is the set of `]`.
+    end = glob.find("]", j + 1)
+    if end < 0 or glob.find("/", i, end) >= 0:
+        return -1
+    return end
+
+
+def _split_stars(seg: str) -> list[str]:
+    """A segment's glob cut at its runs of stars (a star in brackets is a character)."""
+    chunks: list[str] = []
+    start = i = 0
+    while i < len(seg):
+        ch = seg[i]
+        if ch == "[":
+            i = max(i, _class_end(seg, i)) + 1
+        elif ch == "*":
+            chunks.append(seg[start:i])
+            while i < len(seg) and seg[i] == "*":
+                i += 1
+            start = i
+        else:
+            i += 1
+    chunks.append(seg[start:])
+    return chunks
+
+
 def _chunk_regex(chunk: str) -> str:
     """A glob without stars: literal characters, `?` and `[...]` classes."""
     out: list[str] = []
     i = 0
     while i < len(chunk):
         ch = chunk[i]
+        end = _class_end(chunk, i) if ch == "[" else -1
         if ch == "?":
             out.append("[^/]")
-        elif ch == "[":
-            end = chunk.find("]", i + 2 if chunk[i + 1 : i + 2] in ("!", "^") else i + 1)
-            if end < 0:
-                out.append(re.escape(ch))
-            else:
-                body = chunk[i + 1 : end]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
+        elif end > 0:
+            out.append(_class_regex(chunk[i + 1 : end]))
+            i = end
         else:
             out.append(re.escape(ch))
         i += 1
     return "".join(out)
 
 
+def _class_regex(body: str) -> str:
+    """A bracket expression's regex: its members escaped (so that `[[]` or `[&&]` is no
+    regex set syntax), ranges kept, and, as in git, never a `/`."""
+    negated = body[:1] in ("!", "^")
+    if negated:
+        body = body[1:]
+    parts: list[str] = []
+    slash = False
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and body[i + 1] == "-":
+            lo, hi = body[i], body[i + 2]
+            if lo <= hi:  # a reversed range is empty, as in git
+                parts.append(f"{re.escape(lo)}-{re.escape(hi)}")
+                slash = slash or lo <= "/" <= hi
+            i += 3
+        else:
+            parts.append(re.escape(body[i]))
+            i += 1
+    if negated:
+        return "[^" + "".join(parts) + "/]"
+    if not parts:
+        return "(?!)"
+    return ("(?!/)" if slash else "") + "[" + "".join(parts) + "]"
+
+
+def _literal_segment(seg: str) -> str | None:
+    """The one name a segment's glob matches, or None when it matches more than one
+    (it has a star, a `?` or a bracket expression of more than one character)."""
+    if not (_GLOB_CHARS & set(seg)):
+        return seg
+    out: list[str] = []
+    i = 0
+    while i < len(seg):
+        ch = seg[i]
+        if ch in "*?":
+            return None
+        if ch == "[":
+            end = _class_end(seg, i)
+            if end > 0:
+                body = seg[i + 1 : end]
+                if len(body) != 1 or body in "!^":
+                    return None
+                ch = body
+                i = end
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _literal(glob: str) -> str | None:
+    """The one path a glob without braces names, or None when it names more than one."""
+    out: list[str] = []
+    for seg in glob.split("/"):
+        name = _literal_segment(seg)
+        if name is None:
+            return None
+        out.append(name)
+    return "/".join(out)
+
+
+def literal(scope: str) -> str | None:
+    """The one path a scope names (`src/a[*]` names `src/a*`), or None when it is a glob
+    or has alternatives."""
+    s = normalize(scope)
+    return None if _first_group(s) is not None else _literal(s)
+
+
+def literal_prefix(scope: str, place: str) -> int | None:
+    """Where in `scope` the rest begins when it starts with the path `place` spelt
+    literally, as whole segments (`src/a[*]/**` and `src/a*` -> 8), else None."""
+    if not place:
+        return 0
+    s = normalize(scope)
+    group = _first_group(s)
+    stop = len(s) if group is None else group[0]  # alternatives start where braces do
+    want = place.split("/")
+    at = 0
+    for name in want:
+        end = s.find("/", at)
+        end = len(s) if end < 0 else end
+        if end > stop or _literal_segment(s[at:end]) != name:
+            return None
+        at = end + 1
+    return min(at, len(s))
+
+
+def escape_path(path: str) -> str | None:
+    """A scope naming exactly the repo-relative `path` (`src/a*` -> `src/a[*]`), its
+    glob, brace and comma characters in brackets; None when no scope can name it (a
+    backslash reads as `/`)."""
+    if "\\" in path:
+        return None
+    if not (_SPECIAL & set(path)):
+        return path
+    return "".join(f"[{ch}]" if ch in _SPECIAL else ch for ch in path)
+
+
+def join_alternatives(alternatives: list[str]) -> str:
+    """`{a,b}`: globs without braces joined as one scope, the commas they hold put in
+    brackets so that they stay characters."""
+    parts = []
+    for alt in alternatives:
+        out: list[str] = []
+        i = 0
+        while i < len(alt):
+            end = _class_end(alt, i) if alt[i] == "[" else -1
+            if end > 0:
+                out.append(alt[i : end + 1])
+                i = end + 1
+                continue
+            out.append("[,]" if alt[i] == "," else alt[i])
+            i += 1
+        parts.append("".join(out))
+    return "{" + ",".join(dict.fromkeys(parts)) + "}" if len(parts) > 1 else parts[0]
+
+
+def anchored(scope: str) -> bool:
+    """Whether every alternative of a scope starts from the top folder: not a lone
+    glob segment (`*.py`, `a[!b]`), which gitignore matches at any depth, nor `**/...`."""
+    for alt in expand_braces(normalize(scope)):
+        segs = [seg for seg in alt.split("/") if seg]
+        if not segs or segs[0] == "**" or (
+                len(segs) == 1 and _literal_segment(segs[0]) is None):
+            return False
+    return True
+
+
 def _literal_dir(alt: str) -> str:
-    """The longest leading run of segments with no glob character, as a directory."""
+    """The longest leading run of segments that name one folder each, as a directory."""
     segs = alt.split("/")
     out: list[str] = []
     for seg in segs[:-1]:
-        if _GLOB_CHARS & set(seg):
+        name = _literal_segment(seg)
+        if name is None:
             break
-        out.append(seg)
+        out.append(name)
     else:
         if "/" not in alt:  # `*.py`, `docs`: gitignore matches a bare name at any depth
             return ""
@@ -329,8 +503,8 @@ def _alternatives(scope: str) -> tuple[tuple[str, tuple[str, ...], bool, bool], 
     out = []
     for alt in expand_braces(normalize(scope)):
         alt = alt.lstrip("/").rstrip("/") if alt.strip("/") else alt
-        plain = _strip_tail(alt)
-        if not (_GLOB_CHARS & set(plain)):
+        plain = _literal(_strip_tail(alt))
+        if plain is not None:
             out.append((plain, tuple(plain.split("/")) if plain else (), True, False))
             continue
         segs = alt.split("/")

@@ -3,13 +3,18 @@
 `init` registers it as the textconv of the `diff=aide` attribute on memory files. Git
 starts it once per file it shows, so, like the merge driver, it imports nothing but the
 standard library's json and never click, orjson or pygit2. Anything that is not a
-memory (not JSON, not an object with a `what`) is printed byte for byte as it is.
+memory (not JSON, not an object with a `what`) is printed as it is. Either way its control
+characters are escaped (`\\u001b`), as on every other output: git copies a textconv's
+output to the terminal untouched, so a file holding ESC could clear the screen or set the
+window title of whoever runs `git log -p`.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+
+from git_aide.controls import escape, escape_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,6 +33,10 @@ USAGE = "usage: git aide textconv FILE"
 
 
 def _value(key: str, value: Any) -> str:
+    return escape(_plain(key, value))
+
+
+def _plain(key: str, value: Any) -> str:
     if key == "scope" and value in (None, "project"):
         return "project-wide"
     if key == "tags" and isinstance(value, list):
@@ -45,9 +54,10 @@ def render(record: dict[str, Any]) -> str:
     names = [k for k in _HEAD if k == "scope" or (
         k in record and not (k in _QUIET_WHEN_NULL and record[k] is None))]
     names += sorted(k for k in record if k not in _HEAD and k not in _TEXT)
-    width = max(len(_LABELS.get(k, k)) for k in names)
-    lines = [f"{_LABELS.get(k, k) + ':':<{width + 1}} {_value(k, record.get(k))}"
-             for k in names]
+    labels = [escape(_LABELS.get(k, k)) for k in names]
+    width = max(len(label) for label in labels)
+    lines = [f"{label + ':':<{width + 1}} {_value(k, record.get(k))}"
+             for k, label in zip(names, labels, strict=True)]
     for key in _TEXT:
         value = record.get(key)
         lines.append("")
@@ -55,23 +65,25 @@ def render(record: dict[str, Any]) -> str:
         if value is None or value == "":
             lines.append("  (none)")
         else:
-            text = value if isinstance(value, str) else _value(key, value)
+            # Escaped before the split: a form feed or a C1 NEL is not a line break.
+            text = _value(key, value)
             lines.extend("  " + line if line else "" for line in text.splitlines())
     return "\n".join(lines) + "\n"
 
 
 def convert(data: bytes) -> bytes:
-    """The readable form of a memory file's bytes, or the bytes themselves."""
+    """The readable form of a memory file's bytes, or the bytes themselves; either way
+    with their control characters escaped."""
     try:
         record = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
-        return data
+        return escape_bytes(data)
     if not isinstance(record, dict) or not isinstance(record.get("what"), str):
-        return data
+        return escape_bytes(data)
     try:
         return render(record).encode("utf-8")
     except (UnicodeEncodeError, RecursionError):  # a lone surrogate: show the bytes
-        return data
+        return escape_bytes(data)
 
 
 def main(argv: list[str]) -> int:
@@ -86,7 +98,7 @@ def main(argv: list[str]) -> int:
         with open(argv[0], "rb") as f:
             data = f.read()
     except OSError as e:
-        sys.stderr.write(f"git-aide: error: {argv[0]}: {e.strerror}\n")
+        sys.stderr.write(f"git-aide: error: {escape(argv[0])}: {e.strerror}\n")
         return 1
     try:
         sys.stdout.buffer.write(convert(data))

@@ -81,7 +81,10 @@ def _main(argv: list[str]) -> int:
         if reply is not None:
             import json
 
-            sys.stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+            from git_aide import controls
+
+            # ensure_ascii=False keeps C1 controls and DEL raw; escaped, still valid JSON.
+            sys.stdout.write(controls.escape(json.dumps(reply, ensure_ascii=False)) + "\n")
     return 0
 
 
