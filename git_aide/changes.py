@@ -76,6 +76,13 @@ def _parse(data: bytes | None, path: str, warnings: list[str] | None
     return record
 
 
+def record_at(data: bytes | None, path: str) -> dict[str, Any] | None:
+    """The memory `data` holds at `path` as every read takes it, its path included; None
+    when it is no live memory there."""
+    record = _parse(data, path, None)
+    return None if record is None else _doc(record, path)
+
+
 def fields_changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """The names of the fields whose values differ, in the file's order."""
     keys = list(after) + [k for k in before if k not in after]

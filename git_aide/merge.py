@@ -1,23 +1,29 @@
 """The three-way merge of one memory record, and the git merge driver around it.
 
 Git starts the driver once per conflicting file, so this module must start fast: it
-imports only `memory` and the standard library; never pygit2, click, rich or whoosh, and
-not even orjson unless a record holds a float. The merge is a pure function of the three
+imports only `memory`, `controls` and the standard library; never pygit2, click, rich or
+whoosh, and not even orjson unless a record holds a float (nor subprocess unless a field
+was dropped). The merge is a pure function of the three
 contents and is symmetric: swapping OURS and THEIRS (as a rebase does) gives the same bytes.
 
 Rules (DESIGN section 7): a field changed on one side takes that side; a field changed
 on both takes the side with the newer `updated_at`; `tags` merge as sets; the result's
 `updated_at` is the later of the two. An empty or unparsable base means "no base":
 equal fields are kept, differing fields go to the newer side, tags are united.
+
+A field both sides changed to different values keeps only the newer side's value, as
+designed; the driver then says so on stderr, one line a field, naming the side dropped,
+its value and the `git show` that prints the whole dropped version (`dropped`, `notice`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
-from git_aide import memory
+from git_aide import controls, memory
 
 #: Conflict marker length when git does not pass one (%L).
 DEFAULT_MARKER_SIZE = 7
@@ -157,8 +163,78 @@ def merge_records(base: dict[str, Any] | None, ours: dict[str, Any],
     return result
 
 
+class Dropped:
+    """A field both sides changed to different values: the merge kept one, dropped the other."""
+
+    __slots__ = ("uuid", "scope", "field", "kept", "value", "tie")
+
+    def __init__(self, uuid: str, scope: str, field: str, kept: str, value: Any,
+                 tie: bool) -> None:
+        #: The memory's uuid.
+        self.uuid = uuid
+        #: The merged memory's scope ("" when project-wide).
+        self.scope = scope
+        #: The field's name.
+        self.field = field
+        #: The side whose value was kept, as git names it to the driver: "ours" (%A) or
+        #: "theirs" (%B).
+        self.kept = kept
+        #: The value dropped (ABSENT when the dropped side had no such key).
+        self.value = value
+        #: Whether both sides had the same `updated_at` (then the content decided).
+        self.tie = tie
+
+    @property
+    def lost(self) -> str:
+        """The side whose value was dropped."""
+        return "theirs" if self.kept == "ours" else "ours"
+
+    def __repr__(self) -> str:
+        """Shown in failing test output."""
+        return f"Dropped({self.field!r}, kept={self.kept!r}, value={self.value!r})"
+
+
+def changed_on_both(key: str, base: Any, ours: Any, theirs: Any) -> bool:
+    """Whether both sides changed one field to different values, so that a merge can keep
+    only one of them (NO_BASE: no ancestor, so any difference counts)."""
+    enc_ours, enc_theirs = _enc(ours), _enc(theirs)
+    if key == "updated_at" or enc_ours == enc_theirs:
+        return False
+    if base is not NO_BASE and _enc(base) in (enc_ours, enc_theirs):
+        return False
+    # Tags merge as sets: every tag either side added is kept, so neither side loses one.
+    return not (key == "tags" and _str_list(ours) and _str_list(theirs))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equality of two JSON values as a file holds them (1, 1.0 and true differ)."""
+    return _enc(a) == _enc(b)
+
+
+def dropped(base: dict[str, Any] | None, ours: dict[str, Any], theirs: dict[str, Any],
+            merged: dict[str, Any]) -> list[Dropped]:
+    """The fields of merge_records(base, ours, theirs) whose value one side lost."""
+    newer, older = order(ours, theirs)
+    kept = "ours" if newer is ours else "theirs"
+    tie = stamp(ours) == stamp(theirs)
+    uuid = str(merged.get("uuid", ""))
+    scope = merged.get("scope")
+    out: list[Dropped] = []
+    for key in [*newer, *(k for k in older if k not in newer)]:
+        b = NO_BASE if base is None else base.get(key, ABSENT)
+        if changed_on_both(key, b, newer.get(key, ABSENT), older.get(key, ABSENT)):
+            out.append(Dropped(uuid, scope if isinstance(scope, str) else "", key, kept,
+                               older.get(key, ABSENT), tie))
+    return out
+
+
 def merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     """The canonical bytes of the merged memory; MergeConflict when it cannot merge."""
+    return merge_report(base, ours, theirs)[0]
+
+
+def merge_report(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[Dropped]]:
+    """merge_bytes, and the fields whose value one side lost in it."""
     try:
         return _merge_bytes(base, ours, theirs)
     except (TypeError, ValueError) as e:  # e.g. a lone surrogate that UTF-8 cannot hold
@@ -166,8 +242,8 @@ def merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> bytes:
                             ) from None
 
 
-def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> bytes:
-    """merge_bytes without the translation of stray errors."""
+def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[Dropped]]:
+    """merge_report without the translation of stray errors."""
     o = load_side(ours, "ours")
     t = load_side(theirs, "theirs")
     if _enc(o.get("uuid", ABSENT)) != _enc(t.get("uuid", ABSENT)):
@@ -181,6 +257,7 @@ def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> bytes:
         if b is not None and _enc(b.get("uuid", ABSENT)) != _enc(o.get("uuid", ABSENT)):
             b = None
     merged = memory.fill_defaults(merge_records(b, o, t))
+    lost = dropped(b, o, t, merged)
     problems = memory.check(merged)
     for field, message in problems:
         # Read liberally, write strictly (DESIGN section 1): what a reader accepts is
@@ -191,7 +268,7 @@ def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> bytes:
             raise MergeConflict(f"the merged memory would be invalid ({field}: {message})")
     if problems:
         merged = memory.repair(memory.parse(canonical(merged)))
-    return canonical(merged)
+    return canonical(merged), lost
 
 
 def conflict_bytes(base: bytes, ours: bytes, theirs: bytes,
@@ -230,7 +307,146 @@ def _read(path: str) -> bytes:
 def _say(line: str) -> None:
     """One line on stderr, which git shows beside its own CONFLICT line."""
     try:
-        sys.stderr.write(f"git-aide: merge-driver: {line}\n")
+        sys.stderr.write(f"git-aide: merge-driver: {controls.escape(line)}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+#: How wide a dropped value is shown before it is cut (the command prints all of it).
+SHOWN_WIDTH = 72
+
+
+def shown(value: Any, width: int | None = SHOWN_WIDTH) -> str:
+    """A field's value on one line, as JSON writes it (strings quoted), cut to `width`."""
+    if isinstance(value, _Absent):
+        return "(no such field)"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    # JSON escapes C0 controls; DEL and C1 would still reach the terminal raw.
+    text = controls.escape(text)
+    if width is not None and len(text) > width:
+        text = text[:width - 4] + ('..."' if text.endswith('"') else "...")
+    return text
+
+
+#: A side of a merge as a person sees it: (word, detail or None).
+Label = tuple[str, str | None]
+
+
+def side_names(git_dir: str | None, environ: dict[str, str] | None = None
+               ) -> dict[str, Label]:
+    """What a person calls git's "ours" and "theirs" right now.
+
+    In a merge, pull, cherry-pick or revert "ours" is HEAD and "theirs" what comes in.
+    A rebase replays your commits onto upstream, so there git's "ours" is upstream and
+    its "theirs" is your commit: the words follow what the user did, not git's plumbing.
+    """
+    picked = _rebase_pick(git_dir) if git_dir else None
+    if picked is not None:
+        return {"ours": ("upstream", None),
+                "theirs": ("yours", f"commit {picked[:7]}" if picked else None)}
+    env = os.environ if environ is None else environ
+    # `git merge` names what it merges in GITHEAD_<id>: the name the user typed, or the
+    # id itself when `git pull` hands it over; an octopus has several, and no name fits.
+    heads = [v for k, v in env.items() if k.startswith("GITHEAD_") and v]
+    theirs = None
+    if len(heads) == 1:
+        theirs = f"commit {heads[0][:7]}" if _hex(heads[0]) else controls.escape(heads[0])
+    return {"ours": ("ours", None), "theirs": ("theirs", theirs)}
+
+
+def _rebase_pick(git_dir: str) -> str | None:
+    """The commit a rebase is replaying ("" if it cannot tell), or None outside a rebase.
+
+    A merge that `rebase --rebase-merges` replays counts as a merge: None.
+    """
+    todo = os.path.join(git_dir, "rebase-merge")
+    if os.path.isdir(todo):
+        try:
+            with open(os.path.join(todo, "done"), encoding="utf-8", errors="replace") as f:
+                lines = [x.split() for x in f.read().splitlines()]
+        except OSError:
+            return ""
+        done = [x for x in lines if x and not x[0].startswith("#")]
+        if not done:
+            return ""
+        if done[-1][0] in ("merge", "m"):
+            return None
+        # "pick <id> subject", "fixup -C <id> subject", ...: the first hex word.
+        return next((w for w in done[-1][1:] if _hex(w)), "")
+    if os.path.isfile(os.path.join(git_dir, "rebase-apply", "rebasing")):
+        try:
+            with open(os.path.join(git_dir, "REBASE_HEAD"), encoding="ascii",
+                      errors="replace") as f:
+                head = f.read().strip()
+        except OSError:
+            return ""
+        return head if _hex(head) else ""
+    return None
+
+
+def _hex(word: str) -> bool:
+    """Whether a word is an object id (or an abbreviation of one)."""
+    return len(word) >= 4 and all(c in "0123456789abcdef" for c in word)
+
+
+def notice(d: Dropped, names: dict[str, Label], recover: str | None) -> str:
+    """One line that says which field of which memory lost which side's value, and the
+    command that prints the whole dropped version (without one, the whole value)."""
+    kept_word, kept_detail = names[d.kept]
+    lost_word, lost_detail = names[d.lost]
+    why = "same updated_at" if d.tie else "newer"
+    kept = f"{kept_word} ({kept_detail}, {why})" if kept_detail else f"{kept_word} ({why})"
+    lost = f"{lost_word} ({lost_detail})" if lost_detail else lost_word
+    scope = controls.escape(d.scope) if d.scope else "project"
+    line = (f"memory {controls.escape(d.uuid[:8])} [{scope}]: both sides changed "
+            f"{shown(d.field)}; kept {kept}, dropped {lost}: "
+            f"{shown(d.value, SHOWN_WIDTH if recover else None)}")
+    return f"{line}; recover it with: {recover}" if recover else line
+
+
+def _git_out(*args: str, data: bytes | None = None) -> str | None:
+    """A git command's first line of output, or None when it fails."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(["git", *args], input=data, capture_output=True, check=False)
+    except OSError:
+        return None
+    out = proc.stdout.decode(errors="replace").strip()
+    return out.splitlines()[0] if proc.returncode == 0 and out else None
+
+
+def _kept_in_git(data: bytes) -> str | None:
+    """`git show <blob>` for the exact bytes of a side: a command that prints the dropped
+    version whatever the operation (merge, rebase, cherry-pick, pull) and whatever ref
+    moves later. Writing the blob is a no-op when git has it already, as it almost always
+    has (the side came from a commit); it makes sure of it otherwise."""
+    oid = _git_out("hash-object", "-w", "--no-filters", "--stdin", data=data)
+    return f"git show {oid}" if oid and _hex(oid) else None
+
+
+def _tell(lost: list[Dropped], sides: dict[str, bytes]) -> None:
+    """Say on stderr, one line a field, what the merge dropped: git shows it in its output.
+
+    Paid only when something was dropped: then two git processes (where the git
+    directory is, and the blob id of the dropped side).
+    """
+    names = side_names(_git_out("rev-parse", "--git-dir"))
+    commands: dict[str, str | None] = {}
+    for d in lost:
+        if d.lost not in commands:
+            commands[d.lost] = _kept_in_git(sides[d.lost])
+        _write_line(f"git-aide: {notice(d, names, commands[d.lost])}")
+
+
+def _write_line(line: str) -> None:
+    """One line on stderr; a closed stderr loses the line, never the merge."""
+    try:
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
@@ -254,14 +470,21 @@ def run_driver(argv: list[str]) -> int:
         base = _read(base_path)
         ours = _read(ours_path)
         theirs = _read(theirs_path)
-        merged = merge_bytes(base, ours, theirs)
+        merged, lost = merge_report(base, ours, theirs)
         with open(ours_path, "wb") as f:
             f.write(merged)
-        return 0
     except MergeConflict as e:
         reason = str(e)
     except Exception as e:  # never a traceback in git's output, never a silent "resolved"
         reason = f"internal error: {type(e).__name__}: {e}"
+    else:
+        if lost:
+            try:
+                _tell(lost, {"ours": ours, "theirs": theirs})
+            except Exception as e:  # the merge is done and right: only the notice failed
+                _say(f"{name}: both sides changed {', '.join(d.field for d in lost)}; "
+                     f"kept the newer side (cannot say more: {type(e).__name__}: {e})")
+        return 0
     try:
         with open(ours_path, "wb") as f:
             f.write(conflict_bytes(base, ours, theirs, size))

@@ -4,7 +4,8 @@ The merge driver only sees files that both sides kept. This settles the rest fro
 index stages (1 base, 2 ours, 3 theirs), which are what git recorded whatever the
 working tree now holds (text markers from a clone without the driver included):
 
-- both sides kept it (content conflict, add/add): merged by the driver's rules;
+- both sides kept it (content conflict, add/add): merged by the driver's rules, with a
+  line for each field whose value one side lost (as the driver says it);
 - one side deleted it (modify/delete): the later event wins, the kept version's
   `updated_at` against the commit date of the commit that deleted it.
 """
@@ -16,7 +17,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from git_aide.merge import MergeConflict, load_side, merge_bytes, stamp
+from git_aide.merge import MergeConflict, load_side, merge_report, notice, side_names, stamp
 from git_aide.repo import Repo
 from git_aide.store import check_folder, write_file, write_lock
 
@@ -42,7 +43,7 @@ class Stages:
 class Outcome:
     """What resolve did (or would do), one line a path."""
 
-    #: The report, one line a path.
+    #: The report: one line a path, each followed by a line a field one side lost.
     lines: list[str] = field(default_factory=list)
     #: How many paths were settled (or would be, with --dry-run).
     settled: int = 0
@@ -97,12 +98,13 @@ class _Left(Exception):
     """A path resolve leaves unmerged; the message says why."""
 
 
-def _merge(top: str, st: Stages, blobs: dict[str, bytes]) -> tuple[str, str, bytes]:
+def _merge(repo: Repo, top: str, st: Stages, blobs: dict[str, bytes]
+           ) -> tuple[str, str, bytes, list[str]]:
     """Both sides kept the file: the driver's merge of the three stages."""
     base = blobs[st.entries[1][1]] if 1 in st.entries else b""
     ours, theirs = blobs[st.entries[2][1]], blobs[st.entries[3][1]]
     try:
-        merged = merge_bytes(base, ours, theirs)
+        merged, lost = merge_report(base, ours, theirs)
     except MergeConflict as e:
         raise _Left(f"cannot merge: {e}") from None
     now = _current(top, st.path)
@@ -110,11 +112,14 @@ def _merge(top: str, st: Stages, blobs: dict[str, bytes]) -> tuple[str, str, byt
     if now is not None and now != merged and now not in (base, ours, theirs) \
             and not _has_markers(now):
         raise _Left("edited by hand since the merge stopped; check it, then `git add` it")
-    return "merge", "", merged
+    names = side_names(repo.git_dir, environ={})
+    # The stages are blobs git already holds: each prints a dropped side whole.
+    recover = {"ours": f"git show {st.entries[2][1]}", "theirs": f"git show {st.entries[3][1]}"}
+    return "merge", "", merged, [f"  {notice(d, names, recover[d.lost])}" for d in lost]
 
 
 def _modify_delete(repo: Repo, st: Stages, blobs: dict[str, bytes],
-                   ref: str | None) -> tuple[str, str, bytes | None]:
+                   ref: str | None) -> tuple[str, str, bytes | None, list[str]]:
     """One side deleted the file: keep it only if it was updated after the deletion."""
     kept_stage = 2 if 2 in st.entries else 3
     deleter = "HEAD" if kept_stage == 3 else ref
@@ -137,8 +142,9 @@ def _modify_delete(repo: Repo, st: Stages, blobs: dict[str, bytes],
     # loses nothing that a second `forget` cannot undo.
     if updated >= deleted_at:
         return "keep", (f"{side} updated it at {updated}, after its deletion in {commit} "
-                        f"at {deleted_at}"), kept
-    return "delete", f"deleted in {commit} at {deleted_at}, after its update at {updated}", None
+                        f"at {deleted_at}"), kept, []
+    return "delete", (f"deleted in {commit} at {deleted_at}, after its update at {updated}"
+                      ), None, []
 
 
 def resolve(repo: Repo, dry_run: bool = False) -> Outcome:
@@ -168,7 +174,7 @@ def _settle_all(repo: Repo, top: str, paths: list[Stages], blobs: dict[str, byte
     """Settle each path in turn, adding a line a path to `outcome`."""
     for st in paths:
         try:
-            verb, detail, data = _settle(repo, top, st, blobs, ref)
+            verb, detail, data, notes = _settle(repo, top, st, blobs, ref)
         except _Left as e:
             outcome.left += 1
             outcome.lines.append(f"left {st.path}: {e}")
@@ -181,11 +187,13 @@ def _settle_all(repo: Repo, top: str, paths: list[Stages], blobs: dict[str, byte
         outcome.settled += 1
         shown = f"would {verb}" if dry_run else _DONE[verb]
         outcome.lines.append(f"{shown} {st.path}" + (f": {detail}" if detail else ""))
+        outcome.lines.extend(notes)
 
 
 def _settle(repo: Repo, top: str, st: Stages, blobs: dict[str, bytes],
-            ref: str | None) -> tuple[str, str, bytes | None]:
-    """(verb, detail, new content or None to delete) for one path; _Left when it cannot."""
+            ref: str | None) -> tuple[str, str, bytes | None, list[str]]:
+    """(verb, detail, new content or None to delete, a line a field one side lost) for one
+    path; _Left when it cannot."""
     modes = {mode for mode, _oid in st.entries.values()}
     if modes & {_GITLINK, _SYMLINK}:
         raise _Left("not a regular file")
@@ -193,7 +201,7 @@ def _settle(repo: Repo, top: str, st: Stages, blobs: dict[str, bytes],
         raise _Left("a stage's blob is missing from the object database")
     have = set(st.entries)
     if {2, 3} <= have:
-        return _merge(top, st, blobs)
+        return _merge(repo, top, st, blobs)
     if have in ({1, 2}, {1, 3}):
         return _modify_delete(repo, st, blobs, ref)
     raise _Left(f"unusual conflict (stages {sorted(have)}, a rename?); settle it by hand")

@@ -255,4 +255,25 @@ def log_text(doc: dict[str, Any], *, tty: bool) -> str:
                 extra += f" ({', '.join(fields)})"
             out.append(f"    {mark} {m['uuid'][:8]}  {m['layer']}  [{_scope(m)}]{extra}  "
                        f"{_short(m['what'], 60)}")
+        out.extend(conflict_lines(c, s))
     return "\n".join(out) if out else "No memory changes."
+
+
+def conflict_lines(commit: dict[str, Any], s: _Style) -> list[str]:
+    """The mark of a merge that kept one side of a field both sides changed: per field, a
+    line naming the side kept and the value dropped, then the command that prints the
+    dropped version whole."""
+    lines: list[str] = []
+    kind = s.red("conflict ")
+    for x in commit.get("conflicts", ()):
+        m = x["memory"]
+        lost = "theirs" if x["kept"] == "ours" else "ours"
+        value = x.get("dropped_value")
+        shown = f'"{_short(value, 58)}"' if isinstance(value, str) else \
+            _short(_value(value), 60) if "dropped_value" in x else "(no such field)"
+        lines.append(f"    {kind} {m['uuid'][:8]}  {m['layer']}  [{_scope(m)}]  "
+                     f"both sides changed \"{x['field']}\"; kept {x['kept']} "
+                     f"({x['kept_parent'][:7]}), dropped {lost} ({x['dropped_parent'][:7]}): "
+                     f"{shown}")
+        lines.append(f"              recover: {x['recover']}")
+    return lines
