@@ -13,7 +13,7 @@ import time
 
 from git_aide.errors import AideError, GitError
 from git_aide.memory import MEMORIES_DIR
-from git_aide.spawn import CONFIG, REV_PARSE, Spawned, resolve_query, spawn
+from git_aide.spawn import CONFIG, REV_PARSE, Spawned, resolve_query, revision_problem, spawn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -178,8 +178,7 @@ class Repo:
 
         `asked` is the same question already started (spawn.early).
         """
-        if not rev or "\n" in rev or rev.startswith("-"):
-            raise AideError(f"{rev!r} names no commit")
+        check_revision(rev)
         proc = asked or spawn("cat-file", "--batch-check", input=resolve_query(rev))
         if proc is None:
             raise GitError("git is not installed or not on PATH")
@@ -255,6 +254,16 @@ class Repo:
                 lines = err.strip().splitlines()
                 raise GitError(f"git {step[0]} failed: {lines[-1] if lines else proc.returncode}")
         return True
+
+
+def check_revision(rev: str) -> str:
+    """`rev`, or an error saying why it names no commit (too long, a control character,
+    a leading dash), before git is asked anything about it."""
+    problem = revision_problem(rev)
+    if problem is not None:
+        shown = rev if len(rev) <= 60 else rev[:60] + "..."
+        raise AideError(f"{shown!r} names no commit ({problem})")
+    return rev
 
 
 def open_repo(asked: dict[str, Spawned | None] | None = None) -> Repo:

@@ -39,36 +39,90 @@ class Spawned:
             self._pid = os.posix_spawnp("git", ["git", *args],
                                         os.environ if env is None else env,
                                         file_actions=actions)
+        except BaseException:
+            for fd in (out_r, err_r, in_w):
+                os.close(fd)
+            raise
         finally:
             os.close(out_w)
             os.close(err_w)
             os.close(in_r)
-        try:
-            if input:  # a few lines at most: the pipe holds them without blocking
-                os.write(in_w, input)
-        finally:
-            os.close(in_w)
-        self._fds = (out_r, err_r)
+        #: git's stdout and stderr, then its stdin while input is left to give it; each
+        #: closed (and dropped) once done with.
+        self._fds = [out_r, err_r, in_w]
+        #: The input git has not been given yet.
+        self._pending = memoryview(input or b"")
         self._result: tuple[int, bytes, bytes] | None = None
+        # Only what the pipe takes goes now: git answers as it reads, and a write that
+        # blocked here would wait for a reader (wait()) that has not started.
+        os.set_blocking(in_w, False)
+        self._give()
+
+    def _give(self) -> None:
+        """Give git as much of the pending input as its stdin takes without blocking;
+        close its stdin once all is given, or once git stopped reading."""
+        fd = self._fds[2]
+        try:
+            while self._pending:
+                self._pending = self._pending[os.write(fd, self._pending):]
+        except BlockingIOError:
+            return
+        except OSError:  # git exited without reading it all: its answer says why
+            self._pending = memoryview(b"")
+        os.close(fd)
+        self._fds[2] = -1
 
     def wait(self) -> tuple[int, bytes, bytes]:
-        """(exit status, stdout, stderr); the first call waits for git to finish."""
+        """(exit status, stdout, stderr); the first call waits for git to finish.
+
+        git's three pipes are served together, whichever is ready: git blocks on any
+        pipe that is full (or empty), so reading them in a fixed order could wait on
+        git while git waits on us.
+        """
         if self._result is None:
-            out = _read_all(self._fds[0])
-            err = _read_all(self._fds[1])  # git says little on stderr: no deadlock
+            import select
+
+            got: tuple[list[bytes], list[bytes]] = ([], [])
+            poller = select.poll()
+            for i, fd in enumerate(self._fds):
+                if fd >= 0:
+                    poller.register(fd, select.POLLOUT if i == 2 else select.POLLIN)
+            try:
+                while self._fds[0] >= 0 or self._fds[1] >= 0:
+                    for fd, _event in poller.poll():
+                        if fd == self._fds[2]:
+                            self._give()
+                            if self._fds[2] < 0:
+                                poller.unregister(fd)
+                            continue
+                        i = self._fds.index(fd)
+                        chunk = os.read(fd, 1 << 16)
+                        if chunk:
+                            got[i].append(chunk)
+                        else:
+                            poller.unregister(fd)
+                            os.close(fd)
+                            self._fds[i] = -1
+            finally:
+                self.close()
             _pid, status = os.waitpid(self._pid, 0)
-            self._result = (os.waitstatus_to_exitcode(status), out, err)
+            self._result = (os.waitstatus_to_exitcode(status), b"".join(got[0]),
+                            b"".join(got[1]))
         return self._result
 
+    def close(self) -> None:
+        """Let go of git's pipes without waiting for it: git reads the end of its input,
+        or stops writing to a pipe that nobody reads."""
+        for fd in self._fds:
+            if fd >= 0:
+                os.close(fd)
+        self._fds = [-1, -1, -1]
+        self._pending = memoryview(b"")
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    try:
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
+    def __del__(self) -> None:
+        # Never waited for: git must not stay blocked on a pipe that nobody serves.
+        if any(fd >= 0 for fd in getattr(self, "_fds", ())):
+            self.close()
 
 
 def spawn(*args: str, input: bytes | None = None) -> Spawned | None:
@@ -88,6 +142,38 @@ _PATHSPEC_VARS = frozenset({"GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
                             "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS"})
 
 
+#: The longest revision git-aide hands to git, in bytes. A ref is a file under the git
+#: directory, so no name git can create is longer than a path (PATH_MAX, 4096 bytes).
+MAX_REVISION = 4096
+#: How the control characters a revision most likely carries by mistake are named.
+_CONTROL_NAMES = {"\0": "NUL", "\n": "a newline", "\r": "a carriage return", "\t": "a tab"}
+
+
+def revision_problem(rev: str) -> str | None:
+    """Why `rev` cannot name a commit, before git is asked; None when it may.
+
+    The one check of every revision a user or an agent gives (the command line's and
+    the MCP server's): git reads revisions one a line on stdin (`cat-file --batch-check`),
+    where a newline makes two questions of one, and takes no NUL in an argument.
+    """
+    try:
+        size = len(rev.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "it is not valid UTF-8"
+    if not rev:
+        return "it is empty"
+    if size > MAX_REVISION:
+        return (f"it is {size} bytes long; git-aide takes revisions of at most "
+                f"{MAX_REVISION} bytes, as no ref name can be longer")
+    for ch in rev:
+        if ch < " " or ch == "\x7f":
+            what = _CONTROL_NAMES.get(ch, f"the control character U+{ord(ch):04X}")
+            return f"it holds {what}; a revision holds no control characters"
+    if rev.startswith("-"):
+        return "it starts with '-': git would read an option"
+    return None
+
+
 def resolve_query(rev: str) -> bytes:
     """What `git cat-file --batch-check` is asked to resolve a revision and its memories.
 
@@ -100,7 +186,7 @@ def early(cached: bool, rev: str | None) -> dict[str, Spawned | None]:
     """Start the questions a recall or search of this source asks."""
     asked = {"rev-parse": spawn(*REV_PARSE), "config": spawn(*CONFIG)}
     if rev is not None:
-        if rev and "\n" not in rev and not rev.startswith("-"):
+        if revision_problem(rev) is None:  # else Repo.resolve says what is wrong
             asked["resolve"] = spawn("cat-file", "--batch-check", input=resolve_query(rev))
     elif not cached:
         asked["status"] = spawn(*STATUS)

@@ -27,7 +27,7 @@ from git_aide.cache import Cache, stat_sig
 from git_aide.errors import AideError
 from git_aide.listing import changed_paths
 from git_aide.recall import Hit
-from git_aide.repo import Repo, open_repo
+from git_aide.repo import Repo, check_revision, open_repo
 from git_aide.sources import Entry, Snapshot
 from git_aide.sources import load as load_source
 from git_aide.spawn import CONFIG, STATUS, resolve_query, spawn
@@ -91,8 +91,7 @@ class Memory:
             repo = self.repo()
             changed, asked = self._changes(repo)
         else:
-            if not rev or "\n" in rev or rev.startswith("-"):
-                raise AideError(f"{rev!r} names no commit")
+            check_revision(rev)
             # Start git's question before anything else, as the command line does.
             asked = {"resolve": spawn("cat-file", "--batch-check", input=resolve_query(rev))}
             repo = self.repo()
@@ -260,15 +259,23 @@ def build(memory: Memory | None = None) -> MCPServer:
         tags: list[str] | None = None,
         source: Literal["conversation", "import", "agent_discovery", "elevated",
                         "hook"] = "conversation",
-        shared: bool = True,
+        shared: Annotated[bool, Field(
+            description="false: a personal preference (layer preferences only), kept out "
+                        "of git, never staged")] = True,
         priority: Literal["normal", "always"] | None = None,
     ) -> CallToolResult:
         """Store a memory in .aide/memories and stage it (`git aide remember --json`)."""
         def work() -> CallToolResult:
             from git_aide import store
 
+            if not shared and layer != "preferences":
+                # As `remember --personal` with another layer: a private memory that
+                # is shared and staged anyway would be committed behind the agent's back.
+                raise AideError("shared=false makes a personal preference, which cannot "
+                                f"go in layer {layer}: use layer preferences to keep it "
+                                "private, or shared=true to share it with the team")
             repo = mem.repo()
-            personal = not shared and layer == "preferences"
+            personal = not shared
             w = store.remember(repo, mem.cache(repo), what, why=why, layer=layer, scope=scope,
                                tags=tags or [], label=context_label, personal=personal,
                                priority=priority or "normal", source=source,

@@ -7,11 +7,21 @@ once and then lets the kernel say what changed (Linux inotify): the files git na
 that baseline, plus every file touched since, are what may differ. `read_dirty` then
 reads only those, through its stat table.
 
+The watch vouches only for what the kernel reports. A folder's watch reports the
+changes made through a name in that folder, but not a write through another hard link
+to the same file (a `cp -al` backup, a sync tool), nor a link made from elsewhere; so
+each memory file also carries a watch of its own, which reports every write to it
+whatever name it came through. A mount or unmount anywhere (a bind mount over a
+memory folder or file) makes the paths name other files: the mount table is watched
+too, and any change to it starts the watch over.
+
 git is asked again whenever the answer could be stale in a way the events do not cover:
 the index file changed (a commit, `git add`, a checkout), a folder was created, removed
-or moved, the kernel's queue overflowed, or many files were touched. Where inotify is
-missing or not trustworthy (not Linux, a network or FUSE file system, a symbolic link
-among the memory folders), or `aide.mcp.watch` is false, every call asks git, as the
+or moved, a mount changed, the kernel's queue overflowed, or many files were touched.
+Where inotify is missing or not trustworthy (not Linux, a network or FUSE file system
+at or below the memories folder, a symbolic link among the memory folders), where the
+memory files outnumber the share of the user's inotify watches a server may take
+(`FILE_WATCH_SHARE`), or when `aide.mcp.watch` is false, every call asks git, as the
 command line does.
 """
 
@@ -20,11 +30,16 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import select
 import struct
 
 from git_aide.cache import stat_sig
 from git_aide.folders import linked
 from git_aide.memory import MEMORIES_DIR
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _IN_NONBLOCK = 0o4000
 _IN_CLOEXEC = 0o2000000
@@ -36,6 +51,7 @@ _IN_CREATE = 0x100
 _IN_DELETE = 0x200
 _IN_DELETE_SELF = 0x400
 _IN_MOVE_SELF = 0x800
+_IN_UNMOUNT = 0x2000
 _IN_Q_OVERFLOW = 0x4000
 _IN_IGNORED = 0x8000
 _IN_ONLYDIR = 0x01000000
@@ -44,8 +60,10 @@ _IN_ISDIR = 0x40000000
 #: What a folder's watch reports: any change of its files' contents or names.
 _MASK = (_IN_MODIFY | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE
          | _IN_DELETE | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR | _IN_DONT_FOLLOW)
+#: What a memory file's own watch reports: a write, through whichever of its names.
+_FILE_MASK = _IN_MODIFY | _IN_CLOSE_WRITE | _IN_DONT_FOLLOW
 #: Events after which the folder tree itself may differ from what is watched.
-_RESCAN = _IN_Q_OVERFLOW | _IN_IGNORED | _IN_DELETE_SELF | _IN_MOVE_SELF
+_RESCAN = _IN_Q_OVERFLOW | _IN_IGNORED | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_UNMOUNT
 _EVENT = struct.Struct("iIII")
 
 #: File systems whose changes the local kernel sees as they happen (inotify reports
@@ -56,10 +74,17 @@ LOCAL_FILE_SYSTEMS = frozenset({
 #: Beyond this many files touched since git was asked, ask it again: the list that
 #: `read_dirty` stats on every call stays short.
 MAX_TOUCHED = 64
+#: A server takes at most this share (1/N) of the user's inotify watches
+#: (fs.inotify.max_user_watches), one per memory file: editors and other tools need
+#: theirs. A store with more files than that is not watched: git is asked every call.
+FILE_WATCH_SHARE = 4
+#: The user's inotify watches when the kernel does not say (its smallest default).
+DEFAULT_MAX_WATCHES = 8192
 
 
 class Watch:
-    """The memory folders of one working tree under inotify, and git's last answer."""
+    """The memory folders and files of one working tree under inotify, and git's last
+    answer."""
 
     def __init__(self, top: str) -> None:
         #: The working tree's top folder.
@@ -68,6 +93,21 @@ class Watch:
         self._libc: ctypes.CDLL | None = None
         #: Watch descriptor -> the folder it watches, relative to `top`.
         self._folders: dict[int, str] = {}
+        #: Watch descriptor -> the names (relative to `top`) of the memory file it
+        #: watches: one file, more than one name when it is hard-linked inside the tree.
+        self._files: dict[int, set[str]] = {}
+        #: A memory file's name -> the descriptor of its file's watch.
+        self._file_wd: dict[str, int] = {}
+        #: The most memory files watched (FILE_WATCH_SHARE of the user's watches).
+        self._budget = 0
+        #: Gave up: more memory files than the budget, or the kernel refused a watch.
+        self._too_many = False
+        #: /proc/self/mountinfo, open to hear of any mount or unmount (-1: not open).
+        self._mounts = -1
+        #: Polls `_mounts`: the kernel flags the open mount table when it changes.
+        self._mount_poll: Any = None
+        #: Descriptors of file watches let go of, whose queued events mean nothing.
+        self._released: set[int] = set()
         #: The files git named at the baseline (relative to `top`).
         self._baseline: list[str] = []
         #: The files touched since the baseline.
@@ -81,8 +121,11 @@ class Watch:
 
     def changed(self, index_file: str) -> list[str] | None:
         """The files that may differ from the index, or None when git must be asked
-        (then call `baseline` with its answer)."""
+        (then call `prepare`, and `baseline` with its answer)."""
         if self._index_sig is None or self._fd < 0:
+            return None
+        if self._mounts_changed():
+            self.close()  # paths may name other files now: start over
             return None
         self._drain()
         if (self._rescan or self._fd < 0 or len(self._touched) > MAX_TOUCHED
@@ -92,15 +135,17 @@ class Watch:
         return sorted(self._touched.union(self._baseline))
 
     def prepare(self) -> bool:
-        """Before git is asked for a baseline: watch the folders (again) and forget the
-        events so far. False when this tree cannot be watched."""
+        """Before git is asked for a baseline: watch the folders and files (again) and
+        forget the events so far. False when this tree cannot be watched."""
         self._touched.clear()
         self._index_sig = None
+        if self._fd >= 0 and self._mounts_changed():
+            self.close()
         if self._fd < 0 and not self._open():
             return False
         self._drain()  # queued before now: git's answer covers them
-        if self._rescan or not self._folders:  # changed, or made since the last look
-            self._rewatch()
+        if self._fd >= 0 and (self._rescan or not self._folders):
+            self._rewatch()  # changed, or made since the last look
         self._touched.clear()
         return self._fd >= 0 and bool(self._folders)
 
@@ -123,37 +168,65 @@ class Watch:
         return False
 
     def close(self) -> None:
-        """Stop watching."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        """Stop watching (the kernel drops every watch with the descriptor)."""
+        for fd in (self._fd, self._mounts):
+            if fd >= 0:
+                os.close(fd)
+        self._fd = self._mounts = -1
+        self._mount_poll = None
         self._folders.clear()
+        self._files.clear()
+        self._file_wd.clear()
         self._index_sig = None
 
     def _open(self) -> bool:
-        if not usable(self.top):
+        if self._too_many:
             return False
+        try:  # opened before usable() reads it: a mount made since then counts
+            self._mounts = os.open("/proc/self/mountinfo", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return False  # not Linux
+        self._mount_poll = select.poll()
+        self._mount_poll.register(self._mounts, select.POLLPRI | select.POLLERR)
+        self._mounts_changed()  # clears the flag: what is mounted now is looked at
         try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
+            self._libc = ctypes.CDLL(None, use_errno=True)
+            self._libc.inotify_init1  # noqa: B018 -- missing outside Linux
         except (OSError, AttributeError):
+            self.close()
             return False
-        if fd < 0:
+        if not usable(self.top):
+            self.close()
             return False
-        self._libc, self._fd = libc, fd
+        self._budget = max_watches() // FILE_WATCH_SHARE
         self._rewatch()
-        return bool(self._folders)
+        return self._fd >= 0 and bool(self._folders)
+
+    def _mounts_changed(self) -> bool:
+        """Whether anything was mounted or unmounted since the last look (looking
+        clears the kernel's flag)."""
+        return self._mounts >= 0 and bool(self._mount_poll.poll(0))
 
     def _rewatch(self) -> None:
-        """Watch every memory folder as it is now (a watch added twice is one watch).
+        """Watch every memory folder and file as they are now, on a new descriptor (the
+        old one's watches of files that left or were replaced go with it).
 
-        Each folder is watched before it is listed, so that a subfolder made meanwhile
-        is either listed here or reported by its parent's watch.
+        Each folder is watched before it is listed, so that a subfolder or file made
+        meanwhile is either listed here or reported by its folder's watch; each file is
+        watched before git is asked, so that a write git does not see is reported.
         """
         assert self._libc is not None
         self._rescan = False
         self._folders.clear()
+        self._files.clear()
+        self._file_wd.clear()
         self._root = None
+        self._released.clear()
+        if self._fd >= 0:
+            os.close(self._fd)
+        self._fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
+        if self._fd < 0:
+            return
         root = os.path.join(self.top, MEMORIES_DIR)
         if linked(self.top):
             return  # git reads nothing through a link; neither would the events
@@ -162,6 +235,7 @@ class Watch:
         except OSError:
             return
         self._root = (st.st_dev, st.st_ino)
+        files: list[str] = []
         stack = [root]
         while stack:
             base = stack.pop()
@@ -171,12 +245,61 @@ class Watch:
                     continue  # removed just now: its parent's watch said so
                 self._folders.clear()  # out of watches, say: git is asked every call
                 return
-            self._folders[wd] = os.path.relpath(base, self.top).replace(os.sep, "/")
+            rel = os.path.relpath(base, self.top).replace(os.sep, "/")
+            self._folders[wd] = rel
             try:
                 with os.scandir(base) as listing:
-                    stack.extend(e.path for e in listing if e.is_dir(follow_symlinks=False))
+                    for e in listing:
+                        if e.is_dir(follow_symlinks=False):
+                            stack.append(e.path)
+                        elif e.is_file(follow_symlinks=False):
+                            files.append(f"{rel}/{e.name}")
             except OSError:
                 continue  # removed just now: its parent's watch said so
+        if len(files) > self._budget:
+            self._give_up()
+            return
+        for path in files:
+            if not self._watch_file(path):
+                return
+
+    def _watch_file(self, path: str) -> bool:
+        """Watch a memory file itself (by its name relative to `top`); False when the
+        watch had to be given up (too many files)."""
+        assert self._libc is not None
+        self._forget_file(path)
+        if len(self._files) >= self._budget:
+            self._give_up()
+            return False
+        full = os.fsencode(os.path.join(self.top, path))
+        wd = self._libc.inotify_add_watch(self._fd, full, _FILE_MASK)
+        if wd < 0:
+            if ctypes.get_errno() in (errno.ENOENT, errno.ENOTDIR):
+                return True  # gone again: its folder's watch said so
+            self._give_up()  # the user's watches ran out
+            return False
+        self._files.setdefault(wd, set()).add(path)
+        self._file_wd[path] = wd
+        return True
+
+    def _forget_file(self, path: str) -> None:
+        """`path` names no watched file any more (removed, or moved away)."""
+        wd = self._file_wd.pop(path, None)
+        if wd is None:
+            return
+        names = self._files.get(wd)
+        if names is not None:
+            names.discard(path)
+            if not names:  # its file left the tree (or is gone): stop watching it
+                del self._files[wd]
+                if self._libc is not None and self._fd >= 0:
+                    self._libc.inotify_rm_watch(self._fd, wd)
+                    self._released.add(wd)
+
+    def _give_up(self) -> None:
+        """Too many files to watch each one: from now on git is asked every call."""
+        self._too_many = True
+        self.close()
 
     def _drain(self) -> None:
         """Read the queued events into `_touched`, or mark that a rescan is needed."""
@@ -189,20 +312,48 @@ class Watch:
                 self.close()
                 return
             at = 0
-            while at + _EVENT.size <= len(data):
+            while at + _EVENT.size <= len(data) and self._fd >= 0:
                 wd, mask, _cookie, size = _EVENT.unpack_from(data, at)
                 name = data[at + _EVENT.size:at + _EVENT.size + size].rstrip(b"\0")
                 at += _EVENT.size + size
+                names = self._files.get(wd)
+                if names is not None:  # a memory file's own watch
+                    if mask & _IN_IGNORED:  # its last name is gone
+                        for path in names:
+                            self._file_wd.pop(path, None)
+                        del self._files[wd]
+                    elif mask & _IN_UNMOUNT:
+                        self._rescan = True
+                    else:
+                        self._touched.update(names)
+                    continue
+                if wd in self._released:
+                    continue  # a file's watch let go of (`_forget_file`)
                 folder = self._folders.get(wd)
                 if mask & _RESCAN or mask & _IN_ISDIR or folder is None:
                     self._rescan = True
                     continue
                 if name:
-                    self._touched.add(f"{folder}/{os.fsdecode(name)}")
+                    path = f"{folder}/{os.fsdecode(name)}"
+                    self._touched.add(path)
+                    if mask & (_IN_DELETE | _IN_MOVED_FROM):
+                        self._forget_file(path)
+                    elif mask & (_IN_CREATE | _IN_MOVED_TO) and not self._rescan:
+                        self._watch_file(path)
+
+
+def max_watches() -> int:
+    """How many inotify watches the kernel lets this user have."""
+    try:
+        with open("/proc/sys/fs/inotify/max_user_watches", encoding="ascii") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return DEFAULT_MAX_WATCHES
 
 
 def usable(top: str) -> bool:
-    """Whether inotify can be trusted for this working tree's memories folder."""
+    """Whether inotify can be trusted for this working tree's memories folder: it lies
+    on a local file system, and so does everything mounted below it."""
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
             mounts = f.read().splitlines()
@@ -215,8 +366,20 @@ def usable(top: str) -> bool:
         parts = fields.split()
         if len(parts) < 5 or not tail:
             continue
-        point = parts[4].replace("\\040", " ")
+        point = _unescape(parts[4])
+        fs = tail.split()[0]
+        if point.startswith(where.rstrip("/") + "/") and fs not in LOCAL_FILE_SYSTEMS:
+            return False  # a share mounted on a memory folder: its writes go unreported
         inside = where == point or where.startswith(point.rstrip("/") + "/")
         if inside and len(point) >= len(best):
-            best, kind = point, tail.split()[0]
+            best, kind = point, fs
     return kind in LOCAL_FILE_SYSTEMS
+
+
+def _unescape(field: str) -> str:
+    """A mountinfo path: the kernel writes space, tab, newline and backslash as octal."""
+    if "\\" not in field:
+        return field
+    for code, ch in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
+        field = field.replace(code, ch)
+    return field
