@@ -329,3 +329,26 @@ def test_the_notice_never_fails_a_merge_it_cannot_describe(tmp_path: Path) -> No
     assert line.startswith(f'git-aide: memory {UUID[:8]} [project]: both sides changed "what"; '
                            "kept theirs (newer), dropped ours: ")
     assert line.endswith(json.dumps("ours " * 30)) and "recover" not in line
+
+
+def test_the_mcp_log_shows_the_mark_too(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    b, merge = _merged_history(tmp_path)
+
+    async def session() -> str:
+        params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(b),
+                                       env=BASE_ENV)
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            res = await s.call_tool("aide_log", {})
+            assert not res.is_error, res.content
+            assert res.structured_content == aide_ok(b, "log", "--json").json()
+            return "".join(getattr(c, "text", "") for c in res.content)
+
+    text = asyncio.run(session())
+    assert f"conflict `{UUID[:8]}` what: kept ours, dropped a's text" in text
+    assert f"git show {merge}^2:{PATH}" in text

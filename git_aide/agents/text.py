@@ -54,4 +54,8 @@ def log_text(doc: dict[str, Any]) -> str:
         for ch in c.get("changes", []):
             what = _flat((ch.get("memory") or {}).get("what"))
             lines.append(f"  - {ch.get('change')} `{str(ch.get('uuid'))[:8]}` {what}")
+        for x in c.get("conflicts", ()):  # a merge that kept one side of a same-field change
+            lines.append(f"  - conflict `{str(x.get('uuid'))[:8]}` {x.get('field')}: kept "
+                         f"{x.get('kept')}, dropped {_flat(str(x.get('dropped_value')))[:80]}"
+                         f" (recover: `{x.get('recover')}`)")
     return "\n".join(lines) if lines else "No commits changed memories."
