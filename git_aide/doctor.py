@@ -82,12 +82,12 @@ def _agents(repo: Repo) -> list[Finding]:
 
     top = repo.require_worktree("doctor")
     out = []
-    for agent, ok, message in found(top):
+    for agent, ok, message, init_fixes in found(top):
         if ok:
             out.append(Finding("agent", True, message))
         else:
-            out.append(Finding("agent", True, f"{message} (git aide init --agent {agent})",
-                               note=True))
+            hint = f" (git aide init --agent {agent})" if init_fixes else ""
+            out.append(Finding("agent", True, message + hint, note=True))
     return out
 
 

@@ -21,9 +21,10 @@ FOLDERS: tuple[str, ...] = (
 )
 
 
-def problem(top: str, rel: str) -> str | None:
+def problem(top: str, rel: str, what: str = "memories") -> str | None:
     """Why writing into the folder `rel` (repo-relative) could leave the working tree, or
-    None when every part of it that exists is a real folder inside it."""
+    None when every part of it that exists is a real folder inside it (`what`: the files
+    written there, for the message)."""
     path = top
     done: list[str] = []
     for part in rel.split("/"):
@@ -41,14 +42,14 @@ def problem(top: str, rel: str) -> str | None:
                 target = os.readlink(path)
             except OSError:
                 target = "?"
-            return (f"{shown} is a symbolic link (to {target}); git-aide writes memories only "
+            return (f"{shown} is a symbolic link (to {target}); git-aide writes {what} only "
                     "inside the working tree: replace the link with a real folder")
         if not stat.S_ISDIR(st.st_mode):
-            return f"{shown} is not a folder; move it away so that memories can be written"
+            return f"{shown} is not a folder; move it away so that {what} can be written"
     real_top = os.path.realpath(top)
     real = os.path.realpath(path)
     if real != real_top and not real.startswith(real_top.rstrip(os.sep) + os.sep):
-        return (f"{rel} resolves outside the working tree ({real}); git-aide writes memories "
+        return (f"{rel} resolves outside the working tree ({real}); git-aide writes {what} "
                 "only inside it")
     return None
 

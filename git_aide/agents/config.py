@@ -1,11 +1,15 @@
 """`git aide init --agent A`: the MCP registration and the hooks in each agent's own
-project settings (DESIGN section 13), merged with what the user has there.
+project settings (DESIGN section 13), edited in place.
 
-Each file is read, git-aide's own entries (known by their command: `git-aide mcp`,
-`git-aide hook ...`) are taken out and written back fresh, and everything else stays as
-it was and where it was. Running it again gives the same bytes. A file that does not
-parse is an error and is left alone. Codex's TOML is edited as text: only the lines of
-our own `[mcp_servers.git-aide]` table change.
+A settings file is the user's, and often committed: only git-aide's own entries (known
+by their command: `git-aide mcp`, `git-aide hook ...`) change, every other byte stays
+as it was, and `--uninstall` gives the file back byte for byte. JSON is edited as text:
+a small tokenizer finds where each value is, new entries go after the last of their
+neighbours in the file's own layout (indent, separators, line ends), and uninstall cuts
+out exactly what install put in, recomputed from the file. Codex's TOML goes through
+tomlkit, which keeps the document as written. A file that does not parse is an error
+and is left alone, and nothing is read or written through a link out of the working
+tree.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+import stat
+from dataclasses import dataclass, field
+from typing import Any
 
 from git_aide.errors import AideError
 
@@ -54,6 +59,23 @@ _CURSOR_HOOKS = (
     ("preCompact", "pre-compact", None),
 )
 
+#: Each agent's files, repo-relative.
+FILES = {
+    "claude": (".mcp.json", ".claude/settings.json"),
+    "codex": (".codex/config.toml", ".codex/hooks.json"),
+    "cursor": (".cursor/mcp.json", ".cursor/hooks.json"),
+    "gemini": (".gemini/settings.json",),
+    "vscode": (".vscode/mcp.json",),
+}
+#: The largest JSON settings file read: agents' files are a few KiB, and a bound keeps
+#: something that never ends from hanging init or doctor.
+MAX_JSON = 1 << 20
+#: The same for TOML, smaller: tomlkit keeps a document as written but parses slowly.
+MAX_TOML = 128 << 10
+#: What install writes to an absent JSON file before adding its entries; a file that
+#: uninstall leaves holding exactly this was made by install, and goes.
+SKELETON = "{\n}\n"
+
 
 @dataclass
 class Change:
@@ -66,6 +88,10 @@ class Change:
     after: bytes | None
     #: A few words on what is ours in it.
     what: str
+    #: The file read and written: the path, or what a link inside the tree points to.
+    dest: str = field(default="", repr=False)
+    #: The permission bits of the file before, given back to the rewritten one.
+    mode: int | None = field(default=None, repr=False)
 
     @property
     def changed(self) -> bool:
@@ -110,204 +136,357 @@ def is_our_server(entry: Any) -> bool:
             and isinstance(args, list) and args[-1:] == ["mcp"])
 
 
-# -- JSON files -----------------------------------------------------------------------------
+# -- reading and writing, inside the working tree only -----------------------------------
 
-def _read_json(top: str, rel: str) -> tuple[bytes | None, dict[str, Any], Style]:
-    """(bytes, document, layout) of a JSON settings file; {} when it does not exist."""
+def _place(top: str, rel: str) -> str:
+    """The file to read and write for `rel`: the path itself, or the target of a link
+    that stays inside the working tree; anything that would lead out of it is refused,
+    every folder on the way checked as the memory folders are."""
+    from git_aide import folders
+
+    folder = os.path.dirname(rel)
+    if folder:
+        message = folders.problem(top, folder, "agent settings")
+        if message:
+            raise AideError(f"{rel}: {message}")
     path = os.path.join(top, rel)
+    if not os.path.islink(path):
+        return path
+    target = os.path.realpath(path)
+    root = os.path.realpath(top)
+    inside = os.path.relpath(target, root)
+    if inside == os.pardir or inside.startswith(os.pardir + os.sep) or os.path.isabs(inside):
+        raise AideError(f"{rel} is a symbolic link out of the working tree (to "
+                        f"{os.readlink(path)}); git-aide writes agent settings only inside "
+                        "it: left as it was")
+    if inside.split(os.sep)[0] == ".git":
+        raise AideError(f"{rel} is a symbolic link into .git; left as it was")
+    return target
+
+
+def _read(top: str, rel: str, limit: int) -> tuple[bytes | None, str, int | None]:
+    """(bytes or None, file, permission bits) of a settings file: only a regular file
+    of at most `limit` bytes is read (a FIFO or a device would never end)."""
+    dest = _place(top, rel)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(
+        os, "O_NOCTTY", 0)
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        fd = os.open(dest, flags)
     except FileNotFoundError:
-        return None, {}, _style(b"")
+        return None, dest, None
     except OSError as e:
-        raise AideError(f"{rel}: cannot be read ({e.strerror})") from None
+        raise AideError(f"{rel} cannot be read ({e.strerror}); left as it was") from None
     try:
-        doc = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except (ValueError, UnicodeDecodeError) as e:
-        raise AideError(f"{rel} is not valid JSON ({e}); fix it, then run init again "
-                        "(it was left as it was)") from None
-    if not isinstance(doc, dict):
-        raise AideError(f"{rel} does not hold a JSON object; left as it was")
-    return raw, doc, _style(raw)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise AideError(f"{rel} is not a regular file; left as it was")
+        too_big = AideError(f"{rel} is larger than {limit >> 10} KiB, more than agent settings "
+                            "ever are; left as it was")
+        if st.st_size > limit:
+            raise too_big
+        chunks = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise too_big
+    except OSError as e:
+        raise AideError(f"{rel} cannot be read ({e.strerror}); left as it was") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks), dest, stat.S_IMODE(st.st_mode)
 
 
-class Style(NamedTuple):
-    """How a JSON file is laid out, so that what we write back looks like the user's."""
-
-    indent: str | None  # None: all on one line
-    item_sep: str
-    key_sep: str
-    newline: bool  # ends with a newline
+def _newline(text: str) -> str:
+    """The line end a file uses (its first one), "\\n" when it has none."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
 
-def _style(raw: bytes) -> Style:
-    """The layout of `raw`: its indent, separators and final newline."""
-    body = raw.strip()
-    if not body:
-        return Style("  ", ",", ": ", True)  # ours: two spaces, as most tools write
-    key_sep = ": " if re.search(rb'"\s*:\s', body) or not re.search(rb'":', body) else ":"
-    if b"\n" not in body:
-        item_sep = ", " if re.search(rb"[\]}\"\w],\s", body) else ","
-        return Style(None, item_sep, key_sep, raw.endswith(b"\n"))
-    m = re.search(rb"\n([ \t]+)\S", raw)
-    return Style(m[1].decode() if m else "  ", ",", key_sep, raw.endswith(b"\n"))
+# -- JSON, edited as text -----------------------------------------------------------------
+
+class _Node:
+    """Where one JSON value is in the text: a tree of positions, not of values."""
+
+    __slots__ = ("start", "end", "kind", "items", "keys")
+
+    def __init__(self, start: int, kind: str, end: int = -1) -> None:
+        #: The value's first character, and one past its last.
+        self.start = start
+        self.end = end
+        #: "{", "[" or "" (a string, number, true, false or null).
+        self.kind = kind
+        #: An object's values or an array's elements, in order.
+        self.items: list[_Node] = []
+        #: An object's keys: (decoded, where its opening quote is, one past its closing one).
+        self.keys: list[tuple[str, int, int]] = []
+
+    def head(self, i: int) -> int:
+        """Where item `i` starts: at its key, in an object."""
+        return self.keys[i][1] if self.kind == "{" else self.items[i].start
 
 
-def _dump_json(doc: dict[str, Any], style: Style) -> bytes:
-    text = json.dumps(doc, indent=style.indent, separators=(style.item_sep, style.key_sep),
-                      ensure_ascii=False)
-    return (text + ("\n" if style.newline else "")).encode()
+#: The tokens that matter in valid JSON: a number or a literal is what lies between two.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}:,]', re.S)
+
+#: One edit of a text: (start, end, what replaces text[start:end]).
+Edit = tuple[int, int, str]
 
 
-def _section(doc: dict[str, Any], key: str, rel: str) -> dict[str, Any]:
-    value = doc.setdefault(key, {})
-    if not isinstance(value, dict):
-        raise AideError(f"{rel}: {key!r} is not an object; left as it was")
-    return value
+def _tree(text: str) -> _Node:
+    """The positions of the values of `text`, a JSON object (json.loads has read it),
+    in one pass."""
+    stack: list[_Node] = []
+    root = _Node(0, "{", len(text))
+    key: tuple[str, int, int] = ("", 0, 0)
+    expect = False  # whether a value may come before the next token
+    last = 0  # one past the previous token
 
+    def put(node: _Node) -> None:
+        nonlocal root, expect
+        expect = False
+        if not stack:
+            root = node
+            return
+        parent = stack[-1]
+        if parent.kind == "{":
+            parent.keys.append(key)
+        parent.items.append(node)
 
-def _set_server(doc: dict[str, Any], key: str, entry: dict[str, Any] | None, rel: str) -> None:
-    """Put our server under `key` (in place if there), dropping copies under other names."""
-    servers = _section(doc, key, rel)
-    for name in [n for n, e in servers.items() if n != SERVER and is_our_server(e)]:
-        del servers[name]
-    if entry is None:
-        servers.pop(SERVER, None)
-    else:
-        servers[SERVER] = entry
-    if not servers:
-        del doc[key]
+    def scalar(pos: int) -> None:
+        chunk = text[last:pos]
+        body = chunk.strip(" \t\r\n")
+        if expect and body:
+            start = last + len(chunk) - len(chunk.lstrip(" \t\r\n"))
+            put(_Node(start, "", start + len(body)))
 
-
-def _set_hooks(doc: dict[str, Any], table: tuple[tuple[str, str, str | None], ...], agent: str,
-               nested: bool, rel: str, install: bool, extra: dict[str, Any]) -> None:
-    """Take our hooks out of every event of `doc["hooks"]`, then add them fresh.
-
-    `nested`: Claude's shape (groups with a matcher and a `hooks` list) rather than
-    Cursor's flat list of commands.
-    """
-    hooks = _section(doc, "hooks", rel)
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for g in groups:
-            if nested and isinstance(g, dict) and isinstance(g.get("hooks"), list):
-                inner = [h for h in g["hooks"]
-                         if not (isinstance(h, dict) and is_ours(h.get("command")))]
-                if not inner and g["hooks"]:
-                    continue  # the group held only ours
-                if len(inner) != len(g["hooks"]):
-                    g = {**g, "hooks": inner}
-            elif isinstance(g, dict) and is_ours(g.get("command")):
-                continue
-            kept.append(g)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if install:
-        for event, ours, matcher in table:
-            handler: dict[str, Any] = {"command": hook_command(ours, agent)}
-            if nested:
-                handler = {"type": "command", **handler, **extra}
-                group: dict[str, Any] = {"matcher": matcher} if matcher else {}
-                group["hooks"] = [handler]
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        pos = m.start()
+        c = token[0]
+        if c == '"':
+            if stack and stack[-1].kind == "{" and not expect:
+                key = (json.loads(token) if "\\" in token else token[1:-1], pos, m.end())
             else:
-                group = {**handler, **({"matcher": matcher} if matcher else {})}
-            hooks.setdefault(event, []).append(group)
-    if not hooks:
-        del doc["hooks"]
+                put(_Node(pos, "", m.end()))
+        elif c in "{[":
+            node = _Node(pos, c)
+            put(node)
+            stack.append(node)
+            expect = c == "["
+        elif c in "}]":
+            scalar(pos)
+            stack.pop().end = pos + 1
+            expect = False
+        elif c == ":":
+            expect = True
+        else:
+            scalar(pos)
+            expect = stack[-1].kind == "["
+        last = m.end()
+    return root
 
 
-def _json_change(top: str, rel: str, what: str, edit: Any, empty: dict[str, Any]) -> Change:
-    """Apply `edit` to a JSON settings file; a file it leaves holding only `empty` goes."""
-    import copy
+class _Json:
+    """A JSON settings file being edited: its text, where its values are, its layout."""
 
-    raw, doc, indent = _read_json(top, rel)
-    original = copy.deepcopy(doc)
-    edit(doc)
-    if doc == original:
-        return Change(rel, raw, raw, what)  # the user's bytes, whatever their layout
-    if not doc or doc == empty:
-        return Change(rel, raw, None, what)
-    return Change(rel, raw, _dump_json(doc, indent), what)
+    def __init__(self, text: str) -> None:
+        #: The whole file.
+        self.text = text
+        #: The top-level object's positions.
+        self.root = _tree(text)
+        #: The file's line end.
+        self.nl = _newline(text)
+        m = re.search(r"\n([ \t]+)\S", text)
+        #: One level of indent.
+        self.unit = m[1] if m else "  "
+        #: Between a key and its value; after the comma on one line; whether arrays of
+        #: plain values are kept on one line in a laid-out file.
+        self.key_sep, self.gap, self.flat_arrays = self._layout()
+
+    def _layout(self) -> tuple[str, str, bool]:
+        text = self.text
+        key_sep: str | None = None
+        gap: str | None = None
+        flat: bool | None = None
+        todo = [self.root]
+        while todo and (key_sep is None or gap is None or flat is None):
+            node = todo.pop()
+            n = len(node.items)
+            if key_sep is None and node.kind == "{" and n:
+                sep = text[node.keys[0][2]:node.items[0].start]
+                key_sep = None if "\n" in sep else sep
+            if gap is None and n > 1:
+                between = text[node.items[0].end:node.head(1)]
+                if "\n" not in between:
+                    gap = between.split(",", 1)[1]
+            if flat is None and node.kind == "[" and n and not any(i.kind for i in node.items):
+                flat = "\n" not in text[node.start:node.end]
+            todo.extend(reversed([i for i in node.items if i.kind]))
+        key_sep = ": " if key_sep is None else key_sep
+        if gap is None:
+            gap = " " if key_sep.endswith(" ") else ""
+        return key_sep, gap, bool(flat)
+
+    def value(self, node: _Node) -> Any:
+        """The value at `node`."""
+        return json.loads(self.text[node.start:node.end])
+
+    def member(self, box: _Node, key: str) -> int | None:
+        """The index of `key` in the object `box` (its last, as JSON readers take)."""
+        for i in range(len(box.keys) - 1, -1, -1):
+            if box.keys[i][0] == key:
+                return i
+        return None
+
+    def indent(self, pos: int) -> str:
+        """The white space that opens the line holding `pos`."""
+        line = self.text[self.text.rfind("\n", 0, pos) + 1:pos]
+        return line[:len(line) - len(line.lstrip(" \t"))]
+
+    def flat(self, node: _Node) -> bool:
+        """Whether `node` is written on one line."""
+        return "\n" not in self.text[node.start:node.end]
+
+    def laid_out(self, box: _Node) -> bool:
+        """Whether the container `box` has its items one a line: a line break before
+        the first (or, empty, inside it)."""
+        end = box.head(0) if box.items else box.end - 1
+        return "\n" in self.text[box.start:end]
+
+    def render(self, value: Any, ind: str, flat: bool) -> str:
+        """`value` in this file's layout; `ind`: the indent of the line it starts on."""
+        inner = ind + self.unit
+        if isinstance(value, dict) and value:
+            parts = [json.dumps(k, ensure_ascii=False) + self.key_sep
+                     + self.render(v, inner, flat) for k, v in value.items()]
+            return self._wrap("{}", parts, ind, flat)
+        if isinstance(value, list) and value:
+            flat = flat or (self.flat_arrays and not any(isinstance(v, (dict, list))
+                                                         for v in value))
+            return self._wrap("[]", [self.render(v, inner, flat) for v in value], ind, flat)
+        return json.dumps(value, ensure_ascii=False)
+
+    def _wrap(self, brackets: str, parts: list[str], ind: str, flat: bool) -> str:
+        if flat:
+            return brackets[0] + f",{self.gap}".join(parts) + brackets[1]
+        inner = ind + self.unit
+        return (brackets[0] + self.nl + f",{self.nl}".join(inner + p for p in parts)
+                + self.nl + ind + brackets[1])
+
+    def item(self, key: str | None, value: Any, ind: str, flat: bool) -> str:
+        """An object member (or an array element, without a key) as text."""
+        head = "" if key is None else json.dumps(key, ensure_ascii=False) + self.key_sep
+        return head + self.render(value, ind, flat)
+
+    def append(self, box: _Node, new: list[tuple[str | None, Any]]) -> Edit:
+        """The edit that adds `new` after the last item of `box`, laid out as its items
+        are: one a line at their indent, or on their line; in an empty container, on
+        new lines when it spans lines, else on its line."""
+        text = self.text
+        if box.items:
+            at = box.items[-1].end
+            if self.laid_out(box):
+                ind = self.indent(box.head(len(box.items) - 1))
+                return at, at, "".join(f",{self.nl}{ind}{self.item(k, v, ind, False)}"
+                                       for k, v in new)
+            gap = self.gap
+            if len(box.items) > 1:
+                gap = text[box.items[0].end:box.head(1)].split(",", 1)[1]
+            return at, at, "".join(f",{gap}{self.item(k, v, '', True)}" for k, v in new)
+        at = box.start + 1
+        if self.laid_out(box):
+            ind = self.indent(box.start) + self.unit
+            return at, at, ",".join(f"{self.nl}{ind}{self.item(k, v, ind, False)}"
+                                    for k, v in new)
+        return at, at, f",{self.gap}".join(self.item(k, v, "", True) for k, v in new)
+
+    def drop(self, box: _Node, gone: list[int]) -> list[Edit]:
+        """The edits that take items `gone` (ascending) out of `box` with their commas:
+        the inverse of `append`. With all of them gone, what followed the last one (the
+        closing bracket's line) stays."""
+        items = box.items
+        if len(gone) == len(items):
+            return [(box.start + 1, items[-1].end, "")]
+        edits = []
+        run = [gone[0]]
+        for i in [*gone[1:], -1]:
+            if i == run[-1] + 1:
+                run.append(i)
+                continue
+            first, last = run[0], run[-1]
+            if first:
+                edits.append((items[first - 1].end, items[last].end, ""))
+            else:
+                edits.append((box.head(0), box.head(last + 1), ""))
+            run = [i]
+        return edits
+
+    def prune(self, parent: _Node, emptied: dict[int, list[Edit]]) -> tuple[int, list[Edit]]:
+        """(how many go, the edits) for the containers of `parent` whose items were all
+        ours (index: the edits that empty them): one install made goes whole, the
+        user's own empty one that install filled stays, empty. Install fills an empty
+        container on its line and makes one laid out, so in a laid-out parent the
+        layout tells them apart; in another, install's are the last ones."""
+        if not self.laid_out(parent):
+            made = set()
+            i = len(parent.items) - 1
+            while i in emptied:
+                made.add(i)
+                i -= 1
+        else:
+            made = {i for i in emptied if self.laid_out(parent.items[i])}
+        edits = [e for i, mine in emptied.items() if i not in made for e in mine]
+        return len(made), edits + (self.drop(parent, sorted(made)) if made else [])
 
 
-# -- Codex's TOML ----------------------------------------------------------------------------
-
-_TOML_HEADER = re.compile(r'^\s*\[\s*mcp_servers\s*\.\s*("git-aide"|git-aide)\s*(\.[^\]]*)?\]')
-_ANY_HEADER = re.compile(r"^\s*\[")
-TOML_BLOCK = f'[mcp_servers.{SERVER}]\ncommand = "{EXE}"\nargs = ["mcp"]\n'
-
-
-def _toml_parse(text: str, rel: str) -> dict[str, Any] | None:
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10: checked when tomli happens to be there
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ImportError:
-            return None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise AideError(f"{rel} is not valid TOML ({e}); fix it, then run init again "
-                        "(it was left as it was)") from None
+def _splice(text: str, edits: list[Edit]) -> str:
+    """`text` with `edits` (that do not overlap) made."""
+    out = []
+    end = len(text)
+    for start, stop, new in sorted(edits, reverse=True):
+        if stop > end:
+            raise AssertionError("overlapping edits")
+        out.append(text[stop:end])
+        out.append(new)
+        end = start
+    out.append(text[:end])
+    return "".join(reversed(out))
 
 
-def _toml_change(top: str, rel: str, install: bool) -> Change:
-    """Replace our `[mcp_servers.git-aide]` table in Codex's config, leaving every other
-    line as it was."""
-    from git_aide.store import read_file
-
-    raw = read_file(os.path.join(top, rel))
-    text = (raw or b"").decode("utf-8", "replace")
-    _toml_parse(text, rel)
-    lines = text.splitlines(keepends=True)
-    out: list[str] = []
-    at = None
-    skipping = False
-    for line in lines:
-        if _TOML_HEADER.match(line):
-            skipping = True
-            if at is None:
-                at = len(out)
-            continue
-        if skipping and _ANY_HEADER.match(line):
-            skipping = False
-        if not skipping:
-            out.append(line)
-    if install:
-        if at is None:
-            if out and not out[-1].endswith("\n"):
-                out[-1] += "\n"
-            if out and out[-1].strip():
-                out.append("\n")
-            at = len(out)
-        block = TOML_BLOCK
-        if at < len(out) and out[at].strip():
-            block += "\n"  # keep a blank line before the user's next table
-        out.insert(at, block)
-    elif at is not None and at == len(out) and at > 0 and not out[at - 1].strip():
-        out.pop()  # the blank line init put before the table it appended
-    new = "".join(out)
-    parsed = _toml_parse(new, rel)
-    if parsed is not None:
-        server = parsed.get("mcp_servers", {}).get(SERVER) if isinstance(
-            parsed.get("mcp_servers"), dict) else None
-        if install and server != {"command": EXE, "args": ["mcp"]}:
-            raise AideError(f"{rel} defines mcp_servers.{SERVER} in a form git-aide does not "
-                            "edit (an inline table?); left as it was")
-    after = new.encode() if new.strip() else None
-    if new == text:
-        after = raw
-    return Change(rel, raw, after, "the git-aide MCP server")
+def _kind(text: str, node: _Node) -> str:
+    """What a value is, for a message."""
+    first = text[node.start]
+    if node.kind:
+        return "an array" if node.kind == "[" else "an object"
+    if first == '"':
+        return "a string"
+    if first in "tf":
+        return "a boolean"
+    return "null" if first == "n" else "a number"
 
 
-# -- the agents ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Spec:
+    """What git-aide owns in one JSON settings file."""
+
+    #: The key of the MCP servers object ("" when the file has no server of ours).
+    servers: str = ""
+    #: Whether the server entry says `"type": "stdio"`.
+    typed: bool = False
+    #: The hooks installed: (event in the file, our event, matcher or None).
+    hooks: tuple[tuple[str, str, str | None], ...] = ()
+    #: Claude's shape (groups of a matcher and handlers) rather than Cursor's flat list.
+    nested: bool = True
+    #: What each handler adds (the timeout, in the agent's unit).
+    extra: tuple[tuple[str, Any], ...] = ()
+    #: What install starts from when the file does not exist.
+    skeleton: str = SKELETON
+
 
 def _server_entry(typed: bool) -> dict[str, Any]:
     entry: dict[str, Any] = {"type": "stdio"} if typed else {}
@@ -315,75 +494,370 @@ def _server_entry(typed: bool) -> dict[str, Any]:
     return entry
 
 
+def _hook_groups(spec: _Spec, agent: str) -> dict[str, list[dict[str, Any]]]:
+    """Our groups (Cursor: handlers) under each event, in the order they are written."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for event, ours, matcher in spec.hooks:
+        handler: dict[str, Any] = {"command": hook_command(ours, agent)}
+        if spec.nested:
+            handler = {"type": "command", **handler, **dict(spec.extra)}
+            group: dict[str, Any] = {"matcher": matcher} if matcher else {}
+            group["hooks"] = [handler]
+        else:
+            group = {**handler, **({"matcher": matcher} if matcher else {})}
+        out.setdefault(event, []).append(group)
+    return out
+
+
+def _ours_in(doc: _Json, groups: _Node, nested: bool) -> tuple[list[int], list[Edit]]:
+    """(the groups of an event that hold only our hooks, the edits that take ours out
+    of the groups that also hold the user's)."""
+    whole: list[int] = []
+    inner: list[Edit] = []
+
+    def ours(handler: _Node) -> bool:
+        i = doc.member(handler, "command") if handler.kind == "{" else None
+        return i is not None and is_ours(doc.value(handler.items[i]))
+
+    for g, group in enumerate(groups.items):
+        if not nested:
+            if ours(group):
+                whole.append(g)
+            continue
+        i = doc.member(group, "hooks") if group.kind == "{" else None
+        handlers = group.items[i] if i is not None else None
+        if handlers is None or handlers.kind != "[":
+            continue
+        mine = [h for h, handler in enumerate(handlers.items) if ours(handler)]
+        if mine and len(mine) == len(handlers.items):
+            whole.append(g)
+        elif mine:
+            inner += doc.drop(handlers, mine)
+    return whole, inner
+
+
+#: A place to add to, after the first pass: (keys from the top, key or None, value).
+_Later = tuple[tuple[str, ...], str | None, Any]
+
+
+def _edit_json(text: str, spec: _Spec, agent: str, install: bool, rel: str) -> str:
+    """`text` with git-aide's entries put in (or taken out): the stale ones are
+    replaced or removed in a first pass, then the missing ones added."""
+    doc = _Json(text)
+    root = doc.root
+    edits: list[Edit] = []
+    later: list[_Later] = []
+    emptied: dict[int, list[Edit]] = {}  # the top-level containers left empty
+    if spec.servers:
+        edits += _servers(doc, spec, install, rel, later, emptied)
+    if spec.hooks:
+        edits += _hooks(doc, spec, agent, install, rel, later, emptied)
+    edits += doc.prune(root, emptied)[1]
+    text = _splice(text, edits)
+    if not later:
+        return text
+    doc = _Json(text)
+    boxes: dict[int, tuple[_Node, list[tuple[str | None, Any]]]] = {}
+    for path, key, value in later:
+        box = doc.root
+        for k in path:
+            at = doc.member(box, k)
+            assert at is not None, "the first pass keeps every place it adds to"
+            box = box.items[at]
+        new = [(key, value)] if key is not None else [(None, v) for v in value]
+        boxes.setdefault(id(box), (box, []))[1].extend(new)
+    return _splice(text, [doc.append(box, new) for box, new in boxes.values()])
+
+
+def _servers(doc: _Json, spec: _Spec, install: bool, rel: str, later: list[_Later],
+             emptied: dict[int, list[Edit]]) -> list[Edit]:
+    """Our server under `spec.servers`: kept when it is as it should be, else replaced
+    in place or added last; copies of it under other names go."""
+    key = spec.servers
+    entry = _server_entry(spec.typed)
+    i = doc.member(doc.root, key)
+    if i is None:
+        if install:
+            later.append(((), key, {SERVER: entry}))
+        return []
+    box = doc.root.items[i]
+    if box.kind != "{":
+        raise AideError(f"{rel}: {key!r} is {_kind(doc.text, box)}, not an object; left as "
+                        "it was")
+    named = [j for j, k in enumerate(box.keys) if k[0] == SERVER]
+    keep = named[-1] if install and named else None
+    gone = [j for j, value in enumerate(box.items) if j != keep and (
+        box.keys[j][0] == SERVER or is_our_server(doc.value(value)))]
+    edits: list[Edit] = []
+    if keep is None:
+        if install:
+            later.append(((key,), SERVER, entry))
+    elif doc.value(box.items[keep]) != entry:
+        value = box.items[keep]
+        flat = doc.flat(value if value.kind else box)
+        edits.append((value.start, value.end,
+                      doc.render(entry, doc.indent(box.keys[keep][1]), flat)))
+    if gone:
+        if not install and len(gone) == len(box.items):
+            emptied[i] = doc.drop(box, gone)
+        else:
+            edits += doc.drop(box, gone)
+    return edits
+
+
+def _hooks(doc: _Json, spec: _Spec, agent: str, install: bool, rel: str,
+           later: list[_Later], emptied: dict[int, list[Edit]]) -> list[Edit]:
+    """Our hooks in `"hooks"`: an event whose groups of ours are as they should be is
+    left alone, one whose are not has them replaced in place (or taken out and added
+    last), a missing event is added last, and ours go from events we no longer use."""
+    want = _hook_groups(spec, agent) if install else {}
+    i = doc.member(doc.root, "hooks")
+    if i is None:
+        if install:
+            later.append(((), "hooks", want))
+        return []
+    box = doc.root.items[i]
+    if box.kind != "{":
+        raise AideError(f"{rel}: 'hooks' is {_kind(doc.text, box)}, not an object; left as "
+                        "it was")
+    target = {k[0]: j for j, k in enumerate(box.keys) if k[0] in want}
+    edits: list[Edit] = []
+    events: dict[int, list[Edit]] = {}  # the events left empty
+    for j, (event, _, _) in enumerate(box.keys):
+        groups = box.items[j]
+        if groups.kind != "[":
+            if target.get(event) == j:
+                raise AideError(f"{rel}: hooks.{event} is {_kind(doc.text, groups)}, not an "
+                                "array; left as it was")
+            continue
+        whole, inner = _ours_in(doc, groups, spec.nested)
+        if target.get(event) == j:
+            mine = want[event]
+            if not inner and len(whole) == len(mine):
+                for g, group in zip(whole, mine, strict=True):
+                    node = groups.items[g]
+                    if doc.value(node) != group:
+                        edits.append((node.start, node.end, doc.render(
+                            group, doc.indent(node.start), doc.flat(node))))
+                continue
+            later.append((("hooks", event), None, mine))
+        elif not whole and not inner:
+            continue
+        elif len(whole) == len(groups.items):
+            events[j] = doc.drop(groups, whole)
+            continue
+        edits += inner
+        if whole:
+            edits += doc.drop(groups, whole)
+    later.extend((("hooks",), event, mine) for event, mine in want.items()
+                 if event not in target)
+    gone, pruned = doc.prune(box, events)
+    if not install and gone and gone == len(box.items):
+        emptied[i] = pruned
+    else:
+        edits += pruned
+    return edits
+
+
+def _json_text(raw: bytes | None, rel: str) -> str:
+    """The text of a JSON settings file, checked to be an object."""
+    if raw is None:
+        return ""
+    try:
+        text = raw.decode("utf-8")
+        doc = json.loads(text) if text.strip() else {}
+    except RecursionError:
+        raise AideError(f"{rel} is nested too deeply to be agent settings; left as it was"
+                        ) from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise AideError(f"{rel} is not valid JSON ({e}); fix it, then run init again "
+                        "(it was left as it was)") from None
+    if not isinstance(doc, dict):
+        raise AideError(f"{rel} does not hold a JSON object; left as it was")
+    return text
+
+
+def _json_change(top: str, rel: str, what: str, spec: _Spec, agent: str,
+                 install: bool) -> Change:
+    """Put our entries in a JSON settings file (or take them out), touching nothing
+    else; a file that uninstall leaves as install would have started it goes."""
+    raw, dest, mode = _read(top, rel, MAX_JSON)
+    text = _json_text(raw, rel)
+    if not text.strip():
+        if not install:
+            return Change(rel, raw, raw, what, dest, mode)
+        text = spec.skeleton
+    new = _edit_json(text, spec, agent, install, rel)
+    if new == text:
+        return Change(rel, raw, raw, what, dest, mode)
+    try:
+        json.loads(new)
+    except (ValueError, RecursionError):
+        raise AideError(f"{rel}: git-aide could not edit it in place (a bug: please "
+                        "report it); left as it was") from None
+    if not install and new == spec.skeleton:
+        return Change(rel, raw, None, what, dest, mode)
+    return Change(rel, raw, new.encode(), what, dest, mode)
+
+
+# -- Codex's TOML ----------------------------------------------------------------------------
+
+def _toml_load(text: str, rel: str) -> Any:
+    """The tomlkit document of `text`."""
+    import tomlkit
+
+    try:
+        return tomlkit.parse(text)
+    except RecursionError:
+        raise AideError(f"{rel} is nested too deeply to be agent settings; left as it was"
+                        ) from None
+    except Exception as e:  # tomlkit's errors are not all of one class
+        message = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise AideError(f"{rel} is not valid TOML ({message}); fix it, then run init again "
+                        "(it was left as it was)") from None
+
+
+def _toml_table(nl: str) -> str:
+    """Our table as install appends it, with the file's line ends."""
+    return f'[mcp_servers.{SERVER}]{nl}command = "{EXE}"{nl}args = ["mcp"]{nl}'
+
+
+def _toml_change(top: str, rel: str, install: bool) -> Change:
+    """Our `[mcp_servers.git-aide]` in Codex's config: added at the end of the file,
+    changed in place wherever and however it is written, taken out with the line end
+    install put before it."""
+    what = "the git-aide MCP server"
+    raw, dest, mode = _read(top, rel, MAX_TOML)
+    unchanged = Change(rel, raw, raw, what, dest, mode)
+    if raw is None:  # nothing to parse (doctor asks about every agent)
+        return Change(rel, raw, _toml_table("\n").encode(), what, dest) if install else unchanged
+    from tomlkit.items import InlineTable
+
+    # non-UTF-8 bytes (in a comment, say) go through as they came
+    text = raw.decode("utf-8", "surrogateescape")
+    doc = _toml_load(text, rel)
+    if doc.as_string() != text:
+        raise AideError(f"{rel}: git-aide cannot edit it without rewriting other lines; "
+                        "left as it was")
+    plain = doc.unwrap()
+    servers = plain.get("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise AideError(f"{rel}: mcp_servers is not a table; left as it was")
+    want = {"command": EXE, "args": ["mcp"]}
+    others = [n for n, e in servers.items() if n != SERVER and is_our_server(e)]
+    if not others and (servers.get(SERVER) == want if install else SERVER not in servers):
+        return unchanged
+    expected = {n: e for n, e in servers.items() if n not in others and n != SERVER}
+    if install:
+        expected[SERVER] = want
+    box = doc.get("mcp_servers")
+    for name in others:
+        del box[name]
+    nl = _newline(text)
+    if install and SERVER not in servers and not isinstance(box, InlineTable):
+        base = doc.as_string()
+        new = base + (nl if base else "") + _toml_table(nl)
+    else:
+        if not install:
+            if SERVER in servers:
+                del box[SERVER]
+        elif isinstance(servers.get(SERVER), dict):
+            entry = box[SERVER]
+            for k in [k for k in entry if k not in want]:
+                del entry[k]
+            for k, v in want.items():
+                if entry.get(k) != v:
+                    entry[k] = v
+        else:
+            import tomlkit
+
+            inline = tomlkit.inline_table()
+            inline.update(want)
+            box[SERVER] = inline
+        new = doc.as_string()
+        cut = text[len(new):] if text.startswith(new) else ""
+        if not install and cut.lstrip(" \t").startswith("["):
+            # our table was last: the line end install put before it goes too
+            new = new.removesuffix(_newline(new[-2:]) if new.endswith("\n") else "")
+    after = _toml_load(new, rel).unwrap()
+    mcp = after.pop("mcp_servers", {})
+    plain.pop("mcp_servers", None)
+    if after != plain or mcp != expected:
+        raise AideError(f"{rel}: git-aide cannot change its entry without touching others "
+                        "(an unusual layout); left as it was")
+    if not install and not new:
+        return Change(rel, raw, None, what, dest, mode)
+    return Change(rel, raw, new.encode("utf-8", "surrogateescape"), what, dest, mode)
+
+
+# -- the agents ------------------------------------------------------------------------------
+
 def plan(top: str, agent: str, install: bool = True) -> list[Change]:
     """The changes init --agent (or --uninstall) makes for one agent."""
     if agent not in AGENTS:
         raise AideError(f"unknown agent {agent!r}; choose one of {', '.join(AGENTS)}")
     server = "the git-aide MCP server"
     hooks = "git-aide's hooks"
+    timeout = (("timeout", 10),)
 
-    def servers(key: str, typed: bool) -> Any:
-        return lambda doc: _set_server(doc, key, _server_entry(typed) if install else None,
-                                       "")
+    def change(rel: str, what: str, spec: _Spec) -> Change:
+        return _json_change(top, rel, what, spec, agent, install)
 
     if agent == "claude":
-        return [
-            _json_change(top, ".mcp.json", server, servers("mcpServers", True), {}),
-            _json_change(top, ".claude/settings.json", hooks, lambda d: _set_hooks(
-                d, _CLAUDE_HOOKS, agent, True, ".claude/settings.json", install,
-                {"timeout": 10}), {}),
-        ]
+        return [change(".mcp.json", server, _Spec(servers="mcpServers", typed=True)),
+                change(".claude/settings.json", hooks, _Spec(hooks=_CLAUDE_HOOKS,
+                                                             extra=timeout))]
     if agent == "codex":
-        return [
-            _toml_change(top, ".codex/config.toml", install),
-            _json_change(top, ".codex/hooks.json", hooks, lambda d: _set_hooks(
-                d, _CLAUDE_HOOKS, agent, True, ".codex/hooks.json", install,
-                {"timeout": 10}), {}),
-        ]
+        return [_toml_change(top, ".codex/config.toml", install),
+                change(".codex/hooks.json", hooks, _Spec(hooks=_CLAUDE_HOOKS, extra=timeout))]
     if agent == "cursor":
-        def cursor_hooks(d: dict[str, Any]) -> None:
-            if install:
-                d.setdefault("version", 1)
-            _set_hooks(d, _CURSOR_HOOKS, agent, False, ".cursor/hooks.json", install, {})
-
-        return [
-            _json_change(top, ".cursor/mcp.json", server, servers("mcpServers", False), {}),
-            _json_change(top, ".cursor/hooks.json", hooks, cursor_hooks, {"version": 1}),
-        ]
+        # Cursor wants a version in its hooks file: written in a file install makes,
+        # never added to the user's own
+        return [change(".cursor/mcp.json", server, _Spec(servers="mcpServers")),
+                change(".cursor/hooks.json", hooks, _Spec(
+                    hooks=_CURSOR_HOOKS, nested=False, skeleton='{\n  "version": 1\n}\n'))]
     if agent == "gemini":
-        def gemini(d: dict[str, Any]) -> None:
-            _set_server(d, "mcpServers", _server_entry(False) if install else None,
-                        ".gemini/settings.json")
-            _set_hooks(d, _GEMINI_HOOKS, agent, True, ".gemini/settings.json", install,
-                       {"timeout": 10000})
-
-        return [_json_change(top, ".gemini/settings.json", f"{server} and {hooks}", gemini,
-                             {})]
-    return [_json_change(top, ".vscode/mcp.json", server, servers("servers", True), {})]
+        return [change(".gemini/settings.json", f"{server} and {hooks}", _Spec(
+            servers="mcpServers", hooks=_GEMINI_HOOKS, extra=(("timeout", 10000),)))]
+    return [change(".vscode/mcp.json", server, _Spec(servers="servers", typed=True))]
 
 
 def apply(top: str, changes: list[Change]) -> None:
-    """Write (atomically) or remove each changed file."""
+    """Write (atomically) or remove each changed file: through a link inside the
+    working tree, never out of it (checked again here), keeping its permissions."""
     from git_aide.store import write_file
 
-    for c in changes:
-        if not c.changed:
-            continue
-        path = os.path.join(top, c.path)
+    todo = [c for c in changes if c.changed]
+    seen: dict[str, str] = {}
+    for c in todo:
+        dest = _place(top, c.path)
+        if dest != c.dest:
+            raise AideError(f"{c.path} changed while init ran; nothing was written: run it "
+                            "again")
+        if dest in seen:
+            raise AideError(f"{seen[dest]} and {c.path} are one file (a symbolic link), "
+                            "which git-aide sets up for one agent at a time; nothing was "
+                            "written")
+        seen[dest] = c.path
+    for c in todo:
         if c.after is None:
-            os.unlink(path)
-        else:
-            write_file(path, c.after)
+            os.unlink(c.dest)
+            continue
+        write_file(c.dest, c.after)
+        if c.mode is not None:
+            os.chmod(c.dest, c.mode)
 
 
-def found(top: str) -> list[tuple[str, bool, str]]:
-    """(agent, set up?, what was found) for each agent whose files exist, for doctor."""
+def found(top: str) -> list[tuple[str, bool, str, bool]]:
+    """(agent, set up?, what was found, whether init --agent sets it right) for each
+    agent whose files exist, for doctor."""
     out = []
     for agent in AGENTS:
         try:
             changes = plan(top, agent)
         except AideError as e:
-            out.append((agent, False, f"{agent}: {e}"))
+            if any(os.path.lexists(os.path.join(top, rel)) for rel in FILES[agent]):
+                out.append((agent, False, f"{agent}: {e}", False))
             continue
         present = [c for c in changes if c.before is not None]
         if not present:
@@ -391,8 +865,8 @@ def found(top: str) -> list[tuple[str, bool, str]]:
         stale = [c.path for c in changes if c.changed]
         if stale:
             out.append((agent, False, f"{agent}: git-aide is missing or out of date in "
-                                      f"{', '.join(stale)}"))
+                                      f"{', '.join(stale)}", True))
         else:
             out.append((agent, True, f"{agent}: git-aide is set up in "
-                                     f"{', '.join(c.path for c in changes)}"))
+                                     f"{', '.join(c.path for c in changes)}", False))
     return out
