@@ -212,7 +212,7 @@ def remember_doc(w: Written) -> dict[str, Any]:
 
 def update_doc(w: Written) -> dict[str, Any]:
     """The update `--json` document."""
-    return {"uuid": w.uuid, "path": w.path, "staged": w.staged}
+    return {"uuid": w.uuid, "path": w.path, "staged": w.staged, "warnings": w.warnings}
 
 
 def forget_doc(gone: list[str], staged: bool) -> dict[str, Any]:

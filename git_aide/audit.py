@@ -153,6 +153,12 @@ def source_paths(repo: Repo, snap: Snapshot) -> Paths:
         out = repo.git("ls-files", "-z", "--full-name", "--cached", cwd=top).stdout
         names = out.decode(errors="surrogateescape").split("\0")
         return Paths(list(dict.fromkeys(n for n in names if n)), None)
+    return worktree_paths(repo, top)
+
+
+def worktree_paths(repo: Repo, top: str) -> Paths:
+    """The working tree's code paths: the files on disk that the index tracks or that
+    are new and not ignored (also what `remember --scope` checks a new scope against)."""
     # One listing, tagged: a file deleted from disk but still in the index comes once
     # as tracked (H) and once as removed (R); it is not in the working tree.
     out = repo.git("ls-files", "-z", "-t", "--full-name", "--cached", "--deleted",
@@ -259,7 +265,7 @@ def _safe(rewritten: str, scope: str, c: scopes.Compiled,
     """Whether a rewritten scope is safe to apply: valid, matching most of the moved
     files where they are now, and no file that was already there, outside the old scope
     (`src/a*/**` for a folder renamed to `src/a*` would take in `src/abc/`)."""
-    if scopes.check(rewritten) or controls.find(rewritten):
+    if scopes.check_new(rewritten) or controls.find(rewritten):
         return False
     was = set(scopes.expand_braces(scope))
     # A changed alternative that is a bare glob name (`*.ts`, `**`) matches at any depth:

@@ -77,6 +77,61 @@ def check(scope: str) -> str | None:
     return None
 
 
+def check_new(scope: str) -> str | None:
+    """Why a scope that a writing command was given is refused, or None when it is fine.
+
+    `check`, and then what a reader would misread: a `[` no `]` closes (git matches
+    nothing, git-aide would read a literal `[`), a brace that does not pair, an empty
+    alternative or path segment, a `.` segment. Scopes already stored are held to
+    `check` only, so that a memory written before stays readable.
+    """
+    message = check(scope)
+    if message:
+        return message
+    s = normalize(scope)
+    shown = _short(scope)
+    opened: list[int] = []
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if ch == "[":
+            end = _class_end(s, i)
+            if end < 0:
+                return (f"scope {shown!r}: the '[' at character {i + 1} is not closed by a "
+                        "']' in its segment; write '[[]' for a literal '['")
+            i = end  # braces and commas in a bracket expression are characters
+        elif ch == "{":
+            opened.append(i)
+        elif ch == "}":
+            if not opened:
+                return (f"scope {shown!r}: the '}}' at character {i + 1} closes no '{{'; "
+                        "write '[}]' for a literal '}'")
+            opened.pop()
+        i += 1
+    if opened:
+        return (f"scope {shown!r}: the '{{' at character {opened[-1] + 1} is not closed by "
+                "a '}'; write '[{]' for a literal '{'")
+    for alt in expand_braces(s):
+        segs = alt.split("/")
+        if not alt:
+            return (f"scope {shown!r} has an empty alternative, which would make it "
+                    "project-wide; remove the extra ','")
+        if "" in segs[:-1]:
+            where = "" if alt == s else f" (in {alt!r})"
+            return (f"scope {shown!r} has an empty path segment{where}; remove the extra "
+                    "'/' or the empty alternative")
+        if segs[0] == ".":
+            fix = ("give 'project' for the whole repository" if not alt.strip("./")
+                   else "write it from there, without './'")
+            return (f"scope {shown!r} starts with '.': a scope is read from the top of the "
+                    f"repository, not from the current folder; {fix}")
+        if "." in segs:
+            plain = "/".join(seg for seg in segs if seg != ".")
+            fix = f"write {plain!r}" if alt == s else "remove it"
+            return f"scope {shown!r} has a '.' segment, which matches no path; {fix}"
+    return None
+
+
 def _short(scope: str) -> str:
     return scope if len(scope) <= 60 else scope[:57] + "..."
 

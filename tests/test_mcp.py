@@ -85,7 +85,8 @@ def test_every_tool_over_stdio(repo: Path) -> None:
             res = await call("aide_update", id=new[:6], why="the lockfile is pnpm's",
                              priority="always")
             assert not res.is_error, res.content[0].text
-            assert res.structured_content == {"uuid": new, "path": doc["path"], "staged": True}
+            assert res.structured_content == {"uuid": new, "path": doc["path"], "staged": True,
+                                              "warnings": []}
             assert json.loads((repo / doc["path"]).read_text())["priority"] == "always"
             edit_by_hand(repo, doc["path"], id=42)
             res = await call("aide_update", id=42, what="use pnpm 9, not npm")
