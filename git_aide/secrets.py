@@ -2,8 +2,15 @@
 
 Two kinds: the shapes of well-known tokens (each specific enough that ordinary prose
 and git object ids do not trip it), and assignments of a password, secret, token or key
-to a value that is not a placeholder (`DB_PASSWORD=...`, `db password: ...`,
-`{"api_key": "..."}`), in text and in the keys of JSON objects.
+to a value (`DB_PASSWORD=...`, `db password: ...`, `{"api_key": "..."}`), in text and in
+the keys of JSON objects. An assignment is judged by its value as well as its name:
+placeholders, references (`vault:...`, an ARN, `${VAR}`, `settings.X`), paths and, for a
+key or a token, identifiers (`PARTITION_KEY=tenant_id`) are not secrets; machine-made
+values are, and for a password or a secret any other value too.
+
+Every pattern runs in time linear in the text: a pattern that spans a run of characters
+and then needs something after it starts only where such a run starts (a lookbehind
+for the run's own class), so a long line is never rescanned from each of its positions.
 """
 
 from __future__ import annotations
@@ -12,65 +19,254 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-#: (kind, pattern) pairs; the kind is what the error message names.
-PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("private key block", re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}\b")),
-    ("AWS secret access key", re.compile(
-        r"(?i)aws.{0,20}?(?:secret|private).{0,20}?[:=]\s*[\"']?[A-Za-z0-9/+=]{40}\b")),
-    ("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("GitLab token", re.compile(r"\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_\-]{20,}")),
-    ("Slack token", re.compile(r"\b(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}")),
-    ("Slack webhook", re.compile(r"hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/\w+")),
-    ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("PyPI token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}")),
-    ("SendGrid API key", re.compile(r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
-    ("Stripe secret key", re.compile(r"\b[sr]k_live_[0-9A-Za-z]{20,}")),
-    ("AI provider API key", re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{32,}")),
-    ("JSON web token", re.compile(
-        r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}")),
-    ("password in a URL", re.compile(
-        r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s@]{3,}@[^\s/]+")),
+#: (kind, pattern, hints): the kind is what the error message names; the hints are
+#: lowercase fragments of which every match holds one, so that a text holding none skips
+#: the pattern (a substring test costs a fraction of a regex scan; a pattern that opens
+#: with a literal needs none). A kind in `_CHECKS` counts only where its check accepts
+#: the match's value.
+_SHAPES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("private key block",
+     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d+:",
+     ("private key", "putty-user-key-file-")),
+    # A PEM file base64-encoded again, as a Kubernetes secret's data holds it.
+    ("private key in base64", r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}",
+     ("ls0tls1crudjti",)),
+    # The base64 body of a key without its BEGIN line: DER that opens with a version
+    # number (PKCS#1, PKCS#8, SEC1, PKCS#12), or OpenSSH's own format. (The M comes
+    # first so that the search skips from M to M at C speed.)
+    ("private key without its header", r"M(?<![A-Za-z0-9+/]M)[A-Za-z0-9+/]{59}", ()),
+    ("private key without its header", r"(?<![A-Za-z0-9+/])b3BlbnNzaC1rZXktdjE",
+     ("b3blbnnzac1rzxktdje",)),
+    ("AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}\b",
+     ("akia", "asia", "abia", "acca", "a3t")),
+    ("AWS secret access key",
+     r"(?i)aws.{0,20}?(?:secret|private).{0,20}?[:=]\s*[\"']?[A-Za-z0-9/+=]{40}\b", ("aws",)),
+    ("Azure account key",
+     r"(?i)\b(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{20,}={0,2})",
+     ("accountkey", "sharedaccesskey")),
+    ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+     ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    ("GitLab token",
+     r"\bgl(?:pat|dt|ptt|rt|cbt|agent|oas|soat|ft|imt|ffct)-[A-Za-z0-9_\-]{20,}",
+     ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glagent-", "gloas-", "glsoat-", "glft-",
+      "glimt-", "glffct-")),
+    ("Slack token", r"\b(?:xox[abposre]|xapp)-[A-Za-z0-9.-]{10,}", ("xox", "xapp-")),
+    ("Slack webhook",
+     r"hooks\.slack\.com/(?:services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/\w+"
+     r"|(?:workflows|triggers)/[A-Za-z0-9+/]{20,})", ()),
+    ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",)),
+    ("PyPI token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}", ("pypi-",)),
+    ("SendGrid API key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", ("sg.",)),
+    ("Google API key", r"\bAIza[0-9A-Za-z_\-]{35}\b", ("aiza",)),
+    ("Google OAuth client secret", r"\bGOCSPX-[A-Za-z0-9_\-]{28}", ("gocspx-",)),
+    ("Stripe secret key", r"\b[sr]k_(?:live|test|prod)_[0-9A-Za-z]{10,}",
+     ("k_live_", "k_test_", "k_prod_")),
+    ("AI provider API key", r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{32,}", ("sk-",)),
+    # Mixed case, as the tokens are: 34 lowercase letters after hf_ is a C identifier.
+    ("Hugging Face token",
+     r"\b(?:hf|api_org)_(?=[A-Za-z0-9]{0,33}[A-Z])(?=[A-Za-z0-9]{0,33}[a-z])[A-Za-z0-9]{34}\b",
+     ("hf_", "api_org_")),
+    ("DigitalOcean token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", ("_v1_",)),
+    ("Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", ("shp",)),
+    ("Twilio API key", r"\bSK[0-9a-f]{32}\b", ("sk",)),
+    ("Mailgun API key", r"\b(?:pub)?key-[0-9a-f]{32}\b", ("key-",)),
+    # The newer shape, 32-8-8 hex digits, found from its first dash.
+    ("Mailgun API key", r"-(?<=\b[0-9a-f]{32}-)[0-9a-f]{8}-[0-9a-f]{8}\b", ()),
+    ("Databricks token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", ("dapi",)),
+    # Service tokens with a prefix of their own, after gitleaks' and trufflehog's rules.
+    ("Azure AD client secret",
+     r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])",
+     ("q~",)),
+    ("Alibaba Cloud access key id", r"\bLTAI[A-Za-z0-9]{20}\b", ("ltai",)),
+    ("age secret key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", ()),
+    ("1Password secret", r"\bops_eyJ[A-Za-z0-9+/]{100,}", ("ops_eyj",)),
+    ("1Password secret",
+     r"\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b",
+     ("a3-",)),
+    ("Atlassian API token", r"\bATATT3[A-Za-z0-9_\-=]{100,}", ("atatt3",)),
+    ("Clojars token", r"(?i)\bCLOJARS_[a-z0-9]{60}", ("clojars_",)),
+    ("Cloudflare origin CA key", r"\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}", ("v1.0-",)),
+    ("Doppler token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}", ("dp.",)),
+    ("Dropbox token", r"\bsl\.[A-Za-z0-9\-=_]{130,}", ("sl.",)),
+    ("Dynatrace token", r"\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", ("dt0c01.",)),
+    ("EasyPost API key", r"\bEZ[AT]K[A-Za-z0-9]{54}\b", ("ezak", "eztk")),
+    ("Facebook access token", r"\bEAA[CM][A-Za-z0-9]{100,}", ("eaa",)),
+    ("Fly.io token", r"\b(?:fo1_[\w-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,})", ("fo1_", "fm")),
+    ("Frame.io token", r"\bfio-u-[A-Za-z0-9\-_=]{64}", ("fio-u-",)),
+    ("Grafana token",
+     r"\b(?:eyJrIjoi[A-Za-z0-9]{70,}|glc_[A-Za-z0-9+/]{32,}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})",
+     ("eyjrijoi", "glc_", "glsa_")),
+    ("Groq API key", r"\bgsk_[A-Za-z0-9]{52}\b", ("gsk_",)),
+    ("Harness token", r"\b(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
+     ("pat.", "sat.")),
+    ("HashiCorp Vault token", r"\bhv[sb]\.[\w-]{90,}", ("hvs.", "hvb.")),
+    ("Heroku API key", r"\bHRKU-AA[0-9a-zA-Z_-]{58}", ("hrku-",)),
+    ("Infracost API key", r"\bico-[a-zA-Z0-9]{32}\b", ("ico-",)),
+    ("Linear API key", r"\blin_api_[A-Za-z0-9]{40}\b", ("lin_api_",)),
+    ("New Relic API key", r"\bNRAK-[A-Z0-9]{27}\b", ("nrak-",)),
+    ("Mailchimp API key", r"\b[0-9a-f]{32}-us\d{1,2}\b", ("-us",)),
+    ("Mapbox secret token", r"\bsk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}", ("sk.eyj",)),
+    ("Notion token", r"\b(?:ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})\b",
+     ("ntn_", "secret_")),
+    ("Octopus Deploy API key", r"\bAPI-[A-Z0-9]{26}\b", ("api-",)),
+    ("Perplexity API key", r"\bpplx-[A-Za-z0-9]{48}\b", ("pplx-",)),
+    ("PlanetScale token", r"\bpscale_(?:tkn|pw|oauth)_[\w=.\-]{32,64}", ("pscale_",)),
+    ("Postman API key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b", ("pmak-",)),
+    ("Prefect API key", r"\bpnu_[A-Za-z0-9]{36}\b", ("pnu_",)),
+    ("Pulumi token", r"\bpul-[a-f0-9]{40}\b", ("pul-",)),
+    ("ReadMe API key", r"\brdme_[a-z0-9]{70}\b", ("rdme_",)),
+    ("Replicate API token", r"\br8_[A-Za-z0-9]{37}\b", ("r8_",)),
+    ("RubyGems API key", r"\brubygems_[a-f0-9]{48}\b", ("rubygems_",)),
+    ("Scalingo token", r"\btk-us-[\w-]{48}\b", ("tk-us-",)),
+    ("Brevo (Sendinblue) API key", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b", ("xkeysib-",)),
+    ("Sentry token", r"\bsntry[su]_[A-Za-z0-9+/=_]{60,}", ("sntry",)),
+    ("Shippo API key", r"\bshippo_(?:live|test)_[a-fA-F0-9]{40}\b", ("shippo_",)),
+    ("Sourcegraph token", r"\bsgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}\b", ("sgp_",)),
+    ("Square token", r"\b(?:EAAA|sq0atp-|sq0csp-)[\w-]{22,60}", ("eaaa", "sq0")),
+    ("Supabase token", r"\bsbp_[a-f0-9]{40}\b", ("sbp_",)),
+    ("Tailscale key", r"\btskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}", ("tskey-",)),
+    ("Telegram bot token", r"\b[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}\b", (":aa",)),
+    ("Terraform Cloud token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9\-_=]{60,70}",
+     ("atlasv1",)),
+    ("X (Twitter) bearer token", r"\bA{20,}[A-Za-z0-9%]{30,}", ("aaaaaaaaaaaaaaaaaaaa",)),
+    ("xAI API key", r"\bxai-[A-Za-z0-9]{80}\b", ("xai-",)),
+    ("Django secret key", r"\bdjango-insecure-[^\s\"'`]{40,}", ("django-insecure-",)),
+    ("JSON web token",
+     r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+     ("eyj",)),
+    ("password in a URL",
+     r"(?<![a-zA-Z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:(?P<value>[^/\s@]{3,})@[^\s/]+",
+     ("://",)),
+    ("Authorization header",
+     r"(?i)\b(?:Proxy-)?Authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+     r"(?:(?P<scheme>Bearer|Basic|Token|Api-Token)[ \t]+)?(?P<value>[A-Za-z0-9._~+/=-]{8,})",
+     ("authorization",)),
+    ("registry auth (base64 user:password)",
+     r"(?i)(?<![A-Za-z0-9])[\"']?_?auth[\"']?[ \t]*[:=][ \t]*[\"']?"
+     r"(?P<value>[A-Za-z0-9+/]{6,}={0,2})",
+     ("auth",)),
+    # curl's -u user:password (other commands' -u takes a user, or uid:gid).
+    ("password in a curl command",
+     r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']+:(?P<value>[^\s\"']{3,})",
+     ("-u", "--user")),
+    ("signed URL signature",
+     r"(?<![\w.\-])(?:sig|X-Amz-Signature|X-Goog-Signature)=(?P<value>[A-Za-z0-9%+/_.\-]{16,})",
+     ("sig=", "signature=")),
 )
+#: Each shape compiled once, with its kind and hints.
+_COMPILED = tuple((kind, re.compile(source), hints) for kind, source, hints in _SHAPES)
+#: (kind, pattern) pairs: the token shapes `find` knows (a kind may have several).
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, p) for k, p, _ in _COMPILED)
 
 
-#: What names a credential: the word itself, or ending it (DB_PASSWORD, PGPASSWORD,
-#: client_secret, auth_token); a plain "key" only with a word that makes it one.
-_KEYWORD = (r"(?i:passwd|password|passphrase|secret|token|credentials?|apikey"
-            r"|(?:api|access|secret|private|auth|signing|encryption|master|client)[_ -]?key)"
-            r"|\b[A-Z0-9_]*_KEY")
-#: A credential's name, an optional closing quote, `=`, `:`, `:=` or `=>`, then a value
-#: (quoted, or up to the next blank or punctuation). `==`, `!=`, `::` and `://` are not
-#: assignments.
-_ASSIGN = re.compile(
-    r"(?P<name>" + _KEYWORD + r")[\"']?[ \t]*(?P<sep>:=|=>|=(?!=)|:(?![:/]))(?P<gap>[ \t]*)"
-    r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`,;)]*)")
-#: A JSON key that names a credential.
-_NAME_END = re.compile(r"(?:" + _KEYWORD + r")\Z")
+#: What names a credential, at the end of a name: the word itself, or ending it
+#: (DB_PASSWORD, PGPASSWORD, client_secret, auth_token, MYSQL_PWD, DB_PASS); a "key" only
+#: as a name's own last word (api_key, PARTITION_KEY, apiKey), never inside a word
+#: (monkey, bypass).
+_KEYWORDS = (r"(?i:passwd|password|passphrase|secret|token|credentials?|apikey"
+             r"|(?:api|access|secret|private|auth|signing|encryption|master|client)key"
+             r"|(?<![A-Za-z0-9])(?:pass|pwd)|[_ -]key)"
+             r"|(?<=[a-z0-9])(?:Key|Pass|Pwd)")
+#: Names whose every value that is not a placeholder, reference or path is a secret; the
+#: rest (keys, tokens, credentials) hold identifiers too (`credentials: "include"`).
+_STRONG = re.compile(r"(?i)pass|pwd|secret")
+#: Names of what is published by design (PUBLIC_KEY, STRIPE_PUBLISHABLE_KEY).
+_PUBLIC = re.compile(r"(?i)public|publishable")
+#: What separates a name from its value: `=`, `:`, `:=` or `=>`, and in prose " is "
+#: ("the VPN password is ..."); `==`, `!=`, `::` and `://` are not assignments.
+_SEP = re.compile(r":=|=>|=(?!=)|:(?![:/])| is ")
+#: Read in the reversed text from just before a separator: blanks, an optional closing
+#: quote, the name (a run of name characters), and the word before it after one blank
+#: (for "api key: ..."). Bounded, so a long run costs no more than a short one.
+_NAME_BEFORE = re.compile(
+    r"[ \t]{0,32}[\"']?([A-Za-z0-9_.\-]{1,100})(?: ([A-Za-z]{1,20})(?![\w.\-]))?")
+#: After a separator: blanks, then the value (quoted, or up to the next blank or
+#: punctuation).
+_VALUE = re.compile(r"(?P<gap>[ \t]*)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`,;)]*)")
+#: Fragments of which an assignment's name holds one (lowercase).
+_NAME_HINTS = ("pass", "pwd", "secret", "token", "credential", "key")
+#: A name (in text, or a JSON key) that ends with a credential's word.
+_NAME_END = re.compile(r"(?:" + _KEYWORDS + r")\Z")
+#: What may follow a value for it to end its line ("db password: swordfish.").
+_LINE_END = re.compile(r"[ \t.]*(?:\n|\Z)")
 #: A dotted name such as settings.DB_PASSWORD: a reference, not a value.
 _REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\Z")
+#: An environment variable's name (POSTGRES_PASSWORD), the usual right side of a
+#: reference written without its `$`.
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
+#: Where a secret manager or a config system is named instead of the secret itself.
+_REFERENCE_PREFIX = re.compile(
+    r"(?i)(?:arn:aws[a-z-]*:|(?:vault|ssm|secretsmanager|env|keyvault|azure-?keyvault|kv|akv"
+    r"|doppler|infisical|bws|file|gcp-?sm|aws-?sm|sm|op):(?://)?"
+    r"|projects/[^/\s]+/secrets/|[\w.\-/]+:latest\Z)")
 #: Values that stand for a credential without being one.
 _PLACEHOLDER_WORDS = frozenset({
-    "changeme", "change-me", "change_me", "redacted", "placeholder", "none", "null", "nil",
-    "true", "false", "required", "optional", "string", "str", "int", "bool", "secret",
-    "password", "token", "example", "dummy", "undefined", "unset", "empty", "hidden",
-    "masked", "todo", "tbd", "env", "your-password", "yourpassword", "your_password",
+    "changeme", "change-me", "change_me", "changeit", "redacted", "placeholder", "none",
+    "null", "nil", "true", "false", "yes", "no", "on", "off", "required", "optional",
+    "string", "str", "int", "bool", "bytes", "text", "any", "secretstr", "secret", "password",
+    "passwd", "pass", "pwd", "token", "key", "example", "dummy", "undefined", "unset", "empty",
+    "hidden", "masked", "todo", "tbd", "env", "fixme", "replace_me", "replace-me",
+    "replaceme", "your-password", "yourpassword", "your_password",
 })
+#: A run of letters and digits: the parts a value is judged by.
+_RUN = re.compile(r"[A-Za-z0-9]+")
+#: A word, with an optional number after it (users, python3, sha256, ed25519).
+_WORD_SHAPE = re.compile(r"([A-Za-z]+)([0-9]*)\Z")
+#: The humps of a camelCase or PascalCase word (XMLHttpRequest: XML, Http, Request).
+_HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def _placeholder(value: str) -> bool:
     """Whether a value stands in for a credential (***, <...>, ${VAR}, $VAR, changeme,
-    empty, a reference such as os.environ[...] or settings.X) rather than being one."""
+    xxxx, your-token-here, empty, a call such as os.environ[...]) rather than being one."""
     v = value.strip()
-    if not v or set(v) <= set("*xX.•#?-_"):
+    if not v or set(v) <= set("*xX.•#?-_") or len(set(v.lower())) <= 2:
         return True
     if v[0] in "$<{[(%!" or "..." in v or "…" in v or "(" in v or "[" in v:
         return True
-    return v.lower() in _PLACEHOLDER_WORDS or bool(_REFERENCE.match(v))
+    low = v.lower()
+    return low in _PLACEHOLDER_WORDS or low.startswith("your")
+
+
+def _reference(value: str) -> bool:
+    """Whether a value names where a secret is kept instead of holding it: a secret
+    manager's reference (`vault:secret/data/prod#api_key`, an ARN), a dotted name
+    (`settings.DB_PASSWORD`) or an environment variable's name."""
+    v = value.strip()
+    if _REFERENCE_PREFIX.match(v) or _ENV_NAME.match(v):
+        return True
+    # Dotted words (settings.DB_PASSWORD), not dotted random parts (a Discord token).
+    return bool(_REFERENCE.match(v)) and _plain(v)
+
+
+def _word(run: str) -> bool:
+    """Whether a run of letters and digits reads as a word or a number a person chose
+    (id, created_at's parts, users_v2's, XMLHttpRequest, sha256, 2024) rather than as
+    something a machine drew (abcd1234efgh, x9f8e7d6c5, 0123abcd, QwErTyUiOp)."""
+    if len(run) <= 4:
+        return True
+    if run.isdigit():
+        return len(run) <= 8
+    shape = _WORD_SHAPE.match(run)
+    if shape is None:
+        return False
+    letters, digits = shape.groups()
+    if (len(digits) > 3 and len(letters) > 3) or (len(digits) > 1 and len(letters) > 4):
+        return False
+    if letters.islower() or letters.isupper():
+        return True
+    humps = _HUMP.findall(letters)
+    return sum(map(len, humps)) == len(letters) and len(letters) >= 2.5 * len(humps)
+
+
+def _plain(value: str) -> bool:
+    """Whether a value is made of words a person chose: an identifier (tenant_id,
+    session:user_id, ON), a path (uploads/{user_id}/avatar.png) or a phrase."""
+    runs = _RUN.findall(value)
+    return bool(runs) and all(_word(r) for r in runs)
 
 
 def _random(value: str) -> bool:
@@ -82,32 +278,177 @@ def _random(value: str) -> bool:
     return (has_digit and has_alpha) or (len(value) >= 16 and not value.isalpha())
 
 
-def _assignment(text: str) -> str | None:
-    """The name a credential is assigned to in `text`, or None."""
-    for m in _ASSIGN.finditer(text):
+def _secret_value(name: str, value: str) -> bool:
+    """Whether `value`, assigned to the credential name `name`, is a secret."""
+    v = value.strip()
+    if len(v) < 3 or _PUBLIC.search(name) or _placeholder(v) or _reference(v):
+        return False
+    if _plain(v):
+        # A key or a token named by words is an identifier (PRIMARY_KEY=id); a
+        # password in words is still a password, but a path is where one is kept.
+        return bool(_STRONG.search(name)) and "/" not in v
+    return True
+
+
+def _assignment(text: str, low: str) -> str | None:
+    """The name a credential is assigned to in `text` (`low` is it in lowercase), or None.
+
+    Each separator is looked at once, and the name before it read backwards: a scan
+    from each start of a name would go through every keyword at every position."""
+    if not any(hint in low for hint in _NAME_HINTS):
+        return None
+    backwards = text[::-1]
+    size = len(text)
+    done = 0
+    for sep in _SEP.finditer(text):
+        if sep.start() < done:  # inside the value of the last assignment
+            continue
+        before = _NAME_BEFORE.match(backwards, size - sep.start())
+        if before is None:
+            continue
+        name, start = before[1][::-1], before.end(1)
+        if not _NAME_END.search(name):
+            if not before[2]:
+                continue
+            name, start = f"{before[2][::-1]} {name}", before.end()
+            if not _NAME_END.search(name):
+                continue
+        if start < size and backwards[start] == ":":  # arn:aws:...:secret:name
+            continue
+        m = _VALUE.match(text, sep.end())
+        assert m is not None  # every part of _VALUE may be empty
+        done = m.end()
         raw = m["value"]
         quoted = len(raw) >= 2 and raw[0] in "\"'" and raw[-1] == raw[0]
         value = raw[1:-1] if quoted else raw.rstrip(".:")
-        if _placeholder(value):
+        if not _secret_value(name, value):
             continue
         # `NAME=value` and quoted values are assignments; `name: word` and `name = word`
         # are often prose ("the password: field is required"), so they count only when the
-        # word looks machine-made or ends the line ("db password: swordfish").
-        if quoted or (m["sep"] != ":" and not m["gap"]):
-            return m["name"]
-        rest = text[m.end():].lstrip(" \t.")
-        if _random(value) or (len(value) >= 6 and (not rest or rest[0] == "\n")):
-            return m["name"]
+        # word looks machine-made or ends the line ("db password: swordfish"); "the
+        # password is hashed" only when it looks machine-made.
+        if sep.group() == " is ":
+            if _random(value):
+                return name
+            continue
+        if quoted or (sep.group() != ":" and not m["gap"]):
+            return name
+        if _random(value) or (len(value) >= 6 and _LINE_END.match(text, m.end())):
+            return name
     return None
+
+
+def _b64decode(text: str) -> bytes | None:
+    """The bytes base64 `text` stands for (padding added as needed), or None."""
+    import binascii
+
+    body = text.rstrip("=")
+    body = body[:len(body) - len(body) % 4] if len(body) % 4 == 1 else body
+    try:
+        return binascii.a2b_base64(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _user_password(value: str) -> bool:
+    """Whether base64 `value` decodes to `user:password` (what HTTP Basic, Docker's
+    `auth` and npm's `_auth` hold), with a password that is not a placeholder."""
+    raw = _b64decode(value)
+    if raw is None or not raw.isascii():
+        return False
+    user, colon, password = raw.decode("ascii").partition(":")
+    return (bool(colon) and user.isprintable() and " " not in user and password.isprintable()
+            and len(password) >= 3 and not _placeholder(password))
+
+
+def _pem_in_base64(m: re.Match[str]) -> bool:
+    """Whether the base64 PEM file found holds a private key (not a certificate)."""
+    head = m.group()[:96]
+    raw = _b64decode(head[:len(head) - len(head) % 4])
+    return raw is not None and b"PRIVATE KEY" in raw
+
+
+def _key_body(m: re.Match[str]) -> bool:
+    """Whether the base64 found opens a private key: OpenSSH's magic, or a DER SEQUENCE
+    whose first element is a small version INTEGER followed by an INTEGER, OCTET STRING
+    or SEQUENCE. Public keys and certificates open with a SEQUENCE instead."""
+    text = m.group()
+    if text.startswith("b3Bl"):
+        return True
+    raw = _b64decode(text[:16])
+    if raw is None or len(raw) < 12 or raw[0] != 0x30:
+        return False
+    size = raw[1]
+    at = 2 if size < 0x80 else 2 + (size & 0x7F)
+    if size == 0x80 or at > 5:
+        return False
+    return (raw[at:at + 2] == b"\x02\x01" and raw[at + 2] in (0, 1, 3)
+            and raw[at + 3] in (0x02, 0x04, 0x30))
+
+
+def _machine_made(m: re.Match[str]) -> bool:
+    """Whether the match's value is machine-made: not a placeholder, not words."""
+    value = m["value"]
+    return not _placeholder(value) and not _plain(value)
+
+
+def _authorization(m: re.Match[str]) -> bool:
+    """Whether an Authorization header carries a credential: Basic with a base64
+    user:password, or another scheme with a machine-made token (not `Bearer <token>`,
+    `Bearer $TOKEN` or prose such as `Authorization: Bearer header`)."""
+    if (m["scheme"] or "").lower() == "basic":
+        return _user_password(m["value"])
+    return _machine_made(m)
+
+
+def _curl_password(m: re.Match[str]) -> bool:
+    """Whether `-u user:password` is curl's (the command is named just before it) and
+    the password is not a placeholder (`$PASS`, `<password>`, `${{ secrets.X }}`)."""
+    before = m.string[max(0, m.start() - 300):m.start()]
+    return "curl" in before and not _placeholder(m["value"])
+
+
+#: The check a kind's match must pass, for kinds whose shape alone says too little.
+_CHECKS: dict[str, Callable[[re.Match[str]], bool]] = {
+    "private key in base64": _pem_in_base64,
+    "private key without its header": _key_body,
+    "Azure account key": lambda m: not _placeholder(m["value"]),
+    "password in a URL": lambda m: not _placeholder(m["value"]),
+    "Authorization header": _authorization,
+    "registry auth (base64 user:password)": lambda m: _user_password(m["value"]),
+    "password in a curl command": _curl_password,
+    "signed URL signature": _machine_made,
+}
 
 
 def find(text: str) -> str | None:
     """The kind of the first secret-looking thing in `text`, or None."""
-    for kind, pattern in PATTERNS:
-        if pattern.search(text):
+    low = text.lower()
+    for kind, pattern, hints in _COMPILED:
+        if hints and not any(hint in low for hint in hints):
+            continue
+        check = _CHECKS.get(kind)
+        if check is None:
+            if pattern.search(text):
+                return kind
+        elif any(check(m) for m in pattern.finditer(text)):
             return kind
-    name = _assignment(text)
+    name = _assignment(text, low)
     return f"a value assigned to {name}" if name else None
+
+
+def _pair(key: str, value: str) -> str | None:
+    """The kind of secret a JSON object holds in `value` under `key`, or None."""
+    if _NAME_END.search(key):
+        # A value with blanks in it is prose about the credential, not the credential.
+        if not any(c.isspace() for c in value.strip()) and _secret_value(key, value):
+            return f"a value assigned to {key}"
+    elif key.lower() in ("auth", "_auth") and _user_password(value.strip()):
+        return "registry auth (base64 user:password)"
+    elif key.lower() in ("authorization", "proxy-authorization"):
+        # A header kept as {"Authorization": "Bearer ..."}: judged as the header line.
+        return find(f"{key}: {value}")
+    return None
 
 
 def find_json(value: Any) -> str | None:
@@ -123,12 +464,9 @@ def find_json(value: Any) -> str | None:
     elif isinstance(value, dict):
         for k, v in value.items():
             key = str(k)
-            kind = find(key)
+            kind = find(key) or (_pair(key, v) if isinstance(v, str) else None)
             if kind:
                 return kind
-            if (isinstance(v, str) and _NAME_END.search(key) and not _placeholder(v)
-                    and not any(c.isspace() for c in v.strip())):
-                return f"a value assigned to {key}"
             kind = find_json(v)
             if kind:
                 return kind
