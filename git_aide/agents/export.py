@@ -60,7 +60,7 @@ class Plan:
 
     #: Repo-relative path -> the bytes it should hold (None: remove it).
     files: dict[str, bytes | None] = field(default_factory=dict)
-    #: What was left out, one line each (--max-chars).
+    #: What was left out (--max-chars) and the rules files not read, one line each.
     notes: list[str] = field(default_factory=list)
 
 
@@ -254,7 +254,7 @@ def plan(top: str, records: list[dict[str, Any]], agents: list[str],
             continue
         folder, suffix = rules_dir
         generated = _generated(top, folder, suffix)
-        present = _written_in_folder(top, folder, suffix, generated)
+        present = _written_in_folder(top, folder, suffix, generated, out.notes)
         wanted: dict[str, bytes] = {}
         if agent != "copilot":
             if _fresh(always, present):
@@ -287,30 +287,35 @@ def _note_left(out: Plan, path: str, left: list[dict[str, Any]], max_chars: int 
 
 def _generated(top: str, folder: str, suffix: str) -> list[str]:
     """The git-aide rule files already in a folder (named git-aide-*, holding a block)."""
+    from git_aide.agents.rules import read_rules
+
     try:
         names = sorted(os.listdir(os.path.join(top, folder)))
     except OSError:
         return []
     found = []
+    marker = BEGIN.encode()
     for name in names:
         if not (name.startswith("git-aide-") and name.endswith(suffix)):
             continue
         try:
-            with open(os.path.join(top, folder, name), encoding="utf-8", errors="replace") as f:
-                if BEGIN in f.read():
-                    found.append(f"{folder}/{name}")
-        except OSError:
-            continue
+            data = read_rules(os.path.join(top, folder, name), f"{folder}/{name}")
+        except AideError:
+            continue  # not a file export wrote; if the plan needs its name, export says why
+        if data is not None and marker in data:
+            found.append(f"{folder}/{name}")
     return found
 
 
 def _read_text(top: str, path: str) -> str | None:
     """A rules file's text, or None when there is none."""
-    try:
-        with open(os.path.join(top, path), "rb") as f:
-            return f.read().decode("utf-8")
-    except FileNotFoundError:
+    from git_aide.agents.rules import read_rules
+
+    data = read_rules(os.path.join(top, path), path)
+    if data is None:
         return None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise AideError(f"{path} is not UTF-8 text; not touched") from None
 
@@ -342,8 +347,12 @@ def _written_outside(path: str, old: str | None, *, blocks: bool = False) -> set
             for i in doc.items if blocks or not i.from_block}
 
 
-def _written_in_folder(top: str, folder: str, suffix: str, generated: list[str]) -> set[Key]:
-    """What the rule files people wrote in an agent's rules folder already say."""
+def _written_in_folder(top: str, folder: str, suffix: str, generated: list[str],
+                       notes: list[str]) -> set[Key]:
+    """What the rule files people wrote in an agent's rules folder already say; a file
+    that cannot be read as one adds a line to `notes` (one not UTF-8 is no rule at all)."""
+    from git_aide.agents.rules import read_rules
+
     try:
         names = sorted(os.listdir(os.path.join(top, folder)))
     except OSError:
@@ -351,11 +360,19 @@ def _written_in_folder(top: str, folder: str, suffix: str, generated: list[str])
     keys: set[Key] = set()
     for name in names:
         path = f"{folder}/{name}"
-        if name.endswith(suffix) and path not in generated:
-            try:
-                keys |= _written_outside(path, _read_text(top, path), blocks=True)
-            except (AideError, OSError):
-                continue  # not text, or not a file: not a rule an agent reads
+        full = os.path.join(top, path)
+        if not name.endswith(suffix) or path in generated or os.path.isdir(full):
+            continue
+        try:
+            data = read_rules(full, path)
+        except AideError as e:
+            notes.append(f"{e}; skipped")
+            continue
+        try:
+            text = data.decode("utf-8") if data is not None else None
+        except UnicodeDecodeError:
+            continue
+        keys |= _written_outside(path, text, blocks=True)
     return keys
 
 
@@ -403,7 +420,7 @@ def _find_begin(lines: list[str]) -> int | None:
 
 def _through_link(top: str, path: str) -> str:
     """Where to write `path`: a symlink (CLAUDE.md -> AGENTS.md) is kept and its target
-    written, as long as the target is inside the working tree."""
+    written, as long as the target is inside the working tree (and not in a `.git`)."""
     full = os.path.join(top, path)
     if not os.path.islink(full):
         return full
@@ -411,22 +428,50 @@ def _through_link(top: str, path: str) -> str:
     root = os.path.realpath(top)
     if os.path.commonpath([root, target]) != root:
         raise AideError(f"{path} is a symbolic link out of the working tree; not written")
+    # .git/config reached through a committed link would take the block as git config.
+    if any(part.lower() == ".git" for part in os.path.relpath(target, root).split(os.sep)):
+        raise AideError(f"{path} is a symbolic link into the repository's .git folder; "
+                        "not written")
     return target
+
+
+def _folder_problem(top: str, path: str, data: bytes | None) -> str | None:
+    """Why `path` may not be written (or removed): a folder on the way that is a symbolic
+    link, or not a folder, would take the write out of the working tree."""
+    from git_aide.folders import problem
+
+    folder = path.rpartition("/")[0]
+    message = problem(top, folder) if folder else None
+    if message is None:
+        return None
+    return f"{path} cannot be {'removed' if data is None else 'written'}: {message}"
 
 
 def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
            max_chars: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
+    from git_aide.agents.rules import read_rules
     from git_aide.sources import load
-    from git_aide.store import read_file, write_file
+    from git_aide.store import write_file
 
     top = repo.require_worktree("export")
     records = [e.record for e in load(repo, cache).entries]
     p = plan(top, records, agents, max_chars)
-    done: list[tuple[str, str]] = []
+    # Every file is read and every destination checked before the first write, so that
+    # an export refused for one file has not written or removed another.
+    changes: list[tuple[str, bytes | None, bytes | None, str]] = []
     for path, data in sorted(p.files.items()):
         full = os.path.join(top, path)
-        current = read_file(full)
+        current = read_rules(full, path)
+        if data != current:
+            message = _folder_problem(top, path, data)
+            if message:
+                raise AideError(message)
+            if data is not None:
+                full = _through_link(top, path)
+        changes.append((path, data, current, full))
+    done: list[tuple[str, str]] = []
+    for path, data, current, full in changes:
         if data == current:
             done.append((path, "unchanged"))
             continue
@@ -438,6 +483,6 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
             os.unlink(full)
             done.append((path, "removed"))
         else:
-            write_file(_through_link(top, path), data)
+            write_file(full, data)
             done.append((path, "created" if current is None else "updated"))
     return done, p.notes

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
+_COMMENT_START = re.compile(r"\s#")
 
 
 # -- front matter ---------------------------------------------------------------------
@@ -93,16 +94,31 @@ def _scalar(text: str) -> Any:
         return re.sub(r'\\(["\\/])', r"\1", text[1:-1])
     if len(text) >= 2 and text[0] == text[-1] == "'":
         return text[1:-1].replace("''", "'")
-    text = re.sub(r"\s+#.*$", "", text)
+    text = _uncommented(text)
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
     return None if low in ("null", "~", "") else text
 
 
+def _uncommented(text: str) -> str:
+    """A plain scalar without its ` # comment` (a '#' after a blank starts one)."""
+    # Found by a search for blank-then-'#', not a pattern starting at every blank: on a
+    # long run of blanks that would cost the square of its length.
+    m = _COMMENT_START.search(text)
+    if m is None:
+        return text
+    start = m.start()
+    while start > 0 and text[start - 1].isspace():
+        start -= 1
+    return text[:start]
+
+
 def split_commas(text: str) -> list[str]:
     """Split at commas outside braces, brackets and quotes: `a, b/*.{c,d}` -> 2 parts."""
-    parts, cur, depth, quote = [], [], 0, ""
+    parts: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
     for ch in text:
         if quote:
             quote = "" if ch == quote else quote
@@ -130,7 +146,7 @@ def combine_globs(value: Any) -> str | None:
     `src/x/**, src/y/**` -> `src/{x/**,y/**}`.
     """
     raw = value if isinstance(value, list) else [value]
-    alts: list[str] = []
+    seen: dict[str, None] = {}  # the globs in order, each once
     for entry in raw:
         if not isinstance(entry, str):
             continue
@@ -139,11 +155,13 @@ def combine_globs(value: Any) -> str | None:
             if not isinstance(part, str):
                 continue
             part = part.strip().replace("\\", "/")
-            while part.startswith("./"):
-                part = part[2:]
-            part = part.lstrip("/")
-            if part and part not in alts:
-                alts.append(part)
+            dots = 0
+            while part.startswith("./", dots):
+                dots += 2
+            part = part[dots:].lstrip("/")
+            if part:
+                seen[part] = None
+    alts = list(seen)
     if not alts or any(a in ("**", "**/*", "*", "**/**") for a in alts):
         return None
     if len(alts) == 1:

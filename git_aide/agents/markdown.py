@@ -32,17 +32,20 @@ MAX_FRAGMENT_WORDS = 4
 _RULE_START = re.compile(r"^(use|prefer|avoid|always|never|do|don'?t|keep|run|write|add|"
                          r"make|put|call|check|ensure|follow|must|should|no)\b", re.IGNORECASE)
 
-_SECTION = re.compile(r"^## (Guidelines|Preferences|Technical|Area context)( \(always\))?"
-                      r"(?: in (`+)(.+)\3)?$")
+# A rules file comes with the repository, so whoever commits it chooses these lines. The
+# patterns left here are anchored and never retry a run of characters from many places,
+# so each costs time linear in the line; the shapes that would (ATX headings, table rules,
+# thematic breaks, a section's scope in backticks, runs of links, comments) are read by
+# the plain functions below instead.
+_SECTION = re.compile(r"^## (Guidelines|Preferences|Technical|Area context)( \(always\))?")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(?:[ \t]+(.*)|[ \t]*$)")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _HTML_TAG = re.compile(r"^\s*</?[A-Za-z][\w:-]*(\s[^<>]*)?/?>\s*$")
-_BREAK = re.compile(r"^ {0,3}([-*_])(\s*\1){2,}\s*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
-_ONLY_LINKS = re.compile(r"^(\s*(\[[^\]]*\]\([^)]*\)|<[^>\s]+>)[\s,;.|·-]*)+$")
-_COMMENT = re.compile(r"<!--.*?-->")
+_QUOTE = re.compile(r"^\s*>\s?")
+_CALLOUT = re.compile(r"^\s*\[!\w+\]\s*$")
+#: What may stand between the links of a line that is only links (a table of contents).
+_LINK_GAP = frozenset(",;.|·-")
 
 
 @dataclass
@@ -101,7 +104,7 @@ class _Reader:
         """Read lines[start:]."""
         i = start
         while i < len(lines):
-            line = _COMMENT.sub("", lines[i])
+            line = _uncommented(lines[i])
             stripped = lines[i].strip()
             if stripped == BEGIN:
                 self.flush()
@@ -109,11 +112,12 @@ class _Reader:
                 i = _read_block(lines, i + 1, self.items)
                 self.gap = True
                 continue
-            fence = _FENCE.match(line)
+            # A cheap test of a character first: a file can have a hundred thousand lines.
+            fence = _FENCE.match(line) if "`" in line or "~" in line else None
             if fence:
                 i = self._skip_fence(lines, i, fence.group(1))
                 continue
-            if line.lstrip().startswith("<!--"):
+            if "<!--" in line and line.lstrip().startswith("<!--"):
                 while i < len(lines) and "-->" not in lines[i]:
                     i += 1
                 i += 1
@@ -132,9 +136,8 @@ class _Reader:
         self.settle()
 
     def _skip_fence(self, lines: list[str], i: int, mark: str) -> int:
-        close = re.compile(r"^\s*" + re.escape(mark[0]) + "{" + str(len(mark)) + r",}\s*$")
         i += 1
-        while i < len(lines) and not close.match(lines[i]):
+        while i < len(lines) and not _closes(lines[i], mark):
             i += 1
         self.brk()
         if self.cur is None:  # not a code block inside a list item
@@ -149,30 +152,29 @@ class _Reader:
 
     def line(self, line: str, no: int) -> None:
         """One line of markdown."""
-        quote = re.match(r"^\s*>\s?", line)
+        quote = _QUOTE.match(line) if ">" in line else None
         if quote:
             line = line[quote.end():]
-            if re.match(r"^\s*\[!\w+\]\s*$", line):  # a callout's [!NOTE] marker
+            if _CALLOUT.match(line):  # a callout's [!NOTE] marker
                 return
-        if not line.strip() or _HTML_TAG.match(line):
+        if not line.strip() or ("<" in line and _HTML_TAG.match(line)):
             self.brk()
             return
-        heading = _ATX.match(line)
-        if heading:
+        heading = _atx(line) if "#" in line else None
+        if heading is not None:
             self.flush()
             self.settle()
-            self.label = _label(heading.group(2) or "")
+            self.label = _label(heading)
             self.gap = True
             return
-        setext = _SETEXT.match(line)
         cur = self.cur
-        if setext and cur is not None and cur["kind"] == "para" and not self.gap:
+        if cur is not None and cur["kind"] == "para" and not self.gap and _SETEXT.match(line):
             self.label = _label(" ".join(cur["parts"]))
             self.cur = None
             self.settle()
             self.gap = True
             return
-        if _BREAK.match(line):
+        if _is_break(line):
             self.flush()
             self.settle()
             self.gap = True
@@ -186,9 +188,10 @@ class _Reader:
             if self.gap:
                 while len(stack) > 1 and indent < stack[-1]:
                     stack.pop()
-                parts.append("  " * (len(stack) - 1) + line.strip())
+                parts.append(["  " * (len(stack) - 1) + line.strip()])
             else:
-                parts[-1] += " " + line.strip()
+                # Words joined at the end: adding to one string would copy it once a line.
+                parts[-1].append(line.strip())
         elif cur is not None and cur["kind"] == "para" and not self.gap:
             cur["parts"].append(line.strip())
         elif indent >= 4 and cur is None and self.gap:
@@ -209,14 +212,15 @@ class _Reader:
             while len(stack) > 1 and indent < stack[-1]:
                 stack.pop()
             mark = marker if marker[0].isdigit() else "-"
-            cur["parts"].append("  " * (len(stack) - 1) + f"{mark} {text}")
+            cur["parts"].append(["  " * (len(stack) - 1) + f"{mark} {text}"])
             stack.append(content)
             self.gap = False
             return
         self.flush()
         if self.intro is not None and self.group is None:
             self.group = []
-        self.cur = {"kind": "item", "line": no, "parts": [text], "stack": [content]}
+        # An item's parts are its lines, each a list of the source lines it joins.
+        self.cur = {"kind": "item", "line": no, "parts": [[text]], "stack": [content]}
         self.gap = False
 
     def flush(self) -> None:
@@ -233,10 +237,10 @@ class _Reader:
                 return
             keep = len(text) >= MIN_PARAGRAPH
         else:
-            text = "\n".join(p.rstrip() for p in cur["parts"]).strip()
+            text = "\n".join(" ".join(p).rstrip() for p in cur["parts"]).strip()
             keep = len(text) >= MIN_ITEM
         # A table of contents is only links; "- **Steps:**" with nothing under it is a stub.
-        if not keep or _is_stub(text) or _ONLY_LINKS.match(text):
+        if not keep or _is_stub(text) or _only_links(text):
             return
         item = Item(text, cur["line"], self.label)
         if cur["kind"] == "item" and self.group is not None:
@@ -281,7 +285,103 @@ def _is_table(lines: list[str], i: int) -> bool:
     if s.startswith("|") and s.count("|") >= 2:
         return True
     nxt = lines[i + 1] if i + 1 < len(lines) else ""
-    return "|" in s and "-" in nxt and "|" in nxt and bool(_TABLE_RULE.match(nxt))
+    return "|" in s and "-" in nxt and "|" in nxt and _is_table_rule(nxt)
+
+
+def _is_table_rule(line: str) -> bool:
+    """`|---|:--:|`, `--- | ---`: a table's delimiter row, cells of dashes (with colons)."""
+    s = line.strip()
+    s = s[1:] if s.startswith("|") else s
+    s = s[:-1] if s.endswith("|") else s
+    for cell in s.split("|"):
+        cell = cell.strip()
+        cell = cell[1:] if cell.startswith(":") else cell
+        cell = cell[:-1] if cell.endswith(":") else cell
+        if not cell or cell.strip("-"):
+            return False
+    return True
+
+
+def _uncommented(line: str) -> str:
+    """The line without its `<!-- ... -->` comments; an unclosed one is left as it is."""
+    start = line.find("<!--")
+    if start < 0:
+        return line
+    kept: list[str] = []
+    pos = 0
+    while start >= 0:
+        end = line.find("-->", start + 4)
+        if end < 0:
+            break  # no comment after this one can close either
+        kept.append(line[pos:start])
+        pos = end + 3
+        start = line.find("<!--", pos)
+    kept.append(line[pos:])
+    return "".join(kept)
+
+
+def _is_break(line: str) -> bool:
+    """`---`, `* * *`, `___`: a thematic break (three or more of one mark, blanks between)."""
+    lead = len(line) - len(line.lstrip(" "))
+    mark = line[lead:lead + 1]
+    if lead > 3 or mark not in ("-", "*", "_"):
+        return False
+    marks = "".join(line.split())
+    return len(marks) >= 3 and not marks.strip(mark)
+
+
+def _closes(line: str, mark: str) -> bool:
+    """Whether the line closes a code fence opened with `mark` (as long a run, or longer)."""
+    s = line.strip()
+    return len(s) >= len(mark) and not s.strip(mark[0])
+
+
+def _atx(line: str) -> str | None:
+    """An ATX heading's text (`## Title ##` -> `Title`), or None when the line is not one."""
+    lead = len(line) - len(line.lstrip(" "))
+    if lead > 3:
+        return None
+    rest = line[lead:]
+    hashes = len(rest) - len(rest.lstrip("#"))
+    rest = rest[hashes:]
+    if not 1 <= hashes <= 6 or rest[:1] not in ("", " ", "\t"):
+        return None
+    text = rest.strip(" \t")
+    # A closing run of '#' goes when a blank stands before it: `# C# #` -> `C#`.
+    bare = text.rstrip("#")
+    if bare != text and bare[-1:] in (" ", "\t"):
+        return bare.rstrip(" \t")
+    return text
+
+
+def _only_links(text: str) -> bool:
+    """Whether the text is only links (`[a](b)`, `<https://...>`) and punctuation between
+    them: a table of contents, not a rule."""
+    n = len(text)
+    i = n - len(text.lstrip())  # blanks may open the line, punctuation only follows a link
+    links = 0
+    while True:
+        if links:
+            while i < n and (text[i] in _LINK_GAP or text[i].isspace()):
+                i += 1
+        if i == n:
+            return links > 0
+        if text[i] == "[":
+            close = text.find("]", i + 1)
+            if close < 0 or text[close + 1:close + 2] != "(":
+                return False
+            end = text.find(")", close + 2)
+        elif text[i] == "<":
+            end = i + 1
+            while end < n and text[end] != ">" and not text[end].isspace():
+                end += 1
+            if end == i + 1 or end == n or text[end] != ">":
+                return False
+        else:
+            return False
+        if end < 0:
+            return False
+        i, links = end + 1, links + 1
 
 
 def _label(text: str) -> str | None:
@@ -303,12 +403,11 @@ def _read_block(lines: list[str], i: int, items: list[Item]) -> int:
 
     while i < len(lines) and lines[i].rstrip() != END:
         line = lines[i]
-        m = _SECTION.match(line.rstrip())
+        m = _section(line.rstrip())
         if m:
             close()
             cur = None
-            layer = next(k for k, v in LAYER_TITLES.items() if v == m.group(1))
-            section = (layer, "always" if m.group(2) else "normal", m.group(4))
+            section = m
         elif line.startswith("- ") and section is not None:
             close()
             cur = (i + 1, [line[2:]])
@@ -320,3 +419,27 @@ def _read_block(lines: list[str], i: int, items: list[Item]) -> int:
         i += 1
     close()
     return i + 1
+
+
+def _section(line: str) -> tuple[str, str, str | None] | None:
+    """(layer, priority, scope) of a section heading `export` writes, or None:
+    `## Technical (always) in `src/**`` (in double backticks when the scope holds one)."""
+    m = _SECTION.match(line)
+    if m is None:
+        return None
+    layer = next(k for k, v in LAYER_TITLES.items() if v == m.group(1))
+    priority = "always" if m.group(2) else "normal"
+    rest = line[m.end():]
+    if not rest:
+        return layer, priority, None
+    if not rest.startswith(" in `"):
+        return None
+    quoted = rest[4:]
+    # The longest run of backticks that both opens and closes the scope, around at least
+    # one character; `` ``a`b`` `` holds the scope a`b.
+    opening = len(quoted) - len(quoted.lstrip("`"))
+    closing = len(quoted) - len(quoted.rstrip("`"))
+    ticks = min(opening, closing, (len(quoted) - 1) // 2)
+    if ticks < 1:
+        return None
+    return layer, priority, quoted[ticks:len(quoted) - ticks]

@@ -10,6 +10,7 @@ scope (DESIGN section 14), here; each item is then written as a memory.
 from __future__ import annotations
 
 import os
+import stat
 from typing import Any
 
 from git_aide.agents.frontmatter import combine_globs
@@ -26,6 +27,68 @@ ALWAYS_FILES = frozenset({"claude.md", "agents.md", "gemini.md", ".cursorrules",
                           ".windsurfrules", "copilot-instructions.md"})
 #: Rules files that, away from the repository root, apply to their own folder only.
 FOLDER_FILES = frozenset({"claude.md", "agents.md", "gemini.md"})
+#: The most bytes a rules file may hold. Agents read a few KiB at most; a file a repository
+#: brings can be anything, and reading is bounded so that it cannot exhaust memory.
+MAX_RULES_BYTES = 2 * 1024 * 1024
+#: MAX_RULES_BYTES as the messages say it.
+MAX_RULES_SHOWN = "2 MiB"
+
+
+# -- reading a rules file -------------------------------------------------------------
+
+def read_rules(path: str, shown: str) -> bytes | None:
+    """A rules file's bytes, or None when there is none.
+
+    Only a regular file of at most MAX_RULES_BYTES is read: a committed symlink to
+    /dev/zero, /dev/tty or a named pipe would otherwise be read until memory runs out,
+    or block. Anything else is refused with an AideError naming `shown`.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise AideError(f"cannot read {shown}: {e.strerror}") from None
+    _refuse(path, shown, st)
+    # O_NONBLOCK: should a pipe take the file's place after the check, opening it does
+    # not wait for a writer (and reading a regular file ignores the flag).
+    flags = (os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise AideError(f"cannot read {shown}: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        _refuse(path, shown, os.fstat(fd))
+        try:
+            data = f.read(MAX_RULES_BYTES + 1)
+        except OSError as e:
+            raise AideError(f"cannot read {shown}: {e.strerror}") from None
+    if len(data) > MAX_RULES_BYTES:  # a file that grew, or one that lies about its size
+        _refuse(path, shown, None)
+    return data
+
+
+def _refuse(path: str, shown: str, st: os.stat_result | None) -> None:
+    """Raise the one-line refusal for what is not a rules file; `st` None: too large."""
+    if st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= MAX_RULES_BYTES:
+        return
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise AideError(f"{shown} is a directory, not a rules file")
+    try:
+        where = f"{shown} (a link to {os.readlink(path)})" if os.path.islink(path) else shown
+    except OSError:
+        where = shown
+    if st is None or stat.S_ISREG(st.st_mode):
+        raise AideError(f"{where} is larger than {MAX_RULES_SHOWN}, more than any rules file "
+                        "holds; not read")
+    kind = ("a character device" if stat.S_ISCHR(st.st_mode) else
+            "a block device" if stat.S_ISBLK(st.st_mode) else
+            "a named pipe" if stat.S_ISFIFO(st.st_mode) else
+            "a socket" if stat.S_ISSOCK(st.st_mode) else "not a file")
+    raise AideError(f"{where} is {kind}; git-aide reads rules only from regular files")
 
 
 # -- which layer and scope a file's rules get -----------------------------------------
@@ -79,15 +142,11 @@ def import_doc(repo: Repo, cache: Cache, files: list[str], *, layer: str | None 
     top = repo.require_worktree("import")
     texts: list[tuple[str, str, str]] = []
     for f in files:
-        try:
-            with open(f, "rb") as fh:
-                data = fh.read()
-        except FileNotFoundError:
-            raise AideError(f"no such file: {f}") from None
-        except IsADirectoryError:
-            raise AideError(f"{f} is a directory; name the rules files in it") from None
-        except OSError as e:
-            raise AideError(f"cannot read {f}: {e.strerror}") from None
+        if os.path.isdir(f):
+            raise AideError(f"{f} is a directory; name the rules files in it")
+        data = read_rules(f, f)
+        if data is None:
+            raise AideError(f"no such file: {f}")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -108,6 +167,9 @@ def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
                 context_label: str | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Import rules given as text (`name` stands for the file in `why`); the --json document."""
     repo.require_worktree("import")
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_RULES_BYTES:
+        raise AideError(f"the text to import is larger than {MAX_RULES_SHOWN}, more than any "
+                        "rules file holds; not read")
     return _import(repo, cache, [(name, name, text)], layer=layer, scope=scope, label=context_label,
                    dry_run=dry_run)
 
@@ -134,10 +196,13 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
     seen: set[tuple[str, str | None, str]] = set()
     for name, kind, text in texts:
         doc = parse(text)
+        # What an item's layer and scope come from is the same for every item of the file
+        # (or of a block section): worked out once, as a file's globs can be long.
+        resolved: dict[tuple[bool, str | None, str | None], tuple[str, str | None] | str] = {}
         for it in doc.items:
             where = f"{name}:{it.line}"
             try:
-                want = _resolve(doc.meta, kind, it, layer, scope)
+                want = _resolve(doc.meta, kind, it, layer, scope, resolved)
             except AideError as e:
                 skipped.append({"what": it.what, "reason": "invalid_scope", "where": where,
                                 "message": str(e)})
@@ -196,16 +261,29 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
 
 
 def _resolve(meta: dict[str, Any], name: str, it: Item, layer: str | None,
-             scope: str | None) -> tuple[str, str | None, str]:
-    """(layer, scope, priority) of one item: the flags, else its block, else its file."""
+             scope: str | None,
+             known: dict[tuple[bool, str | None, str | None], tuple[str, str | None] | str]
+             ) -> tuple[str, str | None, str]:
+    """(layer, scope, priority) of one item: the flags, else its block, else its file.
+
+    `known` keeps the answers (or refusals) already worked out for this file."""
     from git_aide import store
 
-    if it.from_block:
-        base_layer, base_scope = it.layer or "technical", it.scope
-    else:
-        base_layer, base_scope = file_defaults(name, meta)
-    if scope is not None:
-        base_scope = scope
-        if layer is None and base_layer == "guidelines" and not it.from_block:
-            base_layer = "area_context"  # a team's rules for one area of the code
-    return layer or base_layer, store.clean_scope(base_scope), it.priority
+    key = (it.from_block, it.layer, it.scope)
+    if key not in known:
+        if it.from_block:
+            base_layer, base_scope = it.layer or "technical", it.scope
+        else:
+            base_layer, base_scope = file_defaults(name, meta)
+        if scope is not None:
+            base_scope = scope
+            if layer is None and base_layer == "guidelines" and not it.from_block:
+                base_layer = "area_context"  # a team's rules for one area of the code
+        try:
+            known[key] = (layer or base_layer, store.clean_scope(base_scope))
+        except AideError as e:
+            known[key] = str(e)
+    answer = known[key]
+    if isinstance(answer, str):
+        raise AideError(answer)
+    return answer[0], answer[1], it.priority
