@@ -479,6 +479,7 @@ def write_lock(repo: Repo) -> Iterator[None]:
     wait = _lock_wait(repo)
     deadline = time.monotonic() + wait
     delay = 0.005
+    seen = b""
     while True:
         fd = _open_lock(path)
         try:
@@ -487,7 +488,14 @@ def write_lock(repo: Repo) -> Iterator[None]:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
-                    if time.monotonic() >= deadline:
+                    # The wait is for one holder, not for the queue: fifty writers at once
+                    # on a busy machine take longer than the timeout in all, and each must
+                    # still get its turn. A holder stamps the file; a new stamp restarts
+                    # the clock.
+                    stamp = _read_stamp(fd)
+                    if stamp != seen:
+                        seen, deadline = stamp, time.monotonic() + wait
+                    elif time.monotonic() >= deadline:
                         raise AideError(
                             f"another git-aide process held the write lock {path} for "
                             f"{wait:g} s; nothing was written: try again (git config "
@@ -500,10 +508,30 @@ def write_lock(repo: Repo) -> Iterator[None]:
             # A lock on a file that was removed (or replaced) while we waited excludes
             # nobody: the next writer locks the new file. Only the file at the path counts.
             if _same_file(fd, path):
+                _write_stamp(fd)
                 yield
                 return
         finally:
             os.close(fd)
+
+
+#: Bytes of the holder's stamp at the start of the lock file: pid and a clock, padded.
+STAMP_BYTES = 40
+
+
+def _read_stamp(fd: int) -> bytes:
+    """The stamp of the lock's current holder (b"" when it cannot be read)."""
+    try:
+        return os.pread(fd, STAMP_BYTES, 0)
+    except OSError:
+        return b""
+
+
+def _write_stamp(fd: int) -> None:
+    """Say that the lock changed hands (a read-only lock file stays unstamped)."""
+    stamp = f"{os.getpid()} {time.time_ns()}".encode().ljust(STAMP_BYTES)[:STAMP_BYTES]
+    with contextlib.suppress(OSError):
+        os.pwrite(fd, stamp, 0)
 
 
 def _open_lock(path: str) -> int:

@@ -143,6 +143,27 @@ def test_a_writer_waits_a_bounded_time_for_the_lock(repo: Path) -> None:
     assert aide_ok(repo, "update", doc["uuid"], "--tag", "free").returncode == 0
 
 
+def test_the_wait_is_for_one_holder_not_for_the_whole_queue(repo: Path) -> None:
+    # Each holder stamps the lock file when it takes it; a waiter that sees a new stamp
+    # starts its wait again. Here one process stands for a queue of writers: it holds the
+    # lock for 3 s in all, stamping it anew every 0.4 s, beside a 1 s timeout.
+    doc = remember(repo, "waits its turn")
+    git(repo, "config", "aide.writeLockTimeout", "1")
+    relay = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('held', flush=True)\n"
+        "for i in range(8):\n"
+        "    os.pwrite(fd, f'{os.getpid()} {i}'.encode().ljust(40), 0)\n"
+        "    time.sleep(0.4)\n"), str(repo / LOCK)], stdout=subprocess.PIPE, text=True)
+    assert relay.stdout is not None and relay.stdout.readline().strip() == "held"
+    code, _out, err = finish(start(repo, "update", doc["uuid"], "--tag", "in-turn"))
+    relay.wait()
+    assert code == 0, err
+    assert json.loads((repo / doc["path"]).read_text())["tags"] == ["in-turn"]
+
+
 def test_a_killed_writer_does_not_leave_the_lock_stuck(repo: Path) -> None:
     doc = remember(repo, "outlives its writer")
     git(repo, "config", "aide.writeLockTimeout", "20")
@@ -574,7 +595,8 @@ def test_forty_concurrent_writers_lose_nothing(tmp_path: Path, seed: int) -> Non
         time.sleep(rng.random() / 50)
     done = [(kind, uuid, arg, *finish(p)) for kind, uuid, arg, p in jobs]
     for p in wipers:
-        assert finish(p)[0] == 0
+        code, _out, err = finish(p)
+        assert code == 0, err
 
     on_disk: dict[str, list[str]] = {}
     for path in (repo / MEM).rglob("*.json"):
