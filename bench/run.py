@@ -374,7 +374,8 @@ def bench_size(n: int, args: argparse.Namespace, aide: list[str]) -> dict[str, A
             found = [Row("mcp", "MCP server and agent hooks", [*aide, "mcp"],
                          error=str(e)[:160])]
         if not found:
-            log("  (skipped: the mcp package is not installed; pip install 'git-aide[mcp]')")
+            log("  (skipped: the mcp package, which every install of git-aide brings, is "
+                "missing from this environment; reinstall with pip install .)")
         rows.extend(found)
         reset_repo(repo, meta)
 

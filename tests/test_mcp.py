@@ -153,8 +153,10 @@ def test_every_tool_over_stdio(repo: Path) -> None:
     aide_ok(repo, "validate", "--all")
 
 
-def test_without_the_extra_it_says_what_to_install(tmp_path: Path) -> None:
-    # As if the SDK were not installed: the import system finds no `mcp`.
+def test_without_the_sdk_it_says_what_to_install(tmp_path: Path) -> None:
+    # As if the SDK were missing from a damaged environment (every install has it): the
+    # import system finds no `mcp`. The line names this interpreter, not a package name
+    # the index does not have.
     code = ("import sys; sys.modules['mcp'] = None; sys.argv = ['git-aide', 'mcp']; "
             "from git_aide.__main__ import main; main()")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=BASE_ENV,
@@ -162,7 +164,8 @@ def test_without_the_extra_it_says_what_to_install(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
-        "git-aide: error: the MCP server needs the MCP SDK: pip install 'git-aide[mcp]'"]
+        "git-aide: error: the MCP server needs the Python package mcp, missing from this "
+        f"installation of git-aide: run {sys.executable} -m pip install 'mcp>=2.3,<3'"]
 
 
 def test_aide_log_before_the_first_commit_agrees_with_the_cli(tmp_path: Path) -> None:

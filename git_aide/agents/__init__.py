@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import sys
 
-#: What to install when the MCP SDK is missing.
-MCP_EXTRA = "pip install 'git-aide[mcp]'"
+#: The MCP SDK git-aide requires (a dependency of every install, as in pyproject.toml).
+MCP_REQUIREMENT = "mcp>=2.3,<3"
 
 
 def serve() -> int:
-    """`git aide mcp`: run the server, or say in one line what to install."""
+    """`git aide mcp`: run the server, or say in one line what is missing."""
     import importlib.util
 
-    if importlib.util.find_spec("mcp") is None:
-        sys.stderr.write("git-aide: error: the MCP server needs the MCP SDK: "
-                         f"{MCP_EXTRA}\n")
+    try:
+        found = importlib.util.find_spec("mcp") is not None
+    except (ImportError, ValueError):  # a broken or half-removed package
+        found = False
+    if not found:
+        # A dependency of every install: only a damaged environment lacks it, so name
+        # the interpreter it must go into.
+        sys.stderr.write("git-aide: error: the MCP server needs the Python package mcp, "
+                         "missing from this installation of git-aide: run "
+                         f"{sys.executable} -m pip install '{MCP_REQUIREMENT}'\n")
         return 1
     from git_aide.agents.server import main
 

@@ -1,61 +1,326 @@
-"""The text content of the MCP tools: short markdown, grouped by layer, beside the
-structured content (the commands' --json documents) that it renders."""
+"""What an agent gets from an MCP tool: its text content (short markdown, grouped by
+layer) and its structured content (the command's --json document), both within one
+budget of characters.
+
+Both count: Claude Code and Codex hand the model the structured content as JSON when a
+result carries one, Gemini CLI hands it the text. A document within the budget is the
+command's --json document unchanged. One over it keeps the first items of its lists, in
+order, as many as fit, and says what it left out: `"truncated": true` and `"more"`, the
+count of each list's items left out, the short ids of the first of them and the call
+that gets them. A single memory larger than the whole budget is shown with its longest
+texts cut and `"clipped": true`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Callable
 
 from git_aide.memory import LAYERS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: Characters an agent gets from one tool call at most, in the text and in the structured
+#: content each (git config aide.mcp.maxChars): about 2,000 tokens.
+BUDGET = 8000
+#: The smallest budget a configuration may set: a summary, its counts and some ids.
+MIN_BUDGET = 1000
+#: At most this many ids name the items a list left out (the count says how many).
+MORE_IDS = 40
+#: Per commit of a log, at most this many ids name the changes left out.
+COMMIT_IDS = 10
+#: The texts of a record that may be cut when one record alone is over the budget.
+CLIPPABLE = ("what", "why", "subject", "dropped_value", "context_label", "reason")
+
+
+def size(doc: Any) -> int:
+    """Characters of `doc` as a client serialises it: compact JSON, Unicode kept."""
+    return len(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
+
+
+def _largest(fits: Callable[[int], bool], hi: int) -> int:
+    """The largest n in [0, hi] for which `fits(n)`, `fits(0)` being true: sizes grow
+    with n (an item adds far more than the one id it takes out of `more`)."""
+    lo = 0
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def short(uuid: Any) -> str:
+    """The id an agent may give back: 8 characters of the uuid (a unique prefix)."""
+    return str(uuid)[:8]
+
+
+def _ids(items: list[Any], most: int) -> list[str]:
+    return [short(x["uuid"]) for x in items[:most] if isinstance(x, dict) and x.get("uuid")]
+
+
+def clip(item: dict[str, Any], room: int) -> dict[str, Any] | None:
+    """`item` with its longest texts cut until it takes at most `room` characters, marked
+    `"clipped": true`; None when cutting texts cannot get it there."""
+    out: dict[str, Any] = json.loads(json.dumps(item))
+    out["clipped"] = True
+
+    def leaves(node: Any) -> list[tuple[Any, Any]]:
+        found: list[tuple[Any, Any]] = []
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(v, str) and k in CLIPPABLE:
+                    found.append((node, k))
+                elif isinstance(v, (dict, list)):
+                    found += leaves(v)
+        elif isinstance(node, list):
+            for v in node:
+                found += leaves(v)
+        return found
+
+    while (over := size(out) - room) > 0:
+        texts = [(len(node[k]), node, k) for node, k in leaves(out)]
+        if not texts:
+            return None
+        length, node, key = max(texts, key=lambda t: t[0])
+        if length <= 40:
+            return None
+        # Escapes make a character cost more than one in JSON: cut, measure, cut again.
+        node[key] = node[key][:max(40, length - over - 1)].rstrip() + "…"
+    return out
+
+
+def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
+          hint: str | Callable[[int], str]) -> dict[str, Any]:
+    """`doc` within `budget`: unchanged when it fits; else the first items of its lists
+    `keys` (in that order, as if one list) that fit, with `truncated` and `more`; `hint`
+    says how to get the rest (a function of how many items were kept, or a text)."""
+    if size(doc) <= budget:
+        return doc
+    lists = [(k, doc[k]) for k in keys if isinstance(doc.get(k), list)]
+    total = sum(len(v) for _, v in lists)
+
+    def make(n: int, first: dict[str, Any] | None = None, ids: int = MORE_IDS,
+             with_hint: bool = True) -> dict[str, Any]:
+        out = dict(doc)
+        more: dict[str, Any] = {}
+        rest: list[Any] = []
+        kept = n
+        for k, items in lists:
+            take = min(n, len(items))
+            n -= take
+            out[k] = items[:take]
+            if take < len(items):
+                more[k] = len(items) - take
+                rest += items[take:]
+        if first is not None:
+            k = next(k for k, items in lists if items)
+            out[k] = [first, *out[k][1:]]
+        out["truncated"] = True
+        more["ids"] = _ids(rest, ids)
+        if with_hint and hint:
+            more["hint"] = hint(min(kept, total)) if callable(hint) else hint
+        out["more"] = more
+        return out
+
+    if size(make(0)) > budget:
+        # Room for no item and not even the ids: the counts alone, then nothing else.
+        for ids, with_hint in ((10, True), (0, True), (0, False)):
+            if size(small := make(0, ids=ids, with_hint=with_hint)) <= budget:
+                return small
+        return {"truncated": True,
+                "more": {k: len(v) for k, v in lists if v}}
+    n = _largest(lambda m: size(make(m)) <= budget, total)
+    if n == 0 and total:
+        first = next(items[0] for _, items in lists if items)
+        if isinstance(first, dict):
+            room = budget - size(make(1)) + size(first)
+            cut = clip(first, room)
+            if cut is not None and size(make(1, cut)) <= budget:
+                return make(1, cut)
+    return make(n)
+
+
+def bound_log(doc: dict[str, Any], budget: int, hint: Callable[[int], str]
+              ) -> dict[str, Any]:
+    """A log document within `budget`: the first commits that fit, then as many of
+    their changes and conflicts as fit, in order; a commit whose changes were cut says
+    how many and names the first; commits left out are counted, with `hint(shown)`, the
+    call that continues."""
+    if size(doc) <= budget:
+        return doc
+    commits: list[dict[str, Any]] = doc.get("commits", [])
+    cut_keys = ("changes", "conflicts")
+
+    def units(c: dict[str, Any]) -> int:
+        return sum(len(c.get(k) or ()) for k in cut_keys)
+
+    def make(shown: int, keep: int) -> dict[str, Any]:
+        out: dict[str, Any] = dict(doc)
+        kept = []
+        for c in commits[:shown]:
+            c2 = dict(c)
+            more: dict[str, Any] = {}
+            rest: list[Any] = []
+            for k in cut_keys:
+                items = c.get(k)
+                if not isinstance(items, list):
+                    continue
+                take = min(keep, len(items))
+                keep -= take
+                c2[k] = items[:take]
+                if take < len(items):
+                    more[k] = len(items) - take
+                    rest += items[take:]
+            if more:
+                more["ids"] = _ids(rest, COMMIT_IDS)
+                more["hint"] = ("aide_recall {\"ids\": [...], \"rev\": \""
+                                + str(c.get("commit", ""))[:12] + "\"} shows them as of "
+                                "this commit; aide_log {\"uuid\": ID} follows one")
+                c2["more"] = more
+            kept.append(c2)
+        out["commits"] = kept
+        out["truncated"] = True
+        if shown < len(commits):
+            out["more"] = {"commits": len(commits) - shown, "hint": hint(shown)}
+        return out
+
+    shown = _largest(lambda n: size(make(n, 0)) <= budget, len(commits))
+    if size(make(shown, 0)) > budget:
+        return {"commits": [], "truncated": True,
+                "more": {"commits": len(commits), "hint": hint(0)}}
+    keep = _largest(lambda n: size(make(shown, n)) <= budget,
+                    sum(units(c) for c in commits[:shown]))
+    return make(shown, keep)
+
+
+def cap(text: str, budget: int) -> str:
+    """`text` within `budget` characters, cut after a whole line when it must be."""
+    if len(text) <= budget:
+        return text
+    note = f"… (cut: an answer holds at most {budget} characters)"
+    room = max(0, budget - len(note) - 1)
+    head = text[:room]
+    if "\n" in head:
+        head = head[:head.rindex("\n")]
+    return (head + "\n" + note) if head else note[:budget]
 
 
 def _flat(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def memories_text(doc: dict[str, Any], empty: str = "No memories.") -> str:
+def _more_line(more: dict[str, Any], left: int, what: str) -> str:
+    ids = more.get("ids") or []
+    named = ", ".join(f"`{i}`" for i in ids) + (" …" if 0 < len(ids) < left else "")
+    line = f"{left} more {what} not shown" + (f": {named}" if named else "")
+    hint = more.get("hint")
+    return line + (f"; {hint}" if hint else "")
+
+
+def _memory_line(m: dict[str, Any]) -> str:
+    scope = m.get("scope") or "project"
+    why = f" (why: {_flat(m.get('why'))})" if m.get("why") else ""
+    cut = " (clipped)" if m.get("clipped") else ""
+    return f"- [{scope}] {_flat(m.get('what'))}{why}{cut} `{short(m.get('uuid'))}`"
+
+
+def memories_text(doc: dict[str, Any], empty: str = "No memories.",
+                  budget: int = BUDGET) -> str:
     """A recall / search / list document as short markdown, grouped by layer."""
-    mems = doc["memories"]
-    src = doc["source"]
-    where = f" at {src['rev']} ({(src['commit'] or '')[:12]})" if src["kind"] == "rev" else ""
-    if not mems:
-        return empty + where
-    lines: list[str] = [f"{len(mems)} memor{'y' if len(mems) == 1 else 'ies'}{where}"]
+    mems = doc.get("memories", [])
+    more = doc.get("more") or {}
+    left = more.get("memories", 0)
+    src = doc.get("source") or {}
+    where = (f" at {src.get('rev')} ({(src.get('commit') or '')[:12]})"
+             if src.get("kind") == "rev" else "")
+    if not mems and not left:
+        return cap(empty + where, budget)
+    count = len(mems) + left
+    noun = "memory" if count == 1 else "memories"
+    lines: list[str] = [(f"{len(mems)} of {count} {noun}" if left else f"{count} {noun}")
+                        + where]
     for layer in LAYERS:
-        group = [m for m in mems if m["layer"] == layer]
-        if not group:
-            continue
-        lines += ["", f"## {layer}"]
-        for m in group:
-            scope = m["scope"] or "project"
-            why = f" (why: {_flat(m['why'])})" if m.get("why") else ""
-            lines.append(f"- [{scope}] {_flat(m['what'])}{why} `{m['uuid'][:8]}`")
-    return "\n".join(lines)
+        group = [m for m in mems if m.get("layer") == layer]
+        if group:
+            lines += ["", f"## {layer}", *(_memory_line(m) for m in group)]
+    if left:
+        lines += ["", _more_line(more, left, "memory" if left == 1 else "memories")]
+    return cap("\n".join(lines), budget)
 
 
-def diff_text(doc: dict[str, Any]) -> str:
+def diff_text(doc: dict[str, Any], budget: int = BUDGET) -> str:
     """A diff document as short markdown."""
     lines = []
     for key, sign in (("added", "+"), ("forgotten", "-")):
         for m in doc.get(key, []):
             lines.append(f"{sign} [{m.get('layer')}] {_flat(m.get('what'))} "
-                         f"`{str(m.get('uuid'))[:8]}`")
+                         f"`{short(m.get('uuid'))}`")
     for c in doc.get("changed", []):
         after = c.get("after") or {}
         lines.append(f"~ [{after.get('layer')}] {_flat(after.get('what'))} "
-                     f"`{str(c.get('uuid'))[:8]}` ({', '.join(c.get('fields', []))})")
-    return "\n".join(lines) if lines else "No memory changes."
+                     f"`{short(c.get('uuid'))}` ({', '.join(c.get('fields', []))})")
+    more = doc.get("more") or {}
+    left = sum(more.get(k, 0) for k in ("added", "forgotten", "changed"))
+    if left:
+        counts = ", ".join(f"{more[k]} {k}" for k in ("added", "forgotten", "changed")
+                           if more.get(k))
+        lines.append(_more_line(more, left, f"changes ({counts})"))
+    return cap("\n".join(lines) if lines else "No memory changes.", budget)
 
 
-def log_text(doc: dict[str, Any]) -> str:
+def log_text(doc: dict[str, Any], budget: int = BUDGET) -> str:
     """A log document as short markdown."""
     lines = []
     for c in doc.get("commits", []):
-        lines.append(f"- {str(c.get('commit'))[:10]} {c.get('subject', '')}")
+        more = c.get("more") or {}
+        left = more.get("changes", 0) + more.get("conflicts", 0)
+        total = len(c.get("changes", [])) + len(c.get("conflicts", ())) + left
+        counted = f" ({total} changes, {total - left} shown)" if left else ""
+        lines.append(f"- {str(c.get('commit'))[:10]} {c.get('subject', '')}{counted}")
         for ch in c.get("changes", []):
             what = _flat((ch.get("memory") or {}).get("what"))
-            lines.append(f"  - {ch.get('change')} `{str(ch.get('uuid'))[:8]}` {what}")
+            lines.append(f"  - {ch.get('change')} `{short(ch.get('uuid'))}` {what}")
         for x in c.get("conflicts", ()):  # a merge that kept one side of a same-field change
-            lines.append(f"  - conflict `{str(x.get('uuid'))[:8]}` {x.get('field')}: kept "
+            lines.append(f"  - conflict `{short(x.get('uuid'))}` {x.get('field')}: kept "
                          f"{x.get('kept')}, dropped {_flat(str(x.get('dropped_value')))[:80]}"
                          f" (recover: `{x.get('recover')}`)")
-    return "\n".join(lines) if lines else "No commits changed memories."
+        if left:
+            lines.append("  - " + _more_line(more, left, "changes"))
+    more = doc.get("more") or {}
+    if more.get("commits"):
+        lines.append(f"{more['commits']} more commits not shown. {more.get('hint', '')}"
+                     .rstrip())
+    return cap("\n".join(lines) if lines else "No commits changed memories.", budget)
+
+
+def import_text(doc: dict[str, Any], budget: int = BUDGET) -> str:
+    """An import document as short markdown: the counts, each memory with its id, what
+    was skipped and why, the warnings."""
+    more = doc.get("more") or {}
+    imported = doc.get("imported", [])
+    skipped = doc.get("skipped", [])
+    n_imp = len(imported) + more.get("imported", 0)
+    n_skip = len(skipped) + more.get("skipped", 0)
+    verb = "Would import" if doc.get("dry_run") else "Imported"
+    reasons: dict[str, int] = {}
+    for s in skipped:
+        reasons[str(s.get("reason"))] = reasons.get(str(s.get("reason")), 0) + 1
+    why = (" (" + ", ".join(f"{r}: {n}" for r, n in reasons.items()) + ")") if reasons else ""
+    # The importer's own summary, when it gives one, says also what it left out and why.
+    lines = [doc.get("summary")
+             or f"{verb} {n_imp} memor{'y' if n_imp == 1 else 'ies'}, skipped {n_skip}{why}."]
+    for m in imported:
+        lines.append(f"- [{m.get('layer')}] [{m.get('scope') or 'project'}] "
+                     f"{_flat(m.get('what'))} `{short(m.get('uuid'))}`")
+    for s in skipped:
+        lines.append(f"- skipped ({s.get('reason')}): {_flat(s.get('what'))}"
+                     + (f" `{short(s['uuid'])}`" if s.get("uuid") else ""))
+    lines += [f"warning: {w}" for w in doc.get("warnings", [])]
+    left = sum(v for k, v in more.items() if isinstance(v, int))
+    if left:
+        lines.append(_more_line(more, left, "items"))
+    return cap("\n".join(lines), budget)
