@@ -101,7 +101,7 @@ def main() -> None:
 
 @main.command()
 @click.option("--agent", "agents", multiple=True,
-              type=click.Choice(["claude", "codex", "cursor", "gemini", "vscode"]),
+              type=click.Choice(["claude", "codex", "copilot", "cursor", "gemini", "vscode"]),
               help="Also register the MCP server and hooks in this agent's project settings "
                    "(repeatable).")
 @click.option("--no-hooks", is_flag=True, help="Do not install the git hooks.")
@@ -129,7 +129,11 @@ def init(agents: tuple[str, ...], no_hooks: bool, dry_run: bool, uninstall: bool
             return
         done = [] if uninstall else _init_repo(repo, no_hooks)
         config.apply(top, changes)
-        out("\n".join(done + [c.line() for c in changes]))
+        # a set-up whose server cannot start is not called done
+        notes, problem = ([], None) if uninstall else config.check(top, list(agents))
+        out("\n".join(done + [c.line() for c in changes] + notes))
+        if problem:
+            raise AideError(problem)
         return
     if uninstall:
         from git_aide.install import uninstall as do_uninstall
@@ -527,14 +531,15 @@ def textconv(file: str) -> None:
     raise click.exceptions.Exit(textconv_main([file]))
 
 @main.command(name="import")
-@click.argument("files", metavar="FILE...", nargs=-1, required=True)
+@click.argument("files", metavar="[FILE]...", nargs=-1)
 @click.option("--layer", type=LAYER_CHOICE, help="Default: from the file (see the man page).")
 @click.option("--scope", metavar="GLOB", help="Where the rules apply (default: from the file).")
 @click.option("--dry-run", "-n", is_flag=True, help="Say what would be imported; write nothing.")
 @json_option
 def import_(files: tuple[str, ...], layer: str | None, scope: str | None, dry_run: bool,
             as_json: bool) -> None:
-    """Turn rules files (CLAUDE.md, AGENTS.md, .cursor/rules/*.mdc...) into memories."""
+    """Turn rules files (CLAUDE.md, AGENTS.md, .cursor/rules/*.mdc...; none: all of them)
+    into memories."""
     from git_aide.agents import rules
 
     repo, cache = context()
@@ -547,13 +552,9 @@ def import_(files: tuple[str, ...], layer: str | None, scope: str | None, dry_ru
 
         out(dumps(doc))
     else:
-        verb = "Would import" if dry_run else "Imported"
         lines = [f"{'would import' if dry_run else 'imported'} {m['why']}: "
                  f"{_one_line(m['what'])}" for m in doc["imported"]]
-        kept = len(doc["skipped"]) - len(refused)
-        lines.append(f"{verb} {len(doc['imported'])} memor"
-                     f"{'y' if len(doc['imported']) == 1 else 'ies'}; {kept} already there.")
-        out("\n".join(lines))
+        out("\n".join([*lines, doc["summary"]]))
     warn([f"{s['where']}: not imported: {s['message']}" for s in refused])
     if refused:
         n = len(refused)
@@ -593,7 +594,7 @@ def export(agents: tuple[str, ...], check: bool, max_chars: int | None) -> None:
     out("\n".join(changed) if changed else "The rules files are up to date; nothing changed.")
 @main.command()
 def mcp() -> None:
-    """Serve the memories to an agent over MCP on stdio (needs git-aide[mcp])."""
+    """Serve the memories to an agent over MCP on stdio (agents start it themselves)."""
     from git_aide.agents import serve
 
     raise click.exceptions.Exit(serve())

@@ -13,9 +13,12 @@ from typing import Any
 
 import pytest
 
-#: The environment every test process gets: a fixed identity, no user or system config.
+#: The environment every test process gets: a fixed identity, no user or system config,
+#: and this interpreter's scripts first on PATH (agents, hooks and the merge driver run
+#: `git-aide` by name, as they would for a user), whether or not the venv is activated.
 BASE_ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "NO_COLOR"))},
+    "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""),
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_AUTHOR_NAME": "Ada Tester",
     "GIT_AUTHOR_EMAIL": "ada@example.com",

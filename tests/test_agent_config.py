@@ -115,8 +115,8 @@ def test_codex_toml_keeps_every_other_byte(repo: Path) -> None:
     once = files(repo, ".codex/config.toml", ".codex/hooks.json")
     text = (once[".codex/config.toml"] or b"").decode()
     assert text.startswith(USER_TOML)
-    assert text[len(USER_TOML):] == \
-        '\n[mcp_servers.git-aide]\ncommand = "git-aide"\nargs = ["mcp"]\n'
+    assert text[len(USER_TOML):] == ('\n[mcp_servers.git-aide]\ncommand = "git-aide"\n'
+                                     'args = ["mcp"]\nstartup_timeout_sec = 30\n')
     hooks = json.loads(once[".codex/hooks.json"] or b"")["hooks"]
     assert hooks["PreToolUse"][0]["hooks"][0]["command"] == \
         "git-aide hook pre-tool-use --agent codex"
@@ -184,3 +184,86 @@ def test_uninstall_gives_back_the_users_layout(repo: Path, layout: str) -> None:
     assert ("\n" in installed.strip()) == ("\n" in layout.strip())  # the same style
     aide_ok(repo, "init", "--agent", "claude", "--uninstall")
     assert (repo / ".claude/settings.json").read_text() == layout
+
+
+def test_start_up_timeouts_cover_a_slow_start(repo: Path) -> None:
+    """Gemini CLI gives a server 5 s in `gemini mcp list` and Codex 10 s unless told
+    otherwise, less than a cold start takes on a loaded machine: each gets a timeout
+    in its own key and unit, and a stale entry without one is brought up to date."""
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini/settings.json").write_text(dump({"mcpServers": {"git-aide": {
+        "command": "git-aide", "args": ["mcp"]}}}))
+    r = aide_ok(repo, "init", "--agent", "gemini", "--agent", "codex")
+    assert ".gemini/settings.json: updated" in r.stdout
+    gemini = json.loads((repo / ".gemini/settings.json").read_text())["mcpServers"]
+    assert gemini == {"git-aide": {"command": "git-aide", "args": ["mcp"], "timeout": 60000}}
+    import tomlkit
+
+    codex = tomlkit.parse((repo / ".codex/config.toml").read_text()).unwrap()
+    assert codex["mcp_servers"]["git-aide"] == {"command": "git-aide", "args": ["mcp"],
+                                                "startup_timeout_sec": 30}
+    r = aide_ok(repo, "init", "--agent", "gemini", "--agent", "codex")
+    assert r.stdout.count("already up to date") == 3
+
+
+#: Copilot's hook events as git-aide installs them (GitHub's hooks reference).
+COPILOT_EVENTS = {"SessionStart": ["session-start"],
+                  "PostToolUse": ["pre-tool-use", "post-tool-use"],
+                  "Stop": ["stop"], "PreCompact": ["pre-compact"]}
+
+
+def test_copilot_and_vs_code_agent_hooks(repo: Path) -> None:
+    """`--agent copilot`: the MCP server in `.github/mcp.json` (Copilot CLI's shared
+    project file) and the hooks in `.github/hooks/git-aide.json`, in the format Copilot
+    CLI, the cloud agent and VS Code all read: version 1, PascalCase events, flat
+    command handlers with a timeout in seconds. The user's own files stay theirs."""
+    (repo / ".github/hooks").mkdir(parents=True)
+    (repo / ".github/mcp.json").write_text(dump(USER_MCP))
+    theirs = {"version": 1, "hooks": {"preToolUse": [{"type": "command",
+                                                      "bash": "./scripts/guard.sh"}]}}
+    (repo / ".github/hooks/guard.json").write_text(dump(theirs))
+    r = aide_ok(repo, "init", "--agent", "copilot")
+    assert ".github/mcp.json: updated" in r.stdout
+    assert ".github/hooks/git-aide.json: created" in r.stdout
+    servers = json.loads((repo / ".github/mcp.json").read_text())["mcpServers"]
+    assert servers == {**USER_MCP["mcpServers"], "git-aide": {
+        "type": "stdio", "command": "git-aide", "args": ["mcp"]}}
+    doc = json.loads((repo / ".github/hooks/git-aide.json").read_text())
+    assert doc["version"] == 1 and list(doc["hooks"]) == list(COPILOT_EVENTS)
+    for event, ours in COPILOT_EVENTS.items():
+        handlers = doc["hooks"][event]
+        assert [h["command"] for h in handlers] == \
+            [f"git-aide hook {e} --agent copilot" for e in ours]
+        for h in handlers:
+            assert h["type"] == "command" and h["timeout"] == 10
+    reads = doc["hooks"]["PostToolUse"][0]["matcher"].split("|")
+    assert {"Read", "Edit", "Write", "view", "edit", "create"} <= set(reads)
+    assert json.loads((repo / ".github/hooks/guard.json").read_text()) == theirs
+    once = files(repo, ".github/mcp.json", ".github/hooks/git-aide.json")
+    assert "already up to date" in aide_ok(repo, "init", "--agent", "copilot").stdout
+    assert files(repo, ".github/mcp.json", ".github/hooks/git-aide.json") == once
+    assert "ok: copilot: git-aide is set up in .github/mcp.json, .github/hooks/git-aide.json" \
+        in aide(repo, "doctor").stdout
+    aide_ok(repo, "init", "--agent", "copilot", "--uninstall")
+    assert (repo / ".github/mcp.json").read_text() == dump(USER_MCP)
+    assert not (repo / ".github/hooks/git-aide.json").exists()
+    assert json.loads((repo / ".github/hooks/guard.json").read_text()) == theirs
+
+
+@pytest.mark.parametrize("sample", sorted((Path(__file__).parent / "data" / "settings")
+                                          .glob("*.json")), ids=lambda p: p.name)
+def test_copilot_gives_every_layout_back(tmp_path: Path, sample: Path) -> None:
+    """Copilot's files go through the same in-place editing as the other agents': a
+    user's `.github/mcp.json` (or a hooks file of theirs under git-aide's name) in any
+    layout comes back byte for byte."""
+    repo = make_repo(tmp_path / "repo", init=False)
+    (repo / ".github/hooks").mkdir(parents=True)
+    data = sample.read_bytes()
+    for rel in (".github/mcp.json", ".github/hooks/git-aide.json"):
+        (repo / rel).write_bytes(data)
+    aide_ok(repo, "init", "--no-hooks", "--agent", "copilot")
+    assert b"git-aide hook session-start --agent copilot" in (
+        repo / ".github/hooks/git-aide.json").read_bytes()
+    aide_ok(repo, "init", "--uninstall", "--agent", "copilot")
+    for rel in (".github/mcp.json", ".github/hooks/git-aide.json"):
+        assert (repo / rel).read_bytes() == data, rel

@@ -184,7 +184,8 @@ def test_a_multiline_string_is_not_a_table(repo: Path) -> None:
     assert (repo / TOML_FILE).read_text() == text
     aide_ok(repo, "init", "--agent", "codex")
     assert (repo / TOML_FILE).read_text() == (
-        text + '\n[mcp_servers.git-aide]\ncommand = "git-aide"\nargs = ["mcp"]\n')
+        text + '\n[mcp_servers.git-aide]\ncommand = "git-aide"\nargs = ["mcp"]\n'
+        'startup_timeout_sec = 30\n')
     aide_ok(repo, "init", "--uninstall", "--agent", "codex")
     assert (repo / TOML_FILE).read_text() == text
 
@@ -196,14 +197,16 @@ def test_non_utf8_bytes_in_a_comment_are_kept(repo: Path) -> None:
     (repo / TOML_FILE).write_bytes(data)
     aide_ok(repo, "init", "--agent", "codex")
     assert (repo / TOML_FILE).read_bytes() == (
-        data + b'\n[mcp_servers.git-aide]\ncommand = "git-aide"\nargs = ["mcp"]\n')
+        data + b'\n[mcp_servers.git-aide]\ncommand = "git-aide"\nargs = ["mcp"]\n'
+        b'startup_timeout_sec = 30\n')
 
 
 def test_our_server_as_an_inline_table(repo: Path) -> None:
     """`mcp_servers.git-aide = { ... }` written by hand: install keeps it when it is
     right, corrects it in place when it is not, and uninstall takes the line out."""
     (repo / ".codex").mkdir()
-    right = 'model = "o4"\nmcp_servers.git-aide = { command = "git-aide", args = ["mcp"] }\n'
+    right = ('model = "o4"\nmcp_servers.git-aide = { command = "git-aide", args = ["mcp"], '
+             'startup_timeout_sec = 30 }\n')
     (repo / TOML_FILE).write_text(right)
     r = aide_ok(repo, "init", "--agent", "codex")
     assert ".codex/config.toml: already up to date" in r.stdout
