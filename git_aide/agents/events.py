@@ -5,6 +5,14 @@ recall hot path (spawn -> commands -> sources, no click, no rich, no pydantic) a
 never get in the agent's way: whatever happens they exit 0, print the agent's JSON or
 nothing, and say anything else on stderr. `GIT_AIDE_HOOKS=0` turns them off.
 
+Each agent speaks its own dialect: Claude Code, Codex and VS Code take
+`hookSpecificOutput`, Gemini CLI the same under its own event names, Cursor and Copilot
+CLI flat fields (Copilot CLI configured with VS Code's event names speaks VS Code's). The
+files an event is about come from each agent's tools: a file tool's path, the files of a
+Codex or VS Code `apply_patch`, the files a shell command reads (`cat`, `sed -n`, `rg`
+...), Gemini's `read_many_files`. What an agent already loads from its own rules files
+(native.py) is never sent again.
+
 Per-session state (which memories this session was already given) lives in
 `<git common dir>/aide/sessions/`, never in the working tree.
 """
@@ -22,19 +30,43 @@ if TYPE_CHECKING:
 
 EVENTS = ("session-start", "pre-tool-use", "post-tool-use", "user-prompt", "stop",
           "pre-compact")
-AGENTS = ("claude", "codex", "cursor", "gemini")
+AGENTS = ("claude", "codex", "copilot", "cursor", "gemini", "vscode")
 USAGE = ("usage: git aide hook {session-start|pre-tool-use|post-tool-use|user-prompt|stop|"
-         "pre-compact} [--agent claude|codex|cursor|gemini]")
+         "pre-compact} [--agent claude|codex|copilot|cursor|gemini|vscode]")
 
 #: Each event's name in the protocols that take `hookSpecificOutput.hookEventName`.
 _CLAUDE_NAMES = {"session-start": "SessionStart", "pre-tool-use": "PreToolUse",
                  "post-tool-use": "PostToolUse", "user-prompt": "UserPromptSubmit"}
+#: The events of those protocols whose `additionalContext` reaches the model.
+_CLAUDE_CONTEXT = frozenset({"SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit",
+                             "SubagentStart"})
 #: Gemini CLI has no context channel before a tool runs: init hooks pre-tool-use on
 #: AfterTool, whose additionalContext is appended to what the tool returned.
 _GEMINI_NAMES = {"session-start": "SessionStart", "pre-tool-use": "AfterTool",
                  "post-tool-use": "AfterTool", "user-prompt": "BeforeAgent"}
-#: Where a file tool names its file, across the agents' tools.
-_PATH_KEYS = ("file_path", "absolute_path", "path", "target_file")
+#: The Gemini CLI events whose `additionalContext` reaches the model.
+_GEMINI_CONTEXT = frozenset({"SessionStart", "AfterTool", "BeforeAgent"})
+#: Where a file tool names its file, across the agents' tools (Claude Code and Cursor
+#: `file_path`, Gemini CLI `file_path`/`absolute_path`/`dir_path`, VS Code `filePath`,
+#: Copilot CLI `path`, Claude's notebooks `notebook_path`).
+_PATH_KEYS = ("file_path", "absolute_path", "filePath", "path", "target_file", "notebook_path",
+              "dir_path", "dirPath")
+#: The shell tools, whose command is read for the files it reads.
+_SHELL_TOOLS = frozenset({"Bash", "bash", "Shell", "shell", "run_shell_command",
+                          "run_in_terminal", "exec_command", "shell_command", "local_shell"})
+#: git-aide's own MCP tools that return memories (the agent fetched those itself).
+_AIDE_READS = ("aide_recall", "aide_search", "aide_memories", "aide_diff", "aide_log")
+#: The most files one event is about: a `read_many_files` or a long command names many.
+MAX_EVENT_PATHS = 16
+#: The most characters of a patch or a command read for the files they name.
+MAX_PATCH_CHARS = 1 << 20
+#: The most characters any hook sends, whatever the configuration says: Claude Code cuts
+#: a hook's context above 10,000 characters to a preview.
+MAX_HOOK_CHARS = 9000
+#: The most characters of one memory's `what` a hook shows.
+MAX_WHAT_CHARS = 400
+#: The most characters of one memory's `why` a hook shows.
+MAX_WHY_CHARS = 160
 #: What reads as a correction or a decision worth keeping.
 _DECISION = (r"\b(no,? (use|don'?t|do not|we)|from now on|going forward|we always|we never|"
              r"always use|never use|do not ever|don'?t ever|remember (that|to)|instead of|"
@@ -44,6 +76,10 @@ NUDGE = ("This prompt reads like a correction or a decision. If it should hold b
 REFLECT = ("Before you stop: did this session settle anything worth remembering (a "
            "decision, a constraint, a gotcha the code does not show)? If so, call "
            "aide_remember; if not, just stop.")
+#: The first line of each block of memories the hooks send (user_prompt knows its own
+#: text by them when an agent hands it back inside the user's prompt).
+SESSION_HEADER = "Project memory (git-aide): always apply these."
+FILE_HEADER = "Project memory for "
 
 
 def main(argv: list[str]) -> int:
@@ -72,12 +108,13 @@ def _main(argv: list[str]) -> int:
     data = _read_event()
     if data is None:
         return 0
+    data = _normalize(data)
     where = _where(data)
     if where is not None:
         os.chdir(where)
     text = HANDLERS[event](data, agent)
     if text is not None:
-        reply = _reply(agent, event, text)
+        reply = _reply(agent, event, text, data)
         if reply is not None:
             import json
 
@@ -152,29 +189,73 @@ def _read_event() -> dict[str, Any] | None:
 
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         _say("stdin is not a JSON event; nothing to do")
         return None
     return data if isinstance(data, dict) else None
 
 
-def _reply(agent: str, event: str, text: str) -> dict[str, Any] | None:
+def _normalize(data: dict[str, Any]) -> dict[str, Any]:
+    """The event with the snake_case names the handlers read, whatever the dialect:
+    Copilot CLI sends `toolName`, `toolArgs` (a JSON string, or an object), `toolResult`
+    and `sessionId`; VS Code `sessionId` and `hookEventName`."""
+    aliases = (("toolName", "tool_name"), ("toolResult", "tool_response"),
+               ("sessionId", "session_id"), ("hookEventName", "hook_event_name"),
+               ("transcriptPath", "transcript_path"), ("stopHookActive", "stop_hook_active"))
+    out = dict(data)
+    for camel, snake in aliases:
+        if snake not in out and camel in out:
+            out[snake] = out[camel]
+    args = data.get("toolArgs")
+    if "tool_input" not in out and args is not None:
+        if isinstance(args, str):
+            import json
+
+            try:
+                args = json.loads(args)
+            except (ValueError, RecursionError):
+                args = None
+        if isinstance(args, dict):
+            out["tool_input"] = args
+    return out
+
+
+def _flat_copilot(agent: str, data: dict[str, Any]) -> bool:
+    """Whether the event is Copilot CLI's own camelCase dialect (its `.github/hooks` file
+    with event names like `preToolUse`), which answers in flat fields; configured with
+    VS Code's event names, or run by VS Code, it sends `hook_event_name`/`hookEventName`."""
+    return agent == "copilot" and "hook_event_name" not in data and "hookEventName" not in data
+
+
+def _reply(agent: str, event: str, text: str, data: dict[str, Any]) -> dict[str, Any] | None:
     """The agent's JSON for `text` on this event; None where it has no channel for it."""
     if event == "stop":
         if agent == "cursor":
             return {"followup_message": text}
-        return {"decision": "deny" if agent == "gemini" else "block", "reason": text}
-    if agent in ("claude", "codex"):
-        name = _CLAUDE_NAMES.get(event)
-    elif agent == "gemini":
-        name = _GEMINI_NAMES.get(event)
-    else:  # cursor
+        if agent == "gemini":
+            return {"decision": "deny", "reason": text}
+        reply: dict[str, Any] = {"decision": "block", "reason": text}
+        if agent == "vscode" or (agent == "copilot" and not _flat_copilot(agent, data)):
+            # VS Code reads a Stop hook's decision from hookSpecificOutput
+            reply["hookSpecificOutput"] = {"hookEventName": "Stop", "decision": "block",
+                                           "reason": text}
+        return reply
+    if agent == "cursor":
         if event == "session-start":
             return {"additional_context": text}
         if event == "pre-tool-use":
             # no "permission": the user's own approval settings decide, not a memory hook
             return {"agent_message": text}
         return None
+    if _flat_copilot(agent, data):
+        return {"additionalContext": text} if event in _CLAUDE_NAMES else None
+    fired = data.get("hook_event_name")
+    if agent == "gemini":
+        name = fired if fired in _GEMINI_CONTEXT else _GEMINI_NAMES.get(event)
+    else:  # claude, codex, vscode, copilot as VS Code
+        # the event that fired, when it has a context channel: an agent rejects a reply
+        # that names another event (a hook installed on PostToolUse, say)
+        name = fired if fired in _CLAUDE_CONTEXT else _CLAUDE_NAMES.get(event)
     if name is None:
         return None
     return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
@@ -183,10 +264,22 @@ def _reply(agent: str, event: str, text: str) -> dict[str, Any] | None:
 # -- rendering within a budget -------------------------------------------------------------
 
 def _line(record: dict[str, Any]) -> str:
-    what = " ".join(record["what"].split())
-    why = f" (why: {' '.join(record['why'].split())})" if record.get("why") else ""
+    what = _clip(" ".join(record["what"].split()), MAX_WHAT_CHARS)
+    why = f" (why: {_clip(' '.join(record['why'].split()), MAX_WHY_CHARS)})" if record.get(
+        "why") else ""
     scope = record.get("scope") or "project"
     return f"- {what}{why} [{scope}] id:{record['uuid'][:8]}"
+
+
+def _clip(text: str, most: int) -> str:
+    """`text` cut at a word before `most` characters, with an ellipsis: one long memory (a
+    procedure with its steps and code) must not take a whole budget; its id follows, for
+    aide_recall to give the rest."""
+    if len(text) <= most:
+        return text
+    cut = text[:most - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > most // 2 else cut) + "…"
 
 
 def fit(header: str, lines: list[str], cap: int, more: str) -> tuple[str, int]:
@@ -204,6 +297,290 @@ def fit(header: str, lines: list[str], cap: int, more: str) -> tuple[str, int]:
             return (text + "\n" + note if len(text) + 1 + len(note) <= cap else text), i
         text += "\n" + line
     return text, len(lines)
+
+
+def _cap(repo: Any, key: str, default: int) -> int:
+    """A hook's budget from git config, within 0..MAX_HOOK_CHARS."""
+    return max(0, min(repo.config_int(key, default), MAX_HOOK_CHARS))
+
+
+# -- the files an event is about ----------------------------------------------------------
+
+def tool_paths(data: dict[str, Any]) -> list[str]:
+    """The files (and folders) the tool of a tool event reads or writes, as absolute
+    paths, at most MAX_EVENT_PATHS: a file tool's path, the files of an `apply_patch`,
+    `read_many_files`' paths and globs (a glob stands for its leading folder), and the
+    files a shell command reads. Nothing is run: commands are only read."""
+    tool_input = data.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return []
+    name = str(data.get("tool_name") or "")
+    if _aide_tool(name, data, everything=True):
+        return []  # the agent is asking git-aide itself
+    cwd = data.get("cwd")
+    base = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else os.getcwd()
+    shell = name in _SHELL_TOOLS
+    found: list[str] = []
+    for key in _PATH_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and not (shell and key in ("dir_path", "dirPath")):
+            found.append(_absolute(value, base, glob=False))
+    for key in ("files", "paths", "include"):
+        values = tool_input.get(key)
+        if isinstance(values, str):
+            values = [values]
+        if isinstance(values, list) and (key != "include" or name == "read_many_files"):
+            found += [_absolute(v, base, glob=True) for v in values[:64] if isinstance(v, str)]
+    replacements = tool_input.get("replacements")  # VS Code's multi_replace_string_in_file
+    if isinstance(replacements, list):
+        found += [_absolute(r["filePath"], base, glob=False) for r in replacements[:64]
+                  if isinstance(r, dict) and isinstance(r.get("filePath"), str)]
+    patch = next((v for k in ("command", "input", "patch") if isinstance(v := tool_input.get(k),
+                  str) and v.lstrip().startswith("*** Begin Patch")), None)
+    if patch is not None:
+        found += [_absolute(p, base, glob=False) for p in patch_paths(patch)]
+    elif shell:
+        folder = tool_input.get("dir_path") or tool_input.get("workdir")
+        if isinstance(folder, str) and folder:
+            base = os.path.join(base, folder)
+        found += shell_paths(tool_input.get("command"), base)
+    out: list[str] = []
+    for path in found:
+        if path and path not in out:
+            out.append(path)
+    return out[:MAX_EVENT_PATHS]
+
+
+def _absolute(raw: str, base: str, glob: bool) -> str:
+    """`raw` made absolute against `base`; a glob stands for its leading folder; "" for
+    what names no path of ours (`-`, `~/...`, a variable)."""
+    raw = raw.strip()
+    if not raw or raw == "-" or raw.startswith("~") or any(c in raw for c in "$`\0\n"):
+        return ""
+    if glob and any(c in raw for c in "*?["):
+        head: list[str] = []
+        for part in raw.replace("\\", "/").split("/"):
+            if any(c in part for c in "*?[{"):
+                break
+            head.append(part)
+        if not any(head):
+            return ""  # `**/*.py`: the whole tree, not a place
+        raw = "/".join(head) or "/"
+    return os.path.normpath(os.path.join(base, raw))
+
+
+def patch_paths(patch: str) -> list[str]:
+    """The files an `apply_patch` adds, updates, deletes or moves to (`*** Update File:
+    path`, `*** Move to: path`), as written in the patch."""
+    out: list[str] = []
+    for line in patch[:MAX_PATCH_CHARS].splitlines():
+        line = line.strip()
+        for mark in ("*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"):
+            if line.startswith(mark):
+                path = line[len(mark):].strip()
+                if path and path not in out:
+                    out.append(path)
+                    if len(out) >= MAX_EVENT_PATHS:
+                        return out
+    return out
+
+
+#: The shells whose `-c SCRIPT` is read in turn (Codex runs `bash -lc "..."`).
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+#: Words that run the command after them.
+_WRAPPERS = frozenset({"sudo", "command", "builtin", "exec", "nice", "nohup", "time", "env"})
+#: The characters of shell operators: a run of them ends a simple command, unless it is
+#: a redirection (`<`, `>`, `2>&`...), whose target word is skipped.
+_OPERATOR_CHARS = frozenset("();<>|&")
+#: The commands that read the files they are given: (options that take a value,
+#: operands before the files, the options that give that operand instead).
+_NO_VALUE: frozenset[str] = frozenset()
+_LINES = frozenset({"-n", "-c", "--lines", "--bytes"})
+_GREP = frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file",
+                   "--max-count", "--after-context", "--before-context", "--context",
+                   "--include", "--exclude", "--exclude-dir", "--label", "--color", "--colour",
+                   "--binary-files", "--devices", "--directories", "-G", "--ignore-dir"})
+_LISTS = frozenset({"-I", "--ignore", "-w", "--width", "-T", "--tabsize", "-L", "-P",
+                    "--level", "--sort", "--format", "--time-style", "--block-size",
+                    "--charset", "-o"})
+_PATTERN_OPTIONS = frozenset({"-e", "-f", "--regexp", "--file"})
+_READERS: dict[str, tuple[frozenset[str], int, frozenset[str]]] = {
+    **dict.fromkeys(("cat", "tac", "wc", "realpath", "readlink"), (_NO_VALUE, 0, _NO_VALUE)),
+    **dict.fromkeys(("less", "more"), (frozenset({"-x", "-y", "-b", "-h", "-j", "-p", "-P",
+                                                  "-t", "-T", "-z", "-o", "-O"}), 0,
+                                       _NO_VALUE)),
+    **dict.fromkeys(("bat", "batcat"), (frozenset({
+        "-l", "--language", "-r", "--line-range", "-H", "--highlight-line", "--style",
+        "--theme", "--tabs", "-m", "--map-syntax", "--wrap", "--terminal-width", "--color",
+        "--decorations", "--paging", "--pager", "--file-name"}), 0, _NO_VALUE)),
+    "stat": (frozenset({"-c", "--format", "--printf"}), 0, _NO_VALUE),
+    "file": (frozenset({"-m", "-f", "-F", "-e", "-P"}), 0, _NO_VALUE),
+    "xxd": (frozenset({"-l", "-s", "-c", "-g", "-o"}), 0, _NO_VALUE),
+    "od": (frozenset({"-j", "-N", "-t", "-A", "-w"}), 0, _NO_VALUE),
+    "strings": (frozenset({"-n", "-t", "-e"}), 0, _NO_VALUE),
+    "hexdump": (frozenset({"-n", "-s", "-e", "-f"}), 0, _NO_VALUE),
+    "head": (_LINES, 0, _NO_VALUE),
+    "tail": (_LINES | {"-s", "--pid", "--sleep-interval"}, 0, _NO_VALUE),
+    "nl": (frozenset({"-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"}), 0,
+           _NO_VALUE),
+    "sed": (frozenset({"-e", "-f", "-l", "--expression", "--file", "--line-length"}), 1,
+            frozenset({"-e", "-f", "--expression", "--file"})),
+    "awk": (frozenset({"-f", "-v", "-F", "--file", "--assign", "--field-separator"}), 1,
+            frozenset({"-f", "--file"})),
+    **dict.fromkeys(("grep", "egrep", "fgrep", "ag", "ack"), (_GREP, 1, _PATTERN_OPTIONS)),
+    "rg": (frozenset({"-e", "-f", "-g", "--glob", "--iglob", "-t", "--type", "-T",
+                      "--type-not", "-m", "--max-count", "-A", "-B", "-C", "--after-context",
+                      "--before-context", "--context", "-M", "--max-columns", "-j",
+                      "--threads", "-E", "--encoding", "--type-add", "--sort", "--sortr",
+                      "-r", "--replace", "--max-depth", "-d", "--max-filesize",
+                      "--path-separator", "--color", "--colors", "--pre", "--pre-glob",
+                      "--engine", "--regexp", "--file"}),
+           1, _PATTERN_OPTIONS | {"--files"}),
+    **dict.fromkeys(("ls", "tree", "exa", "eza", "du"), (_LISTS, 0, _NO_VALUE)),
+}
+#: Words and tokens read per command at most: a hook reads a command, it does not audit
+#: a script.
+_MAX_TOKENS = 4000
+
+
+def shell_paths(command: Any, cwd: str) -> list[str]:
+    """The files (and folders) a shell command reads with the common read commands
+    (`cat`, `sed -n`, `head`, `tail`, `less`, `nl`, `rg`/`grep` with a path, `ls`, ...),
+    as absolute paths that exist: pipes, `&&`, `;`, quotes and `cd DIR &&` are followed,
+    `bash -lc "..."` is read in turn. Nothing is executed."""
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        found: list[str] = []
+        _simple(list(command), [cwd], found, 0)
+        return found
+    if not isinstance(command, str):
+        return []
+    found = []
+    _script(command, cwd, found, 0)
+    return found
+
+
+def _script(text: str, cwd: str, found: list[str], depth: int) -> None:
+    import shlex
+
+    # a newline ends a command as `;` does; inside quotes it only changes a word
+    text = text[:65536].replace("\\\n", "").replace("\n", " ; ")
+    lex = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lex.whitespace_split = True
+    tokens: list[str] = []
+    try:
+        for token in lex:
+            tokens.append(token)
+            if len(tokens) >= _MAX_TOKENS:
+                break
+    except ValueError:  # an unclosed quote: read the words as they stand
+        tokens = text.split()[:_MAX_TOKENS]
+    here = [cwd]
+    words: list[str] = []
+    skip = False
+    for token in tokens:
+        if skip:
+            skip = False
+            continue
+        if token in ("{", "}") or (token and set(token) <= _OPERATOR_CHARS
+                                   and not set(token) & set("<>")):
+            _simple(words, here, found, depth)
+            words = []
+        elif token and set(token) <= _OPERATOR_CHARS:
+            skip = not token.endswith(("(", ")"))  # a redirection: its target follows
+        else:
+            words.append(token)
+    _simple(words, here, found, depth)
+
+
+def _simple(argv: list[str], here: list[str], found: list[str], depth: int) -> None:
+    """One simple command: `cd` moves `here[0]` for the commands after it; a reader's
+    files are added to `found`."""
+    import re
+
+    while argv and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]) or argv[0] in _WRAPPERS):
+        argv = argv[1:]
+    if not argv:
+        return
+    name = os.path.basename(argv[0])
+    args = argv[1:]
+    if name in ("cd", "pushd"):
+        target = next((a for a in args if not a.startswith("-")), None)
+        if target is not None:
+            folder = _absolute(target, here[0], glob=False)
+            if folder and os.path.isdir(folder):
+                here[0] = folder
+        return
+    if name in _SHELLS and depth < 2:
+        for i, a in enumerate(args):
+            if a.startswith("-") and not a.startswith("--") and "c" in a[1:] and i + 1 < len(args):
+                _script(args[i + 1], here[0], found, depth + 1)
+                return
+        return
+    if name == "find":
+        operands = []
+        for a in args:
+            if a.startswith(("-", "(", "!")):
+                break
+            operands.append(a)
+        _keep(operands, here[0], found)
+        return
+    spec = _READERS.get(name)
+    if spec is None:
+        return
+    takes_value, leading, gives_leading = spec
+    operands = []
+    given = False
+    options = True
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if options and a == "--":
+            options = False
+        elif options and a.startswith("-") and a != "-":
+            option = a.split("=", 1)[0]
+            given = given or option in gives_leading
+            if "=" not in a and option in takes_value:
+                i += 1  # its value
+        else:
+            operands.append(a)
+        i += 1
+    _keep(operands[0 if given else leading:], here[0], found)
+
+
+def _keep(operands: list[str], cwd: str, found: list[str]) -> None:
+    for a in operands:
+        if len(found) >= MAX_EVENT_PATHS:
+            return
+        path = _absolute(a, cwd, glob=True)
+        if path and path not in found and os.path.exists(path):
+            found.append(path)
+
+
+def _aide_tool(name: str, data: dict[str, Any], everything: bool = False) -> bool:
+    """Whether a tool is one of git-aide's MCP tools that return memories (or any of its
+    tools, `everything`), whatever the agent calls it: `mcp__git-aide__aide_recall`
+    (Claude Code, Codex), `mcp_git-aide_aide_recall` (Gemini CLI), `git-aide/aide_recall`."""
+    context = data.get("mcp_context")  # Gemini CLI names the server and the tool apart
+    if isinstance(context, dict) and isinstance(context.get("tool_name"), str):
+        name = context["tool_name"]
+    tools = _AIDE_READS if not everything else ("aide_",)
+    for tool in tools:
+        at = name.rfind(tool)
+        if at >= 0 and (everything or at + len(tool) == len(name)) and (
+                at == 0 or name[at - 1] in "_/.-:"):
+            return True
+    return False
+
+
+def _relative(top: str, path: str) -> str | None:
+    """A path made repo-relative; None when it lies outside the working tree."""
+    real_top = os.path.realpath(top)
+    real = os.path.realpath(path)
+    if real == real_top:
+        return ""
+    if not real.startswith(real_top.rstrip(os.sep) + os.sep):
+        return None
+    return os.path.relpath(real, real_top).replace(os.sep, "/")
 
 
 # -- the events ----------------------------------------------------------------------------
@@ -231,34 +608,62 @@ def _warn(snap: Any) -> None:
         _say(w)
 
 
+def _program(agent: str, data: dict[str, Any]) -> str:
+    """The program that sent the event, for what it loads by itself: VS Code runs the
+    hooks of `.claude/settings.json` and `.github/hooks/` too, and says so with its own
+    `hookEventName` field."""
+    return "vscode" if "hookEventName" in data else agent
+
+
+def _cwd(data: dict[str, Any]) -> str | None:
+    cwd = data.get("cwd")
+    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
+
+
 def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
-    """The scoped memories of the file the tool is about to touch, each once a session."""
-    tool_input = data.get("tool_input")
-    if not isinstance(tool_input, dict):
-        return None
-    path = next((tool_input[k] for k in _PATH_KEYS if isinstance(tool_input.get(k), str)
-                 and tool_input[k]), None)
-    if path is None:
-        return None
+    """The scoped memories of the files the tool is about to touch (or, on Gemini's
+    AfterTool, has just read), each once a session, but those the agent loads itself."""
+    paths = tool_paths(data)
+    return _file_memories(data, agent, paths) if paths else None
+
+
+def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
+                   reserve: int = 0) -> str | None:
+    """The scoped memories of `paths` (absolute) not given to this session yet and not in
+    the agent's own rules files, within aide.hooks.fileChars less `reserve` (what the
+    reply holds besides)."""
     from git_aide.answers import recall_hits
     from git_aide.errors import AideError
 
     repo, cache, snap = _open(warn_now=False)
-    try:
-        hits = recall_hits(repo, cache, snap, [path], count=False, scoped_only=True)
-    except AideError:
+    top = repo.worktree
+    if top is None:
+        return None
+    rels = [r for r in (_relative(top, p) for p in paths) if r]
+    if not rels:
         return None  # outside the repository, say: nothing to add
+    try:
+        hits = recall_hits(repo, cache, snap, [os.path.join(top, r) for r in rels],
+                           count=False, scoped_only=True)
+    except AideError:
+        return None
     _warn(snap)
     session = Session(repo.cache_dir, session_id(data))
     fresh = [h for h in hits if h.entry.compiled is not None
              and h.entry.uuid not in session.seen]
+    if fresh:
+        from git_aide.agents import native
+
+        have = native.loaded(_program(agent, data), top, rels, _cwd(data))
+        if have.files:
+            fresh = [h for h in fresh if not have.has(h.entry.record)]
     if not fresh:
         return None
-    cap = repo.config_int("aide.hooks.fileChars", 1200)
-    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(repo.worktree or "."))
-    header = f"Project memory for {rel} (git-aide; follow it):"
+    cap = max(0, _cap(repo, "aide.hooks.fileChars", 1200) - reserve)
+    named = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
+    header = f"{FILE_HEADER}{named} (git-aide; follow it):"
     text, shown = fit(header, [_line(h.entry.record) for h in fresh], cap,
-                      "{n} more: call aide_recall for " + rel)
+                      "{n} more: call aide_recall for " + ", ".join(rels[:3]))
     if not shown:
         return text or None  # not even one fits: at most say where they are
     session.seen.update(h.entry.uuid for h in fresh[:shown])
@@ -269,30 +674,71 @@ def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
     return text
 
 
+def _repeatable_start(agent: str, data: dict[str, Any]) -> bool:
+    """Whether this agent may send SessionStart more than once for one session: VS Code
+    runs the hooks of `.claude/settings.json` and `.github/hooks/` alike (two git-aide
+    hooks, one session), and Copilot CLI has fired it on every prompt. Those add only what
+    the session was not given yet, as does a resumed session; the others start afresh,
+    as a new context holds nothing."""
+    source = data.get("source")
+    if source in ("clear", "compact"):
+        return False
+    if source == "resume":
+        return True  # the resumed transcript holds what the session was given
+    return agent in ("copilot", "vscode") or "hookEventName" in data  # VS Code's own field
+
+
+def _importance(entry: Any, record: dict[str, Any]) -> tuple[int, int, int, int, str, int]:
+    """The order of always-on memories: priority `always` first, team guidelines before
+    personal preferences, memories written by hand (newest first: a stable sort keeps
+    that) before imported rules, which keep their file's own order."""
+    rank = 0 if record.get("priority") == "always" else 1
+    layer = {"guidelines": 0, "preferences": 1}.get(entry.layer, 0)
+    from git_aide.agents.native import imported_from
+
+    origin = imported_from(record)
+    if origin is None:
+        return (rank, layer, 0, 0, "", 0)
+    return (rank, layer, 1, origin[0].count("/"), origin[0], origin[1])
+
+
 def session_start(data: dict[str, Any], agent: str) -> str | None:
-    """The always-on memories, then what this branch changed since it left its base."""
+    """The always-on memories by importance, then what this branch changed since it left
+    its base, but what the agent already loads from its own rules files."""
     repo, cache, snap = _open()
     prune(repo.cache_dir)
     session = Session(repo.cache_dir, session_id(data))
-    session.clear()  # a new, cleared or compacted context holds nothing yet
-    cap = repo.config_int("aide.hooks.sessionChars", 2000)
-    order = {"guidelines": 1, "preferences": 2}
+    if not (_repeatable_start(agent, data) and session.started):
+        session.clear()  # a new, cleared or compacted context holds nothing yet
+    import time
+
+    session.started = time.time()
+    cap = _cap(repo, "aide.hooks.sessionChars", 2000)
     chosen = []
     for e in snap.entries:
-        if e.layer in order:
-            chosen.append((order[e.layer], e))
+        if e.uuid in session.seen:
+            continue
+        if e.layer in ("guidelines", "preferences"):
+            chosen.append((e, e.record))
         else:
             r = e.record
             if r.get("priority") == "always":
-                chosen.append((0, e))
-    chosen.sort(key=lambda pe: pe[1].updated_at, reverse=True)  # newest first...
-    chosen.sort(key=lambda pe: pe[0])  # ...within: priority always, guidelines, preferences
-    records = [e.record for _rank, e in chosen]
+                chosen.append((e, r))
+    top = repo.worktree
+    have = None
+    if top is not None:
+        from git_aide.agents import native
+
+        have = native.loaded(_program(agent, data), top, (), _cwd(data))
+        if have.files:
+            chosen = [(e, r) for e, r in chosen if not have.has(r)]
+    chosen.sort(key=lambda er: er[0].updated_at, reverse=True)
+    chosen.sort(key=lambda er: _importance(*er))
+    records = [r for _e, r in chosen]
     parts: list[str] = []
     used = 0
     if records:
-        text, shown = fit("Project memory (git-aide): always apply these.",
-                          [_line(r) for r in records], cap,
+        text, shown = fit(SESSION_HEADER, [_line(r) for r in records], cap,
                           "{n} more: call aide_memories (layer guidelines or preferences)")
         if text:
             parts.append(text)
@@ -304,19 +750,22 @@ def session_start(data: dict[str, Any], agent: str) -> str | None:
         _say(f"what this branch changed: {e}")
         branch = None
     if branch is not None and cap - used > 80:
-        base, lines, uuids = branch
+        base, changed = branch
+        changed = [(kind, r) for kind, r in changed if r["uuid"] not in session.seen
+                   and not (have is not None and have.files and have.has(r))]
+        lines = [_line(r).replace("- ", f"- {kind}: ", 1) for kind, r in changed]
         text, shown = fit(f"\nMemories this branch added or changed since {base}:", lines,
-                          cap - used, "{n} more: call aide_diff with args [\"" + base + "\"]")
+                          cap - used - 1, "{n} more: call aide_diff with args [\"" + base + "\"]")
         if shown:
             parts.append(text)
-            session.seen.update(uuids[:shown])
+            session.seen.update(r["uuid"] for _kind, r in changed[:shown])
     session.save()
     return "\n".join(parts) if parts else None
 
 
-def _branch_changes(repo: Any, cache: Any) -> tuple[str, list[str], list[str]] | None:
-    """(base, lines, uuids) of the memories added or changed since the merge base with
-    the upstream or default branch; None when there is no such base."""
+def _branch_changes(repo: Any, cache: Any) -> tuple[str, list[tuple[str, dict[str, Any]]]] | None:
+    """(base, [(added|changed, record)]) of the memories added or changed since the merge
+    base with the upstream or default branch; None when there is no such base."""
     from git_aide.history import diff_doc
 
     base = None
@@ -339,29 +788,29 @@ def _branch_changes(repo: Any, cache: Any) -> tuple[str, list[str], list[str]] |
         return None  # on the base branch itself: nothing is "this branch's"
     doc = diff_doc(repo, cache, [point])
     short = base.removeprefix("refs/heads/").removeprefix("refs/remotes/")
-    lines: list[str] = []
-    uuids: list[str] = []
+    changed: list[tuple[str, dict[str, Any]]] = []
     for m in doc.get("added", []):
-        lines.append(_line(m).replace("- ", "- added: ", 1))
-        uuids.append(m["uuid"])
+        changed.append(("added", m))
     for c in doc.get("changed", []):
         after = c.get("after") or {}
         if "uuid" in after:
-            lines.append(_line(after).replace("- ", "- changed: ", 1))
-            uuids.append(after["uuid"])
-    if not lines:
+            changed.append(("changed", after))
+    if not changed:
         return None
-    return short, lines, uuids
+    return short, changed
 
 
 def post_tool_use(data: dict[str, Any], agent: str) -> str | None:
     """Record the memories the agent fetched itself, so hooks do not inject them again."""
     tool = str(data.get("tool_name") or "")
-    if not tool.endswith(("aide_recall", "aide_search", "aide_memories")):
+    if not _aide_tool(tool, data):
         return None
     import re
 
-    response = data.get("tool_response")
+    # Claude Code, Codex, Gemini CLI, VS Code: tool_response; Copilot CLI: toolResult (as
+    # tool_response); Cursor: tool_output
+    response = next((data[k] for k in ("tool_response", "tool_output", "tool_result")
+                     if k in data), None)
     found = set(_structured_uuids(response))
     text = _strings(response)
     found |= set(re.findall(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
@@ -393,7 +842,7 @@ def _structured_uuids(value: Any) -> list[str]:
 
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
     if isinstance(value, list):
         return [u for v in value for u in _structured_uuids(v)]
@@ -411,24 +860,80 @@ def _structured_uuids(value: Any) -> list[str]:
 
 
 def _strings(value: Any) -> str:
-    """Every string inside a JSON value, one per line (tool responses come in many shapes)."""
+    """Every string inside a JSON value, one per line (tool responses come in many shapes),
+    less what a cut MCP answer names without showing it (agents/text.py): its `more`
+    and the line "N more ... not shown: ids" of its text."""
     if isinstance(value, str):
-        return value
+        if value.lstrip().startswith("{"):  # structured content given as JSON text
+            import json
+
+            try:
+                return _strings(json.loads(value))
+            except (ValueError, RecursionError):
+                pass
+        import re
+
+        left_out = re.compile(r"^\s*(?:- )?\d+ more \S.* not shown\b")
+        return "\n".join(x for x in value.splitlines() if not left_out.match(x))
     if isinstance(value, dict):
-        return "\n".join(_strings(v) for v in value.values())
+        return "\n".join(_strings(v) for k, v in value.items() if k != "more")
     if isinstance(value, list):
         return "\n".join(_strings(v) for v in value)
     return ""
 
 
-def user_prompt(data: dict[str, Any], agent: str) -> str | None:
-    """A nudge to remember, when the prompt reads as a correction or a decision."""
+def users_words(prompt: str) -> str:
+    """What the user wrote, without what hooks put around it: Gemini CLI hands the
+    session-start context to BeforeAgent inside the first prompt (`<hook_context>...`),
+    and git-aide's own memory lines are never the user's words."""
+    import re
+
+    prompt = re.sub(r"<hook_context>.*?(?:</hook_context>|\Z)", " ", prompt, flags=re.S)
+    own = re.compile(r"^(?:- (?:added: |changed: )?.* id:[0-9a-f]{8}|"
+                     + re.escape(SESSION_HEADER) + "|" + re.escape(FILE_HEADER)
+                     + r".*\(git-aide; follow it\):|Memories this branch added or changed "
+                     r"since .*:|\d+ more: call aide_\w+ .*)$")
+    return "\n".join(line for line in prompt.splitlines() if not own.match(line.strip()))
+
+
+def prompt_paths(data: dict[str, Any]) -> list[str]:
+    """The files a prompt brings into the context, as absolute paths that exist: the
+    `@path` mentions of the user's words (Claude Code, Gemini CLI and Codex attach those
+    files themselves, no tool event follows) and the files Gemini CLI read for them
+    (`Content from @path:`, what its read_many_files read)."""
     import re
 
     prompt = data.get("prompt")
-    if not isinstance(prompt, str) or not re.search(_DECISION, prompt, re.IGNORECASE):
+    if not isinstance(prompt, str) or "@" not in prompt:
+        return []
+    cwd = _cwd(data) or os.getcwd()
+    prompt = re.sub(r"<hook_context>.*?(?:</hook_context>|\Z)", " ", prompt[:65536], flags=re.S)
+    found: list[str] = []
+    for m in re.finditer(r"(?:^|(?<=[\s(]))@((?:\\ |[^\s`'\"(),;])+)", prompt):
+        raw = m.group(1).replace("\\ ", " ").rstrip(".:!?]}>")
+        path = _absolute(raw, cwd, glob=True)
+        if path and path not in found and os.path.exists(path):
+            found.append(path)
+        if len(found) >= MAX_EVENT_PATHS:
+            break
+    return found
+
+
+def user_prompt(data: dict[str, Any], agent: str) -> str | None:
+    """The memories of the files the prompt mentions with `@path`, and a nudge to remember
+    when the prompt reads as a correction or a decision."""
+    import re
+
+    prompt = data.get("prompt")
+    if not isinstance(prompt, str):
         return None
-    return NUDGE
+    nudge = NUDGE if re.search(_DECISION, users_words(prompt), re.IGNORECASE) else None
+    paths = prompt_paths(data)
+    files = None
+    if paths and agent != "cursor":  # Cursor's prompt hook has no context channel
+        files = _file_memories(data, agent, paths, len(nudge) + 2 if nudge else 0)
+    parts = [t for t in (files, nudge) if t]
+    return "\n\n".join(parts) if parts else None
 
 
 def stop(data: dict[str, Any], agent: str) -> str | None:
@@ -443,8 +948,16 @@ def stop(data: dict[str, Any], agent: str) -> str | None:
     every = max(1, repo.config_int("aide.hooks.reflectEvery", 5))
     session = Session(repo.cache_dir, session_id(data))
     session.stops += 1
+    if session.reflected and "stop_hook_active" not in data:
+        # an agent that does not say a stop hook made it go on (Copilot CLI, Cursor):
+        # the stop right after our question is its answer, never asked again
+        session.reflected = False
+        session.save()
+        return None
+    ask = session.stops % every == 1 or every == 1
+    session.reflected = ask
     session.save()
-    return REFLECT if session.stops % every == 1 or every == 1 else None
+    return REFLECT if ask else None
 
 
 def pre_compact(data: dict[str, Any], agent: str) -> str | None:

@@ -13,8 +13,9 @@ if TYPE_CHECKING:
 
 
 def session_id(data: dict[str, Any]) -> Any:
-    """The session's id: `session_id` (Claude, Codex, Gemini), `conversation_id` (Cursor)."""
-    return data.get("session_id") or data.get("conversation_id")
+    """The session's id: `session_id` (Claude Code, Codex, Gemini CLI), `conversation_id`
+    (Cursor), `sessionId` (Copilot CLI, VS Code)."""
+    return data.get("session_id") or data.get("conversation_id") or data.get("sessionId")
 
 
 def record_name(session_id: Any) -> str:
@@ -39,6 +40,11 @@ class Session:
         self.seen: set[str] = set()
         #: How many times the agent stopped (for the reflect nudge).
         self.stops = 0
+        #: Whether the last stop was answered with the reflect question (for agents that do
+        #: not say that a stop hook made them go on).
+        self.reflected = False
+        #: When the session last started (seconds since the epoch; 0: not recorded).
+        self.started = 0.0
         try:
             import json
 
@@ -55,6 +61,11 @@ class Session:
             self.seen = {u for u in seen if isinstance(u, str)}
         if isinstance(stops, int) and not isinstance(stops, bool) and 0 <= stops < 2**31:
             self.stops = stops
+        self.reflected = saved.get("reflected") is True
+        started = saved.get("started")
+        if isinstance(started, (int, float)) and not isinstance(started, bool) and (
+                0 <= started < 2**40):
+            self.started = float(started)
 
     def save(self) -> None:
         """Write the record atomically; a failure only costs a repeat injection."""
@@ -64,7 +75,8 @@ class Session:
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({"seen": sorted(self.seen), "stops": self.stops}, f)
+                json.dump({"seen": sorted(self.seen), "stops": self.stops,
+                           "reflected": self.reflected, "started": self.started}, f)
             os.replace(tmp, self.path)
         except OSError:
             import contextlib
@@ -78,7 +90,7 @@ class Session:
 
         with contextlib.suppress(OSError):
             os.unlink(self.path)
-        self.seen, self.stops = set(), 0
+        self.seen, self.stops, self.reflected, self.started = set(), 0, False, 0.0
 
 
 def prune(cache_dir: str, days: float = 7.0) -> None:

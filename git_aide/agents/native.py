@@ -1,0 +1,350 @@
+"""What each agent loads by itself from a repository's rules files, so that git-aide never
+sends it a second time.
+
+Claude Code reads CLAUDE.md (and `.claude/CLAUDE.md`, `CLAUDE.local.md`, `.claude/rules/`)
+from the repository root down to where it runs, follows `@path` imports, and loads the
+CLAUDE.md of a subfolder once it opens a file there. Gemini CLI does the same with
+GEMINI.md (or the names `context.fileName` gives). Codex concatenates AGENTS.md (or
+AGENTS.override.md) from the root down to where it runs, and nothing more. Cursor, Copilot
+and VS Code read their own instruction files, some of them only for the files their globs
+match. `native_files` says which files, `loaded` what they hold.
+
+Everything here is a pure function of (agent, repository top, path, launch folder): it
+reads the files, asks git nothing, keeps no state, and imports only the standard library
+and the small front-matter reader, because the hooks call it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+#: The agents whose native loading is known.
+AGENTS = ("claude", "codex", "cursor", "gemini", "copilot", "vscode")
+#: How deep `@path` imports are followed (Claude Code and Gemini CLI stop at five).
+MAX_IMPORT_DEPTH = 5
+#: The most bytes read of one rules file; agents themselves read far less.
+MAX_FILE_BYTES = 2 * 1024 * 1024
+#: The most rules files looked at in one rules folder (`.claude/rules`, `.cursor/rules`).
+MAX_RULE_FILES = 500
+#: The most entries of a rules folder walked to find them.
+MAX_WALKED = 5000
+#: The most files one agent is taken to load: a hook reads each of them.
+MAX_NATIVE_FILES = 200
+#: A memory's text counts as already in a file only from this many characters of words
+#: on: shorter texts ("use uv") are found in too many files by chance.
+MIN_TEXT_MATCH = 16
+
+_IMPORT = re.compile(r"(?:^|(?<=\s))@((?:\\ |[^\s`])+)")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_CODE_SPAN = re.compile(r"`+[^`]*`+")
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+_WHY_FILE = re.compile(r"^\s*(.+?):(\d+)(?:\D.*)?$", re.S)
+
+
+def native_files(agent: str, top: str, path: str | None = None,
+                 cwd: str | None = None) -> list[str]:
+    """The rules files (repo-relative, `/`-separated, in load order, each once) that
+    `agent` has in its context in the repository at `top`: those it loads at session start
+    when `path` is None, and with them those it loads once it has opened `path` (a file or
+    folder, repo-relative). `cwd` is where the agent runs (the top when None or outside).
+    Imports (`@path`) are followed for the agents that follow them."""
+    top = os.path.realpath(top)
+    here = _inside(top, cwd) if cwd else ""
+    chain = _chain(here or "")
+    names: list[str] = []
+    if agent == "claude":
+        for d in chain:
+            names += [_join(d, "CLAUDE.md"), _join(d, ".claude/CLAUDE.md"),
+                      _join(d, "CLAUDE.local.md")]
+            names += _rules(top, _join(d, ".claude/rules"), ".md", "paths", path)
+        if path is not None:
+            for d in _chain(_folder(top, path)):
+                if d not in chain:
+                    names += [_join(d, "CLAUDE.md"), _join(d, ".claude/CLAUDE.md"),
+                              _join(d, "CLAUDE.local.md")]
+    elif agent == "gemini":
+        context = _gemini_names(top)
+        for d in chain:
+            names += [_join(d, n) for n in context]
+        if path is not None:  # its just-in-time context: the file's folder up to the top
+            for d in _chain(_folder(top, path)):
+                names += [_join(d, n) for n in context]
+    elif agent == "codex":
+        for d in chain:
+            override = _join(d, "AGENTS.override.md")
+            names.append(override if _is_file(top, override) else _join(d, "AGENTS.md"))
+    elif agent == "cursor":
+        names += [".cursorrules", *(_join(d, "AGENTS.md") for d in chain)]
+        names += _rules(top, ".cursor/rules", (".mdc", ".md"), "globs", path,
+                        unset_applies=False)
+        if path is not None:
+            names += [_join(d, "AGENTS.md") for d in _chain(_folder(top, path))]
+    elif agent in ("copilot", "vscode"):
+        names.append(".github/copilot-instructions.md")
+        if agent == "copilot":
+            names += [_join(d, "AGENTS.md") for d in chain]
+            names += ["CLAUDE.md", "GEMINI.md"]
+            if path is not None:  # and the AGENTS.md on the way to the file it works on
+                names += [_join(d, "AGENTS.md") for d in _chain(_folder(top, path))]
+        else:
+            names += ["AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"]
+            names += _rules(top, ".claude/rules", ".md", "paths", path)
+        names += _rules(top, ".github/instructions", ".instructions.md", "applyTo", path,
+                        unset_applies=False)
+    else:
+        return []
+    seen: dict[str, None] = {}
+    follow = agent in ("claude", "gemini")
+    for name in names:
+        _add(top, name, seen, MAX_IMPORT_DEPTH if follow else 0)
+    return list(seen)
+
+
+class Loaded:
+    """What an agent already holds from its own rules files: which files, and their words."""
+
+    def __init__(self, top: str, files: Iterable[str]) -> None:
+        #: The files (repo-relative).
+        self.files = frozenset(files)
+        texts = []
+        for name in sorted(self.files):
+            text = _read(os.path.join(top, name))
+            if text:
+                texts.append(words(text))
+        #: The words of all of them, each file between spaces.
+        self.text = " " + "  ".join(texts) + " "
+
+    def has(self, record: dict[str, Any]) -> bool:
+        """Whether a memory is already in these files: imported from one of them, or its
+        text (its words, in order) written in one of them."""
+        origin = imported_from(record)
+        if origin is not None and origin[0] in self.files:
+            return True
+        what = record.get("what")
+        if not isinstance(what, str) or not self.files:
+            return False
+        w = words(what)
+        return len(w) >= MIN_TEXT_MATCH and f" {w} " in self.text
+
+
+def loaded(agent: str, top: str, paths: Iterable[str] = (), cwd: str | None = None) -> Loaded:
+    """What `agent` holds from its rules files at session start and, with `paths`
+    (repo-relative), once it has opened them."""
+    files: dict[str, None] = dict.fromkeys(native_files(agent, top, None, cwd))
+    for path in paths:
+        files.update(dict.fromkeys(native_files(agent, top, path, cwd)))
+    return Loaded(top, files)
+
+
+def imported_from(record: dict[str, Any]) -> tuple[str, int] | None:
+    """(file, line) an imported memory came from, read from its `why` (`AGENTS.md:12`);
+    None for a memory that was not imported from a file."""
+    if record.get("source") != "import":
+        return None
+    why = record.get("why")
+    m = _WHY_FILE.match(why) if isinstance(why, str) else None
+    if m is None:
+        return None
+    name = m.group(1).strip().replace("\\", "/")
+    while name.startswith("./"):
+        name = name[2:]
+    return name, int(m.group(2))
+
+
+def words(text: str) -> str:
+    """A text reduced to its lowercase words and numbers, one space apart: markdown's
+    emphasis, code marks, bullets and line breaks do not change it."""
+    return _NOT_WORD.sub(" ", text.casefold()).strip()
+
+
+# -- finding the files ----------------------------------------------------------------------
+
+def _join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def _chain(folder: str) -> list[str]:
+    """The folders from the top ("") down to `folder`, both included."""
+    out = [""]
+    parts = [p for p in folder.split("/") if p]
+    for i in range(len(parts)):
+        out.append("/".join(parts[:i + 1]))
+    return out
+
+
+def _inside(top: str, path: str) -> str | None:
+    """`path` (absolute, or relative to the top) relative to the top; None when outside."""
+    full = os.path.realpath(os.path.join(top, path))
+    if full == top:
+        return ""
+    if not full.startswith(top.rstrip(os.sep) + os.sep):
+        return None
+    return os.path.relpath(full, top).replace(os.sep, "/")
+
+
+def _folder(top: str, path: str) -> str:
+    """The folder an agent opens `path` in: the path itself when it is a folder."""
+    rel = _inside(top, path)
+    if rel is None:
+        return ""
+    if rel and os.path.isdir(os.path.join(top, rel)):
+        return rel
+    return rel.rsplit("/", 1)[0] if "/" in rel else ""
+
+
+def _is_file(top: str, name: str) -> bool:
+    return os.path.isfile(os.path.join(top, name))
+
+
+def _read(full: str) -> str | None:
+    """A regular file's text, at most MAX_FILE_BYTES of it; None for anything else (a
+    device or a pipe is never opened for reading: it could block a hook)."""
+    import stat
+
+    try:
+        st = os.stat(full)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            data = f.read(MAX_FILE_BYTES)
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def _add(top: str, name: str, seen: dict[str, None], depth: int) -> None:
+    """Add a file that exists (under the name the agent reads, and under the name of the
+    file a link in the tree points to) and, `depth` levels deep, what it imports."""
+    full = os.path.join(top, name)
+    if name in seen or len(seen) >= MAX_NATIVE_FILES or not os.path.isfile(full):
+        return
+    seen[name] = None
+    real = _inside(top, os.path.realpath(full))
+    if real is not None and real != name:
+        seen[real] = None  # CLAUDE.md -> AGENTS.md: the memories of AGENTS.md are loaded
+    if depth <= 0:
+        return
+    text = _read(full)
+    if not text:
+        return
+    base = os.path.dirname(os.path.realpath(full))
+    for target in imports(text):
+        if target.startswith("~"):
+            continue  # the user's own files, never a repository's
+        rel = _inside(top, os.path.join(base, target))
+        if rel:
+            _add(top, rel, seen, depth - 1)
+
+
+def imports(text: str) -> list[str]:
+    """The `@path` imports of a CLAUDE.md or GEMINI.md, outside code blocks and code spans
+    (where an `@` is code, not an import), in order."""
+    out: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for m in _IMPORT.finditer(_CODE_SPAN.sub(" ", line)):
+            target = m.group(1).replace("\\ ", " ").rstrip(".,;:!?)]}>'\"")
+            if target and target not in out:
+                out.append(target)
+    return out
+
+
+def _rules(top: str, folder: str, suffix: str | tuple[str, ...], key: str,
+           path: str | None, unset_applies: bool = True) -> list[str]:
+    """The rules files under `folder` that apply: those whose front matter `key` (globs)
+    is unset (when `unset_applies`: Claude's rules without `paths`) or covers everything,
+    and, for a `path`, those whose globs match it. Cursor's `alwaysApply: true` applies
+    everywhere too; its rules with only a description are the agent's to ask for."""
+    root = os.path.join(top, folder)
+    if not os.path.isdir(root):
+        return []
+    found: list[str] = []
+    walked = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        walked += len(dirnames) + len(filenames)
+        for f in sorted(filenames):
+            if f.endswith(suffix):
+                found.append(os.path.relpath(os.path.join(dirpath, f), top).replace(os.sep, "/"))
+        if len(found) >= MAX_RULE_FILES or walked >= MAX_WALKED:
+            break
+    rel = _inside(top, path) if path is not None else None
+    out: list[str] = []
+    for name in found[:MAX_RULE_FILES]:
+        meta = _front_matter(os.path.join(top, name))
+        if meta is None:
+            continue
+        if meta.get("alwaysApply") is True:
+            out.append(name)
+            continue
+        if key not in meta:
+            if unset_applies:
+                out.append(name)
+            continue
+        if _applies(top, meta.get(key), rel):
+            out.append(name)
+    return out
+
+
+def _front_matter(full: str) -> dict[str, Any] | None:
+    text = _read(full)
+    if text is None:
+        return None
+    if not text.lstrip("\ufeff").startswith("---"):
+        return {}
+    from git_aide.agents.frontmatter import front_matter
+
+    meta, _body = front_matter(text.lstrip("\ufeff").splitlines()[:200])
+    return meta
+
+
+def _applies(top: str, globs: Any, rel: str | None) -> bool:
+    """Whether a rules file's globs cover everything, or the repo-relative `rel`."""
+    from git_aide import scope as scopes
+    from git_aide.agents.frontmatter import combine_globs
+
+    combined = combine_globs(globs)
+    if combined is None:
+        return bool(globs)  # `**` and the like: everywhere; an empty value: nowhere
+    if rel is None or scopes.check(combined) is not None:
+        return False
+    try:
+        return scopes.relevant(scopes.compile_scope(combined), rel,
+                               os.path.isdir(os.path.join(top, rel)))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _gemini_names(top: str) -> list[str]:
+    """The context file names Gemini CLI reads: `context.fileName` of the project's
+    `.gemini/settings.json`, else GEMINI.md."""
+    text = _read(os.path.join(top, ".gemini", "settings.json"))
+    if text:
+        import json
+
+        try:
+            value = json.loads(text).get("context", {}).get("fileName")
+        except (ValueError, AttributeError, RecursionError):
+            value = None
+        names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        names = [n for n in names if isinstance(n, str) and n and "/" not in n and n != ".."]
+        if names:
+            return names
+    return ["GEMINI.md"]
