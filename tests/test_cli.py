@@ -85,7 +85,9 @@ def test_init_agent_claude_writes_settings_not_rules(repo: Path) -> None:
 def test_readme_tour_runs(tmp_path: Path) -> None:
     """The README's set-up line, after the install, works in a new repository."""
     readme = (Path(__file__).parent.parent / "README.md").read_text()
-    line = next(x for x in readme.splitlines() if x.startswith('cd "$(mktemp -d)"'))
+    line = next(x for x in readme.splitlines() if x.startswith('(cd "$(mktemp -d)"'))
+    assert line.endswith(")")  # a subshell: the reader's shell stays where it was
+    line = line[1:-1]
     script = line.replace('cd "$(mktemp -d)"', f"cd {tmp_path}").replace("git aide", "git-aide")
     exe = Path(sys.executable).parent
     proc = subprocess.run(["bash", "-ec", script], capture_output=True, text=True,
