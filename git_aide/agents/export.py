@@ -10,8 +10,11 @@ hand an agent the memories of the file it opens, and a session-start file holdin
 scoped memory would cost each session what only a few files need. Project-wide technical
 facts become a rule the agent reads on request where it has those (Cursor, Windsurf).
 
-A memory that a rules file written by a person already says (imported from it, say) is
-not written again, so an agent reads each rule once. The bytes depend on the memories
+A memory that a rules file the agent reads by itself already says (imported from it, say)
+is not written again, so an agent reads each rule once: its own files, what they import
+with `@path`, the nested CLAUDE.md of a folder, and another agent's block in a file it
+reads too (CLAUDE.md saying `@AGENTS.md`). Memories keep the headings of their source
+(`### Testing` inside a section). The bytes depend on the memories
 and those files alone (sorted, no timestamps), so `--check` can tell whether the files
 are up to date.
 """
@@ -24,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_aide.agents.markdown import BEGIN, END, LAYER_TITLES
+from git_aide.agents.markdown import BEGIN, END, LABEL, LAYER_TITLES
 from git_aide.errors import AideError
 
 TYPE_CHECKING = False
@@ -42,6 +45,11 @@ RULES_DIR: dict[str, tuple[str, str]] = {
     "cursor": (".cursor/rules", ".mdc"),
     "copilot": (".github/instructions", ".instructions.md"),
     "windsurf": (".windsurf/rules", ".md"),
+}
+#: Which always-read files of the other agents each agent reads at the root too (as the
+#: module `native` knows them), for the files an export is about to create.
+READS: dict[str, tuple[str, ...]] = {
+    "cursor": ("AGENTS.md",), "copilot": ("AGENTS.md", "CLAUDE.md", "GEMINI.md"),
 }
 #: The first line inside every exported block.
 HEADER = ("<!-- Written by `git aide export` from .aide/memories. Change the memories "
@@ -84,14 +92,38 @@ def select(records: list[dict[str, Any]]) -> tuple[
             other.append(r)
     for group in (always, other, *scoped.values()):
         group.sort(key=_sort_key)
+        group[:] = _by_label(group)
     return always, dict(sorted(scoped.items())), other
+
+
+def _by_label(group: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The memories of each section together under their heading (`context_label`): an
+    imported rule under `## Testing` is written under `### Testing`, with its neighbours,
+    in the order the labels first come."""
+    sections: dict[Section, int] = {}
+    order: dict[tuple[Section, str | None], int] = {}
+    for r in group:
+        sections.setdefault(_section(r), len(sections))
+        order.setdefault((_section(r), label(r)), len(order))
+    # Unlabelled memories open their section: a heading, once written, holds to its end.
+    return sorted(group, key=lambda r: (sections[_section(r)], label(r) is not None,
+                                        order[(_section(r), label(r))]))
+
+
+def label(r: dict[str, Any]) -> str | None:
+    """The heading a memory is written under inside its section, on one line."""
+    text = r.get("context_label")
+    return " ".join(text.split()) or None if isinstance(text, str) else None
 
 
 def _sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
     # Oldest first, as they were written (an import keeps its file's order); ties by
     # text, so that memories imported in the same millisecond still sort one way.
+    why = r.get("why") if r.get("source") == "import" else None
+    file, _sep, line = why.rpartition(":") if isinstance(why, str) else ("", "", "")
     return (_ORDER.get(r["layer"], 9), r.get("priority") != "always",
-            str(r.get("created_at")), r["what"].strip(), r["uuid"])
+            str(r.get("created_at")), file, int(line) if line.isdigit() else 0,
+            r["what"].strip(), r["uuid"])
 
 
 def _section(r: dict[str, Any]) -> Section:
@@ -120,11 +152,16 @@ def block(records: list[dict[str, Any]], notes: list[str], header: str = HEADER)
     """The marked block: sections of memories, then plain lines that are not memories."""
     lines = [BEGIN, header]
     current: Section | None = None
+    under: str | None = None
     for r in records:
         sec = _section(r)
         if sec != current:
             lines += ["", heading(sec), ""]
-            current = sec
+            current, under = sec, None
+        if label(r) is not None and label(r) != under:
+            under = label(r)
+            lines += [LABEL + (under or ""), ""] if not lines[-1] else [
+                "", LABEL + (under or ""), ""]
         lines += bullet(r["what"])
     if notes:
         lines += ["", *notes]
@@ -230,23 +267,38 @@ def _rule_file(agent: str, kind: str, scope: str | None, body: str) -> bytes:
 
 def plan(top: str, records: list[dict[str, Any]], agents: list[str],
          max_chars: int | None) -> Plan:
-    """The files an export for these agents leaves, and what it had to leave out."""
+    """The files an export for these agents leaves, and what it had to leave out.
+
+    Nothing an agent already reads by itself is written for it again: its own rules
+    files, what they import with `@path`, the nested CLAUDE.md of a folder, and the
+    block another agent's file holds when this agent reads that file too (CLAUDE.md
+    saying `@AGENTS.md`). An agent whose file is read by another is planned first."""
     always, scoped, other = select(records)
     out = Plan()
-    for agent in dict.fromkeys(agents):
+    native = _Native(top)
+    agents = list(dict.fromkeys(agents))
+    mains = {a: os.path.realpath(os.path.join(top, ALWAYS_FILE[a])) for a in agents
+             if a in ALWAYS_FILE}
+    native.mains = {f: ALWAYS_FILE[a] for a, f in mains.items()}
+    agents.sort(key=lambda a: sum(f in native.real_files(a) for b, f in mains.items()
+                                  if b != a and f != mains.get(a)))
+    for agent in agents:
         rules_dir = RULES_DIR.get(agent)
-        if agent in ALWAYS_FILE:
+        if agent in ALWAYS_FILE and mains[agent] not in native.planned:
+            path = ALWAYS_FILE[agent]
+            has = native.reader(agent, path)
             # Copilot gets the scoped memories as instructions; the others only a pointer.
-            pending = len(other) + (0 if rules_dir else sum(map(len, scoped.values())))
+            pending = sum(not has(r) for r in other) + (0 if rules_dir else sum(
+                not native.reader(agent, path, _folder(scope))(r)
+                for scope, group in scoped.items() for r in group))
             notes = [f"_Not listed here: {pending} memor{'y' if pending == 1 else 'ies'} "
                      "scoped to paths or looked up when needed; run `git aide recall PATH` "
                      "before changing a file._"] if pending else []
-            path = ALWAYS_FILE[agent]
             old = _read_text(top, path)
-            present = _written_outside(path, old)
-            mine = _fresh(always, present)
+            mine = [r for r in always if not has(r)]
             text, left = budgeted(mine, notes, max_chars)
             _note_left(out, path, left, max_chars)
+            native.planned[mains[agent]] = [r for r in mine if r not in left]
             new = _spliced(path, old, text, bool(mine or notes))
             if new is not None:
                 out.files[path] = new
@@ -255,25 +307,126 @@ def plan(top: str, records: list[dict[str, Any]], agents: list[str],
         folder, suffix = rules_dir
         generated = _generated(top, folder, suffix)
         present = _written_in_folder(top, folder, suffix, generated, out.notes)
+        has = native.reader(agent, None)
         wanted: dict[str, bytes] = {}
         if agent != "copilot":
-            if _fresh(always, present):
-                text, left = budgeted(_fresh(always, present), [], max_chars)
+            mine = _unread(always, present, has)
+            if mine:
+                text, left = budgeted(mine, [], max_chars)
                 path = f"{folder}/git-aide-always{suffix}"
                 _note_left(out, path, left, max_chars)
                 wanted[path] = _rule_file(agent, "always", None, text)
-            if _fresh(other, present):
+            mine = _unread(other, present, has)
+            if mine:
                 wanted[f"{folder}/git-aide-technical{suffix}"] = _rule_file(
-                    agent, "other", None, block(_fresh(other, present), []))
+                    agent, "other", None, block(mine, []))
         for scope, group in scoped.items():
-            if _fresh(group, present):
+            mine = _unread(group, present, native.reader(agent, None, _folder(scope)))
+            if mine:
                 wanted[f"{folder}/{slug(scope)}{suffix}"] = _rule_file(
-                    agent, "scoped", scope, block(_fresh(group, present), []))
+                    agent, "scoped", scope, block(mine, []))
         out.files.update(wanted)
         for path in generated:
             if path not in wanted:
                 out.files[path] = None
     return out
+
+
+def _unread(group: list[dict[str, Any]], present: set[Key], has: Any
+            ) -> list[dict[str, Any]]:
+    """The memories of a group that neither a rule file a person wrote in the agent's
+    rules folder (`present`) nor a file the agent reads by itself (`has`) says."""
+    return [r for r in _fresh(group, present) if not has(r)]
+
+
+def _folder(scope: str) -> str | None:
+    """The folder a scope's files lie under (`packages/core/**` -> packages/core): where
+    an agent that loads nested rules files has read them; None for anywhere."""
+    literal = re.split(r"[*?\[{]", scope.lstrip("/"), maxsplit=1)[0]
+    folder = literal.rsplit("/", 1)[0] if "/" in literal else ""
+    return folder or None
+
+
+class _Native:
+    """What each agent reads by itself from the repository's rules files (the module
+    `native` knows which), as the words of the rules in them."""
+
+    def __init__(self, top: str) -> None:
+        #: The working tree's top.
+        self.top = top
+        #: File (real path) -> the memories this export writes into its block.
+        self.planned: dict[str, list[dict[str, Any]]] = {}
+        #: The always-read files of this export's agents: real path -> repo-relative.
+        self.mains: dict[str, str] = {}
+        self._files: dict[tuple[str, str | None], list[str]] = {}
+        self._read: dict[str, tuple[set[str], set[str], str]] = {}
+
+    def files(self, agent: str, path: str | None = None) -> list[str]:
+        """The rules files (repo-relative) `agent` has read at session start, and once it
+        has opened `path`; git-aide's own generated rule files are not among them. An
+        always-read file this export creates counts as there already: an export run
+        twice writes the same bytes."""
+        from git_aide.agents.native import AGENTS as KNOWN
+        from git_aide.agents.native import native_files
+
+        key = (agent, path)
+        if key not in self._files:
+            found = native_files(agent, self.top, path) if agent in KNOWN else []
+            found += [name for name in self.mains.values() if name in READS.get(agent, ())
+                      and not os.path.lexists(os.path.join(self.top, name))]
+            self._files[key] = [f for f in found
+                                if not f.rsplit("/", 1)[-1].startswith("git-aide-")]
+        return self._files[key]
+
+    def real_files(self, agent: str) -> set[str]:
+        """The real paths of the files `agent` reads at session start."""
+        return {os.path.realpath(os.path.join(self.top, f)) for f in self.files(agent)}
+
+    def reader(self, agent: str, own: str | None, path: str | None = None
+               ) -> Any:
+        """Whether `agent` already reads a memory (its text, word for word) in its files,
+        at session start or once `path` is open. The block of `own`, the file being
+        written, does not count: what it holds is what this export decides."""
+        from git_aide.agents.native import MIN_TEXT_MATCH, words
+
+        mine = os.path.realpath(os.path.join(self.top, own)) if own else None
+        items: set[str] = set()
+        texts: list[str] = []
+        for name in self.files(agent, path):
+            real = os.path.realpath(os.path.join(self.top, name))
+            user, blocks, text = self._words(name, real)
+            items |= user
+            texts.append(text)
+            if real == mine:
+                continue
+            if real in self.planned:
+                items |= {words(r["what"]) for r in self.planned[real]}
+            else:
+                items |= blocks
+        joined = " " + "  ".join(texts) + " "
+
+        def has(r: dict[str, Any]) -> bool:
+            w = words(r["what"])
+            return w in items or (len(w) >= MIN_TEXT_MATCH and f" {w} " in joined)
+
+        return has
+
+    def _words(self, name: str, real: str) -> tuple[set[str], set[str], str]:
+        """(the words of each rule a person wrote, of each memory of its block, of all
+        the rules a person wrote) in one file; nothing for a file that cannot be read."""
+        if real not in self._read:
+            from git_aide.agents.markdown import parse
+            from git_aide.agents.native import words
+
+            try:
+                text = _read_text(self.top, name)
+            except AideError:
+                text = None  # not a rules file (export names it where it writes it)
+            doc = parse(text) if text else None
+            user = [words(i.what) for i in doc.items if not i.from_block] if doc else []
+            block_items = {words(i.what) for i in doc.items if i.from_block} if doc else set()
+            self._read[real] = (set(user), block_items, " ".join(user))
+        return self._read[real]
 
 
 def _note_left(out: Plan, path: str, left: list[dict[str, Any]], max_chars: int | None
@@ -396,10 +549,19 @@ def _spliced(path: str, old: str | None, text: str, needed: bool) -> bytes | Non
     if _find_begin(lines[end + 1:]) is not None:
         raise AideError(f"{path} holds more than one git-aide block; keep one (delete the "
                         "others), then export again")
+    before, after = lines[:begin], lines[end + 1:]
+    if not needed:
+        # Nothing left for the agent to read here: the block goes, with the blank line
+        # export put before it, and the file is what its author wrote.
+        if before and not before[-1].strip() and not after:
+            before = before[:-1]
+        if not before and not after:
+            return b""
+        return "".join(before + after).encode()
     new = text.replace("\n", nl)
     if not lines[end].endswith("\n"):
         new = new[: -len(nl)]
-    return ("".join(lines[:begin]) + new + "".join(lines[end + 1:])).encode()
+    return ("".join(before) + new + "".join(after)).encode()
 
 
 def _find_begin(lines: list[str]) -> int | None:

@@ -1,7 +1,13 @@
-"""A rules file's markdown read as memories: each bullet or numbered item (with its
-sub-items), or each paragraph, is one memory; headings become the `context_label`;
-code, tables, HTML and comments are not memories. A block that `git aide export` wrote
-is read back exactly, so that exporting and importing again round-trips.
+"""A rules file's markdown read as memories, by whole rules.
+
+The file is tokenized by markdown-it-py (block level only: a memory keeps its inline
+markdown as written), then split the way a person would split it: a bullet or numbered
+item with everything under it, or a paragraph, is one memory; a sentence that introduces
+a list, a code block or a table keeps them; numbered steps, a listing of folders or files,
+and a list of fragments stay one memory; a heading becomes the `context_label`. What is
+not kept (comments, stubs that introduce nothing, lines about the file itself, tables of
+contents) is counted in `Doc.dropped`. A block that `git aide export` wrote is read back
+exactly, so that exporting and importing again round-trips.
 """
 
 from __future__ import annotations
@@ -15,41 +21,75 @@ from git_aide.agents.frontmatter import front_matter
 #: The markers of the block `git aide export` owns inside a rules file.
 BEGIN = "<!-- git-aide:begin -->"
 END = "<!-- git-aide:end -->"
+#: How an exported block heads the memories of one heading of their source (`### Testing`).
+LABEL = "### "
 #: How each layer is titled in an exported block, in the order sections are written.
 LAYER_TITLES: dict[str, str] = {
     "guidelines": "Guidelines", "preferences": "Preferences", "technical": "Technical",
     "area_context": "Area context",
 }
+#: Why an `@path` line is not a memory (the file it names is read as itself).
+IMPORT_LINE = "@ imports (each file read on its own)"
 #: Shortest bullet and paragraph kept as a memory (aide-memory's import rule).
 MIN_ITEM, MIN_PARAGRAPH = 6, 21
 #: A paragraph or item of this many words or fewer that ends with a colon is a stub
 #: introducing what follows ("Example:", "**Key Methods:**"), not a rule.
 MAX_INTRO_WORDS = 5
-#: The most words in a list entry still read as a fragment of the introduction above it
-#: ("Docker", "Node 20 or newer"), not a rule of its own.
-MAX_FRAGMENT_WORDS = 4
+#: The most words (outside parentheses) in a list entry still read as a fragment of the
+#: list ("Docker", "Slow queries and dashboard timeouts"), not a rule of its own.
+MAX_FRAGMENT_WORDS = 8
+#: How deep markdown-it nests blocks; deeper input is read as plain text, so that a
+#: hostile file of ten thousand nested quotes costs no more than a flat one.
+MAX_NESTING = 20
 #: How a rule opens: an entry starting so is a rule even when short ("Use tabs").
-_RULE_START = re.compile(r"^(use|prefer|avoid|always|never|do|don'?t|keep|run|write|add|"
-                         r"make|put|call|check|ensure|follow|must|should|no)\b", re.IGNORECASE)
-
-# A rules file comes with the repository, so whoever commits it chooses these lines. The
-# patterns left here are anchored and never retry a run of characters from many places,
-# so each costs time linear in the line; the shapes that would (ATX headings, table rules,
-# thematic breaks, a section's scope in backticks, runs of links, comments) are read by
-# the plain functions below instead.
-_SECTION = re.compile(r"^## (Guidelines|Preferences|Technical|Area context)( \(always\))?")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
-_ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(?:[ \t]+(.*)|[ \t]*$)")
+_RULE_START = re.compile(
+    r"^(use|prefer|avoid|always|never|do|don'?t|keep|run|write|add|make|put|call|check|"
+    r"ensure|follow|must|should|no|only|be|confirm|default|place|handle|implement|match|"
+    r"wrap|stop|ask|edit|pick|set|update|commit|verify|test|document|export|apply|"
+    r"consolidate|configure|store|extend|end|order|prefix|collapse|inline|install|"
+    r"create|remove|delete|start|include|mark|trust|ignore|skip|read|treat|let)\b",
+    re.IGNORECASE)
+#: Words that make an entry a rule wherever they stand.
+_MODAL = re.compile(r"\b(must|should|never|always|don'?t|do not|avoid|prefer|required|"
+                    r"forbidden|only)\b", re.IGNORECASE)
+#: Words that make an entry stand out as a rule of a numbered list of rules.
+_LOUD = re.compile(r"\b(ALWAYS|NEVER|MUST|IMPORTANT|CRITICAL|DO NOT|DON'T|FORBIDDEN)\b")
+#: An introduction that announces the rules below it rather than saying one itself.
+_ANNOUNCES = re.compile(r"\b(rules?|guidelines?|conventions?|practices|standards?|"
+                        r"following|below|these|key)\b", re.IGNORECASE)
+#: An introduction that is a condition of what follows ("When ...:", "If ...:").
+_CONDITION = re.compile(r"^\W*(when|if|before|after|only|unless|while)\b", re.IGNORECASE)
+#: A paragraph that refers to the code under it.
+_POINTS_DOWN = re.compile(r"\b(these commands?|this command|the following|below|as follows|"
+                          r"like this)\b|\b(for example|e\.g\.)\W*$", re.IGNORECASE)
+#: A name in backticks, which the code under a paragraph may show.
+_CODE_SPAN = re.compile(r"`([^`\n]{4,80})`")
+#: A paragraph that goes on from the one before it ("This way you can...").
+_GOES_ON = re.compile(r"^\W*(this way|this|these|that|then|it|they)\b", re.IGNORECASE)
+#: A list entry that goes on from the entry above it ("Examples: ...", "This applies to").
+_ENTRY_GOES_ON = re.compile(r"^\W*(examples?\b|e\.g\.|this (applies|means|is why)\b)",
+                            re.IGNORECASE)
+#: Lines about the rules file itself, not about the project.
+_ABOUT_FILE = re.compile(r"^\W*(this (file|document|guide|rule)s? (provides|gives|contains|"
+                         r"describes|explains|is)\b|audience\W)", re.IGNORECASE)
+#: A heading that is a step of a procedure ("Step 2: Start the server").
+_STEP = re.compile(r"^\W*(step|phase|stage)\s*\d+\b", re.IGNORECASE)
+#: An entry that opens with a term and its meaning: `src/` - ..., **GITHUB_HOST**: ...
+_TERM = re.compile(r"^(?:\*\*|__)?`?([^`*:]{1,80}?)`?(?:\*\*|__)?(?:\s*\([^()]{0,120}\))?"
+                   r"\s*(?::|\s[-\u2013\u2014]\s)")
+_PARENS = re.compile(r"\([^()]*\)")
+_CALLOUT = re.compile(r"^\[!\w+\]\s*")
+# Anchored, and `[^<>]*` cannot meet the `>` it stops at: linear in the line.
 _HTML_TAG = re.compile(r"^\s*</?[A-Za-z][\w:-]*(\s[^<>]*)?/?>\s*$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
-_QUOTE = re.compile(r"^\s*>\s?")
-_CALLOUT = re.compile(r"^\s*\[!\w+\]\s*$")
+_MDC_LINK = re.compile(r"\]\(mdc:")
+_EMPHASIS = re.compile(r"[*_`]+")
+# The heading of a section of an exported block (read exactly, not as markdown).
+_SECTION = re.compile(r"^## (Guidelines|Preferences|Technical|Area context)( \(always\))?")
 #: What may stand between the links of a line that is only links (a table of contents).
-_LINK_GAP = frozenset(",;.|·-")
+_LINK_GAP = frozenset(",;.|\u00b7-")
 
 
 @dataclass
-
 class Item:
     """One memory found in a rules file."""
 
@@ -68,238 +108,517 @@ class Item:
 
 @dataclass
 class Doc:
-    """A parsed rules file: its front matter and its memories."""
+    """A parsed rules file: its front matter, its memories and what was left out."""
 
     #: The front matter keys read (strings, booleans, lists).
     meta: dict[str, Any] = field(default_factory=dict)
     #: The memories, in file order.
     items: list[Item] = field(default_factory=list)
+    #: What was not kept: (1-based line, why: a plural noun phrase), in file order.
+    dropped: list[tuple[int, str]] = field(default_factory=list)
 
 
+# -- markdown -> blocks -----------------------------------------------------------------
 
-# -- markdown -> items ----------------------------------------------------------------
+@dataclass
+class _Block:
+    """A block of markdown: a heading, paragraph, list, code, table or anything else."""
+
+    #: heading, para, list, code, table, html or hr.
+    kind: str
+    #: 1-based line where it starts.
+    line: int
+    #: A heading's or paragraph's text, a code block or table as written.
+    text: str = ""
+    #: A heading's level.
+    level: int = 0
+    #: A list's entries.
+    entries: list[_Entry] = field(default_factory=list)
+    #: Whether a list is numbered.
+    ordered: bool = False
+
+
+@dataclass
+class _Entry:
+    """One entry of a list: its marker and the blocks inside it."""
+
+    #: `-`, or `3.` for a numbered entry.
+    marker: str
+    #: 1-based line where it starts.
+    line: int
+    #: The blocks inside it.
+    blocks: list[_Block] = field(default_factory=list)
+
+    def head(self) -> str:
+        """The entry's first paragraph (empty when it starts with something else)."""
+        return self.blocks[0].text if self.blocks and self.blocks[0].kind == "para" else ""
+
+    def render(self) -> str:
+        """The entry as memory text: its paragraphs, sub-entries, code and tables."""
+        return "\n".join(_render(self.blocks, "")).strip()
+
+
+def _parser() -> Any:
+    # markdown-it is only needed on the import and export paths (never by recall or the
+    # hooks): imported here, once per process.
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
+    # Block structure only: a memory keeps its inline markdown as written. `normalize`
+    # would turn NUL into U+FFFD, hiding a control character that import refuses.
+    md.core.ruler.disable(["normalize", "inline", "text_join"], ignoreInvalid=True)
+    return md
+
+
+# The parser, made at the first import or export of a process.
+_MD: Any = None
+
+
+def _blocks(lines: list[str], offset: int) -> list[_Block]:
+    """The top-level blocks of these lines (the file's lines from `offset` on); a quote's
+    blocks stand in its place."""
+    global _MD
+    if _MD is None:
+        _MD = _parser()
+    tokens = _MD.parse("\n".join(lines))
+    out: list[_Block] = []
+    _Tree(tokens, lines, offset).read(0, len(tokens), out)
+    return out
+
+
+class _Tree:
+    """markdown-it's flat token stream read back into nested blocks."""
+
+    def __init__(self, tokens: list[Any], lines: list[str], offset: int) -> None:
+        self.tokens, self.lines, self.offset = tokens, lines, offset
+
+    def line(self, tok: Any) -> int:
+        """The 1-based line of the file where a token's block starts."""
+        return (tok.map[0] if tok.map else 0) + self.offset + 1
+
+    def close(self, i: int) -> int:
+        """The index just past the token that closes the one opened at i."""
+        depth = 0
+        for j in range(i, len(self.tokens)):
+            depth += self.tokens[j].nesting
+            if depth == 0:
+                return j + 1
+        return len(self.tokens)
+
+    def read(self, i: int, stop: int, out: list[_Block]) -> None:
+        """The blocks of tokens[i:stop], added to `out`."""
+        toks = self.tokens
+        while i < stop:
+            tok = toks[i]
+            kind = tok.type
+            if kind == "heading_open":
+                text = toks[i + 1].content if i + 1 < stop else ""
+                out.append(_Block("heading", self.line(tok), " ".join(text.split()),
+                                  level=int(tok.tag[1:])))
+                i += 3
+            elif kind == "paragraph_open":
+                text = toks[i + 1].content if i + 1 < stop else ""
+                # After a callout's own line ("[!NOTE]"), the text starts a line below.
+                below = "\n" in text and not _CALLOUT.sub("", text.split("\n", 1)[0]).strip()
+                out.append(_Block("para", self.line(tok) + below, _joined(text)))
+                i += 3
+            elif kind in ("bullet_list_open", "ordered_list_open"):
+                end = self.close(i)
+                block = _Block("list", self.line(tok), ordered=kind == "ordered_list_open")
+                self.entries(i + 1, end - 1, block)
+                out.append(block)
+                i = end
+            elif kind == "blockquote_open":
+                end = self.close(i)
+                self.read(i + 1, end - 1, out)
+                i = end
+            elif kind in ("fence", "code_block"):
+                mark = tok.markup if kind == "fence" else "```"
+                body = tok.content if tok.content.endswith("\n") or not tok.content else (
+                    tok.content + "\n")
+                out.append(_Block("code", self.line(tok),
+                                  f"{mark}{tok.info.strip()}\n{body}{mark}"))
+                i += 1
+            elif kind == "table_open":
+                end = self.close(i)
+                lo, hi = tok.map if tok.map else (0, 0)
+                rows = [_unquoted(s) for s in self.lines[lo:hi]]
+                out.append(_Block("table", self.line(tok), "\n".join(r for r in rows if r)))
+                i = end
+            elif kind == "html_block":
+                out.append(_Block("html", self.line(tok), tok.content))
+                i += 1
+            elif kind == "hr":
+                out.append(_Block("hr", self.line(tok)))
+                i += 1
+            elif tok.nesting == 1:
+                i = self.close(i)
+            else:
+                i += 1
+
+    def entries(self, i: int, stop: int, block: _Block) -> None:
+        """The entries of the list whose tokens are tokens[i:stop], added to `block`."""
+        toks = self.tokens
+        while i < stop:
+            tok = toks[i]
+            if tok.type != "list_item_open":
+                i += 1
+                continue
+            end = self.close(i)
+            marker = f"{tok.info}{tok.markup}" if block.ordered else "-"
+            entry = _Entry(marker, self.line(tok))
+            self.read(i + 1, end - 1, entry.blocks)
+            block.entries.append(entry)
+            i = end
+
+
+def _joined(text: str) -> str:
+    """A paragraph's lines as one line: a soft line break is a blank."""
+    text = _CALLOUT.sub("", text.lstrip())  # a callout's [!NOTE] marker
+    return " ".join(part.strip() for part in text.split("\n")).strip()
+
+
+def _unquoted(line: str) -> str:
+    s = line.strip()
+    while s.startswith(">"):
+        s = s[1:].lstrip()
+    return s
+
+
+def _render(blocks: list[_Block], indent: str) -> list[str]:
+    """Blocks as memory text lines: sub-entries as `- x` (or `1. x`), indented two
+    spaces a level; code and tables as written."""
+    out: list[str] = []
+    for b in blocks:
+        if b.kind in ("para", "heading"):
+            out.append(indent + b.text)
+        elif b.kind == "list":
+            for e in b.entries:
+                rest = e.blocks
+                if rest and rest[0].kind == "para":
+                    out.append(f"{indent}{e.marker} {rest[0].text}")
+                    rest = rest[1:]
+                else:
+                    out.append(f"{indent}{e.marker}")
+                out += _render(rest, indent + "  ")
+        elif b.kind in ("code", "table"):
+            out += [indent + s if s else "" for s in b.text.split("\n")]
+    return out
+
+
+# -- the whole file --------------------------------------------------------------------
 
 def parse(text: str) -> Doc:
-    """The front matter and the memories of a rules file's text."""
+    """The front matter, the memories and what was left out of a rules file's text."""
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     meta, start = front_matter(lines)
     doc = Doc(meta=meta)
-    _Reader(doc.items).run(lines, start)
+    i = start
+    while i < len(lines):
+        begin = _find_begin(lines, i)
+        stop = len(lines) if begin is None else begin
+        if stop > i:
+            # Comments inside a line go first: markdown-it reads a line that opens with
+            # one as HTML and would take the rule after it along.
+            body = [_untagged(_uncommented(s)) for s in lines[i:stop]]
+            doc.dropped += [(i + n + 1, "HTML and comments") for n, s in enumerate(body)
+                            if not s.strip() and "<" in lines[i + n]]
+            _Splitter(doc).run(_blocks(body, i))
+            doc.dropped.sort()
+        if begin is None:
+            break
+        i = _read_block(lines, begin + 1, doc.items)
     return doc
 
 
-class _Reader:
-    """Markdown lines to items: a paragraph or a list item (with its sub-items) each."""
+def _untagged(line: str) -> str:
+    """A line that is only an HTML tag (`<critical>`, `</important>`) as a blank line:
+    markdown would take the rules between such tags for HTML and drop them."""
+    if "<" in line and _HTML_TAG.match(line):
+        return ""
+    return line
 
-    def __init__(self, items: list[Item]) -> None:
-        self.items = items
+
+def _find_begin(lines: list[str], i: int) -> int | None:
+    """The next line from i that is the begin marker outside a code fence (export finds
+    its block the same way)."""
+    fence = ""
+    for j in range(i, len(lines)):
+        s = lines[j].strip()
+        if fence:
+            if _closes(s, fence):
+                fence = ""
+        elif s[:3] in ("```", "~~~"):
+            fence = s[:len(s) - len(s.lstrip(s[0]))]
+        elif s == BEGIN:
+            return j
+    return None
+
+
+class _Splitter:
+    """Blocks to memories, the way a person would split the file into whole rules."""
+
+    def __init__(self, doc: Doc) -> None:
+        #: Where the memories and what was left out go.
+        self.doc = doc
+        #: The nearest heading above.
         self.label: str | None = None
-        self.cur: dict[str, Any] | None = None
-        self.gap = True  # a blank line (or skipped block) since the last text line
-        self.intro: Item | None = None  # a paragraph ending in a colon, waiting
-        self.group: list[Item] | None = None  # the list items after that introduction
+        #: The memory that code under a sentence pointing at it may still join, and
+        #: whether it is a paragraph (not a list entry).
+        self.last: Item | None = None
+        self.last_para = False
+        #: A heading ending in a colon, the introduction of what follows it.
+        self.heading_intro: _Block | None = None
 
-    def run(self, lines: list[str], start: int) -> None:
-        """Read lines[start:]."""
-        i = start
-        while i < len(lines):
-            line = _uncommented(lines[i])
-            stripped = lines[i].strip()
-            if stripped == BEGIN:
-                self.flush()
-                self.settle()
-                i = _read_block(lines, i + 1, self.items)
-                self.gap = True
+    def keep(self, text: str, line: int, para: bool = False) -> Item:
+        """A memory; Cursor's `[x](mdc:path)` links become plain links, which every
+        agent reads."""
+        item = Item(_MDC_LINK.sub("](", text.strip()), line, self.label)
+        self.doc.items.append(item)
+        self.last, self.last_para = item, para
+        return item
+
+    def drop(self, line: int, why: str) -> None:
+        """Something that is not a rule, counted in the summary."""
+        self.doc.dropped.append((line, why))
+
+    def run(self, blocks: list[_Block]) -> None:
+        """The memories of a run of blocks (a file, or its text between exported blocks)."""
+        i = 0
+        first = False  # the first block under a heading
+        while i < len(blocks):
+            b = blocks[i]
+            if b.kind == "heading":
+                i = self.heading(blocks, i)
+                first = True
                 continue
-            # A cheap test of a character first: a file can have a hundred thousand lines.
-            fence = _FENCE.match(line) if "`" in line or "~" in line else None
-            if fence:
-                i = self._skip_fence(lines, i, fence.group(1))
-                continue
-            if "<!--" in line and line.lstrip().startswith("<!--"):
-                while i < len(lines) and "-->" not in lines[i]:
-                    i += 1
+            intro, self.heading_intro = self.heading_intro, None
+            if b.kind == "para":
+                i = self.para(blocks, i)
+            elif b.kind == "list":
+                i = self.list(blocks, i, intro, first)
+            elif b.kind in ("code", "table"):
+                if intro is not None:
+                    self.keep(intro.text + "\n" + b.text, intro.line)
+                elif b.kind == "table" and not first:
+                    self.drop(b.line, "tables nothing introduces")
+                else:
+                    self.keep(b.text, b.line)
                 i += 1
-                self.brk()
-                continue
-            if _is_table(lines, i):
-                while i < len(lines) and "|" in lines[i] and lines[i].strip():
-                    i += 1
-                self.brk()
-                if self.cur is None:  # not a table inside a list item
-                    self.settle()
-                continue
-            self.line(line, i + 1)
-            i += 1
-        self.flush()
-        self.settle()
+            else:
+                if b.kind == "html":
+                    self.drop(b.line, "HTML and comments")
+                i += 1
+            first = False
 
-    def _skip_fence(self, lines: list[str], i: int, mark: str) -> int:
-        i += 1
-        while i < len(lines) and not _closes(lines[i], mark):
-            i += 1
-        self.brk()
-        if self.cur is None:  # not a code block inside a list item
-            self.settle()
+    def heading(self, blocks: list[_Block], i: int) -> int:
+        """A heading: the label of what follows, or the introduction of it when it ends
+        in a colon, or the first of a procedure's steps."""
+        b = blocks[i]
+        self.last = None
+        if _STEP.match(b.text):
+            return self.steps(blocks, i)
+        self.label = _label(b.text)
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        if b.text.rstrip("*_ `").endswith(":") and nxt is not None and nxt.kind in (
+                "list", "code", "table"):
+            self.heading_intro = b  # "### DO use low-cardinality attributes:"
         return i + 1
 
-    def brk(self) -> None:
-        """A blank line or a skipped block: it ends a paragraph, not a list item."""
-        if self.cur is not None and self.cur["kind"] == "para":
-            self.flush()
-        self.gap = True
+    def steps(self, blocks: list[_Block], i: int) -> int:
+        """Headings `Step 1`, `Step 2`... and what is under them: one procedure."""
+        level, line = blocks[i].level, blocks[i].line
+        parts: list[str] = []
+        while i < len(blocks):
+            b = blocks[i]
+            if b.kind == "heading" and (b.level < level or (
+                    b.level == level and not _STEP.match(b.text))):
+                break
+            if b.kind == "heading":
+                parts.append(b.text)
+            elif b.kind != "html":
+                parts += _render([b], "")
+            i += 1
+        self.keep("\n".join(parts), line)
+        self.last = None
+        return i
 
-    def line(self, line: str, no: int) -> None:
-        """One line of markdown."""
-        quote = _QUOTE.match(line) if ">" in line else None
-        if quote:
-            line = line[quote.end():]
-            if _CALLOUT.match(line):  # a callout's [!NOTE] marker
-                return
-        if not line.strip() or ("<" in line and _HTML_TAG.match(line)):
-            self.brk()
-            return
-        heading = _atx(line) if "#" in line else None
-        if heading is not None:
-            self.flush()
-            self.settle()
-            self.label = _label(heading)
-            self.gap = True
-            return
-        cur = self.cur
-        if cur is not None and cur["kind"] == "para" and not self.gap and _SETEXT.match(line):
-            self.label = _label(" ".join(cur["parts"]))
-            self.cur = None
-            self.settle()
-            self.gap = True
-            return
-        if _is_break(line):
-            self.flush()
-            self.settle()
-            self.gap = True
-            return
-        indent = len(line) - len(line.lstrip())
-        item = _ITEM.match(line)
-        if item and (item.group(3) or "").strip():
-            self.item(item, no)
-        elif cur is not None and cur["kind"] == "item" and (not self.gap or indent >= 2):
-            parts, stack = cur["parts"], cur["stack"]
-            if self.gap:
-                while len(stack) > 1 and indent < stack[-1]:
-                    stack.pop()
-                parts.append(["  " * (len(stack) - 1) + line.strip()])
+    def para(self, blocks: list[_Block], i: int) -> int:
+        """A paragraph, with the list, code or table it introduces or shows."""
+        b = blocks[i]
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        text = b.text
+        if _ABOUT_FILE.match(text):
+            self.drop(b.line, "lines about the file itself")
+            return i + 1
+        if text.startswith("@") and all(w.startswith("@") for w in text.split()):
+            self.drop(b.line, IMPORT_LINE)
+            return i + 1
+        colon = _ends_colon(text)
+        label_only = _bold_only(text)
+        if nxt is not None and nxt.kind == "list" and (colon or label_only):
+            return self.list(blocks, i + 1, b)
+        if nxt is not None and nxt.kind in ("code", "table"):
+            if colon and _stub(text) and self.last is not None:
+                # "Example:" and its code belong to the rule above them.
+                self.last.what += "\n" + text + "\n" + nxt.text
+                return i + 2
+            if colon and _GOES_ON.match(text) and self.last is not None and self.last_para:
+                self.last.what += "\n" + text + "\n" + nxt.text  # "This way you can:"
+                return i + 2
+            if colon or label_only or _POINTS_DOWN.search(text) or _shown(text, nxt.text):
+                self.keep(text + "\n" + nxt.text, b.line, para=True)
+                return i + 2
+        if colon and _stub(text):
+            self.drop(b.line, "introductions to nothing")
+        elif label_only and len(text) < 40:
+            self.label = _label(text)  # "**Output Handling**": a heading in bold
+            self.last = None
+        elif len(text) < MIN_PARAGRAPH:
+            self.drop(b.line, "fragments too short to be a rule")
+        elif _only_links(text):
+            self.drop(b.line, "tables of contents")
+        else:
+            self.keep(text, b.line, para=True)
+        return i + 1
+
+    def list(self, blocks: list[_Block], i: int, intro: _Block | None,
+             first: bool = False) -> int:
+        """A list (at blocks[i]) and, when `intro` is set, the sentence introducing it;
+        `first`: the list is the first thing under its heading."""
+        b = blocks[i]
+        entries = b.entries
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        heads = [e.head() for e in entries]
+        if all(_only_links(h) for h in heads):
+            self.drop(b.line, "tables of contents")
+            return i + 1
+        if intro is not None and _together(intro.text, entries, heads, b.ordered):
+            parts = [intro.text, *_render([b], "")]
+            used = i + 1
+            if nxt is not None and nxt.kind in ("code", "table"):
+                parts.append(nxt.text)  # the cases and the commands for each
+                used += 1
+            self.keep("\n".join(parts), intro.line)
+            return used
+        if intro is not None:
+            self.drop(intro.line, "introductions to rules kept one by one")
+        elif len(entries) > 1 and (_listing(heads) or first and all(
+                _fragment(h) and len(e.blocks) == 1 and not _TERM.match(h)
+                for e, h in zip(entries, heads, strict=True))):
+            self.keep("\n".join(_render([b], "")), b.line)  # the folders, the contents
+            return i + 1
+        elif b.ordered and len(entries) > 1 and _procedure(heads):
+            self.keep("\n".join(_render([b], "")), b.line)  # numbered steps
+            return i + 1
+        prev: Item | None = None
+        for e, head in zip(entries, heads, strict=True):
+            text = e.render()
+            if prev is not None and _ENTRY_GOES_ON.match(head):
+                prev.what += "\n" + text
+                continue
+            if len(text) < MIN_ITEM:
+                self.drop(e.line, "fragments too short to be a rule")
+            elif _stub(text) and len(e.blocks) == 1:
+                self.drop(e.line, "introductions to nothing")
+            elif _only_links(text):
+                self.drop(e.line, "tables of contents")
             else:
-                # Words joined at the end: adding to one string would copy it once a line.
-                parts[-1].append(line.strip())
-        elif cur is not None and cur["kind"] == "para" and not self.gap:
-            cur["parts"].append(line.strip())
-        elif indent >= 4 and cur is None and self.gap:
-            pass  # an indented code block
-        else:
-            self.flush()
-            self.settle()
-            self.cur = {"kind": "para", "line": no, "parts": [line.strip()]}
-        self.gap = False
-
-    def item(self, m: re.Match[str], no: int) -> None:
-        """A list item: a new memory, or a sub-item of the open one."""
-        indent, marker, text = len(m.group(1).expandtabs(4)), m.group(2), m.group(3).strip()
-        content = indent + len(marker) + 1
-        cur = self.cur
-        if cur is not None and cur["kind"] == "item" and indent >= cur["stack"][0]:
-            stack = cur["stack"]
-            while len(stack) > 1 and indent < stack[-1]:
-                stack.pop()
-            mark = marker if marker[0].isdigit() else "-"
-            cur["parts"].append(["  " * (len(stack) - 1) + f"{mark} {text}"])
-            stack.append(content)
-            self.gap = False
-            return
-        self.flush()
-        if self.intro is not None and self.group is None:
-            self.group = []
-        # An item's parts are its lines, each a list of the source lines it joins.
-        self.cur = {"kind": "item", "line": no, "parts": [[text]], "stack": [content]}
-        self.gap = False
-
-    def flush(self) -> None:
-        """Close the open paragraph or item; keep it if it says something."""
-        cur, self.cur = self.cur, None
-        if cur is None:
-            return
-        if cur["kind"] == "para":
-            text = " ".join(cur["parts"]).strip()
-            if text.rstrip("*_ `").endswith(":"):
-                # "Prerequisites:", "Example:": it introduces what follows; decided there.
-                self.settle()
-                self.intro = Item(text, cur["line"], self.label)
-                return
-            keep = len(text) >= MIN_PARAGRAPH
-        else:
-            text = "\n".join(" ".join(p).rstrip() for p in cur["parts"]).strip()
-            keep = len(text) >= MIN_ITEM
-        # A table of contents is only links; "- **Steps:**" with nothing under it is a stub.
-        if not keep or _is_stub(text) or _only_links(text):
-            return
-        item = Item(text, cur["line"], self.label)
-        if cur["kind"] == "item" and self.group is not None:
-            self.group.append(item)
-        else:
-            self.items.append(item)
-
-    def settle(self) -> None:
-        """Decide what an introduction ending in a colon and the list after it become.
-
-        A short label ("Prerequisites:", at most MAX_INTRO_WORDS words) over a list of
-        fragments ("- Docker", "- Node 20": a few words, not opening like a rule) is one
-        memory; anything else (a sentence introducing rules, "Use 2-space indentation")
-        is one memory per entry and the introduction goes; an introduction to a code block
-        or a table stays only if it is more than a stub ("Example:", "**Key Methods:**").
-        """
-        intro, group, self.intro, self.group = self.intro, self.group, None, None
-        if intro is None:
-            return
-        if not group:
-            if not _is_stub(intro.what):
-                self.items.append(intro)
-        elif _is_stub(intro.what) and all(_is_fragment(i.what) for i in group):
-            intro.what += "".join("\n- " + i.what for i in group)
-            self.items.append(intro)
-        else:
-            self.items.extend(group)
+                prev = self.keep(text, e.line)
+        if prev is not None and nxt is not None and nxt.kind in ("code", "table") and (
+                _ends_colon(prev.what)):
+            prev.what += "\n" + nxt.text  # "... the following are correct:" and the code
+            return i + 2
+        return i + 1
 
 
-def _is_fragment(text: str) -> bool:
+def _shown(text: str, code: str) -> bool:
+    """Whether code shows a name the paragraph above it gives in backticks: the rule and
+    its example ("Always import from `@trigger.dev/sdk`." over the import)."""
+    return any(m.group(1) in code for m in _CODE_SPAN.finditer(text))
+
+
+def _ends_colon(text: str) -> bool:
+    return text.rstrip("*_ `").endswith(":")
+
+
+def _stub(text: str) -> bool:
+    return _ends_colon(text) and len(text.split()) <= MAX_INTRO_WORDS
+
+
+def _bold_only(text: str) -> bool:
+    """`**Dependency Injection**`: a paragraph that is one bold phrase, a heading."""
+    s = text.strip()
+    return (len(s) > 4 and s[:2] in ("**", "__") and s[-2:] == s[:2]
+            and s[:2] not in s[2:-2])
+
+
+def _words(text: str) -> list[str]:
+    return _PARENS.sub(" ", _EMPHASIS.sub("", text)).split()
+
+
+def _rule_like(head: str) -> bool:
+    """Whether a list entry reads as a rule of its own."""
+    s = _EMPHASIS.sub("", head).strip()
+    term = _TERM.match(s)
+    # "Run Tests: `script/test`" names a command; "Apps: Use `typecheck`" is a rule.
+    first = s[term.end():].strip() if term else s
+    return bool(_RULE_START.match(first) or _MODAL.search(s))
+
+
+def _fragment(head: str) -> bool:
     """A list entry that is a name or a few words, not a rule of its own."""
-    return ("\n" not in text and len(text.split()) <= MAX_FRAGMENT_WORDS
-            and not _RULE_START.match(text.lstrip("*_` ")))
+    words = _words(head)
+    return (0 < len(words) <= MAX_FRAGMENT_WORDS and not _rule_like(head)
+            and not any(w.endswith(".") and len(w) > 2 for w in words[:-1]))
 
 
-def _is_stub(text: str) -> bool:
-    return text.rstrip("*_ `").endswith(":") and len(text.split()) <= MAX_INTRO_WORDS
+def _together(intro: str, entries: list[_Entry], heads: list[str], ordered: bool) -> bool:
+    """Whether an introduction and the list under it are one memory.
 
-
-def _is_table(lines: list[str], i: int) -> bool:
-    s = lines[i].strip()
-    if s.startswith("|") and s.count("|") >= 2:
+    They are, unless the entries are whole rules of their own: entries with blocks of
+    their own (sub-lists, code, tables) under several of them, or rules (mostly) under
+    an introduction that only announces them ("Code style:", "Follow these rules:").
+    """
+    if all(_fragment(h) and len(e.blocks) == 1 for e, h in zip(entries, heads, strict=True)):
         return True
-    nxt = lines[i + 1] if i + 1 < len(lines) else ""
-    return "|" in s and "-" in nxt and "|" in nxt and _is_table_rule(nxt)
+    if sum(len(e.blocks) > 1 for e in entries) > 1:
+        return False
+    if ordered and _procedure(heads, loud_only=True):
+        return True  # numbered steps and what they are for
+    bare = _EMPHASIS.sub("", intro)
+    # An introduction that is a rule itself ("ALWAYS run these commands in order:") or a
+    # condition ("When updating Docker images:") is part of every entry under it.
+    announces = not _CONDITION.match(bare) and not _MODAL.search(bare) and (
+        len(bare.split()) <= 3 or bool(_ANNOUNCES.search(bare)))
+    rules = sum(_rule_like(h) for h in heads)
+    return not (announces and rules * 2 > len(heads))
 
 
-def _is_table_rule(line: str) -> bool:
-    """`|---|:--:|`, `--- | ---`: a table's delimiter row, cells of dashes (with colons)."""
-    s = line.strip()
-    s = s[1:] if s.startswith("|") else s
-    s = s[:-1] if s.endswith("|") else s
-    for cell in s.split("|"):
-        cell = cell.strip()
-        cell = cell[1:] if cell.startswith(":") else cell
-        cell = cell[:-1] if cell.endswith(":") else cell
-        if not cell or cell.strip("-"):
-            return False
-    return True
+def _listing(heads: list[str]) -> bool:
+    """Entries that each name a path or an identifier and say what it is: one listing."""
+    named = 0
+    for h in heads:
+        m = _TERM.match(h.strip())
+        term = m.group(1).strip() if m else ""
+        if term and (any(c in term for c in "/._") or (term.isupper() and len(term) > 2)):
+            named += 1
+    return named * 3 >= len(heads) * 2
+
+
+def _procedure(heads: list[str], loud_only: bool = False) -> bool:
+    """Numbered steps, not a numbered list of rules: rules stand out (ALWAYS, NEVER and,
+    unless `loud_only`, bold openings, "prefer", "never"); steps are plain imperatives."""
+    loud = sum((not loud_only and (h.lstrip().startswith(("**", "__"))
+                                   or bool(_MODAL.search(h))))
+               or bool(_LOUD.search(h)) for h in heads)
+    return loud * 2 < len(heads)
+
+
+def _label(text: str) -> str | None:
+    text = _EMPHASIS.sub("", text).strip().rstrip(":").strip()
+    return text[:120] or None
 
 
 def _uncommented(line: str) -> str:
@@ -320,38 +639,10 @@ def _uncommented(line: str) -> str:
     return "".join(kept)
 
 
-def _is_break(line: str) -> bool:
-    """`---`, `* * *`, `___`: a thematic break (three or more of one mark, blanks between)."""
-    lead = len(line) - len(line.lstrip(" "))
-    mark = line[lead:lead + 1]
-    if lead > 3 or mark not in ("-", "*", "_"):
-        return False
-    marks = "".join(line.split())
-    return len(marks) >= 3 and not marks.strip(mark)
-
-
 def _closes(line: str, mark: str) -> bool:
     """Whether the line closes a code fence opened with `mark` (as long a run, or longer)."""
     s = line.strip()
     return len(s) >= len(mark) and not s.strip(mark[0])
-
-
-def _atx(line: str) -> str | None:
-    """An ATX heading's text (`## Title ##` -> `Title`), or None when the line is not one."""
-    lead = len(line) - len(line.lstrip(" "))
-    if lead > 3:
-        return None
-    rest = line[lead:]
-    hashes = len(rest) - len(rest.lstrip("#"))
-    rest = rest[hashes:]
-    if not 1 <= hashes <= 6 or rest[:1] not in ("", " ", "\t"):
-        return None
-    text = rest.strip(" \t")
-    # A closing run of '#' goes when a blank stands before it: `# C# #` -> `C#`.
-    bare = text.rstrip("#")
-    if bare != text and bare[-1:] in (" ", "\t"):
-        return bare.rstrip(" \t")
-    return text
 
 
 def _only_links(text: str) -> bool:
@@ -384,30 +675,31 @@ def _only_links(text: str) -> bool:
         i, links = end + 1, links + 1
 
 
-def _label(text: str) -> str | None:
-    text = re.sub(r"[*_`]+", "", text).strip().rstrip(":").strip()
-    return text[:120] or None
 
 
 def _read_block(lines: list[str], i: int, items: list[Item]) -> int:
-    """An exported block, read exactly: `## Layer [(always)] [in `scope`]` then `- ` items."""
+    """An exported block, read exactly: `## Layer [(always)] [in `scope`]`, `### label`
+    (the heading the memories below it came from), then `- ` items."""
     section: tuple[str, str, str | None] | None = None
     cur: tuple[int, list[str]] | None = None
+    under: str | None = None
 
     def close() -> None:
         if cur is not None and section is not None:
             what = "\n".join(cur[1]).strip()
             if what:
                 layer, priority, scope = section
-                items.append(Item(what, cur[0], None, layer, scope, priority, True))
+                items.append(Item(what, cur[0], under, layer, scope, priority, True))
 
     while i < len(lines) and lines[i].rstrip() != END:
         line = lines[i]
         m = _section(line.rstrip())
         if m:
             close()
-            cur = None
-            section = m
+            cur, section, under = None, m, None
+        elif line.startswith(LABEL) and section is not None:
+            close()
+            cur, under = None, line[len(LABEL):].strip() or None
         elif line.startswith("- ") and section is not None:
             close()
             cur = (i + 1, [line[2:]])

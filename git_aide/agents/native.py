@@ -40,9 +40,10 @@ MAX_NATIVE_FILES = 200
 #: on: shorter texts ("use uv") are found in too many files by chance.
 MIN_TEXT_MATCH = 16
 
-_IMPORT = re.compile(r"(?:^|(?<=\s))@((?:\\ |[^\s`])+)")
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-_CODE_SPAN = re.compile(r"`+[^`]*`+")
+# `@path` after a blank or at the start of a line; a path may hold `\ ` (an escaped blank).
+_IMPORT = re.compile(r"(?:^|(?<=\s))@((?:\\ |[^\s`\\])+)")
+# A code span: its `@` is code, not an import. Runs of backticks are matched whole.
+_CODE_SPAN = re.compile(r"(`+)[^`]*\1")
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
 _WHY_FILE = re.compile(r"^\s*(.+?):(\d+)(?:\D.*)?$", re.S)
 
@@ -249,21 +250,27 @@ def _add(top: str, name: str, seen: dict[str, None], depth: int) -> None:
 
 
 def imports(text: str) -> list[str]:
-    """The `@path` imports of a CLAUDE.md or GEMINI.md, outside code blocks and code spans
-    (where an `@` is code, not an import), in order."""
-    out: list[str] = []
-    fenced = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
+    """The `@path` imports of a CLAUDE.md or GEMINI.md (one parser for the hooks, import and
+    export), in order, each once: outside code blocks and
+    code spans, where an `@` is code (in time linear in the text, whatever it holds)."""
+    found: dict[str, None] = {}
+    fence = ""
+    for line in text.split("\n"):
+        s = line.strip()
+        if fence:
+            if s.startswith(fence) and not s.strip(fence[0]):
+                fence = ""
             continue
-        if fenced:
+        if s[:3] in ("```", "~~~"):
+            fence = s[:len(s) - len(s.lstrip(s[0]))]
             continue
-        for m in _IMPORT.finditer(_CODE_SPAN.sub(" ", line)):
+        if "@" not in line:
+            continue
+        for m in _IMPORT.finditer(_CODE_SPAN.sub(" ", line) if "`" in line else line):
             target = m.group(1).replace("\\ ", " ").rstrip(".,;:!?)]}>'\"")
-            if target and target not in out:
-                out.append(target)
-    return out
+            if target:
+                found[target] = None
+    return list(found)
 
 
 def _rules(top: str, folder: str, suffix: str | tuple[str, ...], key: str,

@@ -4,7 +4,10 @@ A rules file (CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .windsurfrules,
 .github/copilot-instructions.md, .cursor/rules/*.mdc, .github/instructions/*.instructions.md,
 .windsurf/rules/*.md, plain markdown) is front matter (frontmatter.py) plus markdown
 read as items (markdown.py). The file's name and front matter decide the layer and
-scope (DESIGN section 14), here; each item is then written as a memory.
+scope (DESIGN section 14), here; each item is then written as a memory. With no file
+named, `import` finds the rules files agents read in the working tree; it follows their
+`@path` imports (relative to the importing file, five deep, each file once, never out of
+the working tree), and says what it left out of each file.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import stat
 from typing import Any
 
 from git_aide.agents.frontmatter import combine_globs
+from git_aide.agents.markdown import IMPORT_LINE as _IMPORT_LINE
 from git_aide.agents.markdown import Item, parse
+from git_aide.agents.native import imports
 from git_aide.errors import AideError, UsageError
 
 TYPE_CHECKING = False
@@ -134,32 +139,144 @@ def _scoped(scope: str | None, unscoped_layer: str) -> tuple[str, str | None]:
     return ("area_context", scope) if scope else (unscoped_layer, None)
 
 
+# -- finding the rules files ------------------------------------------------------------
+
+#: Rules files an agent reads in any folder of the tree (below the root: for that folder).
+NESTED_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "GEMINI.md", "CLAUDE.local.md"})
+#: Rules files read only at the root.
+ROOT_FILES = frozenset({".cursorrules", ".windsurfrules", ".github/copilot-instructions.md",
+                        ".claude/CLAUDE.md"})
+#: Rules folders at the root, and the endings of the rules files in them.
+RULES_DIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (".cursor/rules/", (".mdc", ".md")), (".github/instructions/", (".instructions.md",)),
+    (".windsurf/rules/", (".md",)), (".claude/rules/", (".md",)))
+#: How many `@path` imports deep a rules file is followed (as Claude Code and Gemini do).
+MAX_IMPORT_DEPTH = 5
+#: A name an `@` import would give a file, not a mention of someone (`@jlowin`).
+_PATHLIKE = frozenset("/.")
+
+
+def discover(repo: Repo, top: str) -> list[str]:
+    """The rules files agents read in the working tree (tracked, or new and not ignored),
+    repo-relative, the root's first. Files `export` generated are left out (importing
+    them would bring back memories forgotten since), and so is a link to another of them
+    (CLAUDE.md -> AGENTS.md: the same rules)."""
+    out = repo.git("ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                   cwd=top).stdout.decode("utf-8", "surrogateescape")
+    found: dict[str, None] = {}
+    for path in out.split("\0"):
+        base = path.rsplit("/", 1)[-1]
+        if base.startswith("git-aide-") or not path:
+            continue
+        if (base in NESTED_NAMES or path in ROOT_FILES
+                or any(path.startswith(d) and path.endswith(ends) for d, ends in RULES_DIRS)):
+            found[path] = None
+    files = sorted(found, key=lambda f: (f.count("/"), f))
+    real = {os.path.realpath(os.path.join(top, f)): f for f in reversed(files)
+            if not os.path.islink(os.path.join(top, f))}
+    return [f for f in files if not (os.path.islink(os.path.join(top, f)) and real.get(
+        os.path.realpath(os.path.join(top, f)), f) != f)]
+
+
 # -- import ---------------------------------------------------------------------------
 
 def import_doc(repo: Repo, cache: Cache, files: list[str], *, layer: str | None = None,
                scope: str | None = None, dry_run: bool = False) -> dict[str, Any]:
-    """Import rules files (paths relative to the current directory); the --json document."""
+    """Import rules files (paths relative to the current directory; none: every rules
+    file of the working tree) and the files they `@import`; the --json document."""
     top = repo.require_worktree("import")
+    root = os.path.realpath(top)
+    found = not files
+    if found:
+        files = [os.path.relpath(os.path.join(top, f)) for f in discover(repo, top)]
+        if not files:
+            raise AideError("no rules files here: looked for CLAUDE.md, AGENTS.md, "
+                            "GEMINI.md (in every folder), .cursorrules, .windsurfrules, "
+                            ".cursor/rules, .github/copilot-instructions.md, "
+                            ".github/instructions, .windsurf/rules and .claude/rules")
     texts: list[tuple[str, str, str]] = []
+    warnings: list[str] = []
+    given = {_real(f) for f in files}
+    seen: set[str] = set()
     for f in files:
         if os.path.isdir(f):
             raise AideError(f"{f} is a directory; name the rules files in it")
-        data = read_rules(f, f)
-        if data is None:
-            raise AideError(f"no such file: {f}")
+        text = _read_text(f)
+        if text is None:
+            hint = (" (the shell found no file for this pattern; `git aide import` with no "
+                    "file finds the rules files by itself)" if set("*?[") & set(f) else "")
+            raise AideError(f"no such file: {f}{hint}")
+        where = _real(f)
+        rel = os.path.relpath(where, root)
+        shown = f if rel.startswith("..") else rel.replace(os.sep, "/")
+        # Outside the repository there is no folder of it to scope to.
+        kind = os.path.basename(f) if rel.startswith("..") else shown
+        seen.add(where)
+        texts.append((shown, kind, text))
+        _follow(text, where, kind, root, given, seen, texts, warnings, MAX_IMPORT_DEPTH)
+    doc = _import(repo, cache, texts, layer=layer, scope=scope, label=None, dry_run=dry_run)
+    doc["warnings"] = warnings + doc["warnings"]
+    return doc
+
+
+def _real(path: str) -> str:
+    """The file's absolute path with its folder resolved, not the file: a CLAUDE.md that
+    links to AGENTS.md keeps its name."""
+    where = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where))
+
+
+def _read_text(path: str, shown: str | None = None) -> str | None:
+    data = read_rules(path, shown or path)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise AideError(f"{shown or path} is not UTF-8 text") from None
+
+
+def _follow(text: str, where: str, kind: str, root: str, given: set[str], seen: set[str],
+            texts: list[tuple[str, str, str]], warnings: list[str], depth: int) -> None:
+    """Add the files `text` (the file at `where`) imports with `@path`, relative to its
+    folder, `depth` levels deep, each once and never from outside the working tree.
+
+    An imported file is read where its importer is: its rules get the importer's layer and
+    scope (`kind`), and `why` names the imported file itself."""
+    if depth <= 0 or "@" not in text:
+        return
+    name = os.path.relpath(where, root).replace(os.sep, "/")
+    missing: list[str] = []
+    follow: list[tuple[str, str, str]] = []
+    for target in imports(text):
+        if target.startswith("~") or not _PATHLIKE & set(target):
+            continue  # the user's own files, or a mention of someone (@jlowin)
+        full = os.path.realpath(os.path.join(os.path.dirname(os.path.realpath(where)), target))
+        if os.path.commonpath([root, full]) != root:
+            warnings.append(f"{name} imports @{target}, which is outside the working tree; "
+                            "not read")
+            continue
+        if full in given or full in seen:
+            continue  # imported on its own, or already (an import cycle)
+        seen.add(full)
+        rel = os.path.relpath(full, root).replace(os.sep, "/")
         try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise AideError(f"{f} is not UTF-8 text") from None
-        # The folder resolved, not the file: a CLAUDE.md that links to AGENTS.md keeps its name.
-        where = os.path.abspath(f)
-        where = os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where))
-        rel = os.path.relpath(where, os.path.realpath(top))
-        if rel.startswith(".."):  # outside the repository: no folder of it to scope to
-            texts.append((f, os.path.basename(f), text))
-        else:
-            texts.append((rel.replace(os.sep, "/"), rel.replace(os.sep, "/"), text))
-    return _import(repo, cache, texts, layer=layer, scope=scope, label=None, dry_run=dry_run)
+            imported = _read_text(full, rel)
+        except AideError as e:
+            warnings.append(f"{name} imports @{target}: {e}; not read")
+            continue
+        if imported is None:
+            missing.append(target)
+            continue
+        follow.append((full, rel, imported))
+    if missing:
+        # One line, however many: a file can name thousands.
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        warnings.append(f"{name} imports {', '.join('@' + t for t in missing[:3])}{more}, "
+                        f"which do{'es' if len(missing) == 1 else ''} not exist")
+    for full, rel, imported in follow:
+        texts.append((rel, kind, imported))
+        _follow(imported, full, kind, root, given, seen, texts, warnings, depth - 1)
 
 
 def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
@@ -194,8 +311,12 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
     paths: list[str] = []
     near = 0
     seen: set[tuple[str, str | None, str]] = set()
+    left_out: list[dict[str, Any]] = []
     for name, kind, text in texts:
         doc = parse(text)
+        left_out += [{"where": f"{name}:{line}", "reason": why} for line, why in doc.dropped]
+        if not doc.items and not any(why == _IMPORT_LINE for _l, why in doc.dropped):
+            warnings.append(f"{name}: no rules found in it")
         # What an item's layer and scope come from is the same for every item of the file
         # (or of a block section): worked out once, as a file's globs can be long.
         resolved: dict[tuple[bool, str | None, str | None], tuple[str, str | None] | str] = {}
@@ -256,8 +377,28 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
             if not repo.stage(add=paths, remove=[]):
                 warnings.append("the index is locked by another git process: the memories "
                                 "were written but not staged; run `git add .aide/memories`")
-    return {"imported": imported, "skipped": skipped, "dry_run": dry_run,
-            "warnings": warnings}
+    answer: dict[str, Any] = {"imported": imported, "skipped": skipped, "dry_run": dry_run,
+                              "files": [name for name, _k, _t in texts], "left_out": left_out,
+                              "warnings": warnings}
+    answer["summary"] = summary(answer)
+    return answer
+
+
+def summary(doc: dict[str, Any]) -> str:
+    """One line: what was imported from which files, what was there already, and what
+    of the files was left out and why (`git aide import --json` lists each)."""
+    n = len(doc["imported"])
+    kept = sum(s["reason"] in ("exists", "repeated") for s in doc["skipped"])
+    files = doc["files"]
+    shown = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+    line = (f"{'Would import' if doc['dry_run'] else 'Imported'} {n} memor"
+            f"{'y' if n == 1 else 'ies'} from {shown}; {kept} already there")
+    reasons: dict[str, int] = {}
+    for x in doc["left_out"]:
+        reasons[x["reason"]] = reasons.get(x["reason"], 0) + 1
+    if reasons:
+        line += "; left out: " + ", ".join(f"{why} ({count})" for why, count in reasons.items())
+    return line + "."
 
 
 def _resolve(meta: dict[str, Any], name: str, it: Item, layer: str | None,
