@@ -7,13 +7,27 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import AIDE, BASE_ENV, aide, aide_ok, git, make_repo, remember
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "rules"))
 
-import run as corpus  # noqa: E402
+def _load_bench() -> Any:
+    """bench/rules/run.py under a name of its own: other benches are `run.py` too, and
+    one test process may load more than one."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "rules" / "run.py"
+    spec = importlib.util.spec_from_file_location("bench_rules_run", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus = _load_bench()
 
 TRIGGER_IMPORTS = """\
 ### Imports

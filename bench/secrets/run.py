@@ -137,7 +137,7 @@ def corpus(seed: int) -> list[Sample]:
             continue
         samples.append(Sample(ex.expand(line), "honest", "as written", False))
     for path in sorted(RULES.glob("*")) if RULES.is_dir() else ():
-        if path.name != "README.md":
+        if path.is_file() and path.name != "README.md":
             samples += [Sample(line, path.name, "rules file", False)
                         for line in path.read_text(errors="replace").splitlines()
                         if line.strip()]
