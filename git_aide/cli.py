@@ -602,7 +602,8 @@ def mcp() -> None:
 
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.argument("event", metavar="EVENT")
-@click.option("--agent", type=click.Choice(["claude", "codex", "cursor", "gemini"]),
+@click.option("--agent", type=click.Choice(["claude", "codex", "copilot", "cursor", "gemini",
+                                           "vscode"]),
               default="claude", help="The agent whose hook protocol to speak.")
 def hook(event: str, agent: str) -> None:
     """Run by an agent's hooks: read its event on stdin, print context for it."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,8 @@ def test_claude_merges_with_the_users_settings(repo: Path) -> None:
     assert settings["futureKey"] == USER_SETTINGS["futureKey"]
     hooks = settings["hooks"]
     assert hooks["PreToolUse"][0] == USER_SETTINGS["hooks"]["PreToolUse"][0]  # theirs first
-    assert hooks["PreToolUse"][1] == {"matcher": "Read|Edit|Write|MultiEdit", "hooks": [
+    assert hooks["PreToolUse"][1] == {"matcher": "Read|Edit|MultiEdit|Write|NotebookEdit|Bash",
+                                      "hooks": [
         {"type": "command", "command": "git-aide hook pre-tool-use --agent claude",
          "timeout": 10}]}
     assert hooks["Notification"] == USER_SETTINGS["hooks"]["Notification"]
@@ -206,17 +208,19 @@ def test_start_up_timeouts_cover_a_slow_start(repo: Path) -> None:
     assert r.stdout.count("already up to date") == 3
 
 
-#: Copilot's hook events as git-aide installs them (GitHub's hooks reference).
-COPILOT_EVENTS = {"SessionStart": ["session-start"],
-                  "PostToolUse": ["pre-tool-use", "post-tool-use"],
-                  "Stop": ["stop"], "PreCompact": ["pre-compact"]}
+#: Copilot's hook events as git-aide installs them: camelCase where Copilot CLI answers
+#: (its flat output), PascalCase PreCompact, the one name VS Code and Copilot CLI share.
+COPILOT_EVENTS = {"sessionStart": ["session-start"], "userPromptSubmitted": ["user-prompt"],
+                  "postToolUse": ["pre-tool-use", "post-tool-use"],
+                  "agentStop": ["stop"], "PreCompact": ["pre-compact"]}
 
 
 def test_copilot_and_vs_code_agent_hooks(repo: Path) -> None:
     """`--agent copilot`: the MCP server in `.github/mcp.json` (Copilot CLI's shared
     project file) and the hooks in `.github/hooks/git-aide.json`, in the format Copilot
-    CLI, the cloud agent and VS Code all read: version 1, PascalCase events, flat
-    command handlers with a timeout in seconds. The user's own files stay theirs."""
+    CLI, the cloud agent and VS Code all read: version 1, flat handlers with the command
+    under `bash` and a timeout in seconds; no preToolUse, whose failure would deny the
+    tool call. The user's own files stay theirs."""
     (repo / ".github/hooks").mkdir(parents=True)
     (repo / ".github/mcp.json").write_text(dump(USER_MCP))
     theirs = {"version": 1, "hooks": {"preToolUse": [{"type": "command",
@@ -232,12 +236,12 @@ def test_copilot_and_vs_code_agent_hooks(repo: Path) -> None:
     assert doc["version"] == 1 and list(doc["hooks"]) == list(COPILOT_EVENTS)
     for event, ours in COPILOT_EVENTS.items():
         handlers = doc["hooks"][event]
-        assert [h["command"] for h in handlers] == \
+        assert [h["bash"] for h in handlers] == \
             [f"git-aide hook {e} --agent copilot" for e in ours]
         for h in handlers:
-            assert h["type"] == "command" and h["timeout"] == 10
-    reads = doc["hooks"]["PostToolUse"][0]["matcher"].split("|")
-    assert {"Read", "Edit", "Write", "view", "edit", "create"} <= set(reads)
+            assert h["type"] == "command" and h["timeoutSec"] == 10 and "command" not in h
+    reads = doc["hooks"]["postToolUse"][0]["matcher"].split("|")
+    assert {"view", "edit", "create", "bash"} <= set(reads)
     assert json.loads((repo / ".github/hooks/guard.json").read_text()) == theirs
     once = files(repo, ".github/mcp.json", ".github/hooks/git-aide.json")
     assert "already up to date" in aide_ok(repo, "init", "--agent", "copilot").stdout
@@ -267,3 +271,138 @@ def test_copilot_gives_every_layout_back(tmp_path: Path, sample: Path) -> None:
     aide_ok(repo, "init", "--uninstall", "--agent", "copilot")
     for rel in (".github/mcp.json", ".github/hooks/git-aide.json"):
         assert (repo / rel).read_bytes() == data, rel
+
+
+def test_an_earlier_copilot_hooks_file_is_brought_up_to_date(repo: Path) -> None:
+    """The file an earlier git-aide wrote (PascalCase events, `command`, `timeout`) is
+    recognised as git-aide's: install replaces it with today's hooks, every one once,
+    and uninstall takes it away."""
+    def handler(event: str, **more: str) -> dict[str, object]:
+        return {"type": "command", "command": f"git-aide hook {event} --agent copilot",
+                "timeout": 10, **more}
+
+    earlier = {"version": 1, "hooks": {
+        "SessionStart": [handler("session-start")],
+        "PostToolUse": [handler("pre-tool-use", matcher="Read|Edit|Write|view|create|edit"),
+                        handler("post-tool-use")],
+        "Stop": [handler("stop")], "PreCompact": [handler("pre-compact")]}}
+    fresh = make_repo(repo.parent / "fresh", init=False)
+    aide_ok(fresh, "init", "--no-hooks", "--agent", "copilot")
+    want = json.loads((fresh / ".github/hooks/git-aide.json").read_text())
+    (repo / ".github/hooks").mkdir(parents=True)
+    (repo / ".github/hooks/git-aide.json").write_text(dump(earlier))
+    r = aide_ok(repo, "init", "--agent", "copilot")
+    assert ".github/hooks/git-aide.json: updated" in r.stdout
+    assert json.loads((repo / ".github/hooks/git-aide.json").read_text()) == want
+    assert "ok: copilot: git-aide is set up" in aide(repo, "doctor").stdout
+    aide_ok(repo, "init", "--agent", "copilot", "--uninstall")
+    assert not (repo / ".github/hooks/git-aide.json").exists()
+
+
+# -- the matchers, against the names the real programs give their tools ---------------------
+
+PAYLOADS = Path(__file__).parent / "data" / "payloads"
+#: Each agent's hooks file, as `init --agent` writes it.
+HOOKS_FILE = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json",
+              "gemini": ".gemini/settings.json", "copilot": ".github/hooks/git-aide.json"}
+#: Tool names beyond the recorded payloads (tests/data/payloads/): (file tools git-aide's
+#: file hook must see, git-aide's reading MCP tools its post-tool-use hook must see,
+#: tools neither may fire for), each as the program names them.
+NAMES = {
+    "claude": (["Edit", "MultiEdit", "Write", "NotebookEdit"],
+               ["mcp__git-aide__aide_search", "mcp__git-aide__aide_memories"],
+               ["Grep", "Glob", "WebFetch", "Task", "mcp__git-aide__aide_remember",
+                "mcp__git-aide__aide_diff", "mcp__other__aide_recall"]),
+    "codex": ([], ["mcp__git_aide__aide_search", "mcp__git_aide__aide_memories"],
+              ["update_plan", "view_image", "mcp__git_aide__aide_remember",
+               "mcp__other__aide_recall"]),
+    "gemini": (["write_file", "replace"],
+               ["mcp_git-aide_aide_search", "mcp__git-aide__aide_memories"],
+               ["glob", "search_file_content", "list_directory", "web_fetch",
+                "mcp_git-aide_aide_remember", "mcp_other_aide_recall"]),
+    "copilot": (["create", "str_replace_editor", "apply_patch"],
+                ["git-aide-aide_search", "git-aide/aide_memories"],
+                ["grep", "glob", "web_fetch", "task", "ask_user", "git-aide/aide_remember",
+                 "other/aide_recall"]),
+}
+
+
+def recorded_names(agent: str) -> tuple[set[str], set[str], set[str]]:
+    """(file tools the agent's recorded tool events get memories for, git-aide's reading
+    MCP tools among them, the other tools of its recorded events)."""
+    reads: set[str] = set()
+    aide_tools: set[str] = set()
+    others: set[str] = set()
+    for event in ("pre-tool-use", "post-tool-use"):
+        for case in json.loads((PAYLOADS / f"{agent}-{event}.json").read_text())["cases"]:
+            payload = case["payload"]
+            name = payload.get("tool_name") or payload.get("toolName")
+            if not name:
+                continue
+            if re.search(r"aide_(recall|search|memories)$", name):
+                aide_tools.add(name)
+            elif event == "pre-tool-use" and case["expect"]["shape"] != "none":
+                reads.add(name)
+            else:
+                others.add(name)
+    return reads, aide_tools, others - reads
+
+
+def matchers(doc: dict[str, object]) -> dict[str, list[str]]:
+    """Our hook event -> the matchers it is installed with, from a settings file."""
+    out: dict[str, list[str]] = {}
+    hooks = doc["hooks"]
+    assert isinstance(hooks, dict)
+    for groups in hooks.values():
+        for group in groups:
+            handlers = group.get("hooks", [group])
+            for h in handlers:
+                command = h.get("command") or h.get("bash") or ""
+                m = re.fullmatch(r"git-aide hook (\S+) --agent \w+", command)
+                if m:
+                    out.setdefault(m.group(1), []).append(group.get("matcher"))
+    return out
+
+
+@pytest.mark.parametrize("agent", sorted(HOOKS_FILE))
+def test_matchers_fire_for_the_tools_each_program_really_names(tmp_path: Path,
+                                                                agent: str) -> None:
+    """Each matcher `init --agent` writes, run as the regular expression the program
+    reads it as, fires the file hook for every file and shell tool the real program
+    sends (Codex has no Read tool; Gemini names its MCP tools `mcp_git-aide_...`, Codex
+    `mcp__git_aide__...`), the post-tool-use hook for git-aide's reading MCP tools, and
+    neither for anything else. A name that must fire matches whole (as Copilot CLI
+    anchors it); one that must not is not found anywhere in it (as Claude Code, Codex
+    and Gemini CLI search)."""
+    repo = make_repo(tmp_path / "repo", init=False)
+    aide_ok(repo, "init", "--no-hooks", "--agent", agent)
+    installed = matchers(json.loads((repo / HOOKS_FILE[agent]).read_text()))
+    assert len(installed["pre-tool-use"]) == len(installed["post-tool-use"]) == 1
+    (pre,), (post,) = installed["pre-tool-use"], installed["post-tool-use"]
+    assert pre and post, installed
+    reads, aide_tools, others = recorded_names(agent)
+    more_reads, more_aide, neither = NAMES[agent]
+    reads |= set(more_reads)
+    aide_tools |= set(more_aide)
+
+    def fires(matcher: str, name: str, must: bool) -> bool:
+        if must or agent == "copilot":
+            return re.fullmatch(matcher, name) is not None
+        return re.search(matcher, name) is not None
+
+    for name in reads:
+        assert fires(pre, name, True), (agent, "pre-tool-use", pre, name)
+        assert not fires(post, name, False), (agent, "post-tool-use", post, name)
+    for name in aide_tools:
+        assert fires(post, name, True), (agent, "post-tool-use", post, name)
+        assert not fires(pre, name, False), (agent, "pre-tool-use", pre, name)
+    for name in others | set(neither):
+        assert not fires(pre, name, False), (agent, "pre-tool-use", pre, name)
+        assert not fires(post, name, False), (agent, "post-tool-use", post, name)
+
+
+def test_hook_help_names_every_agent(repo: Path) -> None:
+    """`git aide hook --help` offers every agent `init --agent` sets hooks up for."""
+    r = aide_ok(repo, "hook", "--help")
+    assert "[claude|codex|copilot|cursor|gemini|vscode]" in r.stdout
+    assert aide_ok(repo, "hook", "stop", "--agent", "vscode", "--help").stdout

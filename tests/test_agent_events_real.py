@@ -635,3 +635,188 @@ def test_codex_and_copilot_hooks_stay_lean(tmp_path: Path) -> None:
                 for line in proc.stderr.splitlines()
                 if line.startswith("import time:") and "|" in line}
         assert not mods & {"mcp", "rich", "pydantic", "click", "whoosh"}, (agent, mods)
+
+
+# -- item 10: the file `init --agent copilot` writes, run as Copilot CLI and VS Code run it -----
+
+#: Copilot CLI's events (GitHub Docs, "GitHub Copilot hooks reference"): a camelCase name
+#: and its PascalCase one are one event, whose payload is camelCase or VS Code's snake_case
+#: after the name configured.
+COPILOT_CLI_EVENTS = {"sessionStart": "SessionStart", "userPromptSubmitted": "UserPromptSubmit",
+                      "preToolUse": "PreToolUse", "postToolUse": "PostToolUse",
+                      "agentStop": "Stop", "preCompact": "PreCompact",
+                      "sessionEnd": "SessionEnd", "subagentStop": "SubagentStop",
+                      "errorOccurred": "ErrorOccurred"}
+#: What Copilot CLI reads from a command hook's output, by event: flat fields, documented
+#: in the reference (userPromptSubmitted's `additionalContext`: its 1.0.65 changelog).
+COPILOT_CLI_OUTPUT = {"SessionStart": {"additionalContext"},
+                      "UserPromptSubmit": {"additionalContext"},
+                      "PostToolUse": {"additionalContext", "modifiedResult"},
+                      "Stop": {"decision", "reason"}, "PreCompact": set()}
+#: The events VS Code runs from a `.github/hooks` file, by their names there
+#: (microsoft/vscode, hookTypes.ts: its own PascalCase names, and Copilot CLI's it maps).
+VSCODE_EVENTS = {**{e: e for e in ("SessionStart", "UserPromptSubmit", "PreToolUse",
+                                   "PostToolUse", "PreCompact", "SubagentStart",
+                                   "SubagentStop", "Stop")},
+                 "sessionStart": "SessionStart", "userPromptSubmitted": "UserPromptSubmit",
+                 "preToolUse": "PreToolUse", "postToolUse": "PostToolUse",
+                 "agentStop": "Stop", "subagentStop": "SubagentStop"}
+
+
+def snake(name: str) -> str:
+    """A camelCase field name in snake_case (`transcriptPath` -> `transcript_path`)."""
+    return re.sub(r"(?<=[a-z])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
+def vscode_compatible(payload: dict[str, Any], event: str) -> dict[str, Any]:
+    """A camelCase Copilot CLI payload as Copilot CLI sends it to a hook configured with
+    the PascalCase name `event`: snake_case fields, `toolArgs` parsed as `tool_input`."""
+    out: dict[str, Any] = {"hook_event_name": event}
+    for key, value in payload.items():
+        if key == "toolArgs":
+            out["tool_input"] = json.loads(value) if isinstance(value, str) else value
+        elif key == "toolName":
+            out["tool_name"] = value
+        elif key == "timestamp":
+            out["timestamp"] = "2026-11-25T22:00:00.000Z"
+        else:
+            out[snake(key)] = value
+    return out
+
+
+def cases(agent: str, event: str) -> list[tuple[str, dict[str, Any]]]:
+    """(our event the recorded payload is for, case) of every case recorded for `event`,
+    a hook event name of the agent's own."""
+    out = []
+    for path in sorted(PAYLOADS.glob(f"{agent}-*.json")):
+        doc = json.loads(path.read_text())
+        if doc["hook"] == event:
+            out += [(doc["event"], case) for case in doc["cases"]]
+    return out
+
+
+def run_hook(repo: Path, command: str, data: dict[str, Any]) -> str:
+    """A handler's command run as Copilot CLI and VS Code run it (through the shell, in
+    the repository), the event on stdin; its stdout."""
+    proc = subprocess.run(["bash", "-c", command], cwd=repo, env=BASE_ENV,
+                          input=json.dumps(data), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    return proc.stdout
+
+
+def command_of(handler: dict[str, Any]) -> str:
+    """What Copilot CLI and VS Code run on Linux and macOS: `bash`, else `command`."""
+    return handler.get("bash") or handler["command"]
+
+
+def said(out: str) -> str:
+    """Every string a reply holds, for what it must contain."""
+    return json.dumps(json.loads(out)) if out else ""
+
+
+def check_content(case: dict[str, Any], ours: str, own: str, out: str) -> None:
+    """A reply holds what the recorded case expects when the handler is the case's own
+    event; another of our handlers says nothing for it."""
+    expect = case["expect"]
+    if ours != own or expect["shape"] == "none":
+        assert out == "", (ours, case["name"], out)
+        return
+    text = said(out)
+    assert text, (ours, case["name"])
+    for want in expect.get("contains", []):
+        assert want in text, (ours, case["name"], text)
+    if expect.get("reflect"):
+        assert "aide_remember" in text
+
+
+def test_the_copilot_hooks_file_answers_copilot_cli_and_vs_code(tmp_path: Path) -> None:
+    """`.github/hooks/git-aide.json` is read by Copilot CLI and by VS Code. Each runs every
+    git-aide hook once, on the events that carry context to the model, with its own
+    payloads (recorded in tests/data/payloads/), and gets replies in the shape it reads:
+    Copilot CLI flat fields (its preToolUse would answer with a permission only, so the
+    files' memories come after the tool, on postToolUse, its matchers anchored on its tool
+    names), VS Code `hookSpecificOutput` for the event it fired (it ignores matchers,
+    so every postToolUse handler sees every tool)."""
+    repo = make_repo(tmp_path / "repo")
+    ids = stock(repo)
+    aide_ok(repo, "init", "--no-hooks", "--agent", "copilot")
+    doc = json.loads((repo / ".github/hooks/git-aide.json").read_text())
+    assert doc["version"] == 1
+    entries = [(key, h) for key, handlers in doc["hooks"].items() for h in handlers]
+
+    def ours(command: str) -> str:
+        m = re.fullmatch(r"git-aide hook (\S+) --agent copilot", command)
+        assert m, command
+        return m.group(1)
+
+    # Copilot CLI: `bash`, its matchers anchored, its payload after the configured name
+    reached: dict[str, list[str]] = {}
+    for key, handler in entries:
+        event = COPILOT_CLI_EVENTS.get(key, key)
+        assert event in COPILOT_CLI_OUTPUT, key
+        reached.setdefault(ours(command_of(handler)), []).append(event)
+    assert {e: len(v) for e, v in reached.items()} == dict.fromkeys(EVENTS, 1)
+    for key, handler in entries:
+        event = COPILOT_CLI_EVENTS.get(key, key)
+        camel = key[0].islower()
+        mine = ours(command_of(handler))
+        pool = cases("copilot", next(k for k, v in COPILOT_CLI_EVENTS.items() if v == event))
+        if event == "PostToolUse":  # a file tool's event, once it has run
+            pool += [(own, {**case, "payload": {**case["payload"], "toolResult": {
+                "resultType": "success", "textResultForLlm": "# src/auth/login.py"}}})
+                for own, case in cases("copilot", "preToolUse")]
+        ran = 0
+        for n, (own, case) in enumerate(pool):
+            pascal = "hook_event_name" in case["payload"]
+            if camel and pascal:
+                continue  # a case of the other format, which this name does not get
+            data = fill(case["payload"], repo, ids, f"cli-{key}-{mine}-{n}")
+            if not camel and not pascal:
+                data = vscode_compatible(data, key)
+            tool = data.get("toolName") or data.get("tool_name")
+            if handler.get("matcher") and not re.fullmatch(handler["matcher"], tool):
+                assert own != mine, (mine, tool)  # its own tool event always reaches it
+                continue
+            out = run_hook(repo, command_of(handler), data)
+            ran += 1
+            if out:
+                assert set(json.loads(out)) <= COPILOT_CLI_OUTPUT[event], (key, out)
+            check_content(case, mine, own, out)
+            if event == "Stop" and out:
+                assert json.loads(out)["decision"] == "block"
+        assert ran, (key, mine)  # every hook met a payload of its own
+
+    # VS Code: `bash` as its Linux command, matchers ignored, its own payloads
+    reached = {}
+    for key, handler in entries:
+        event = VSCODE_EVENTS.get(key)
+        assert event, key
+        reached.setdefault(ours(command_of(handler)), []).append(event)
+    assert {e: len(v) for e, v in reached.items()} == dict.fromkeys(EVENTS, 1)
+    for key, handler in entries:
+        event = VSCODE_EVENTS[key]
+        mine = ours(command_of(handler))
+        pool = cases("vscode", event)
+        if event == "PostToolUse":
+            pool += [(own, {**case, "payload": {**case["payload"], "hookEventName": "PostToolUse",
+                                                "tool_response": "done"}})
+                     for own, case in cases("vscode", "PreToolUse")]
+        assert pool, (key, mine)
+        for n, (own, case) in enumerate(pool):
+            data = fill(case["payload"], repo, ids, f"vscode-{key}-{mine}-{n}")
+            out = run_hook(repo, command_of(handler), data)
+            reply = json.loads(out) if out else {}
+            if event in ("SessionStart", "PreToolUse", "PostToolUse") and reply:
+                assert set(reply) == {"hookSpecificOutput"}, reply
+                assert reply["hookSpecificOutput"]["hookEventName"] == event
+                assert set(reply["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
+            elif event == "Stop" and reply:
+                assert reply["hookSpecificOutput"]["decision"] == "block"
+                assert reply["hookSpecificOutput"]["reason"]
+            elif event == "UserPromptSubmit":
+                # VS Code reads only the common fields here: nothing may stop the prompt
+                assert not {"continue", "decision", "stopReason"} & set(reply), reply
+            else:
+                assert reply == {}, (event, reply)
+            if event != "UserPromptSubmit":
+                check_content(case, mine, own, out)

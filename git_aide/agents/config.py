@@ -34,22 +34,38 @@ SERVER = "git-aide"
 EXE = "git-aide"
 _HOOK_PREFIXES = ("git-aide hook ", "git aide hook ")
 
-#: (event name in the agent's file, our hook event, matcher or None): Claude Code and
-#: Codex share one shape.
+#: (event name in the agent's file, our hook event, matcher or None). Claude Code, Codex
+#: and Gemini CLI read a matcher as a regular expression on the tool's name; the matchers
+#: are the names the real programs send (tests/data/payloads/), and a shell tool is among
+#: the file tools because the hook reads the files its command reads.
 _CLAUDE_HOOKS = (
     ("SessionStart", "session-start", None),
-    ("PreToolUse", "pre-tool-use", "Read|Edit|Write|MultiEdit"),
+    # a plain `|` list: Claude Code compares each name exactly
+    ("PreToolUse", "pre-tool-use", "Read|Edit|MultiEdit|Write|NotebookEdit|Bash"),
     ("PostToolUse", "post-tool-use",
      f"mcp__{SERVER}__aide_recall|mcp__{SERVER}__aide_search|mcp__{SERVER}__aide_memories"),
     ("UserPromptSubmit", "user-prompt", None),
     ("Stop", "stop", None),
     ("PreCompact", "pre-compact", None),
 )
-#: Gemini CLI: context after a file tool (BeforeTool has no context channel).
+#: Codex: Claude's shape with its own tools (no Read tool: files are read with shell
+#: commands and written with apply_patch). It names the MCP server with `-` made `_`
+#: (`mcp__git_aide__aide_recall`); `[-_]` keeps the hook if a version stops doing so.
+_CODEX_HOOKS = (
+    ("SessionStart", "session-start", None),
+    ("PreToolUse", "pre-tool-use", "Bash|apply_patch"),
+    ("PostToolUse", "post-tool-use", "mcp__git[-_]aide__aide_(recall|search|memories)"),
+    ("UserPromptSubmit", "user-prompt", None),
+    ("Stop", "stop", None),
+    ("PreCompact", "pre-compact", None),
+)
+#: Gemini CLI: context after a file tool (BeforeTool has no context channel). Its MCP
+#: tools are `mcp_<server>_<tool>` (0.61), `mcp__<server>__<tool>` in other versions.
 _GEMINI_HOOKS = (
     ("SessionStart", "session-start", None),
-    ("AfterTool", "pre-tool-use", "read_file|read_many_files|write_file|replace"),
-    ("AfterTool", "post-tool-use", f"mcp__{SERVER}__aide_(recall|search|memories)"),
+    ("AfterTool", "pre-tool-use",
+     "read_file|read_many_files|write_file|replace|run_shell_command"),
+    ("AfterTool", "post-tool-use", f"^mcp_{{1,2}}{SERVER}_{{1,2}}aide_(recall|search|memories)$"),
     ("BeforeAgent", "user-prompt", None),
     ("AfterAgent", "stop", None),
     ("PreCompress", "pre-compact", None),
@@ -63,19 +79,26 @@ _CURSOR_HOOKS = (
     ("preCompact", "pre-compact", None),
 )
 
-#: GitHub Copilot (Copilot CLI, the cloud agent, VS Code's agent), all reading
-#: `.github/hooks/*.json`: PascalCase events get VS Code's snake_case payloads in every
-#: one of them. Context rides on PostToolUse, the one tool event all three let a hook add
-#: context to (Copilot CLI's preToolUse output is a permission decision only); VS Code
-#: ignores matchers, so the hook itself looks at `tool_name`. Copilot CLI's prompt hook
-#: output is dropped and VS Code's has no context channel: not installed.
+#: `.github/hooks/git-aide.json`, read by Copilot CLI, the Copilot cloud agent and VS Code
+#: (GitHub's "Copilot hooks reference", VS Code's "Agent hooks"). Copilot CLI sends a
+#: camelCase event its camelCase payload and reads flat output (`additionalContext`,
+#: `decision`; a prompt's context since 1.0.65); a PascalCase one gets VS Code's
+#: snake_case payload, whose reply shape it does not document: the events that answer are
+#: camelCase. VS Code renames those it knows (`agentStop` is its Stop,
+#: `userPromptSubmitted` its UserPromptSubmit) and sends its own payload, answered in its
+#: own shape; it has no camelCase `preCompact`, so that one is the PascalCase name both
+#: read. Copilot CLI's preToolUse answers with a permission only, and fails the tool call
+#: when its command fails (git-aide missing on a machine, or in the cloud agent's
+#: sandbox): file context rides on postToolUse, whose `additionalContext` both programs
+#: give the model. VS Code ignores matchers, so each hook looks at the tool itself;
+#: Copilot CLI anchors them (`^(?:...)$`) on its own tool names, and names MCP tools in a
+#: way it does not document (hence the loose prefix).
 _COPILOT_HOOKS = (
-    ("SessionStart", "session-start", None),
-    # Claude's names (Copilot CLI's PascalCase events) and Copilot's own
-    ("PostToolUse", "pre-tool-use", "Read|Edit|Write|view|create|edit|str_replace_editor|"
-                                    "apply_patch"),
-    ("PostToolUse", "post-tool-use", None),  # MCP tools' names there: not documented
-    ("Stop", "stop", None),
+    ("sessionStart", "session-start", None),
+    ("userPromptSubmitted", "user-prompt", None),
+    ("postToolUse", "pre-tool-use", "view|create|edit|str_replace_editor|apply_patch|bash"),
+    ("postToolUse", "post-tool-use", ".*git[-_]aide[-_/.:]+aide_(recall|search|memories)"),
+    ("agentStop", "stop", None),
     ("PreCompact", "pre-compact", None),
 )
 
@@ -519,6 +542,9 @@ class _Spec:
     extra: tuple[tuple[str, Any], ...] = ()
     #: Whether a flat handler says `"type": "command"` (Copilot's and VS Code's do).
     typed_hooks: bool = False
+    #: The key of a handler's command: `bash` in Copilot's files, which every program
+    #: reading them takes (Copilot CLI's `command` is recent).
+    command_key: str = "command"
     #: What the server entry adds after its command (the start-up timeout).
     server_extra: tuple[tuple[str, Any], ...] = ()
     #: What install starts from when the file does not exist.
@@ -536,7 +562,7 @@ def _hook_groups(spec: _Spec, agent: str) -> dict[str, list[dict[str, Any]]]:
     """Our groups (Cursor: handlers) under each event, in the order they are written."""
     out: dict[str, list[dict[str, Any]]] = {}
     for event, ours, matcher in spec.hooks:
-        handler: dict[str, Any] = {"command": hook_command(ours, agent)}
+        handler: dict[str, Any] = {spec.command_key: hook_command(ours, agent)}
         if spec.nested:
             handler = {"type": "command", **handler, **dict(spec.extra)}
             group: dict[str, Any] = {"matcher": matcher} if matcher else {}
@@ -549,15 +575,20 @@ def _hook_groups(spec: _Spec, agent: str) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _ours_in(doc: _Json, groups: _Node, nested: bool) -> tuple[list[int], list[Edit]]:
+def _ours_in(doc: _Json, groups: _Node, spec: _Spec) -> tuple[list[int], list[Edit]]:
     """(the groups of an event that hold only our hooks, the edits that take ours out
     of the groups that also hold the user's)."""
     whole: list[int] = []
     inner: list[Edit] = []
+    nested = spec.nested
+    # a handler an earlier version wrote under `command` is ours too, and is replaced
+    keys = dict.fromkeys(("command", spec.command_key))
 
     def ours(handler: _Node) -> bool:
-        i = doc.member(handler, "command") if handler.kind == "{" else None
-        return i is not None and is_ours(doc.value(handler.items[i]))
+        if handler.kind != "{":
+            return False
+        found = (doc.member(handler, k) for k in keys)
+        return any(i is not None and is_ours(doc.value(handler.items[i])) for i in found)
 
     for g, group in enumerate(groups.items):
         if not nested:
@@ -670,7 +701,7 @@ def _hooks(doc: _Json, spec: _Spec, agent: str, install: bool, rel: str,
                 raise AideError(f"{rel}: hooks.{event} is {_kind(doc.text, groups)}, not an "
                                 "array; left as it was")
             continue
-        whole, inner = _ours_in(doc, groups, spec.nested)
+        whole, inner = _ours_in(doc, groups, spec)
         if target.get(event) == j:
             mine = want[event]
             if not inner and len(whole) == len(mine):
@@ -855,14 +886,14 @@ def plan(top: str, agent: str, install: bool = True) -> list[Change]:
                                                              extra=timeout))]
     if agent == "codex":
         return [_toml_change(top, ".codex/config.toml", install),
-                change(".codex/hooks.json", hooks, _Spec(hooks=_CLAUDE_HOOKS, extra=timeout))]
+                change(".codex/hooks.json", hooks, _Spec(hooks=_CODEX_HOOKS, extra=timeout))]
     if agent == "copilot":
         # `.github/mcp.json` is the project file Copilot CLI documents for a shared set-up
         # (`.mcp.json` is Claude's); the hooks get a file of their own in `.github/hooks/`
         return [change(".github/mcp.json", server, _Spec(servers="mcpServers", typed=True)),
                 change(".github/hooks/git-aide.json", hooks, _Spec(
-                    hooks=_COPILOT_HOOKS, nested=False, typed_hooks=True, extra=timeout,
-                    skeleton=_VERSIONED))]
+                    hooks=_COPILOT_HOOKS, nested=False, typed_hooks=True, command_key="bash",
+                    extra=(("timeoutSec", 10),), skeleton=_VERSIONED))]
     if agent == "cursor":
         # Cursor wants a version in its hooks file: written in a file install makes,
         # never added to the user's own
