@@ -44,6 +44,8 @@ def main() -> None:
             from git_aide.spawn import early
 
             command, kwargs = parsed
+            # kwargs hold what parse() read from argv, each checked for its parameter:
+            # a dict[str, object] that mypy cannot match to the signatures (the ignores).
             if not (kwargs.get("cached") and kwargs.get("rev") is not None):
                 kwargs["asked"] = early(bool(kwargs.get("cached")), kwargs.get("rev"))  # type: ignore[arg-type]
             from git_aide import commands
@@ -59,8 +61,8 @@ def main() -> None:
             from git_aide import commands
 
             command, kwargs = parsed
-            work = commands.diff if command == "diff" else commands.log
-            sys.exit(commands.guarded(lambda: work(**kwargs)))  # type: ignore[arg-type]
+            show = commands.diff if command == "diff" else commands.log
+            sys.exit(commands.guarded(lambda: show(**kwargs)))  # type: ignore[arg-type]
     from git_aide.cli import run
 
     sys.exit(run())

@@ -145,6 +145,8 @@ def source_paths(repo: Repo, snap: Snapshot) -> Paths:
     kind = snap.source.kind
     if kind == "rev":
         commit = snap.source.commit
+        if commit is None:  # a branch with no commit yet: its tree holds nothing
+            return Paths([], None)
         out = repo.git("ls-tree", "-r", "-z", "--name-only", "--full-tree", commit).stdout
         names = out.decode(errors="surrogateescape").split("\0")
         return Paths(list(dict.fromkeys(n for n in names if n)), None)

@@ -154,7 +154,7 @@ def compare(before: dict[str, str], after: dict[str, str],
             side.setdefault(record["uuid"], (path, record))
     added = [_doc(r, p) for u, (p, r) in news.items() if u not in olds]
     forgotten = [_doc(r, p) for u, (p, r) in olds.items() if u not in news]
-    changed = []
+    changed: list[dict[str, Any]] = []
     for u, (path, after_rec) in news.items():
         if u not in olds:
             continue

@@ -75,6 +75,8 @@ def parse(argv: list[str]) -> tuple[str, dict[str, object]] | None:
         return None
     kwargs, pairs, positional, after = scanned
     positional += after
+    # Kept apart from kwargs (values of mixed types) so that each list's type is known.
+    repeated: dict[str, list[str]] = {}
     for name, value in pairs:
         key, repeatable = values[name]
         if key == "layers":
@@ -87,9 +89,10 @@ def parse(argv: list[str]) -> tuple[str, dict[str, object]] | None:
                 return None
             kwargs[key] = int(value)
         elif repeatable:
-            kwargs.setdefault(key, []).append(value)  # type: ignore[union-attr]
+            repeated.setdefault(key, []).append(value)
         else:
             kwargs[key] = value
+    kwargs.update(repeated)
     if command == "search":
         if len(positional) != 1:
             return None

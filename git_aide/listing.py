@@ -31,7 +31,7 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def rev_listing(repo: Repo, cache: Cache, tree: str | None, warnings: list[str]
+def rev_listing(repo: Repo, cache: Cache, tree: str | None, warnings: list[str] | None
                  ) -> list[tuple[str, str]]:
     if tree is None:
         return []
@@ -137,7 +137,7 @@ def guess_dirty(table: dict[str, tuple[int, int, int, int, str]], top: str
     """(path, blob id) of the files that differed from the index when read_dirty() last
     ran (its stat `table`) and have not changed since, sorted: what a read may assume
     differs before git has said."""
-    out = []
+    out: list[tuple[str, str]] = []
     for rel, (*sig, blob) in table.items():
         try:
             st = os.lstat(os.path.join(top, rel))

@@ -243,9 +243,9 @@ class Tables:
         count = self.count
         # Not made unique: a term asked twice counts twice, as in Whoosh's Or.
         for field, term in terms:
-            found = [(start, t, t.postings(field, term))
-                     for start, t in zip(self.starts, self.tables, strict=True)]
-            found = [(s, t, p) for s, t, p in found if p is not None]
+            found = [(start, t, p)
+                     for start, t in zip(self.starts, self.tables, strict=True)
+                     if (p := t.postings(field, term)) is not None]
             if not found:
                 continue
             first = found[0][1]

@@ -199,6 +199,7 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
         if not relevant(c):
             continue
         scope = e.scope
+        assert scope is not None  # only a project-wide scope (None) has no compiled form
         d = distances.get(scope, -1.0)
         if d == -1.0:
             d = _distance(scope, c, queries, min_depth)

@@ -123,7 +123,9 @@ def _decode_best(snap: Any, wanted: list[str], scores: dict[str, float], need: i
     if need is None:
         entries = snap.entries_of(set(wanted))
         return entries, {e.blob for e in entries}, set(wanted)
-    entries, found, tried = [], set(), set()
+    entries = []
+    found: set[str] = set()
+    tried: set[str] = set()
     at = 0
     while at < len(wanted) and len(found) < need:
         batch = wanted[at:at + need - len(found)]

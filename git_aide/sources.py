@@ -497,10 +497,10 @@ class Snapshot:
                 if isinstance(data, tuple):
                     data = view.read(data) if view is not None else None
                 texts.append(data or b"")
-            starts = [0]
+            begins = [0]
             for t in texts:
-                starts.append(starts[-1] + len(t) + 1)  # "\n" between: no match spans two
-            picked = {bisect_right(starts, at) - 1 for at in found(b"\n".join(texts))}
+                begins.append(begins[-1] + len(t) + 1)  # "\n" between: no match spans two
+            picked = {bisect_right(begins, at) - 1 for at in found(b"\n".join(texts))}
             return [every[i] for i in sorted(picked) if not skip(every[i][3])]
         offsets = sorted(found(body))
         self._settle()
@@ -662,9 +662,9 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
 
     if warm is not None and key and key in warm:
         groups, reader, skipped = warm[key]
-        snap = Snapshot(source, live + skipped, groups, reader, rebuild)
-        snap.keep_decoded = True
-        return snap
+        kept = Snapshot(source, live + skipped, groups, reader, rebuild)
+        kept.keep_decoded = True
+        return kept
 
     def saved() -> Snapshot | None:
         view = views.load(cache, key) if key else None
@@ -729,7 +729,7 @@ def _groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
             groups.append((scope, group))
     if key:
         views.save(cache, key, skipped, [
-            (None if compiled[s] is None else compiled[s].as_tuple(), r) for s, r in groups])
+            (None if (c := compiled[s]) is None else c.as_tuple(), r) for s, r in groups])
     return skipped, [(compiled[s], r) for s, r in groups]
 
 
