@@ -291,15 +291,8 @@ def _walk(repo: Repo, revs: list[str], all_refs: bool) -> list[_Commit]:
 def _memory_trees(repo: Repo, commits: Iterable[str]) -> dict[str, str]:
     """commit -> id of its memories tree (the empty tree when it has none)."""
     wanted = list(dict.fromkeys(commits))
-    if not wanted:
-        return {}
-    query = "".join(f"{c}:{MEMORIES_DIR}\n" for c in wanted).encode()
-    out = repo.git("cat-file", "--batch-check", input=query).stdout.decode().splitlines()
-    trees: dict[str, str] = {}
-    for commit, line in zip(wanted, out, strict=False):
-        parts = line.split()
-        trees[commit] = parts[0] if len(parts) == 3 and parts[1] == "tree" else EMPTY_TREE
-    return trees
+    ids = _object_ids(repo, [f"{c}:{MEMORIES_DIR}" for c in wanted], "tree")
+    return {c: ids.get(f"{c}:{MEMORIES_DIR}", EMPTY_TREE) for c in wanted}
 
 
 def _tree_changes(repo: Repo, pairs: list[tuple[str, str]]
@@ -508,6 +501,12 @@ def _merge_bases(repo: Repo, pairs: list[tuple[str, str]]
 
 def _blobs_at(repo: Repo, specs: list[str]) -> dict[str, str]:
     """`<commit>:<path>` -> the blob id there, for those that name a blob."""
+    return _object_ids(repo, specs, "blob")
+
+
+def _object_ids(repo: Repo, specs: list[str], kind: str) -> dict[str, str]:
+    """Each object name -> its id, for those that name an object of this kind (one
+    `cat-file --batch-check` for all)."""
     if not specs:
         return {}
     query = "".join(f"{s}\n" for s in specs).encode()
@@ -515,7 +514,7 @@ def _blobs_at(repo: Repo, specs: list[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     for spec, line in zip(specs, out, strict=False):
         parts = line.split()
-        if len(parts) == 3 and parts[1] == "blob":
+        if len(parts) == 3 and parts[1] == kind:
             found[spec] = parts[0]
     return found
 
