@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 from conftest import AIDE, BASE_ENV, aide, aide_ok, git, make_repo
-
-from git_aide import memory
+from test_agent_hooks import write
 
 PAYLOADS = Path(__file__).parent / "data" / "payloads"
 AGENTS = ("claude", "codex", "copilot", "cursor", "gemini", "vscode")
@@ -39,15 +38,6 @@ def hook(repo: Path, event: str, data: Any, agent: str,
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr, r.stderr
     return r.stdout
-
-
-def write(repo: Path, what: str, layer: str = "technical", **fields: Any) -> dict[str, Any]:
-    """Write a memory file as any tool (or a person) would."""
-    record = memory.new(what, layer=layer, contributor="Ada Tester", **fields)
-    path = repo / memory.relpath(record)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(memory.canonical(record))
-    return record
 
 
 def files(repo: Path, *names: str) -> None:

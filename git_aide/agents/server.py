@@ -79,6 +79,9 @@ def _texts(description: str, item: dict[str, Any] | None = None) -> dict[str, An
 # Plain schemas only (types, enums, bounds, defaults): no anyOf, $defs or type lists,
 # which some agents' model APIs refuse. A parameter left out or null takes its default.
 _LAYER = _param("string", "One of the four layers", enum=list(LAYERS))
+#: Where a cut answer continues (its `more` names the value to give).
+_OFFSET = _param("integer", "Skip the first this many (to continue a cut answer)",
+                 minimum=0, maximum=100000, default=0)
 _REV = _param("string", "Read at this commit-ish (a branch, tag, sha, HEAD~3) instead of "
                         "the working tree")
 _ID = _param("string", "A uuid, a unique uuid prefix of 4+ characters (the short ids "
@@ -124,8 +127,7 @@ TOOLS: list[dict[str, Any]] = [
               "layer": _LAYER,
               "limit": _param("integer", "At most this many memories", minimum=0,
                               maximum=1000, default=50),
-              "offset": _param("integer", "Skip the first this many (to continue a cut "
-                                          "answer)", minimum=0, maximum=100000, default=0),
+              "offset": _OFFSET,
               "mode": _param("string", "Accepted for aide-memory prompts; git-aide always "
                                        "ranks by BM25 with a substring fallback"),
               "rev": _REV,
@@ -137,8 +139,7 @@ TOOLS: list[dict[str, Any]] = [
               "contributor": _CONTRIBUTOR,
               "limit": _param("integer", "At most this many memories", minimum=0,
                               maximum=100000, default=50),
-              "offset": _param("integer", "Skip the first this many (to continue a cut "
-                                          "answer)", minimum=0, maximum=100000, default=0),
+              "offset": _OFFSET,
               "rev": _REV,
           }),
     _tool("aide_remember", "Remember",
