@@ -33,7 +33,7 @@ from datetime import datetime, timedelta, timezone
 from itertools import accumulate
 from typing import IO, Any
 
-from git_aide import memory
+from git_aide.core import memory
 
 #: Bump when the generated content changes, so that cached repositories are rebuilt.
 GENERATOR_VERSION = 2

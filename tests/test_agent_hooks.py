@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import BASE_ENV, CACHE, aide, git
 
-from git_aide import memory
+from git_aide.core import memory
 
 
 def hook(repo: Path, event: str, data: Any, agent: str = "claude",
@@ -173,7 +173,7 @@ def test_session_start_names_what_this_branch_changed(stocked: Path) -> None:
     _rc, out, err = hook(stocked, "session-start", {"session_id": "br", "cwd": str(stocked),
                                                     "source": "startup"})
     text = context(out)
-    if importlib.util.find_spec("git_aide.history") is None:
+    if importlib.util.find_spec("git_aide.app.history") is None:
         assert "feature flag" not in text  # no history module: skipped, silently
         assert err == ""
     else:

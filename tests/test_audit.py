@@ -8,7 +8,7 @@ from typing import Any
 
 from conftest import aide, aide_ok, git, make_repo, remember
 
-from git_aide import memory
+from git_aide.core import memory
 
 
 def write(repo: Path, path: str, text: str = "") -> None:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from git_aide import memory
+from git_aide.core import memory
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 

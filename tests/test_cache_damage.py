@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import AIDE, BASE_ENV, CACHE, aide, aide_ok, git, make_repo
 
-from git_aide.cache import Cache
+from git_aide.cache.folder import Cache
 
 #: What every case asks: each through a real git-aide process.
 COMMANDS: list[list[str]] = [

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import AIDE, BASE_ENV, CACHE, aide, aide_ok, git, remember, uuids
 
-from git_aide import memory
+from git_aide.core import memory
 
 STAMP = "2024-01-01T00:00:00.000Z"
 

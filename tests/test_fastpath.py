@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import aide, git, remember
 
-from git_aide.fastpath import parse
+from git_aide.cli.fastpath import parse
 
 CLICK = {"GIT_AIDE_NO_FASTPATH": "1"}
 

@@ -163,7 +163,7 @@ def test_diff_exit_code_stat_markdown_and_word_diff(hist):
     assert "### area_context" in md and "### technical" in md
     assert "**added**" in md and "**forgotten**" in md and "moved from `guidelines`" in md
     doc = aide_ok(repo, "diff", "--json", hist["c1"], "HEAD").json()
-    from git_aide import history
+    from git_aide.app import history
 
     assert history.diff_markdown(doc) == md
     r = aide(repo, "diff", "--stat", "--json")
@@ -302,7 +302,7 @@ def test_history_same_answer_with_and_without_click(hist, argv):
 
 
 def test_history_options_click_owns_are_left_to_it():
-    from git_aide.fastpath import parse_history
+    from git_aide.cli.fastpath import parse_history
 
     for argv in (["log", "-h"], ["diff", "--format", "html"], ["log", "--limit", "x"],
                  ["diff", "--frobnicate"], ["log", "-n"]):

@@ -12,7 +12,7 @@ import pytest
 from conftest import BASE_ENV, aide_ok, git, make_repo, remember
 from test_validate import SECRET_EXAMPLES, put, record
 
-from git_aide.hooks import BEGIN, END, HOOKS, ORIG_SUFFIX
+from git_aide.app.hooks import BEGIN, END, HOOKS, ORIG_SUFFIX
 
 USER_HOOK = b"""#!/bin/sh
 # the user's own hook: leaves a mark, then hands over with exec

@@ -90,7 +90,7 @@ def test_git_is_never_deadlocked_by_what_it_is_sent(committed: Path) -> None:
     stderr) as it reads, both sides get through: a megabyte of questions to
     `cat-file --batch-check`, each answered, in a process bounded in time."""
     script = textwrap.dedent("""
-        from git_aide.spawn import spawn
+        from git_aide.gitio.spawn import spawn
 
         n = 40_000
         asked = b"".join(b"HEAD~0:.aide/memories/%d-no-such-file\\n" % i for i in range(n))

@@ -21,7 +21,7 @@ pytest.importorskip("mcp")
 
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
-from git_aide import memory  # noqa: E402
+from git_aide.core import memory  # noqa: E402
 
 #: The default budget of one answer, in characters (aide.mcp.maxChars).
 BUDGET = 8000

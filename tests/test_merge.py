@@ -15,8 +15,8 @@ from conftest import AIDE, BASE_ENV, aide, aide_ok, git, make_repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from git_aide import memory
-from git_aide.merge import (
+from git_aide.core import memory
+from git_aide.core.merge import (
     MergeConflict,
     canonical,
     conflict_bytes,

@@ -21,7 +21,7 @@ import pytest
 from conftest import AIDE, BASE_ENV, aide_ok, git, make_repo
 from test_merge import UUID, commit, pull, read, record, stamp, team, write
 
-from git_aide import memory
+from git_aide.core import memory
 
 #: git must find `git-aide` for the merge driver.
 ENV = {**BASE_ENV, "PATH": os.path.dirname(AIDE[0]) + os.pathsep + BASE_ENV.get("PATH", "")} \
@@ -180,7 +180,7 @@ def test_equal_times_say_so_and_a_hostile_value_stays_on_one_line(tmp_path: Path
 
 
 def test_the_merge_report_is_the_same_whichever_side_is_ours() -> None:
-    from git_aide.merge import merge_report
+    from git_aide.core.merge import merge_report
 
     base = memory.canonical(record(tags=["t"]))
     older = memory.canonical(record(what="old", scope="a/**", tags=["t", "o"],

@@ -17,8 +17,8 @@ from zlib import crc32
 import pytest
 from conftest import CACHE, aide_ok, git, remember
 
-from git_aide import postings
-from git_aide.index import QUERIED, FullText, _best
+from git_aide.cache import postings
+from git_aide.cache.index import QUERIED, FullText, _best
 
 WORDS = ("migration", "migrations", "migrate", "retry", "retries", "HTTPAdapter",
          "MAX_UPLOAD_BYTES", "findByEmail", "serializer", "serializers", "cache",
@@ -90,8 +90,8 @@ def test_tables_score_as_whoosh_does(tmp_path: Path) -> None:
 def test_query_words_match_whoosh_analysis(tmp_path: Path) -> None:
     """The shortcut for plain words gives the terms Whoosh's analyzer gives, with the
     stems the postings tables keep and with Whoosh's stemmer alike."""
-    from git_aide.analysis import analyzer as _analyzer
-    from git_aide.analysis import prepare
+    from git_aide.cache.analysis import analyzer as _analyzer
+    from git_aide.cache.analysis import prepare
 
     texts = (*QUERIES, *WORDS, "Retries RETRIES retries", "123 456", "ÉCOLE école",
              "generously relational conditional")
@@ -112,7 +112,7 @@ def test_a_plain_query_imports_no_whoosh_index(tmp_path: Path) -> None:
     ft.add([(_blob(i), _record(random.Random(i))) for i in range(30)])
     code = (
         "import sys\n"
-        "from git_aide.index import FullText\n"
+        "from git_aide.cache.index import FullText\n"
         f"ft = FullText({str(tmp_path)!r})\n"
         f"scores = ft.search('migration retries', {{{_blob(1)!r}, {_blob(2)!r}}}, 5)\n"
         "print(sorted(m for m in sys.modules if m.startswith('whoosh')))\n")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import aide_ok, git, remember, uuids
 
-from git_aide import scope as scopes
+from git_aide.core import scope as scopes
 
 
 def recall(repo: Path, *args: str) -> list[str]:

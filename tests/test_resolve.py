@@ -9,8 +9,8 @@ from conftest import aide, aide_ok, git, make_repo
 from test_merge import commit, pull, read, record, stamp, team, unmerged, write
 from test_safety import write_lock
 
-from git_aide import memory
-from git_aide.merge import merge_bytes
+from git_aide.core import memory
+from git_aide.core.merge import merge_bytes
 
 PATH = memory.relpath(record())
 

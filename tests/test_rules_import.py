@@ -256,7 +256,7 @@ def test_nested_lists_blocks_and_stubs() -> None:
 
 
 def test_import_text_serves_the_mcp_tool(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from git_aide import commands
+    from git_aide.cli import commands
 
     monkeypatch.chdir(repo)
     r, cache = commands.context()

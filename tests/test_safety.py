@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import AIDE, BASE_ENV, aide, aide_ok, git, make_repo, remember, uuids
 
-from git_aide import secrets
+from git_aide.core import secrets
 
 MEM = ".aide/memories"
 #: The write lock, beside the cache and not in it.

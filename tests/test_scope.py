@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import aide, aide_ok, git, remember, uuids
 
-from git_aide import scope as scopes
+from git_aide.core import scope as scopes
 
 # (scope, query path, relevant) -- every row of the table, and more.
 TABLE = [

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import AIDE, BASE_ENV, aide, git, make_repo
 
-from git_aide import scope as scopes
+from git_aide.core import scope as scopes
 
 MEM = ".aide/memories"
 BRACE_BOMB = "src/" + "{a,b}" * 30

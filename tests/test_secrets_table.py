@@ -21,7 +21,7 @@ import pytest
 from conftest import AIDE, BASE_ENV, aide, git, make_repo, remember
 from test_validate import put, record
 
-from git_aide import secrets
+from git_aide.core import secrets
 
 _RNG = random.Random(1912)
 HEX = "0123456789abcdef"
@@ -305,7 +305,7 @@ MEGABYTE_LINES = [
 ]
 _JUDGE = """
 import sys
-from git_aide import secrets
+from git_aide.core import secrets
 line = sys.argv[1] + sys.argv[2] * (1_000_000 // len(sys.argv[2]))
 secrets.find(line)
 secrets.find_json({line[:100]: line, "what": [line]})

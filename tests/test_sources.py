@@ -200,7 +200,8 @@ def recall_counting(repo: Path, monkeypatch, passes: list[int],  # type: ignore[
                     field: str = "what"):
     """A recall of src/a.py asking "ledger", made in process in `repo`, answering each
     hit's `field`; `passes` gets an item each time its answer is worked out."""
-    from git_aide import answers, commands
+    from git_aide.app import answers
+    from git_aide.cli import commands
 
     monkeypatch.chdir(repo)
     strong = answers._strong_matches  # looked for once per working out

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import AIDE, BASE_ENV, aide, aide_ok, git, remember, uuids
 
-from git_aide import memory
+from git_aide.core import memory
 
 UNKNOWN = {"id": 12345, "zeta": {"nested": [1, 2.5, None]}, "alpha": "kept"}
 
@@ -187,7 +187,7 @@ def test_killed_writer_leaves_old_file_and_no_memory_from_the_temporary(repo: Pa
     doc = remember(repo, "the old content")
     path = repo / doc["path"]
     old = path.read_bytes()
-    code = ("import sys; from git_aide.store import write_file; "
+    code = ("import sys; from git_aide.app.store import write_file; "
             "write_file(sys.argv[1], b'{' * 400_000_000)")
     p = subprocess.Popen([sys.executable, "-c", code, str(path)], env=BASE_ENV)
     deadline = time.monotonic() + 20

@@ -10,7 +10,7 @@ from typing import Any
 
 from conftest import CACHE, aide, aide_ok, git
 
-from git_aide import secrets
+from git_aide.core import secrets
 
 MEM = ".aide/memories"
 #: One example of each secret kind `secrets.PATTERNS` knows, by kind.

@@ -29,8 +29,8 @@ def write_memory(repo: Path, template: dict, what: str, updated: str) -> str:
 def load_counting(repo: Path, monkeypatch):  # type: ignore[no-untyped-def]
     """(repo, cache, snapshot) of the working tree, in process, and the list that the
     index of every group it decodes is added to."""
-    from git_aide import commands
-    from git_aide.sources import Snapshot
+    from git_aide.cli import commands
+    from git_aide.read.sources import Snapshot
 
     monkeypatch.chdir(repo)
     where, cache, snap = commands.load(False, None)
@@ -170,8 +170,8 @@ def test_search_and_a_question_by_blob_id_answer_as_a_full_read(
     assert not gone & set(fast[0]) and added["uuid"] == fast[0][0]
     # And the fast path is the one that answered: a search through the view decodes
     # only the groups holding its best 90 matches, not every group of the store.
-    from git_aide import answers as answering
-    from git_aide import search as sr
+    from git_aide.app import answers as answering
+    from git_aide.app import search as sr
 
     where, cache, snap, decoded = load_counting(repo, monkeypatch)
     hits = answering.search_hits(where, snap, sr.open_index(cache), "ledger webhook", limit=30)
@@ -218,7 +218,7 @@ def test_mentions_found_through_the_view_answer_as_a_full_read(repo: Path, monke
     full, fast = full_and_fast()
     assert full == fast and len(fast) == len(naming) + 1 and added["uuid"] in fast
     # And through the view: only the groups of the memories that name the path.
-    from git_aide import answers as answering
+    from git_aide.app import answers as answering
 
     where, cache, snap, decoded = load_counting(repo, monkeypatch)
     hits = answering.recall_hits(where, cache, snap, [file], count=False)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from git_aide import memory
+from git_aide.core import memory
 
 HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE / "data"
@@ -301,8 +301,8 @@ def _run_in_process(repo: Path, args: Sequence[str]) -> str:
     import contextlib
     import io
 
-    from git_aide import commands
-    from git_aide.fastpath import parse
+    from git_aide.cli import commands
+    from git_aide.cli.fastpath import parse
 
     parsed = parse(list(args))
     if parsed is None:

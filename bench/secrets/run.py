@@ -11,7 +11,7 @@ files (CLAUDE.md, .cursorrules) that mention keys, tokens, env var names, ARNs, 
 hashes, base64 and URLs. No credential in either file is real: the bodies are drawn at
 run time. A third set is every non-blank line of the rules files of public projects
 under tests/fixtures/rules (written by others, for the import tests). Every sample goes
-through `git_aide.secrets.find`, as `remember` and the pre-commit hook judge text.
+through `git_aide.core.secrets.find`, as `remember` and the pre-commit hook judge text.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 RULES = HERE.parent.parent / "tests" / "fixtures" / "rules"
 try:
-    from git_aide import secrets
+    from git_aide.core import secrets
 except ImportError:  # run from a checkout without an install
     sys.path.insert(0, str(HERE.parent.parent))
-    from git_aide import secrets
+    from git_aide.core import secrets
 
 #: The alphabet of each `{name:N}` placeholder.
 ALPHABETS = {

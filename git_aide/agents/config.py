@@ -25,7 +25,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_aide.errors import AideError
+from git_aide.core.errors import AideError
 
 AGENTS = ("claude", "codex", "copilot", "cursor", "gemini", "vscode")
 #: The name of our MCP server in every agent's settings.
@@ -198,7 +198,7 @@ def _place(top: str, rel: str) -> str:
     """The file to read and write for `rel`: the path itself, or the target of a link
     that stays inside the working tree; anything that would lead out of it is refused,
     every folder on the way checked as the memory folders are."""
-    from git_aide import folders
+    from git_aide.gitio import folders
 
     folder = os.path.dirname(rel)
     if folder:
@@ -910,7 +910,7 @@ def plan(top: str, agent: str, install: bool = True) -> list[Change]:
 def apply(top: str, changes: list[Change]) -> None:
     """Write (atomically) or remove each changed file: through a link inside the
     working tree, never out of it (checked again here), keeping its permissions."""
-    from git_aide.store import write_file
+    from git_aide.app.store import write_file
 
     todo = [c for c in changes if c.changed]
     seen: dict[str, str] = {}

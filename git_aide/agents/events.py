@@ -118,7 +118,7 @@ def _main(argv: list[str]) -> int:
         if reply is not None:
             import json
 
-            from git_aide import controls
+            from git_aide.core import controls
 
             # ensure_ascii=False keeps C1 controls and DEL raw; escaped, still valid JSON.
             sys.stdout.write(controls.escape(json.dumps(reply, ensure_ascii=False)) + "\n")
@@ -590,11 +590,11 @@ def _open(cached: bool = False, warn_now: bool = True) -> tuple[Any, Any, Any]:
 
     `warn_now=False`: the caller says the snapshot's warnings once it has its answer,
     so that the view is decoded while git still compares the working tree."""
-    from git_aide.spawn import early
+    from git_aide.gitio.spawn import early
 
     asked = early(cached, None)
-    from git_aide import commands
-    from git_aide.sources import load
+    from git_aide.cli import commands
+    from git_aide.read.sources import load
 
     repo, cache = commands.context(asked)
     snap = load(repo, cache, "worktree", None, asked=asked)
@@ -632,8 +632,8 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
     """The scoped memories of `paths` (absolute) not given to this session yet and not in
     the agent's own rules files, within aide.hooks.fileChars less `reserve` (what the
     reply holds besides)."""
-    from git_aide.answers import recall_hits
-    from git_aide.errors import AideError
+    from git_aide.app.answers import recall_hits
+    from git_aide.core.errors import AideError
 
     repo, cache, snap = _open(warn_now=False)
     top = repo.worktree
@@ -668,7 +668,7 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
         return text or None  # not even one fits: at most say where they are
     session.seen.update(h.entry.uuid for h in fresh[:shown])
     session.save()
-    from git_aide.memory import now
+    from git_aide.core.memory import now
 
     cache.count_recall([h.entry.uuid for h in fresh[:shown]], now())
     return text
@@ -766,7 +766,7 @@ def session_start(data: dict[str, Any], agent: str) -> str | None:
 def _branch_changes(repo: Any, cache: Any) -> tuple[str, list[tuple[str, dict[str, Any]]]] | None:
     """(base, [(added|changed, record)]) of the memories added or changed since the merge
     base with the upstream or default branch; None when there is no such base."""
-    from git_aide.history import diff_doc
+    from git_aide.app.history import diff_doc
 
     base = None
     for candidate in ("@{upstream}", "refs/remotes/origin/HEAD", "main", "master"):
@@ -823,7 +823,7 @@ def post_tool_use(data: dict[str, Any], agent: str) -> str | None:
         repo, _cache, snap = _open()
         found |= {e.uuid for e in snap.entries if e.uuid[:8] in short}
     else:
-        from git_aide.repo import open_repo
+        from git_aide.gitio.repo import open_repo
 
         repo = open_repo()
     if not found:
@@ -940,7 +940,7 @@ def stop(data: dict[str, Any], agent: str) -> str | None:
     """With aide.hooks.reflect: every few stops, ask whether anything is worth keeping."""
     if data.get("stop_hook_active"):
         return None  # the agent is already continuing because of a stop hook
-    from git_aide.repo import open_repo
+    from git_aide.gitio.repo import open_repo
 
     repo = open_repo()
     if not repo.config_bool("aide.hooks.reflect", False):
@@ -962,7 +962,7 @@ def stop(data: dict[str, Any], agent: str) -> str | None:
 
 def pre_compact(data: dict[str, Any], agent: str) -> str | None:
     """Clear the session record: after compaction, what was injected is gone."""
-    from git_aide.repo import open_repo
+    from git_aide.gitio.repo import open_repo
 
     Session(open_repo().cache_dir, session_id(data)).clear()
     return None

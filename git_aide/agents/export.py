@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from git_aide.agents.markdown import BEGIN, END, LABEL, LAYER_TITLES
-from git_aide.errors import AideError
+from git_aide.core.errors import AideError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from git_aide.cache import Cache
-    from git_aide.repo import Repo
+    from git_aide.cache.folder import Cache
+    from git_aide.gitio.repo import Repo
 
 #: The agents `export` writes for.
 AGENTS: tuple[str, ...] = ("claude", "codex", "cursor", "gemini", "copilot", "windsurf")
@@ -217,7 +217,7 @@ def agent_globs(scope: str) -> list[str]:
     Git-aide scopes are gitignore patterns: `src/auth` means everything under it and
     `*.py` matches at any depth; agents' globs take them literally.
     """
-    from git_aide.scope import expand_braces, normalize
+    from git_aide.core.scope import expand_braces, normalize
 
     out: list[str] = []
     for alt in expand_braces(normalize(scope)):
@@ -600,7 +600,7 @@ def _through_link(top: str, path: str) -> str:
 def _folder_problem(top: str, path: str, data: bytes | None) -> str | None:
     """Why `path` may not be written (or removed): a folder on the way that is a symbolic
     link, or not a folder, would take the write out of the working tree."""
-    from git_aide.folders import problem
+    from git_aide.gitio.folders import problem
 
     folder = path.rpartition("/")[0]
     message = problem(top, folder) if folder else None
@@ -613,8 +613,8 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
            max_chars: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
     from git_aide.agents.rules import read_rules
-    from git_aide.sources import load
-    from git_aide.store import write_file
+    from git_aide.app.store import write_file
+    from git_aide.read.sources import load
 
     top = repo.require_worktree("export")
     records = [e.record for e in load(repo, cache).entries]

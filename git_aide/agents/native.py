@@ -324,8 +324,8 @@ def _front_matter(full: str) -> dict[str, Any] | None:
 
 def _applies(top: str, globs: Any, rel: str | None) -> bool:
     """Whether a rules file's globs cover everything, or the repo-relative `rel`."""
-    from git_aide import scope as scopes
     from git_aide.agents.frontmatter import combine_globs
+    from git_aide.core import scope as scopes
 
     combined = combine_globs(globs)
     if combined is None:

@@ -20,12 +20,12 @@ from git_aide.agents.frontmatter import combine_globs
 from git_aide.agents.markdown import IMPORT_LINE as _IMPORT_LINE
 from git_aide.agents.markdown import Item, parse
 from git_aide.agents.native import imports
-from git_aide.errors import AideError, UsageError
+from git_aide.core.errors import AideError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from git_aide.cache import Cache
-    from git_aide.repo import Repo
+    from git_aide.cache.folder import Cache
+    from git_aide.gitio.repo import Repo
 
 #: Files an agent reads at every session start: their rules are team-wide guidelines.
 ALWAYS_FILES = frozenset({"claude.md", "agents.md", "gemini.md", ".cursorrules",
@@ -293,8 +293,9 @@ def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
 
 def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, layer: str | None,
             scope: str | None, label: str | None, dry_run: bool) -> dict[str, Any]:
-    from git_aide import memory, store
-    from git_aide.sources import load
+    from git_aide.app import store
+    from git_aide.core import memory
+    from git_aide.read.sources import load
 
     if layer is not None and layer not in memory.LAYERS:
         raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
@@ -408,7 +409,7 @@ def _resolve(meta: dict[str, Any], name: str, it: Item, layer: str | None,
     """(layer, scope, priority) of one item: the flags, else its block, else its file.
 
     `known` keeps the answers (or refusals) already worked out for this file."""
-    from git_aide import store
+    from git_aide.app import store
 
     key = (it.from_block, it.layer, it.scope)
     if key not in known:

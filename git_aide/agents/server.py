@@ -29,16 +29,16 @@ import sys
 import threading
 
 from git_aide import __version__
-from git_aide.memory import LAYERS, PRIORITIES, SOURCES
+from git_aide.core.memory import LAYERS, PRIORITIES, SOURCES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, BinaryIO
 
-    from git_aide.cache import Cache
-    from git_aide.repo import Repo
-    from git_aide.sources import Entry, Snapshot
+    from git_aide.cache.folder import Cache
+    from git_aide.gitio.repo import Repo
+    from git_aide.read.sources import Entry, Snapshot
 
     #: What a tool's work gives: its structured content and its text.
     Answer = tuple[dict[str, Any], str]
@@ -326,8 +326,8 @@ class Memory:
 
     def repo(self) -> Repo:
         """The repository around the server's directory, its config read afresh."""
-        from git_aide.repo import open_repo
-        from git_aide.spawn import CONFIG, spawn
+        from git_aide.gitio.repo import open_repo
+        from git_aide.gitio.spawn import CONFIG, spawn
 
         if self._repo is None:
             self._repo = open_repo()
@@ -337,13 +337,13 @@ class Memory:
 
     def cache(self, repo: Repo) -> Cache:
         """A cache handle for one call: new, so that packs other processes wrote count."""
-        from git_aide.cache import Cache
+        from git_aide.cache.folder import Cache
 
         return Cache(repo.cache_dir)
 
     def index(self, cache: Cache) -> Any:
         """The full-text index, kept open; what it holds is read again each call."""
-        from git_aide import search as sr
+        from git_aide.app import search as sr
 
         if self._index is None:
             self._index = sr.open_index(cache)
@@ -353,9 +353,9 @@ class Memory:
 
     def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
         """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
-        from git_aide.repo import check_revision
-        from git_aide.sources import load as load_source
-        from git_aide.spawn import resolve_query, spawn
+        from git_aide.gitio.repo import check_revision
+        from git_aide.gitio.spawn import resolve_query, spawn
+        from git_aide.read.sources import load as load_source
 
         changed: list[str] | None = None
         if rev is None:
@@ -378,9 +378,9 @@ class Memory:
         """The memory files that may differ from the index, from the folder's watch
         (agents/watch.py); or, when git must say, its status started."""
         from git_aide.agents.watch import Watch
-        from git_aide.cache import stat_sig
-        from git_aide.listing import changed_paths
-        from git_aide.spawn import STATUS, spawn
+        from git_aide.cache.folder import stat_sig
+        from git_aide.gitio.spawn import STATUS, spawn
+        from git_aide.read.listing import changed_paths
 
         top = repo.require_worktree("reading the working tree")
         wanted = repo.config_bool("aide.mcp.watch", True)
@@ -407,8 +407,8 @@ class Memory:
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
     """The memory an id names: a uuid or unique prefix, or aide-memory's integer `id`."""
-    from git_aide.errors import AideError
-    from git_aide.store import find as by_uuid
+    from git_aide.app.store import find as by_uuid
+    from git_aide.core.errors import AideError
 
     text = str(ident).strip()
     if isinstance(ident, int) or (text.isdigit() and len(text) < 12):
@@ -431,8 +431,8 @@ def budget(repo: Repo) -> int:
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
               hint: str | Callable[[int], str], empty: str = "No memories.") -> Answer:
     """The recall / search / list answer for `hits`, within the budget."""
-    from git_aide import answers
     from git_aide.agents.text import bound, memories_text
+    from git_aide.app import answers
 
     cap = budget(repo)
     doc = bound(answers.memories_doc(snap, hits), ("memories",), cap, hint)
@@ -441,8 +441,8 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
 
 def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
     """The memories relevant to paths (as `recall --json`), or those `ids` names."""
-    from git_aide import answers
-    from git_aide.recall import Hit
+    from git_aide.app import answers
+    from git_aide.rank.recall import Hit
 
     repo, cache, snap = mem.read(a["rev"])
     if a["ids"]:
@@ -464,7 +464,7 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
     """Full-text search, best first, from `offset` on (as `search --json`)."""
-    from git_aide import answers
+    from git_aide.app import answers
 
     repo, cache, snap = mem.read(a["rev"])
     ft = mem.index(cache)
@@ -479,7 +479,7 @@ def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def aide_memories(mem: Memory, a: dict[str, Any]) -> Answer:
     """Every memory that passes the filters, from `offset` on (as `list --json`)."""
-    from git_aide import answers
+    from git_aide.app import answers
 
     repo, _cache, snap = mem.read(a["rev"])
     hits = answers.list_hits(snap, layers=[a["layer"]] if a["layer"] else [],
@@ -503,8 +503,8 @@ def _written(repo: Repo, doc: dict[str, Any], text: str) -> Answer:
 
 def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
     """Store a memory and stage it (as `remember --json`)."""
-    from git_aide import answers, store
-    from git_aide.errors import AideError
+    from git_aide.app import answers, store
+    from git_aide.core.errors import AideError
 
     if not a["shared"] and a["layer"] != "preferences":
         # As `remember --personal` with another layer: a private memory that is shared
@@ -523,8 +523,8 @@ def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
     """Change a memory and stage it (as `update --json`)."""
-    from git_aide import answers, store
-    from git_aide.errors import AideError
+    from git_aide.app import answers, store
+    from git_aide.core.errors import AideError
 
     fields = ("what", "why", "scope", "context_label", "priority")
     if all(a[f] is None for f in fields):
@@ -539,7 +539,7 @@ def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def aide_forget(mem: Memory, a: dict[str, Any]) -> Answer:
     """Delete a memory and stage the removal (as `forget --json`)."""
-    from git_aide import answers, store
+    from git_aide.app import answers, store
 
     repo, cache, snap = mem.read()
     uuid = find(snap, a["id"]).uuid
@@ -569,7 +569,7 @@ def aide_import(mem: Memory, a: dict[str, Any]) -> Answer:
 def aide_diff(mem: Memory, a: dict[str, Any]) -> Answer:
     """What changed between two sources (as `diff --json`)."""
     from git_aide.agents.text import bound, diff_text
-    from git_aide.history import diff_doc
+    from git_aide.app.history import diff_doc
 
     repo = mem.repo()
     doc = diff_doc(repo, mem.cache(repo), list(a["args"] or []), cached=a["cached"],
@@ -584,7 +584,7 @@ def aide_diff(mem: Memory, a: dict[str, Any]) -> Answer:
 def aide_log(mem: Memory, a: dict[str, Any]) -> Answer:
     """The commits that changed memories (as `log --json`), from `skip` on."""
     from git_aide.agents.text import bound_log, log_text
-    from git_aide.history import log_doc
+    from git_aide.app.history import log_doc
 
     repo = mem.repo()
     skip, limit, reverse = a["skip"], a["limit"], a["reverse"]
@@ -623,7 +623,7 @@ WORK: dict[str, Callable[[Memory, dict[str, Any]], Answer]] = {
 def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | None, bool]:
     """One tool call: (text, structured content, is it an error). Never raises: any
     failure is a tool error of one line, and the server lives on."""
-    from git_aide.errors import AideError
+    from git_aide.core.errors import AideError
 
     with mem.lock:
         try:
@@ -669,11 +669,11 @@ def _warm_up() -> Any:
     import pygit2  # noqa: F401
 
     import git_aide.agents.text  # noqa: F401
-    import git_aide.answers  # noqa: F401
-    import git_aide.history  # noqa: F401
-    import git_aide.search  # noqa: F401
-    import git_aide.sources  # noqa: F401
-    import git_aide.store  # noqa: F401
+    import git_aide.app.answers  # noqa: F401
+    import git_aide.app.history  # noqa: F401
+    import git_aide.app.search  # noqa: F401
+    import git_aide.app.store  # noqa: F401
+    import git_aide.read.sources  # noqa: F401
 
     return server
 

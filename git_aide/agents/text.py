@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from git_aide.memory import LAYERS
+from git_aide.core.memory import LAYERS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

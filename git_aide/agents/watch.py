@@ -33,9 +33,9 @@ import os
 import select
 import struct
 
-from git_aide.cache import stat_sig
-from git_aide.folders import linked
-from git_aide.memory import MEMORIES_DIR
+from git_aide.cache.folder import stat_sig
+from git_aide.core.memory import MEMORIES_DIR
+from git_aide.gitio.folders import linked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

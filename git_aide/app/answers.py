@@ -1,0 +1,220 @@
+"""What each reading and writing command answers, as data: the hits it ranks and the
+`--json` document it prints. The command line dumps or renders these; the MCP server
+(agents/server.py) hands the same documents to agents, so there is one implementation.
+
+Nothing here prints; heavy modules are imported inside the functions that need them,
+since a plain recall comes through here on the hot path.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from git_aide.app.store import Written
+    from git_aide.cache.folder import Cache
+    from git_aide.gitio.repo import Repo
+    from git_aide.rank.recall import Hit
+    from git_aide.read.sources import Entry, Snapshot
+
+
+def filters(layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
+            contributor: str | None = None) -> Any:
+    """The --layer / --tag / --contributor filters."""
+    from git_aide.rank.recall import Filters
+
+    return Filters(layers=tuple(layers), tags=tuple(tags), contributor=contributor)
+
+
+def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...] | list[str],
+                *, query: str | None = None, layers: tuple[str, ...] | list[str] = (),
+                tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
+                limit: int | None = None, count: bool = True, index: Any = None,
+                scoped_only: bool = False) -> list[Hit]:
+    """`recall`: the memories relevant to `paths`, in section 4's order, cut at the limit.
+
+    `index`: an open full-text index to reuse (the server keeps one); `count`: add the
+    recall to the per-machine stats; `scoped_only`: only the memories whose scope covers
+    a path (a hook injects a file's own memories): project-wide memories are not decoded
+    and no weak candidates (mentions, the file's stem elsewhere) are looked for.
+    """
+    from git_aide.core import memory
+    from git_aide.rank import recall as rc
+    from git_aide.rank.weak import WeakFinder
+
+    queries = rc.query_paths(repo.worktree, repo.prefix, paths)
+    relevance = None
+    if query is not None and query.strip():
+        from git_aide.app import search as sr
+
+        ft = index if index is not None else sr.open_index(cache)
+        # Scores lift memories across layers and scopes; the best few hundred are
+        # plenty to rank a cut of `limit` memories.
+        want = max(5 * (limit or 20), 200)
+
+        def relevance(entries: list[Any]) -> dict[str, float]:
+            return sr.relevance(ft, entries, query, want)
+
+    min_depth = repo.config_int("aide.recall.minScopeDepth", 1)
+    # Decode only the memories whose scope is relevant: most of a large store is not.
+    relevant = rc.scope_filter(queries, min_depth)
+    pw_limit = repo.config_int("aide.recall.projectWideLimit", 3)
+    # A path recall without filters weighs only the newest project-wide memories and
+    # those its question finds (recall._cap_project_wide): the rest need not be decoded.
+    newest = (rc.PROJECT_WIDE_SCAN if queries and pw_limit >= 0
+              and not (layers or tags or contributor) else None)
+    decode = relevant if not scoped_only else (lambda c: c is not None and relevant(c))
+    cut = limit if limit is not None else repo.config_int("aide.recall.limit", 20)
+    diversity_min = repo.config_int("aide.recall.layerDiversityMinLimit", 0)
+    if relevance is not None:
+        ft.warm(query or "")
+        snap.prefetch_ids()
+
+    def gather() -> list[Hit]:
+        """The candidates (with the memories elsewhere that name the path or match the
+        question), ranked."""
+        entries = snap.entries_where(decode, newest_wide=newest)
+        finder = WeakFinder(queries)  # a new one each time: it counts what it sees
+        # Memories elsewhere that name a query path in their text, or a query file's
+        # stem in their scope or text: weak candidates, found by one pass over the
+        # stored contents, not by decoding every memory.
+        mentions = (snap.mentioning(finder, relevant) if finder.active() and not scoped_only
+                    else [])
+        elsewhere: list[Entry] = []
+        rel = relevance
+        if rel is not None and queries:
+            elsewhere = _strong_matches(snap, ft, query or "", relevant)
+        if rel is not None and newest is not None and not scoped_only:
+            entries, rel = _question_wide(snap, ft, query or "", want, entries, decode,
+                                          rel, mentions + elsewhere)
+        return rc.recall(
+            entries, queries, filters(layers, tags, contributor), relevance=rel,
+            limit=cut, min_depth=min_depth, diversity_min=diversity_min,
+            project_wide_limit=pw_limit,
+            mentions=mentions, elsewhere=elsewhere, query=query, body=snap.body(),
+            on_topic=finder.names_a_stem,
+        )
+
+    # Worked out (and ranked) while git compares the working tree, from the saved view
+    # and the files that differed from the index last time; again only if git names
+    # others.
+    early = snap.speculate()
+    try:
+        hits = gather()
+    finally:
+        held = snap.confirm() if early else True
+    if not held:
+        hits = gather()
+    if count:
+        cache.count_recall([h.entry.uuid for h in hits], memory.now())
+    return hits
+
+
+def _question_wide(snap: Snapshot, ft: Any, query: str, want: int, entries: list[Entry],
+                   decode: Any, relevance: Any, weak: list[Entry]
+                   ) -> tuple[list[Entry], Any]:
+    """A path recall with a question: the candidates, with the project-wide memories the
+    question finds among all of them (found by blob id, so only those are decoded), and
+    the relevance of them all (and of the `weak` candidates). The same answer as decoding
+    every project-wide memory."""
+    from git_aide.app import search as sr
+
+    wide = snap.blobs_where(lambda c: c is None)
+    found = None
+    if wide is not None:
+        allowed = wide | {e.blob for e in entries if e.compiled is not None} \
+            | {e.blob for e in weak}
+        found = sr.relevance_in(ft, snap, query, want, allowed=allowed,
+                                skip=lambda c: c is not None)
+    if found is None or not found[0]:
+        # No view, or no word matched (fragments are looked for in every candidate).
+        return snap.entries_where(decode), relevance
+    scores, more = found
+    have = {e.blob for e in entries}
+
+    def relevance_of(hits: list[Entry]) -> dict[str, float]:
+        # As relevance() answers for these hits: their scores, else their fragments.
+        return {e.blob: scores[e.blob] for e in hits if e.blob in scores} \
+            or sr.fragments(hits, query)
+
+    return entries + [e for e in more if e.blob not in have], relevance_of
+
+
+#: How many of the whole store's best --query matches a path recall with a question
+#: also weighs (section 4: query relevance crosses layers and scopes).
+ELSEWHERE_MATCHES = 10
+
+
+def _strong_matches(snap: Snapshot, ft: Any, query: str, relevant: Any) -> list[Entry]:
+    """The store's best matches for `query` whose scope the path does not reach."""
+    from git_aide.app import search as sr
+
+    found = sr.relevance_in(ft, snap, query, ELSEWHERE_MATCHES,
+                            skip=lambda c: c is None or (c is not False and relevant(c)),
+                            need=ELSEWHERE_MATCHES)
+    if found is not None and found[0]:
+        scores, every = found[0], sorted(found[1], key=itemgetter(0))
+    else:  # no view to name the blobs, or no word matched (fragments: every memory)
+        every = snap.entries
+        scores = sr.relevance(ft, every, query, ELSEWHERE_MATCHES)
+    if not scores:
+        return []
+    by_blob = {e.blob: e for e in every if e.blob in scores}
+    best = sorted(by_blob.values(), key=lambda e: -scores[e.blob])
+    return [e for e in best if e.compiled is not None
+            and not relevant(e.compiled)][:ELSEWHERE_MATCHES]
+
+
+def search_hits(repo: Repo, snap: Snapshot, ft: Any, query: str, *,
+                layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
+                progress: Any = None) -> list[Hit]:
+    """`search`: the memories matching `query`, best first."""
+    from git_aide.app import search as sr
+
+    lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
+    hits = sr.search_in(ft, snap, query, lim, progress) if not layers else None
+    if hits is not None:
+        return hits
+    return sr.search(ft, snap.entries, query, filters(layers, (), None), lim, progress)
+
+
+def list_hits(snap: Snapshot, *, layers: tuple[str, ...] | list[str] = (),
+              tags: tuple[str, ...] | list[str] = (), contributor: str | None = None
+              ) -> list[Hit]:
+    """`list`: every memory that passes the filters."""
+    from git_aide.rank import recall as rc
+
+    return rc.listing(snap.entries, filters(layers, tags, contributor))
+
+
+def memories_doc(snap: Snapshot, hits: list[Hit]) -> dict[str, Any]:
+    """The recall / search / list `--json` document."""
+    from git_aide.render.output import memory_doc
+
+    return {"source": snap.source.as_json(), "memories": [memory_doc(h) for h in hits]}
+
+
+def show_doc(snap: Snapshot, entry: Entry) -> dict[str, Any]:
+    """The show `--json` document."""
+    doc = dict(entry.record)
+    doc["path"] = entry.path
+    return {"source": snap.source.as_json(), "memory": doc}
+
+
+def remember_doc(w: Written) -> dict[str, Any]:
+    """The remember `--json` document."""
+    return {"uuid": w.uuid, "path": w.path, "created": w.created, "staged": w.staged,
+            "warnings": w.warnings}
+
+
+def update_doc(w: Written) -> dict[str, Any]:
+    """The update `--json` document."""
+    return {"uuid": w.uuid, "path": w.path, "staged": w.staged, "warnings": w.warnings}
+
+
+def forget_doc(gone: list[str], staged: bool) -> dict[str, Any]:
+    """The forget `--json` document."""
+    return {"forgotten": gone, "staged": staged}

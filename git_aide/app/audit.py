@@ -1,0 +1,406 @@
+"""audit: memories that the code left behind (DESIGN section 12).
+
+Four findings: `orphaned` (the scope matches nothing), `moved` (what it matched was
+renamed, with the scope rewritten when one matches the moved files and nothing that was
+already there), `duplicate` (nearly the same words in one layer) and `stale` (the code
+under it changed many times since it was written). The cost is one listing of the
+source's paths and one walk of the history since the oldest memory, whatever the number
+of memories: every question is asked of those two.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import os
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from git_aide.core import controls
+from git_aide.core import scope as scopes
+from git_aide.core.errors import AideError
+from git_aide.gitio import pathlog
+from git_aide.gitio.repo import Repo
+from git_aide.rank import duplicates
+from git_aide.read.sources import Entry, Snapshot
+
+
+@dataclass
+class Finding:
+    """One thing `audit` found about one memory."""
+
+    #: The memory's uuid.
+    uuid: str
+    #: Its file, repo-relative.
+    path: str
+    #: `orphaned`, `moved`, `duplicate` or `stale`.
+    kind: str
+    #: What was found.
+    message: str
+    #: What to do about it.
+    todo: str
+    #: The rewritten scope of a `moved` finding; None when no scope names just the
+    #: moved files (then the finding says so and `--fix` leaves the memory alone).
+    scope: str | None = None
+    #: The other memory of a `duplicate` finding (the one to keep).
+    other: str | None = None
+
+    def line(self) -> str:
+        """`<uuid8> <kind>: <message> (<what to do>)`."""
+        return f"{self.uuid[:8]} {self.kind}: {self.message} ({self.todo})"
+
+    def as_json(self) -> dict[str, Any]:
+        """The finding as `audit --json` lists it."""
+        return {"uuid": self.uuid, "path": self.path, "kind": self.kind,
+                "message": self.message,
+                "suggestion": {"scope": self.scope} if self.scope is not None else None,
+                "other": self.other}
+
+
+@dataclass
+class Settings:
+    """The thresholds of section 12, from git config."""
+
+    #: Jaccard similarity of word sets from which two memories are duplicates.
+    duplicate_threshold: float = 0.6
+    #: Commits touching the code under a scope that make a memory worth re-reading.
+    churn_commits: int = 10
+    #: ...when it is also older than this many days.
+    stale_days: int = 90
+
+    @classmethod
+    def from_repo(cls, repo: Repo) -> Settings:
+        """Read aide.audit.*; a bad value is an error that names the key, as elsewhere."""
+        raw = repo.config("aide.audit.duplicateThreshold")
+        threshold = 0.6
+        if raw is not None:
+            try:
+                threshold = float(raw)
+            except ValueError:
+                threshold = math.nan
+            if not 0.0 <= threshold <= 1.0:  # also false for nan
+                raise AideError(f"git config aide.audit.duplicateThreshold is {raw!r}, "
+                                "not a number from 0 to 1")
+        return cls(threshold, _count(repo, "aide.audit.churnCommits", 10),
+                   _count(repo, "aide.audit.staleDays", 90))
+
+
+def _count(repo: Repo, key: str, default: int) -> int:
+    """A whole number of at least 0 from git config."""
+    n = repo.config_int(key, default)
+    if n < 0:
+        raise AideError(f"git config {key} is {repo.config(key)!r}, not 0 or more")
+    return n
+
+
+# -- paths --------------------------------------------------------------------------------
+
+
+class Paths:
+    """The source's code paths (memories excluded), sorted, with range look-ups by folder."""
+
+    def __init__(self, paths: list[str], worktree: str | None, untracked: bool = False
+                 ) -> None:
+        #: Every path, sorted.
+        self.paths = sorted(p for p in paths if not p.startswith(".aide/"))
+        #: The whole set, for membership.
+        self.set = frozenset(self.paths)
+        #: The working tree, to see folders that hold only untracked or ignored files.
+        self.worktree = worktree
+        #: Whether some are new files, not yet added (which may be renamed ones).
+        self.untracked = untracked
+
+    def under(self, base: str) -> list[str]:
+        """The paths equal to `base` or below it ("" is everything)."""
+        if not base:
+            return self.paths
+        lo = bisect.bisect_left(self.paths, base)
+        hi = bisect.bisect_left(self.paths, base + "/\uffff")
+        return self.paths[lo:hi]
+
+    def matched(self, c: scopes.Compiled) -> list[str]:
+        """The paths a scope matches."""
+        out: set[str] = set()
+        for base in set(c.bases):
+            out.update(p for p in self.under(base) if scopes.relevant(c, p, False))
+        return sorted(out)
+
+    def matches_any(self, c: scopes.Compiled) -> bool:
+        """Whether a scope matches at least one path (stops at the first)."""
+        return any(scopes.relevant(c, p, False) for base in set(c.bases)
+                   for p in self.under(base))
+
+    def names_directory(self, c: scopes.Compiled) -> bool:
+        """Whether a plain scope names a folder that exists (an empty one, on disk)."""
+        for base, rx in zip(c.bases, c.regexes, strict=True):
+            if base and not rx and self.worktree is not None and os.path.isdir(
+                    os.path.join(self.worktree, base)):
+                return True
+        return False
+
+
+def source_paths(repo: Repo, snap: Snapshot) -> Paths:
+    """Every code path of the source: a commit's tree, the index, or (the working
+    tree) the files on disk that the index tracks or that are new and not ignored."""
+    kind = snap.source.kind
+    if kind == "rev":
+        commit = snap.source.commit
+        if commit is None:  # a branch with no commit yet: its tree holds nothing
+            return Paths([], None)
+        out = repo.git("ls-tree", "-r", "-z", "--name-only", "--full-tree", commit).stdout
+        names = out.decode(errors="surrogateescape").split("\0")
+        return Paths(list(dict.fromkeys(n for n in names if n)), None)
+    top = repo.require_worktree("audit")
+    if kind == "index":
+        out = repo.git("ls-files", "-z", "--full-name", "--cached", cwd=top).stdout
+        names = out.decode(errors="surrogateescape").split("\0")
+        return Paths(list(dict.fromkeys(n for n in names if n)), None)
+    return worktree_paths(repo, top)
+
+
+def worktree_paths(repo: Repo, top: str) -> Paths:
+    """The working tree's code paths: the files on disk that the index tracks or that
+    are new and not ignored (also what `remember --scope` checks a new scope against)."""
+    # One listing, tagged: a file deleted from disk but still in the index comes once
+    # as tracked (H) and once as removed (R); it is not in the working tree.
+    out = repo.git("ls-files", "-z", "-t", "--full-name", "--cached", "--deleted",
+                   "--others", "--exclude-standard", cwd=top).stdout
+    tagged = [t.decode(errors="surrogateescape") for t in out.split(b"\0") if t]
+    gone = {t[2:] for t in tagged if t[0] == "R"}
+    return Paths(list(dict.fromkeys(t[2:] for t in tagged if t[2:] not in gone)), top,
+                 untracked=any(t[0] == "?" for t in tagged))
+
+
+# -- the audit ----------------------------------------------------------------------------
+
+
+def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
+          now: datetime | None = None) -> list[Finding]:
+    """Every finding about `entries` (memories of `snap`), in uuid order per kind."""
+    paths = source_paths(repo, snap)
+    walk = pathlog.walk(repo, snap, [e.path for e in entries], paths.untracked)
+    when = now or walk.source_time or datetime.now(timezone.utc)
+    findings: list[Finding] = []
+    matched: dict[str, list[str]] = {}  # per scope text
+    for e in entries:
+        c = e.compiled
+        if c is None:
+            continue
+        got = matched.get(e.scope or "")
+        if got is None:
+            got = matched[e.scope or ""] = paths.matched(c)
+        since = walk.written.get(e.path)
+        moved = _moved(e, c, got, paths, walk, since)
+        if moved is not None:
+            findings.append(moved)
+        elif not got and (not paths.names_directory(c) or (
+                # The folder is still there, but only because of what git does not
+                # track (a cache, build output): what the scope matched was deleted.
+                since is not None and walk.deleted_after(since, c))):
+            findings.append(Finding(
+                e.uuid, e.path, "orphaned", f"scope {e.scope} matches no file",
+                "the code it was about is gone: update its scope or forget it"))
+        elif got and since is not None:
+            stale = _stale(e, c, walk, since, settings, when)
+            if stale is not None:
+                findings.append(stale)
+    findings.extend(_duplicates(entries, settings.duplicate_threshold))
+    order = {"moved": 0, "orphaned": 1, "duplicate": 2, "stale": 3}
+    findings.sort(key=lambda f: (order[f.kind], f.path))
+    return findings
+
+
+def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
+           walk: pathlog.Walk, since: int | None) -> Finding | None:
+    """A `moved` finding when most of what the scope matched then was renamed away."""
+    if since is None:
+        return None
+    renamed = [(old, new) for old, new in walk.renames_after(since, c)
+               if new in paths.set and not scopes.relevant(c, new, False)]
+    if not renamed:
+        return None
+    added = walk.added_after(since)
+    # A file renamed twice counts once: its later rename starts from a path it was
+    # itself renamed to.
+    renamed = [(old, new) for old, new in renamed if old not in added]
+    if not renamed:
+        return None
+    gone = walk.deleted_after(since, c)
+    then = len([p for p in now_matched if p not in added]) + len(renamed) + len(gone)
+    if len(renamed) * 2 <= then:
+        return None
+    scope = scopes.normalize(e.scope or "")
+    file = scopes.literal(scope)
+    exact = [(old, new) for old, new in renamed if old == file]
+    if exact:
+        # A one-file scope follows its file, however often it was renamed.
+        old_place, new_place = exact[0]
+        rewritten = scopes.escape_path(new_place)
+        where = f"from {old_place} to {new_place}"
+    else:
+        votes = Counter(_prefix_pair(old, new) for old, new in renamed).most_common()
+        (old_place, new_place), count = votes[0]
+        where = f"from {old_place or 'the top folder'} to {new_place or 'the top folder'}"
+        most = count * 2 > len(renamed)
+        rewritten = _rewrite(scope, old_place, new_place) if most else None
+        if rewritten is None and "{" in scope:
+            rewritten, each = _rewrite_each(scope, [pair for pair, _ in votes])
+            where = each or where
+        if rewritten is None and not most:
+            return None  # scattered, not moved to one place
+    n = len(renamed)
+    moved = f"{n} file{'s' if n > 1 else ''} it matched moved {where}"
+    if rewritten is None or not _safe(rewritten, scope, c, renamed, paths,
+                                      walk.added_after(since)):
+        # A rewrite that also matched other code would attach the memory to it: the
+        # finding says what moved and leaves the new scope to a person.
+        return Finding(e.uuid, e.path, "moved",
+                       f"{moved}; no rewrite of scope {e.scope} matches "
+                       f"{'them' if n > 1 else 'it'} and nothing else",
+                       f"give it a scope by hand: `git aide update {e.uuid[:8]} --scope GLOB`")
+    return Finding(e.uuid, e.path, "moved", f"{moved}: scope {e.scope} -> {rewritten}",
+                   "run `git aide audit --fix` to rewrite the scope", scope=rewritten)
+
+
+def _safe(rewritten: str, scope: str, c: scopes.Compiled,
+          renamed: list[tuple[str, str]], paths: Paths, added: frozenset[str]) -> bool:
+    """Whether a rewritten scope is safe to apply: valid, matching most of the moved
+    files where they are now, and no file that was already there, outside the old scope
+    (`src/a*/**` for a folder renamed to `src/a*` would take in `src/abc/`)."""
+    if scopes.check_new(rewritten) or controls.find(rewritten):
+        return False
+    was = set(scopes.expand_braces(scope))
+    # A changed alternative that is a bare glob name (`*.ts`, `**`) matches at any depth:
+    # what moved into the top folder would bring the whole tree with it.
+    if not all(scopes.anchored(alt) for alt in scopes.expand_braces(rewritten)
+               if alt not in was):
+        return False
+    new_c = scopes.compile_scope(rewritten)
+    hits = sum(1 for _, new in renamed if scopes.relevant(new_c, new, False))
+    if hits * 2 <= len(renamed):
+        return False
+    return all(p in added or scopes.relevant(c, p, False) for p in paths.matched(new_c))
+
+
+def _prefix_pair(old: str, new: str) -> tuple[str, str]:
+    """What a rename changed: the leading folders before the part both paths share
+    ("" is the top folder)."""
+    a, b = old.split("/"), new.split("/")
+    same = 0
+    while same < min(len(a), len(b)) and a[-1 - same] == b[-1 - same]:
+        same += 1
+    if same == 0 and len(a) > 1 and len(b) > 1 and a[:-1] != b[:-1]:
+        # Renamed and moved at once: the folders still say where it went.
+        return "/".join(a[:-1]), "/".join(b[:-1])
+    if same == 0:
+        return old, new
+    return "/".join(a[: len(a) - same]), "/".join(b[: len(b) - same])
+
+
+def _rewrite(scope: str, old_place: str, new_place: str) -> str | None:
+    """The scope with its leading `old_place` replaced by `new_place`, if it has one
+    (spelt literally: `src/a[*]/**` starts with `src/a*`); the new place written so that
+    its glob characters are characters (`src/a*` -> `src/a[*]`)."""
+    new = scopes.escape_path(new_place)
+    if new is None:
+        return None
+    if not old_place:  # moved down from the top folder
+        rest = scope
+    else:
+        # `src/{a,b}/**` starts with `src`; alternatives that start apart are
+        # rewritten one by one (`_rewrite_each`).
+        at = scopes.literal_prefix(scope, old_place)
+        if at is None:
+            return None
+        rest = scope[at:].lstrip("/")
+    return f"{new}/{rest}" if new and rest else new or rest or None
+
+
+def _rewrite_each(scope: str, places: list[tuple[str, str]]) -> tuple[str | None, str]:
+    """A brace scope whose alternatives moved to different places: each alternative
+    rewritten by the first (most voted) place it lies in, as `{a,b}`; and what moved."""
+    alts: list[str] = []
+    used: list[str] = []
+    for alt in scopes.expand_braces(scope):
+        for old_place, new_place in places:
+            new = _rewrite(alt, old_place, new_place) if old_place else None
+            if new is not None:
+                alts.append(new)
+                used.append(f"{old_place} to {new_place or 'the top folder'}")
+                break
+        else:
+            alts.append(alt)
+    if not used:
+        return None, ""
+    return scopes.join_alternatives(alts), "from " + " and ".join(dict.fromkeys(used))
+
+
+def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,
+           settings: Settings, now: datetime) -> Finding | None:
+    """A `stale` finding: old, and the code under it changed in many commits since."""
+    try:
+        written = datetime.strptime(e.updated_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+            tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    days = (now - written).days
+    if days < settings.stale_days:  # whole days, so any setting compares without overflow
+        return None
+    commits = walk.commits_touching(since, c)
+    if commits < settings.churn_commits:
+        return None
+    return Finding(e.uuid, e.path, "stale",
+                   f"the code under {e.scope} changed in {commits} commits since it was "
+                   f"written {days} days ago", "re-read it against the code; update or forget it")
+
+
+def _duplicates(entries: list[Entry], threshold: float) -> list[Finding]:
+    """The older memory of each near-duplicate pair, naming the newer one."""
+    return [Finding(o.uuid, o.path, "duplicate",
+                    f"says nearly what {n.uuid[:8]} says ({round(sim * 100)}% the same "
+                    f"words, both {o.layer})", f"forget it: `git aide forget {o.uuid[:8]}`",
+                    other=n.uuid)
+            for o, n, sim in duplicates.pairs(entries, threshold)]
+
+
+def orphaned_count(repo: Repo, snap: Snapshot) -> int:
+    """How many scoped memories match no path (for `doctor`): one listing, no history."""
+    paths = source_paths(repo, snap)
+    seen: dict[str, bool] = {}
+    n = 0
+    for e in snap.entries:
+        c = e.compiled
+        if c is None:
+            continue
+        key = e.scope or ""
+        if key not in seen:
+            seen[key] = paths.matches_any(c) or paths.names_directory(c)
+        n += not seen[key]
+    return n
+
+
+def run(repo: Repo, cache: Any, snap: Snapshot, paths: list[str], *, fix: bool
+        ) -> tuple[list[Finding], list[tuple[str, str, str]], int]:
+    """`git aide audit`: the findings about the memories relevant to `paths` (all when
+    none); with `fix` the scope rewrites of `moved` findings applied, as
+    (uuid, old scope, new scope); and how many memories were audited."""
+    from git_aide.rank import recall as rc
+
+    entries = snap.entries
+    if paths:
+        queries = rc.query_paths(repo.worktree, repo.prefix, paths)
+        keep = rc.scope_filter(queries, 0)
+        entries = [e for e in entries if keep(e.compiled)]
+    findings = audit(repo, snap, entries, Settings.from_repo(repo))
+    fixed: list[tuple[str, str, str]] = []
+    if fix:
+        from git_aide.app import store
+
+        for f in findings:
+            if f.kind == "moved" and f.scope is not None:
+                old = next(e.scope for e in entries if e.uuid == f.uuid)
+                store.update(repo, cache, f.uuid, scope=f.scope)
+                fixed.append((f.uuid, old or "", f.scope))
+    return findings, fixed, len(entries)

@@ -1,0 +1,245 @@
+"""`search`, the BM25 relevance of `recall --query`, `index` and `stats`.
+
+Everything here works on one source's entries: the full-text index is brought up to
+date for exactly the blobs that source lists, then asked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from git_aide.cache.folder import Cache
+from git_aide.rank.recall import Filters, Hit
+from git_aide.read.sources import Entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+Progress = Callable[[int, int], None]
+
+
+def open_index(cache: Cache) -> Any:
+    """The full-text index of this cache (Whoosh itself is imported when the index is
+    written, or a query cannot be answered from the postings tables)."""
+    from git_aide.cache.index import FullText
+
+    return FullText(cache.root)
+
+
+def robust(ft: Any, work: Callable[[], Any]) -> Any:
+    """Run work on the full-text index; if the index proves damaged, rebuild it and retry."""
+    from git_aide.core.errors import AideError
+
+    for attempt in range(2):
+        try:
+            return work()
+        except ft.LockError:
+            raise AideError("the full-text index is locked by another git-aide process "
+                            "for too long; try again") from None
+        except Exception:
+            if attempt:
+                raise
+            ft.rebuild("the full-text index was damaged; rebuilt it")
+    return None
+
+
+def ensure_indexed(ft: Any, entries: list[Entry], progress: Progress | None = None) -> int:
+    """Add the entries the full-text index lacks; returns how many it added."""
+    return robust(ft, lambda: _ensure(ft, entries, progress))
+
+
+def _ensure(ft: Any, entries: list[Entry], progress: Progress | None) -> int:
+    missing = set(ft.missing(e.blob for e in entries))
+    if not missing:
+        return 0
+    todo = [(e.blob, e.record) for e in entries if e.blob in missing]
+    report = (lambda i: progress(i, len(todo))) if progress is not None else None
+    added = ft.add(todo, report)
+    if progress is not None:
+        progress(len(todo), len(todo))
+    return added
+
+
+def relevance(ft: Any, entries: list[Entry], query: str, want: int,
+              progress: Progress | None = None) -> dict[str, float]:
+    """BM25F score by blob id for the (at least `want`) best entries that match; the
+    entries the full-text index lacks are added first."""
+    def work() -> dict[str, float]:
+        _ensure(ft, entries, progress)
+        return ft.search(query, {e.blob for e in entries}, want)
+
+    return robust(ft, work) or fragments(entries, query)
+
+
+def relevance_in(ft: Any, snap: Any, query: str, want: int,
+                 progress: Progress | None = None,
+                 skip: Callable[[Any], bool] | None = None, need: int | None = None,
+                 allowed: set[str] | None = None
+                 ) -> tuple[dict[str, float], list[Entry]] | None:
+    """BM25F scores of the best (at least `want`) matches among all of a snapshot's
+    memories, with their entries, decoding only the groups that hold them (and those of
+    memories the index lacks); None when the snapshot cannot name its blobs without
+    decoding every memory (relevance() is then the way). `skip`: the matches in groups
+    whose compiled scope it takes count, but their entries are neither decoded nor
+    returned (a path recall has them already); `need`: only the best this many entries
+    are wanted (the groups of the others are not decoded); `allowed`: the blobs to
+    look among, when not all."""
+    ids = snap.blob_ids()
+    if ids is None:
+        return None
+    allowed = set(ids) if allowed is None else set(allowed)
+
+    def work() -> tuple[dict[str, float], list[Entry]]:
+        missing = set(ft.missing(allowed))
+        if missing:
+            live = snap.entries_of(missing)
+            _ensure(ft, live, progress)
+            # Blobs of files removed since the view was saved were never indexed: they
+            # leave now, or every query would decode their groups again.
+            allowed.difference_update(missing - {e.blob for e in live})
+        while True:
+            scores = ft.search(query, allowed, want)
+            wanted = [b for b in sorted(scores, key=lambda b: -scores[b])
+                      if skip is None or not skip(snap.scope_of(b))]
+            entries, found, tried = _decode_best(snap, wanted, scores, need)
+            # A file the working tree changed or removed may still be named: it leaves
+            # the running, and the best are taken again without it.
+            gone = tried - found
+            if not gone or (need is not None and len(found) >= need):
+                return scores, entries
+            allowed.difference_update(gone)
+
+    return robust(ft, work)
+
+
+def _decode_best(snap: Any, wanted: list[str], scores: dict[str, float], need: int | None
+                 ) -> tuple[list[Entry], set[str], set[str]]:
+    """(entries, their blobs, the blobs tried) of the wanted blobs, best first: all of
+    them, or (`need`) the best that many and any tied with the last, each group decoded
+    once."""
+    if need is None:
+        entries = snap.entries_of(set(wanted))
+        return entries, {e.blob for e in entries}, set(wanted)
+    entries = []
+    found: set[str] = set()
+    tried: set[str] = set()
+    at = 0
+    while at < len(wanted) and len(found) < need:
+        batch = wanted[at:at + need - len(found)]
+        at += len(batch)
+        # Those tied with the last of the batch come too: which of equals is kept is
+        # then decided by path, as a full read decides it.
+        while at < len(wanted) and scores[wanted[at]] == scores[batch[-1]]:
+            batch.append(wanted[at])
+            at += 1
+        got = snap.entries_of(set(batch))
+        entries += got
+        found.update(e.blob for e in got)
+        tried.update(batch)
+    return entries, found, tried
+
+
+#: Field weights of the fragment fallback, as in the full-text index.
+_FRAGMENT_FIELDS = (("what", 3.0), ("context_label", 2.0), ("why", 1.0), ("scope", 0.5))
+
+
+def fragments(entries: list[Entry], query: str) -> dict[str, float]:
+    """When no word matches: memories holding a fragment (`eterizat`) inside a word."""
+    frags = [w for w in (x.strip("\"'()*?[]{}:,.;!") for x in query.lower().split())
+             if len(w) >= 3][:8]
+    if not frags or not entries:
+        return {}
+    scores: dict[str, float] = {}
+    for e in entries:
+        r = e.record
+        score = 0.0
+        for frag in frags:
+            best = 0.0
+            for fld, weight in _FRAGMENT_FIELDS:
+                if r[fld] and frag in r[fld].lower():
+                    best = max(best, weight)
+            if any(frag in t.lower() for t in r["tags"]):
+                best = max(best, 2.0)
+            score += best
+        if score:
+            scores[e.blob] = score
+    return scores
+
+
+def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: int,
+           progress: Progress | None = None) -> list[Hit]:
+    """The matching memories, best first, at most `limit`."""
+    kept = [e for e in entries if filters.keep(e)]
+    return _ranked(kept, relevance(ft, kept, query, limit, progress), limit)
+
+
+def search_in(ft: Any, snap: Any, query: str, limit: int,
+              progress: Progress | None = None) -> list[Hit] | None:
+    """search() over every memory of a snapshot, its best matches found by blob id so
+    that only their groups are decoded; None when that cannot answer (no view to name
+    the blobs, or no word matched: search() then looks for fragments)."""
+    found = relevance_in(ft, snap, query, limit, progress)
+    if found is None or not found[0]:
+        return None
+    return _ranked(sorted(found[1], key=lambda e: e.path), found[0], limit)
+
+
+def _ranked(entries: list[Entry], scores: dict[str, float], limit: int) -> list[Hit]:
+    hits = [Hit(e, e.scope, score=scores[e.blob]) for e in entries if e.blob in scores]
+    return order(hits, limit)[:limit]
+
+
+#: How much the newest of the matches gains over the oldest (a share of the score).
+RECENCY_WEIGHT = 0.1
+
+
+def order(hits: list[Hit], limit: int) -> list[Hit]:
+    """Best first (section 4): the BM25F score, a little more for the newer of the
+    matches; a memory superseded by a newer match after every current one."""
+    from git_aide.rank.duplicates import pairs
+    from git_aide.rank.recall import SUPERSEDED_SIMILARITY
+
+    if not hits:
+        return hits
+    dates = sorted({h.entry.updated_at for h in hits})
+    age = {d: i / max(len(dates) - 1, 1) for i, d in enumerate(dates)}
+    for h in hits:
+        h.score = (h.score or 0.0) * (1.0 + RECENCY_WEIGHT * age[h.entry.updated_at])
+    # Supersession among the best few (each is parsed to compare its words).
+    hits.sort(key=lambda h: (-(h.score or 0.0), h.entry.uuid))
+    head = hits[:max(3 * limit, 30)]
+    old = {o.uuid for o, _n, _s in pairs([h.entry for h in head], SUPERSEDED_SIMILARITY)}
+    hits.sort(key=lambda h: h.entry.uuid in old)
+    return hits
+
+
+def stats(entries: list[Entry], recalls: dict[str, tuple[int, str]], now: float
+          ) -> dict[str, Any]:
+    """Counts by layer, source and contributor; most recalled; stale and never recalled."""
+    by_layer: Counter[str] = Counter()
+    by_source: Counter[str] = Counter()
+    by_contributor: Counter[str] = Counter()
+    for e in entries:
+        by_layer[e.layer] += 1
+        by_source[e.record["source"]] += 1
+        by_contributor[e.contributor] += 1
+    live = {e.uuid: e for e in entries}
+    top = sorted(((n, last, u) for u, (n, last) in recalls.items() if u in live),
+                 key=lambda t: (-t[0], t[2]))[:5]
+    cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(now - 30 * 86400))
+    stale = sorted((e for e in entries if e.uuid not in recalls and e.created_at < cutoff),
+                   key=lambda e: (e.created_at, e.uuid))
+    return {
+        "total": len(entries),
+        "by_layer": dict(sorted(by_layer.items())),
+        "by_source": dict(sorted(by_source.items())),
+        "by_contributor": dict(sorted(by_contributor.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "most_recalled": [{"uuid": u, "what": live[u].record["what"], "recalls": n,
+                           "last_recalled_at": last} for n, last, u in top],
+        "never_recalled_older_than_30_days": [
+            {"uuid": e.uuid, "what": e.record["what"], "created_at": e.created_at}
+            for e in stale],
+    }

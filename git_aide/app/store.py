@@ -1,0 +1,613 @@
+"""remember, update, forget: validate, write atomically, stage (DESIGN section 6).
+
+Every write holds the repository's write lock (`<git common dir>/aide.lock`, outside
+the cache, which may be removed at any moment) from the moment it reads the memories
+until its change is written and staged, so that concurrent writers queue instead of
+overwriting each other: every writer that exits 0 has its change in the file, a memory
+reported forgotten stays forgotten, and a uuid is never in two files. The lock is an OS
+lock (flock), which the kernel releases when its holder dies, so a killed writer never
+leaves it stuck.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from git_aide.cache.folder import Cache
+from git_aide.core import memory
+from git_aide.core import scope as scopes
+from git_aide.core.errors import AideError, UsageError
+from git_aide.core.memory import MEMORIES_DIR, PERSONAL_DIR
+from git_aide.gitio import folders
+from git_aide.gitio.repo import Repo
+from git_aide.read.listing import blob_id
+from git_aide.read.sources import Entry, load
+
+if TYPE_CHECKING:
+    from git_aide.app.audit import Paths
+
+#: What a personal folder's own .gitignore says: ignore everything here, itself included.
+PERSONAL_IGNORE = "# git-aide: personal memories are private and never committed\n*\n"
+#: How long a writer waits for another's write lock, in seconds, unless git config
+#: aide.writeLockTimeout says otherwise.
+WRITE_LOCK_WAIT = 30.0
+
+
+@dataclass
+class Written:
+    """The outcome of a write, as the JSON output reports it."""
+
+    #: The memory's uuid.
+    uuid: str
+    #: Its repo-relative path.
+    path: str
+    #: Whether the change is in the index.
+    staged: bool
+    #: False when an identical memory already existed (remember only).
+    created: bool = True
+    #: Things the user should know that did not stop the write.
+    warnings: list[str] = field(default_factory=list)
+    #: The record as written.
+    record: dict[str, Any] | None = None
+
+
+def find(entries: list[Entry], ident: str) -> Entry:
+    """The memory named by a uuid or a unique prefix of at least 4 characters."""
+    key = ident.strip().lower()
+    if len(key) < 4:
+        raise AideError(f"id {ident!r} is too short: give at least 4 characters of the uuid")
+    exact = [e for e in entries if e.uuid == key]
+    if exact:
+        return exact[0]
+    hits = [e for e in entries if e.uuid.startswith(key)]
+    if not hits:
+        raise AideError(f"no memory with id {ident!r}")
+    if len(hits) > 1:
+        names = ", ".join(sorted(e.uuid for e in hits))
+        raise AideError(f"id {ident!r} is ambiguous: it matches {names}")
+    return hits[0]
+
+
+def check_text(what: str | None = None, why: str | None = None, label: str | None = None,
+               tags: list[str] | None = None) -> None:
+    """Refuse empty text and empty tags, and text no file can hold.
+
+    The rest (size, control characters, secrets, scope) is `check_record`'s.
+    """
+    if what is not None and not what.strip():
+        raise AideError("the memory is empty: give it some text")
+    for tag in tags or []:
+        if not tag.strip():
+            raise AideError("a tag is empty")
+    for text in (what, why, label, *(tags or [])):
+        if text is not None and not memory.encodable(text):
+            raise AideError("the text is not valid UTF-8; not remembered")
+
+
+def check_record(record: dict[str, Any]) -> None:
+    """Refuse a record that `validate` would refuse, with validate's own message."""
+    from git_aide.app.validate import write_problems
+
+    problems = write_problems(record)
+    if problems:
+        fld, message = problems[0]
+        raise AideError(f"{fld}: {message}" if fld else message)
+
+
+def clean_scope(scope: str | None, *, empty_clears: bool = False) -> str | None:
+    """A scope as stored: backslashes as '/', "project" as project-wide.
+
+    An empty scope is an error, except where `update --scope ''` clears it.
+    """
+    if scope is None or scope == "project" or (empty_clears and scope == ""):
+        return None
+    message = scopes.check_new(scope)
+    if message:
+        raise AideError(message)
+    return scopes.normalize(scope)
+
+
+def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
+             layer: str | None = None, scope: str | None = None, tags: list[str] | None = None,
+             label: str | None = None, personal: bool = False, priority: str = "normal",
+             source: str = "conversation", stage: bool = True,
+             contributor: str | None = None) -> Written:
+    """Store a new memory, or return the existing one with the same text, layer and scope.
+
+    `contributor`: who wrote it (default: git user.name, else user.email).
+    """
+    top = repo.require_worktree("remember")
+    if personal and layer not in (None, "preferences"):
+        raise UsageError(f"--personal is a private preference; it cannot go in layer {layer}")
+    layer = "preferences" if personal else (layer or "technical")
+    if layer not in memory.LAYERS:
+        raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
+    check_text(what, why, label, tags)
+    stored_scope = clean_scope(scope)
+    if layer == "area_context" and stored_scope is None:
+        raise AideError("an area_context memory needs a scope (--scope GLOB)")
+    shared = not personal
+    contributor = (contributor or "").strip() or (
+        repo.config("user.name") or repo.config("user.email") or "unknown")
+    record = memory.new(
+        what, layer=layer, contributor=contributor, why=why or None, scope=stored_scope,
+        context_label=label or None, tags=tags, source=source, shared=shared,
+        priority=priority,
+    )
+    check_record(record)  # also a priority, source or contributor given by an agent
+    path = memory.relpath(record)
+    check_folder(top, path)
+    # Listed before the lock is taken: other writers need not wait for it.
+    unmatched = scope_warnings(repo, cache, top, stored_scope)
+    with write_lock(repo):
+        entries = load(repo, cache).entries
+        for e in entries:
+            r = e.record
+            if (r["layer"] == layer and r["scope"] == stored_scope and r["shared"] == shared
+                    and r["what"].strip() == what.strip()):
+                return Written(r["uuid"], e.path, staged=False, created=False,
+                               warnings=unmatched, record=r)
+        near = unmatched + _near_duplicates(repo, entries, what, layer, stored_scope, shared)
+        if personal:
+            _protect_personal(top)
+        write_file(os.path.join(top, path), memory.canonical(record))
+        result = Written(record["uuid"], path, staged=False, record=record, warnings=near)
+        if stage and not personal:
+            _stage(repo, cache, result, add=[path], remove=[])
+    return result
+
+
+def _near_duplicates(repo: Repo, entries: list[Entry], what: str, layer: str,
+                     scope: str | None, shared: bool) -> list[str]:
+    """Warnings naming the memories of the layer that say nearly the same thing."""
+    from git_aide.app import audit
+    from git_aide.rank import duplicates
+
+    compiled = None if scope is None else scopes.compile_scope(scope)
+    threshold = audit.Settings.from_repo(repo).duplicate_threshold
+    return [f"a near duplicate of {uuid} ({round(sim * 100)}% the same words) is in "
+            f"{layer}; remembered anyway (`git aide audit` lists duplicates)"
+            for uuid, sim in duplicates.near_duplicates(entries, what, layer, compiled, shared,
+                                                   threshold)]
+
+
+class _Listed:
+    """The working tree's paths as one cache handle (one command, or one MCP call) saw
+    them, and the scopes it warned about: an import or `audit --fix` that writes many
+    memories runs one `git ls-files` and says each warning once."""
+
+    def __init__(self, paths: Paths) -> None:
+        #: The working tree's code paths.
+        self.paths = paths
+        #: The scopes already warned about.
+        self.warned: set[str] = set()
+
+
+#: Per cache handle, dropped with it.
+_LISTED: weakref.WeakKeyDictionary[Cache, _Listed] = weakref.WeakKeyDictionary()
+
+
+def scope_warnings(repo: Repo, cache: Cache, top: str, scope: str | None) -> list[str]:
+    """A warning when a new scope matches no file of the working tree, naming the scope
+    it was probably meant to be; none for a project-wide memory.
+
+    Only a warning: a scope may name code that is still to be written. The listing is
+    what `audit` calls a memory `orphaned` by, so that the two never disagree.
+    """
+    if scope is None:
+        return []
+    from git_aide.app import audit
+
+    listed = _LISTED.get(cache)
+    if listed is None:
+        try:
+            listed = _LISTED[cache] = _Listed(audit.worktree_paths(repo, top))
+        except AideError:
+            return []  # a warning that cannot be worked out must not stop the write
+    if scope in listed.warned:
+        return []
+    paths = listed.paths
+    c = scopes.compile_scope(scope)
+    if paths.matches_any(c) or paths.names_directory(c):
+        return []
+    listed.warned.add(scope)
+    line = f"scope {scope!r} matches no file in the working tree"
+    here = _from_here(paths, repo.prefix, scope)
+    if here is not None:
+        return [f"{line}; did you mean {here!r}? (a scope is relative to the top of the "
+                "repository, not to the current folder)"]
+    guess, nearest = _nearest(paths, scope)
+    if guess is not None:
+        return [f"{line}; did you mean {guess!r}?"]
+    if nearest:
+        return [f"{line}; the nearest existing folder is {nearest + '/'!r}"]
+    return [line]
+
+
+def _from_here(paths: Paths, prefix: str, scope: str) -> str | None:
+    """The scope read from the current folder (`auth/**` in `src` -> `src/auth/**`), when
+    that matches a file: git reads paths from there, a scope reads from the top."""
+    base = scopes.escape_path(prefix) if prefix else None
+    if not base or not scopes.anchored(scope):
+        return None  # `*.py` matches at any depth already
+    guess = f"{base}/{scopes.normalize(scope)}"  # before braces: in every alternative
+    if scopes.check_new(guess):
+        return None
+    c = scopes.compile_scope(guess)
+    return guess if paths.matches_any(c) or paths.names_directory(c) else None
+
+
+def _nearest(paths: Paths, scope: str) -> tuple[str | None, str]:
+    """(the scope with its misspelt leading folder names replaced by the closest existing
+    ones, when that matches a file, else None; the deepest existing folder its leading
+    names reach, "" for the top)."""
+    import difflib
+
+    children: dict[str, dict[str, bool]] = {}
+
+    def names_in(place: str) -> dict[str, bool]:
+        """The names directly in a folder ("" the top), each with whether it is a folder."""
+        got = children.get(place)
+        if got is None:
+            got = children[place] = {}
+            cut = len(place) + 1 if place else 0
+            for p in paths.under(place):
+                name, sep, _rest = p[cut:].partition("/")
+                got[name] = got.get(name, False) or bool(sep)
+        return got
+
+    s = scopes.normalize(scope)
+    alts = scopes.expand_braces(s)
+    moves: list[tuple[str, str] | None] = []  # per alternative: (as written, as it is)
+    nearest = ""
+    for alt in alts:
+        segs = alt.split("/")
+        was: list[str] = []
+        now: list[str] = []
+        changed = 0
+        for k, seg in enumerate(segs):
+            name = scopes.literal(seg) if seg not in ("", "**") else None
+            if name is None:
+                break  # the glob part, kept as written
+            here = names_in("/".join(now))
+            # A segment with more after it is a folder; the last one may name a file.
+            if name in here and (here[name] or k == len(segs) - 1):
+                found: str | None = name
+            else:
+                # Only folder names are guessed: a file's name says too little.
+                folders_here = [n for n, is_dir in here.items() if is_dir]
+                found = next(iter(difflib.get_close_matches(name, folders_here, n=1,
+                                                            cutoff=0.6)), None)
+            if found is None:
+                nearest = max(nearest, "/".join(now), key=len)
+                break
+            was.append(name)
+            now.append(found)
+            if found != name:
+                changed = len(now)
+        moves.append(("/".join(was[:changed]), "/".join(now[:changed])) if changed else None)
+    if not any(moves):
+        return None, nearest
+    first = moves[0]
+    guess: str | None = None
+    if first is not None and all(m == first for m in moves):
+        # Every alternative starts with the same misspelt folder, before any brace:
+        # rewritten once, the braces kept as written.
+        guess = _replace_prefix(s, *first)
+    if guess is None:
+        fixed = [alt if m is None else _replace_prefix(alt, *m)
+                 for alt, m in zip(alts, moves, strict=True)]
+        kept = [f for f in fixed if f is not None]
+        guess = scopes.join_alternatives(kept) if len(kept) == len(fixed) else None
+    if guess is None or scopes.check_new(guess):
+        return None, nearest
+    c = scopes.compile_scope(guess)
+    if paths.matches_any(c) or paths.names_directory(c):
+        return guess, nearest
+    return None, nearest
+
+
+def _replace_prefix(scope: str, old: str, new: str) -> str | None:
+    """`scope` starting with the existing path `new` instead of `old` (which it spells
+    literally, maybe with brackets), the new path's glob characters in brackets."""
+    at = scopes.literal_prefix(scope, old)
+    base = scopes.escape_path(new)
+    if at is None or base is None:
+        return None
+    # `literal_prefix` points past the '/' after `old`; keep that '/' (`src/auth/`).
+    return base + (scope[at - 1:] if at and scope[at - 1] == "/" else scope[at:])
+
+
+def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
+           why: str | None = None, scope: str | None = None, add_tags: list[str] | None = None,
+           remove_tags: list[str] | None = None, label: str | None = None,
+           layer: str | None = None, priority: str | None = None, stage: bool = True
+           ) -> Written:
+    """Change fields of a memory in the working tree; a new layer moves its file.
+
+    The memory is read, changed and written under the write lock, from the file on disk:
+    a change made by another writer a moment before is kept, and a memory forgotten a
+    moment before stays forgotten (this update then fails).
+    """
+    top = repo.require_worktree("update")
+    if layer is not None and layer not in memory.LAYERS:
+        raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
+    if priority is not None and priority not in ("normal", "always"):
+        raise UsageError(f"unknown priority {priority!r}; choose normal or always")
+    check_text(what, why, label, add_tags)
+    new_scope = clean_scope(scope, empty_clears=True) if scope is not None else None
+    unmatched = scope_warnings(repo, cache, top, new_scope)
+    with write_lock(repo):
+        entry, paths, old = _current(repo, cache, top, ident)
+        if len(paths) > 1:
+            raise AideError(f"memory {entry.uuid} is in {len(paths)} files ({', '.join(paths)}); "
+                            "remove all but one (git rm), then update it")
+        here = paths[0]
+        record = dict(old)
+        if what is not None:
+            record["what"] = what
+        if why is not None:
+            record["why"] = why or None
+        if label is not None:
+            record["context_label"] = label or None
+        if scope is not None:
+            record["scope"] = new_scope
+        if priority is not None:
+            record["priority"] = priority
+        if layer is not None:
+            record["layer"] = layer
+            if layer != "preferences":
+                record["shared"] = True
+        tags = list(dict.fromkeys(record["tags"] if isinstance(record["tags"], list) else []))
+        for t in add_tags or []:
+            if t not in tags:
+                tags.append(t)
+        record["tags"] = [t for t in tags if t not in set(remove_tags or [])]
+        if record["layer"] == "area_context" and record["scope"] is None:
+            raise AideError("an area_context memory needs a scope (--scope GLOB)")
+        path = memory.relpath(record)
+        if record == old and path == here:
+            return Written(record["uuid"], path, staged=False, warnings=unmatched, record=old)
+        record["updated_at"] = max(memory.now(), str(old["created_at"]))
+        check_record(memory.repair(record))  # a file read liberally is written strictly
+        check_folder(top, path)
+        check_folder(top, here)
+        write_file(os.path.join(top, path), memory.canonical(record))
+        if path != here:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(top, here))
+        result = Written(record["uuid"], path, staged=False, warnings=unmatched,
+                         record=record)
+        if stage:
+            add = [] if memory.is_personal(record) else [path]
+            remove = [here] if path != here and not here.startswith(PERSONAL_DIR + "/") else []
+            _stage(repo, cache, result, add=add, remove=remove)
+    return result
+
+
+def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
+           ) -> tuple[list[str], bool, list[str]]:
+    """Delete memories (and stage the removals): (uuids, staged, warnings).
+
+    All or nothing: if one of them is gone already, none is deleted.
+    """
+    top = repo.require_worktree("forget")
+    with write_lock(repo):
+        chosen: dict[str, list[str]] = {}
+        for ident in idents:
+            entry, paths, _old = _current(repo, cache, top, ident, parse=False)
+            chosen[entry.uuid] = paths
+        every = [p for paths in chosen.values() for p in paths]
+        for p in every:
+            check_folder(top, p)
+        for p in every:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(top, p))
+        shared = [p for p in every if not p.startswith(PERSONAL_DIR + "/")]
+        result = Written("", "", staged=False)
+        if stage and shared:
+            _stage(repo, cache, result, add=[], remove=shared)
+    return list(chosen), result.staged, result.warnings
+
+
+def _current(repo: Repo, cache: Cache, top: str, ident: str, *, parse: bool = True
+             ) -> tuple[Entry | Any, list[str], dict[str, Any]]:
+    """(entry, its files on disk now, its record read from disk) for a memory id, read
+    under the write lock; an error when the memory is gone."""
+    entries = load(repo, cache).entries
+    key = ident.strip().lower()
+    try:
+        entry = find(entries, ident)
+    except AideError:
+        if memory.UUID_RE.match(key):
+            raise AideError(f"no memory with id {ident!r}: it is gone from the working tree "
+                            "(forgotten?)") from None
+        raise
+    paths = [p for p in dict.fromkeys([entry.path, *_homes(entry.uuid)])
+             if _is_file(os.path.join(top, p))]
+    if not paths:
+        raise AideError(f"no memory with id {ident!r}: it is gone from the working tree "
+                        "(forgotten?)")
+    if not parse:
+        return entry, paths, {}
+    here = paths[0]
+    try:
+        with open(os.path.join(top, here), "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise AideError(f"{here} cannot be read ({e.strerror})") from None
+    if here == entry.path and blob_id(data) == entry.blob:
+        return entry, paths, entry.record
+    try:
+        return entry, paths, memory.parse(data, here)
+    except memory.MemoryFormatError as e:
+        raise AideError(f"{here}: {e.field + ': ' if e.field else ''}{e}") from None
+
+
+def _homes(uuid: str) -> list[str]:
+    """Every path a memory with this uuid could have."""
+    return [f"{rel}/{uuid}.json" for rel in folders.FOLDERS
+            if rel.startswith(MEMORIES_DIR + "/") and rel != MEMORIES_DIR + "/preferences"]
+
+
+def _is_file(path: str) -> bool:
+    """A regular file, not a link to one."""
+    return os.path.isfile(path) and not os.path.islink(path)
+
+
+def check_folder(top: str, path: str) -> None:
+    """Refuse to write `path` (repo-relative) when its folder leads out of the working tree."""
+    message = folders.problem(top, path.rsplit("/", 1)[0])
+    if message:
+        raise AideError(message)
+
+
+@contextlib.contextmanager
+def write_lock(repo: Repo) -> Iterator[None]:
+    """Hold the repository's write lock; wait a bounded time for it, then fail.
+
+    Without the lock a write could undo another's, so a lock that cannot be taken (the
+    git folder is read-only) stops the write with an error instead.
+    """
+    import fcntl
+
+    path = repo.lock_path
+    wait = _lock_wait(repo)
+    deadline = time.monotonic() + wait
+    delay = 0.005
+    seen = b""
+    while True:
+        fd = _open_lock(path)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    # The wait is for one holder, not for the queue: fifty writers at once
+                    # on a busy machine take longer than the timeout in all, and each must
+                    # still get its turn. A holder stamps the file; a new stamp restarts
+                    # the clock.
+                    stamp = _read_stamp(fd)
+                    if stamp != seen:
+                        seen, deadline = stamp, time.monotonic() + wait
+                    elif time.monotonic() >= deadline:
+                        raise AideError(
+                            f"another git-aide process held the write lock {path} for "
+                            f"{wait:g} s; nothing was written: try again (git config "
+                            "aide.writeLockTimeout sets the wait)") from None
+                    time.sleep(delay)
+                    delay = min(delay * 1.5, 0.05)
+                except OSError as e:
+                    raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); "
+                                    "nothing was written") from None
+            # A lock on a file that was removed (or replaced) while we waited excludes
+            # nobody: the next writer locks the new file. Only the file at the path counts.
+            if _same_file(fd, path):
+                _write_stamp(fd)
+                yield
+                return
+        finally:
+            os.close(fd)
+
+
+#: Bytes of the holder's stamp at the start of the lock file: pid and a clock, padded.
+STAMP_BYTES = 40
+
+
+def _read_stamp(fd: int) -> bytes:
+    """The stamp of the lock's current holder (b"" when it cannot be read)."""
+    try:
+        return os.pread(fd, STAMP_BYTES, 0)
+    except OSError:
+        return b""
+
+
+def _write_stamp(fd: int) -> None:
+    """Say that the lock changed hands (a read-only lock file stays unstamped)."""
+    stamp = f"{os.getpid()} {time.time_ns()}".encode().ljust(STAMP_BYTES)[:STAMP_BYTES]
+    with contextlib.suppress(OSError):
+        os.pwrite(fd, stamp, 0)
+
+
+def _open_lock(path: str) -> int:
+    """An fd on the lock file, made if missing; an error naming the fix when it cannot be."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        try:
+            return os.open(path, os.O_RDONLY)  # flock needs no write access to the file
+        except OSError:
+            raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); nothing "
+                            f"was written: make {os.path.dirname(path)} writable") from None
+
+
+def _same_file(fd: int, path: str) -> bool:
+    """Whether `fd` is still the file at `path`."""
+    try:
+        here = os.stat(path)
+    except OSError:
+        return False
+    held = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _lock_wait(repo: Repo) -> float:
+    """How long to wait for the write lock, in seconds."""
+    try:
+        return max(0.0, float(repo.config("aide.writeLockTimeout") or WRITE_LOCK_WAIT))
+    except ValueError:
+        return WRITE_LOCK_WAIT
+
+
+def _stage(repo: Repo, cache: Cache, result: Written, add: list[str], remove: list[str]
+           ) -> None:
+    # Our own writers queue on the cache lock instead of racing for index.lock.
+    with cache.lock("stage"):
+        ok = repo.stage(add=add, remove=remove)
+    result.staged = ok and bool(add or remove)
+    if not ok:
+        result.warnings.append(
+            "the index is locked by another git process: the memory was written but not "
+            f"staged; run `git add {' '.join(add + remove)}` when it is free")
+
+
+def _protect_personal(top: str) -> None:
+    """Make sure personal memories cannot be committed, even before `git aide init`."""
+    folder = os.path.join(top, PERSONAL_DIR)
+    os.makedirs(folder, exist_ok=True)
+    ignore = os.path.join(folder, ".gitignore")
+    if not os.path.exists(ignore):
+        write_file(ignore, PERSONAL_IGNORE.encode())
+
+
+def read_file(path: str) -> bytes | None:
+    """A file's bytes, or None when there is no such file (what write_file would make)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed."""
+    folder, name = os.path.split(path)
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

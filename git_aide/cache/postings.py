@@ -1,0 +1,377 @@
+"""The full-text index read without Whoosh: each commit to it also writes its documents'
+postings here, in tables of our own (DESIGN sections 4 and 9).
+
+Importing Whoosh and opening its index costs a query more than the rest of a recall, and
+an agent asks on every file it touches. So every batch of documents Whoosh indexes is
+also written as one postings table: the terms Whoosh's own fields produced for it (the
+same analysis, the same weights), each field's length as Whoosh stores it, and the blob
+ids. A query looks up its terms in the tables and scores them by BM25F exactly as
+Whoosh's searcher does; tests/test_postings.py holds the two to the same scores.
+
+The tables sit in the index's folder, so the id table (index.py) vouches for them as for
+Whoosh's own files, and each carries CRC-32s of its own (of its header, and of each
+bucket, checked as it is read): a damaged or missing table rebuilds the whole index. A
+table file is a short header (the documents), then buckets of postings found by a CRC-32
+of the term: a query reads the header and the few buckets its terms fall in, never the
+whole table.
+The buckets also hold the stem of every plain word the documents use, so that a query
+of such words needs not even Whoosh's stemmer.
+"""
+
+from __future__ import annotations
+
+import marshal
+import mmap
+import os
+from array import array
+from bisect import bisect_left
+from math import log
+from zlib import crc32
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+#: How a table file starts; bumped with index.FORMAT when its layout changes.
+MAGIC = b"git-aide-postings 1\0"
+#: A table's file name ends so (Whoosh's own clean-up never touches such names).
+SUFFIX = ".qt"
+#: BM25F's free parameters, Whoosh's defaults (scoring.BM25F).
+B = 0.75
+K1 = 1.2
+#: Terms per bucket, on average: a bucket is decoded whole.
+PER_BUCKET = 8
+#: More tables than this after a commit: the smaller ones are merged into one.
+MAX_TABLES = 8
+
+#: One document's fields: field -> (length as Whoosh counts it, [(term, frequency)]).
+Fields = dict[str, tuple[int, list[tuple[str, int]]]]
+
+
+def _key(field: str, term: str) -> str:
+    return f"{field}\0{term}"
+
+
+#: How a word's key starts in the buckets (no field name starts so).
+_STEM = "\1"
+
+
+def build(docs: list[tuple[str, Fields]], boosts: dict[str, float],
+          scorable: dict[str, bool], quantize: tuple[Any, Any],
+          totals: dict[str, int], stems: dict[str, str]) -> bytes:
+    """A table of the documents (blob id, fields), in this order.
+
+    `boosts`: each field's weight per occurrence; `scorable`: which fields have lengths
+    (BM25) rather than a plain weight; `quantize`: Whoosh's length_to_byte and
+    byte_to_length, since its searcher sees a document's length only as a byte says it;
+    `totals`: each field's total length over the whole index as Whoosh counts it now
+    (its merges add up the lengths as bytes say them, so only it can tell); `stems`:
+    the plain words of the documents, each with the stem Whoosh gives it.
+    """
+    byte_of = quantize[0]
+    n = len(docs)
+    blobs = bytearray()
+    codes = {f: bytearray(n) for f, s in scorable.items() if s}
+    posts: dict[str, tuple[array[int], array[int]]] = {}
+    for i, (blob, fields) in enumerate(docs):
+        blobs += bytes.fromhex(blob)
+        for field, (length, terms) in fields.items():
+            if field in codes and length:
+                codes[field][i] = byte_of(length)
+            for term, freq in terms:
+                key = _key(field, term)
+                entry = posts.get(key)
+                if entry is None:
+                    entry = posts[key] = (array("I"), array("I"))
+                entry[0].append(i)
+                entry[1].append(freq)
+    return _encode(n, bytes(blobs), {f: bytes(c) for f, c in codes.items()}, totals,
+                   {k: (d.tobytes(), f.tobytes()) for k, (d, f) in posts.items()},
+                   boosts, scorable, quantize, stems)
+
+
+def _encode(n: int, blobs: bytes, codes: dict[str, bytes], totals: dict[str, int],
+            posts: dict[str, tuple[bytes, bytes]], boosts: dict[str, float],
+            scorable: dict[str, bool], quantize: tuple[Any, Any],
+            stems: dict[str, str]) -> bytes:
+    count = max(1, (len(posts) + len(stems)) // PER_BUCKET)
+    buckets: list[dict[str, Any]] = [{} for _ in range(count)]
+    for key, value in posts.items():
+        buckets[crc32(key.encode()) % count][key] = value
+    for word, stem in stems.items():
+        key = _STEM + word
+        buckets[crc32(key.encode()) % count][key] = stem
+    data = [marshal.dumps(b) for b in buckets]
+    offsets = array("I", [0])
+    for chunk in data:
+        offsets.append(offsets[-1] + len(chunk))
+    # Each bucket's CRC-32 after the offsets: a bucket is checked as it is read.
+    offsets.extend(crc32(chunk) for chunk in data)
+    # Whoosh's byte -> length table, so that reading needs no Whoosh.
+    lengths = [quantize[1](b) for b in range(256)]
+    header = marshal.dumps((n, blobs, codes, totals, boosts, scorable, lengths,
+                            offsets.tobytes()))
+    return b"".join([MAGIC, len(header).to_bytes(4, "little"),
+                     crc32(header).to_bytes(4, "little"), header, *data])
+
+
+class Table:
+    """One table file, mapped: its documents, and its postings found bucket by bucket."""
+
+    __slots__ = ("path", "n", "blobs", "codes", "totals", "boosts", "scorable", "lengths",
+                 "_offsets", "_crcs", "_map", "_base", "width")
+
+    def __init__(self, path: str) -> None:
+        #: Where it is.
+        self.path = path
+        with open(path, "rb") as f:
+            #: The file, mapped (buckets are read from it on demand).
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        m = self._map
+        if m[:len(MAGIC)] != MAGIC:
+            raise ValueError(f"{path}: not a postings table")
+        size = int.from_bytes(m[len(MAGIC):len(MAGIC) + 4], "little")
+        start = len(MAGIC) + 8
+        head = m[start:start + size]
+        if crc32(head) != int.from_bytes(m[start - 4:start], "little"):
+            raise ValueError(f"{path}: a damaged postings table")
+        (n, blobs, codes, totals, boosts, scorable, lengths, offsets) = marshal.loads(head)
+        #: How many documents it holds.
+        self.n: int = n
+        #: Their blob ids, in document order, as bytes (20 each; 32 in a SHA-256 repo).
+        self.blobs: bytes = blobs
+        #: How many bytes a blob id takes.
+        self.width = len(blobs) // n if n else 20
+        #: Each scorable field's length code per document (Whoosh's length byte).
+        self.codes: dict[str, bytes] = codes
+        #: Each scorable field's total length over the whole index when it was written.
+        self.totals: dict[str, int] = totals
+        #: Each field's weight per occurrence of a term.
+        self.boosts: dict[str, float] = boosts
+        #: Which fields are scored with their length (BM25) rather than by weight alone.
+        self.scorable: dict[str, bool] = scorable
+        #: The length each code stands for.
+        self.lengths: list[int] = lengths
+        every = array("I")
+        every.frombytes(offsets)
+        half = (len(every) + 1) // 2
+        self._offsets = every[:half]
+        #: Each bucket's CRC-32.
+        self._crcs = every[half:]
+        self._base = start + size
+        if len(self._offsets) < 2 or len(self._crcs) != len(self._offsets) - 1:
+            raise ValueError(f"{path}: a postings table of the wrong shape")
+        if len(blobs) != self.width * n or self.width not in (20, 32) \
+                or self._base + self._offsets[-1] != len(m):
+            raise ValueError(f"{path}: a postings table of the wrong size")
+
+    def _bucket(self, b: int) -> dict[str, Any]:
+        lo, hi = self._offsets[b], self._offsets[b + 1]
+        data = self._map[self._base + lo:self._base + hi]
+        if crc32(data) != self._crcs[b]:
+            raise ValueError(f"{self.path}: a damaged bucket")
+        return marshal.loads(data)  # type: ignore[no-any-return]
+
+    def _find(self, key: str) -> Any:
+        return self._bucket(crc32(key.encode()) % (len(self._offsets) - 1)).get(key)
+
+    def stem(self, word: str) -> str | None:
+        """The stem of a plain word its documents use, or None."""
+        found = self._find(_STEM + word)
+        return found if isinstance(found, str) else None
+
+    def postings(self, field: str, term: str) -> tuple[array[int], array[int]] | None:
+        """(documents, frequencies) of a term in a field, or None."""
+        found = self._find(_key(field, term))
+        if not isinstance(found, tuple):
+            return None
+        docs, freqs = array("I"), array("I")
+        docs.frombytes(found[0])
+        freqs.frombytes(found[1])
+        return docs, freqs
+
+    def everything(self) -> dict[str, Any]:
+        """Every posting list, and every word's stem (to merge tables)."""
+        out: dict[str, Any] = {}
+        for b in range(len(self._offsets) - 1):
+            out.update(self._bucket(b))
+        return out
+
+    def blob(self, i: int) -> str:
+        """The blob id of document `i`."""
+        w = self.width
+        return self.blobs[w * i:w * i + w].hex()
+
+    def close(self) -> None:
+        """Unmap the file."""
+        self._map.close()
+
+
+class Tables:
+    """All the tables of one state of the index, read as one collection of documents."""
+
+    def __init__(self, paths: list[str]) -> None:
+        #: The tables, in the order their documents were added.
+        self.tables = [Table(p) for p in sorted(paths, key=order)]
+        #: Where each table's documents start in the collection's numbering.
+        self.starts: list[int] = []
+        at = 0
+        for t in self.tables:
+            self.starts.append(at)
+            at += t.n
+        #: How many documents the collection holds (Whoosh's doc_count_all).
+        self.count = at
+
+    def stem(self, word: str) -> str | None:
+        """The stem of a plain word some document uses, or None."""
+        for t in self.tables:
+            found = t.stem(word)
+            if found is not None:
+                return found
+        return None
+
+    def blob(self, doc: int) -> str:
+        """The blob id of a document of the collection."""
+        i = bisect_left(self.starts, doc + 1) - 1
+        return self.tables[i].blob(doc - self.starts[i])
+
+    def scores(self, terms: Iterable[tuple[str, str]]) -> dict[int, float]:
+        """BM25F score of every document matching any (field, term), as Whoosh's searcher
+        scores an Or of Term queries: the sum of each matching term's score."""
+        out: dict[int, float] = {}
+        count = self.count
+        # Not made unique: a term asked twice counts twice, as in Whoosh's Or.
+        for field, term in terms:
+            found = [(start, t, p)
+                     for start, t in zip(self.starts, self.tables, strict=True)
+                     if (p := t.postings(field, term)) is not None]
+            if not found:
+                continue
+            first = found[0][1]
+            boost = first.boosts.get(field, 1.0)
+            if not first.scorable.get(field, False):
+                for start, _t, (docs, freqs) in found:
+                    for d, f in zip(docs, freqs, strict=True):
+                        out[start + d] = out.get(start + d, 0.0) + f * boost
+                continue
+            df = sum(len(p[0]) for _s, _t, p in found)
+            idf = log(count / (df + 1)) + 1
+            avgfl = self.tables[-1].totals.get(field, 0) / (count or 1) or 1
+            k1b = K1 * (1 - B)
+            per = K1 * B / avgfl
+            for start, t, (docs, freqs) in found:
+                codes, lengths = t.codes[field], t.lengths
+                for d, f in zip(docs, freqs, strict=True):
+                    w = f * boost
+                    s = idf * ((w * (K1 + 1)) / (w + (k1b + per * lengths[codes[d]])))
+                    out[start + d] = out.get(start + d, 0.0) + s
+        return out
+
+    def close(self) -> None:
+        """Unmap every table."""
+        for t in self.tables:
+            t.close()
+
+
+def order(path: str) -> tuple[int, str]:
+    """Tables are named by when they were written (name()): older documents first."""
+    name = os.path.basename(path)
+    try:
+        return int(name.split("-")[1].split(".")[0]), name
+    except (IndexError, ValueError):
+        return 0, name
+
+
+def name(now_ns: int, existing: Iterable[str]) -> str:
+    """A new table's file name, after every existing one's even if the clock went back
+    (the last table carries the index's current total lengths)."""
+    latest = max((order(n)[0] for n in existing), default=0)
+    return f"postings-{max(now_ns, latest + 1)}{SUFFIX}"
+
+
+def write(root: str, ix: Any, docs: list[tuple[str, dict[str, str]]],
+          fields: tuple[str, ...]) -> None:
+    """Write documents just committed to Whoosh's index `ix` (in folder `root`) as a
+    table, with the terms, weights and lengths Whoosh's own `fields` gave them; merge the
+    smaller tables when there are too many. Called under the index's lock."""
+    import time
+
+    from whoosh.util.numeric import byte_to_length, length_to_byte
+
+    from git_aide.cache.analysis import stems
+
+    quantize = (length_to_byte, byte_to_length)
+    schema = ix.schema
+    with ix.reader() as reader:
+        totals = {f: int(reader.field_length(f)) for f in fields if schema[f].scorable}
+    boosts = {f: float(schema[f].format.field_boost) for f in fields}
+    scorable = {f: bool(schema[f].scorable) for f in fields}
+    rows: list[tuple[str, Fields]] = []
+    for blob, doc in docs:
+        made: Fields = {}
+        for f in fields:
+            terms = [(t.decode("utf-8"), freq) for t, freq, _w, _v in schema[f].index(doc[f])]
+            made[f] = (sum(n for _t, n in terms) if scorable[f] else 0, terms)
+        rows.append((blob, made))
+    words = stems([doc[f] for _b, doc in docs for f in fields if f != "tags"])
+
+    def names() -> list[str]:
+        return [n for n in os.listdir(root) if n.endswith(SUFFIX)]
+
+    _put(root, name(time.time_ns(), names()),
+         build(rows, boosts, scorable, quantize, totals, words))
+    tables = sorted(names(), key=lambda n: os.path.getsize(os.path.join(root, n)))
+    if len(tables) > MAX_TABLES:
+        # All but the largest are merged, unless together they outgrow it: each
+        # document is then rewritten a few times over the index's life, not on every
+        # commit.
+        small = tables[:-1]
+        if sum(os.path.getsize(os.path.join(root, n)) for n in small) \
+                > os.path.getsize(os.path.join(root, tables[-1])):
+            small = tables
+        merged = merge([os.path.join(root, n) for n in small], quantize, totals)
+        # Under a new name, last in order (it carries the current totals): a file the
+        # id table names is never rewritten, only removed.
+        _put(root, name(time.time_ns(), names()), merged)
+        for n in small:
+            os.unlink(os.path.join(root, n))
+
+
+def _put(root: str, name: str, data: bytes) -> None:
+    path = os.path.join(root, name)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:
+    """One table holding the documents of these, in their order."""
+    tables = Tables(paths)
+    try:
+        first = tables.tables[0]
+        blobs = b"".join(t.blobs for t in tables.tables)
+        fields = {f for t in tables.tables for f in t.codes}
+        codes = {f: b"".join(t.codes.get(f, bytes(t.n)) for t in tables.tables)
+                 for f in fields}
+        posts: dict[str, tuple[array[int], array[int]]] = {}
+        stems: dict[str, str] = {}
+        for start, t in zip(tables.starts, tables.tables, strict=True):
+            for key, value in t.everything().items():
+                if key.startswith(_STEM):
+                    stems[key[1:]] = value
+                    continue
+                docs, freqs = value
+                entry = posts.get(key)
+                if entry is None:
+                    entry = posts[key] = (array("I"), array("I"))
+                moved = array("I")
+                moved.frombytes(docs)
+                entry[0].extend(d + start for d in moved)
+                entry[1].frombytes(freqs)
+        return _encode(tables.count, blobs, codes, totals,
+                       {k: (d.tobytes(), f.tobytes()) for k, (d, f) in posts.items()},
+                       first.boosts, first.scorable, quantize, stems)
+    finally:
+        tables.close()

@@ -1,0 +1,172 @@
+"""Views: the finished entries of one state of a source, saved for the next command.
+
+A view is keyed by what its listing depends on (the index file's stat and the files
+that differ from it, or a tree id), named briefly and checked against the full state
+when read. The file is a small header (the state, the warnings, and where each scope's
+group of rows lies), then every memory's content, then the groups, then every blob id
+in group order, with its group and where its content starts: a recall decodes the
+header and the groups whose scope is relevant, and reads the contents it shows; a
+search reads the blob ids, asks the full-text index, and decodes only the groups that
+hold its best matches; a match found in the contents names its memory by where it is.
+
+Each part carries its own check, so that a recall checks only what it reads: the
+header a CRC-32 (stored before it), each group a CRC-32 (stored in the header beside
+its span), each content a CRC-32 (stored in its row; checked as it is read). The blob
+ids were checked when the view was built, so a recall need not hash what it shows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+from array import array
+from zlib import crc32
+
+from git_aide.cache.folder import FORMAT, MAGIC, Cache
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: Views kept (one per state of a source that was read lately).
+MAX_VIEWS = 16
+
+
+def _discard(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], ViewFile] | None:
+    """A source's finished entries, if they were saved for exactly this state:
+    (warnings, [(compiled scope, span of its rows)], the open file, whose `blobs` is
+    the span of the blob ids)."""
+    name, state = key
+    path = cache.path("views", name)
+    try:
+        f = open(path, "rb")  # noqa: SIM115 -- stays open for the entries to read
+    except IsADirectoryError:
+        cache.damaged(path)
+        return None
+    except OSError:
+        return None
+    try:
+        top = f.read(12)
+        size = int.from_bytes(top[:8], "little")
+        header = f.read(size)
+        if len(header) != size or crc32(header) != int.from_bytes(top[8:], "little"):
+            raise ValueError
+        magic, fmt, saved, skipped, groups, *more = marshal.loads(header)
+        # The checksum vouches for the shape of what we wrote: the groups are not walked
+        # here (a thousand scopes would cost a recall more than the rest of the header).
+        if magic != MAGIC or fmt != FORMAT or not isinstance(groups, list) \
+                or not isinstance(skipped, list):
+            raise ValueError
+    except Exception:
+        f.close()
+        cache.damaged(path)
+        return None
+    if saved != state:
+        f.close()
+        return None
+    with contextlib.suppress(OSError):  # recently used: kept by the eviction
+        os.utime(path)
+    opened = ViewFile(f, 12 + size, path)
+    opened.blobs = more[0] if more else None
+    return skipped, groups, opened
+
+
+def save(cache: Cache, key: tuple[str, str], skipped: list[str],
+         groups: list[tuple[Any, list[tuple[str, str, Any, bytes]]]]) -> None:
+    """Save a view: a small header, then every memory's content, then each group's rows.
+
+    A reader decodes the header and only the groups it needs; contents are read
+    one slice at a time, for the memories it shows.
+    """
+    contents: list[bytes] = []
+    offset = 0
+    payloads: list[bytes] = []
+    for _compiled, rows in groups:
+        slim = []
+        for path, blob, meta, raw in rows:
+            slim.append((path, blob, meta, offset, len(raw), crc32(raw)))
+            contents.append(raw)
+            offset += len(raw)
+        payloads.append(marshal.dumps(slim))
+    spans = []
+    at = offset  # group rows follow the contents
+    for (compiled, _rows), payload in zip(groups, payloads, strict=True):
+        spans.append((compiled, (at, len(payload), crc32(payload))))
+        at += len(payload)
+    # Then every blob id, in group order, with the index of its group (the map a
+    # search wants is then made at C speed) and where its content starts in the run
+    # (so that a match found in the run names its memory without decoding a group).
+    starts = [0]
+    for _c, rows in groups:
+        for _p, _b, _m, raw in rows:
+            starts.append(starts[-1] + len(raw))
+    ids = marshal.dumps(([r[1] for _c, rows in groups for r in rows],
+                         array("I", [g for g, (_c, rows) in enumerate(groups)
+                                     for _r in rows]).tobytes(),
+                         array("Q", starts[:-1]).tobytes()))
+    header = marshal.dumps((MAGIC, FORMAT, key[1], skipped, spans,
+                            (at, len(ids), crc32(ids))))
+    top = len(header).to_bytes(8, "little") + crc32(header).to_bytes(4, "little")
+    cache.write_bytes([top, header, *contents, *payloads, ids], "views", key[0])
+    _evict(cache)
+
+
+def _evict(cache: Cache) -> None:
+    try:
+        names = os.listdir(cache.path("views"))
+    except OSError:
+        return
+    if len(names) <= MAX_VIEWS:
+        return
+    aged = []
+    for name in names:
+        with contextlib.suppress(OSError):
+            aged.append((os.stat(cache.path("views", name)).st_mtime_ns, name))
+    for _mtime, name in sorted(aged)[:-MAX_VIEWS]:
+        _discard(cache.path("views", name))
+
+
+def discard(cache: Cache, view: ViewFile) -> None:
+    """Drop a view whose insides proved damaged, and say so once."""
+    cache.damaged(view.path)
+
+
+class ViewFile:
+    """An open view file; slices of it are read on demand (relative to its body)."""
+
+    __slots__ = ("_f", "_base", "path", "contents", "blobs", "ids", "order", "starts")
+
+    def __init__(self, f: Any, base: int, path: str) -> None:
+        self._f = f
+        self._base = base
+        #: Where it is, to drop it if it proves damaged.
+        self.path = path
+        #: Every memory's content in one run, once read (a state's view never changes,
+        #: so a long-lived process reads it once).
+        self.contents: bytes | None = None
+        #: The span of the blob ids of its groups (None in a view without them).
+        self.blobs: tuple[int, int, int] | None = None
+        #: Those blob ids, each mapped to its group, once read (kept like `contents`).
+        self.ids: dict[str, int] | None = None
+        #: The same blob ids in the order of their contents in the run, once read.
+        self.order: list[str] | None = None
+        #: Where each of those contents starts in the run, once read.
+        self.starts: array[int] | None = None
+
+    def read(self, span: tuple[int, ...]) -> bytes | None:
+        """The bytes at (offset, length[, crc]) of the body; None if the file is too
+        short or they fail their checksum."""
+        try:
+            self._f.seek(self._base + span[0])
+            data = self._f.read(span[1])
+        except (OSError, ValueError):
+            return None
+        if len(data) != span[1] or (len(span) > 2 and crc32(data) != span[2]):
+            return None
+        return data

@@ -1,0 +1,336 @@
+"""The MemoryFile record (aide-memory's format): parse, check, and write canonical bytes.
+
+A record is a plain dict holding every known key (defaults filled in) plus any unknown
+keys exactly as they were read. This module is ground level: it imports nothing of
+git-aide but `scope`, and nothing heavy, because the merge driver starts from it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from git_aide import MEMORIES_DIR as _MEMORIES_DIR
+from git_aide.core import scope as scopes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: The layers, in ranking order.
+LAYERS: tuple[str, ...] = ("area_context", "technical", "preferences", "guidelines")
+#: The values `source` may take.
+SOURCES: tuple[str, ...] = ("conversation", "import", "agent_discovery", "elevated", "hook")
+#: The values `priority` may take.
+PRIORITIES: tuple[str, ...] = ("normal", "always")
+#: The known keys, in the order a file is written.
+KNOWN_KEYS: tuple[str, ...] = (
+    "uuid", "layer", "what", "why", "scope", "context_label", "contributor", "tags",
+    "source", "shared", "priority", "generated_by", "derived_from", "created_at",
+    "updated_at",
+)
+#: Where memories live, relative to the repository root.
+MEMORIES_DIR = _MEMORIES_DIR
+#: The folder of private preferences, never staged.
+PERSONAL_DIR = MEMORIES_DIR + "/preferences/personal"
+#: The longest `what`, in code points.
+MAX_WHAT = 4000
+#: The largest memory file that validation accepts.
+MAX_FILE_BYTES = 16 * 1024
+
+UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\Z")
+TIME_RE = re.compile(
+    r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+    r"\.[0-9]{3}Z\Z")
+
+_DEFAULTS: dict[str, Any] = {
+    "why": None, "scope": None, "context_label": None, "tags": [], "source": "conversation",
+    "shared": True, "priority": "normal", "generated_by": None, "derived_from": None,
+}
+_REQUIRED = ("uuid", "layer", "what", "contributor", "created_at", "updated_at")
+_NULLABLE_STR = ("why", "scope", "context_label")
+#: The fields without which a file is no memory at all (and the file as a whole, None):
+#: a problem elsewhere leaves it a live memory (read liberally, DESIGN section 1).
+FATAL_FIELDS: frozenset[str | None] = frozenset({None, "uuid", "layer", "what", "scope"})
+
+
+class MemoryFormatError(ValueError):
+    """A file that is not a valid memory; `field` names the culprit when there is one."""
+
+    #: The key at fault, or None for the file as a whole.
+    field: str | None
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def now() -> str:
+    """The current UTC time in the file's timestamp form."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+def load_json(data: bytes) -> Any:
+    """The JSON value of a file, as every reader of memories reads it: UTF-8, no NaN or
+    infinite numbers, no lone surrogates; MemoryFormatError otherwise."""
+    # The standard library, not orjson: it keeps integers beyond 64 bits exact (orjson
+    # turns them into floats), and a command that shows 20 memories should not pay
+    # orjson's import (~15 ms) for them.
+    try:
+        raw = _DECODER.decode(data.decode("utf-8"))
+        ok = encodable(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise MemoryFormatError(f"not valid JSON ({e})") from None
+    except RecursionError:
+        raise MemoryFormatError("not valid JSON (nested too deeply)") from None
+    if not ok:
+        raise MemoryFormatError("holds text that is not valid Unicode (a lone surrogate)")
+    return raw
+
+
+def parse(data: bytes, path: str | None = None) -> dict[str, Any]:
+    """Parse one memory file, liberally: MemoryFormatError only when it is no memory at
+    all (not JSON, no valid uuid, layer, what or scope); any other field that breaks a
+    rule is read as the nearest value of its type. `path` (repo-relative) gives a
+    missing `shared` from the folder."""
+    raw = load_json(data)
+    if not isinstance(raw, dict):
+        raise MemoryFormatError("not a JSON object")
+    record = fill_defaults(raw)
+    problems = check(record)
+    for field, message in problems:
+        if is_fatal(field):
+            raise MemoryFormatError(message, field)
+    if "shared" not in raw or not isinstance(raw["shared"], bool):
+        record["shared"] = not (path or "").startswith(PERSONAL_DIR + "/")
+    if problems:
+        _normalize(record)
+    return record
+
+
+def is_fatal(field: str | None) -> bool:
+    """Whether a problem with this field makes a file no memory at all."""
+    return field in FATAL_FIELDS
+
+
+def _text(value: Any) -> str:
+    """Any JSON value as text (a string stays as it is)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _normalize(record: dict[str, Any]) -> None:
+    """Give each known field a value of its type, so that every reader can use it."""
+    tags = record.get("tags")
+    if isinstance(tags, list):
+        record["tags"] = [_text(t) for t in tags]
+    else:
+        record["tags"] = [] if tags is None else [_text(tags)]
+    for key in ("why", "context_label"):
+        if record[key] is not None:
+            record[key] = _text(record[key])
+    derived = record["derived_from"]
+    if isinstance(derived, list):
+        record["derived_from"] = [_text(d) for d in derived]
+    elif derived is not None:
+        record["derived_from"] = _text(derived)
+    for key in ("contributor", "created_at", "updated_at"):
+        record[key] = _text(record[key]) if record.get(key) is not None else ""
+    for key in ("source", "priority"):
+        record[key] = _text(record[key])
+    if record["generated_by"] is not None and not isinstance(record["generated_by"], dict):
+        record["generated_by"] = None
+
+
+def repair(record: dict[str, Any]) -> dict[str, Any]:
+    """Make a record read liberally fit to be written (write strictly): tags without
+    repeats, known values for `source` and `priority`, times in order."""
+    record["tags"] = list(dict.fromkeys(record["tags"]))
+    if record["source"] not in SOURCES:
+        record["source"] = _DEFAULTS["source"]
+    if record["priority"] not in PRIORITIES:
+        record["priority"] = _DEFAULTS["priority"]
+    if not record["contributor"]:
+        record["contributor"] = "unknown"
+    if isinstance(record["derived_from"], list) and not all(
+            UUID_RE.match(d) for d in record["derived_from"]):
+        record["derived_from"] = [d for d in record["derived_from"] if UUID_RE.match(d)]
+    stamp = now()
+    if not TIME_RE.match(record["updated_at"]):
+        record["updated_at"] = stamp
+    if not TIME_RE.match(record["created_at"]):
+        record["created_at"] = record["updated_at"]
+    if record["updated_at"] < record["created_at"]:
+        record["updated_at"] = record["created_at"]
+    return record
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large a number for JSON")
+    return value
+
+
+#: One decoder for every parse (json.loads with an option builds a new one each call);
+#: it refuses NaN and numbers that would become infinite, as the merge driver does.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+
+
+def encodable(value: Any) -> bool:
+    """Whether every string in a JSON value can be written as UTF-8 (JSON's \\ud800
+    escapes can make lone surrogates, which no output can carry)."""
+    if isinstance(value, str):
+        if value.isascii():
+            return True
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(encodable(k) and encodable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(encodable(v) for v in value)
+    return True
+
+
+def fill_defaults(raw: dict[str, Any]) -> dict[str, Any]:
+    """The record with every known key present, in canonical order, unknown keys after."""
+    record: dict[str, Any] = {}
+    for key in KNOWN_KEYS:
+        if key in raw:
+            record[key] = raw[key]
+        elif key in _DEFAULTS:
+            value = _DEFAULTS[key]
+            record[key] = list(value) if isinstance(value, list) else value
+    for key in sorted(k for k in raw if k not in record):
+        record[key] = raw[key]
+    return record
+
+
+def check(record: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """Every problem of a record as (field, message); empty when it is valid."""
+    problems: list[tuple[str | None, str]] = []
+    missing = [key for key in _REQUIRED if key not in record]
+    problems.extend((key, "missing") for key in missing)
+    if missing:  # check the rest as if the missing keys were null
+        record = {**record, **dict.fromkeys(missing)}
+    uuid = record["uuid"]
+    if not isinstance(uuid, str) or not UUID_RE.match(uuid):
+        problems.append(("uuid", "not a lowercase RFC 4122 UUID"))
+    if record["layer"] not in LAYERS:
+        problems.append(("layer", f"unknown layer {record['layer']!r}"))
+    what = record["what"]
+    if not isinstance(what, str) or not what.strip():
+        problems.append(("what", "empty"))
+    elif len(what) > MAX_WHAT:
+        problems.append(("what", f"longer than {MAX_WHAT} characters"))
+    for key in _NULLABLE_STR:
+        if record[key] is not None and not isinstance(record[key], str):
+            problems.append((key, "must be a string or null"))
+    if not isinstance(record["contributor"], str):
+        problems.append(("contributor", "must be a string"))
+    tags = record["tags"]
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        problems.append(("tags", "must be a list of strings"))
+    elif len(set(tags)) != len(tags):
+        problems.append(("tags", "duplicate tag"))
+    if record["source"] not in SOURCES:
+        problems.append(("source", f"unknown source {record['source']!r}"))
+    if not isinstance(record["shared"], bool):
+        problems.append(("shared", "must be true or false"))
+    if record["priority"] not in PRIORITIES:
+        problems.append(("priority", f"unknown priority {record['priority']!r}"))
+    gen = record["generated_by"]
+    if gen is not None and not isinstance(gen, dict):
+        problems.append(("generated_by", "must be an object or null"))
+    derived = record["derived_from"]
+    if isinstance(derived, str) and not UUID_RE.match(derived):
+        problems.append(("derived_from", "not a uuid"))
+    elif isinstance(derived, list):
+        if not all(isinstance(d, str) and UUID_RE.match(d) for d in derived):
+            problems.append(("derived_from", "must be a list of uuids"))
+    elif derived is not None:
+        problems.append(("derived_from", "must be a uuid, a list of uuids or null"))
+    stamps_ok = True
+    for key in ("created_at", "updated_at"):
+        if not isinstance(record[key], str) or not TIME_RE.match(record[key]):
+            problems.append((key, "not a UTC time of the form YYYY-MM-DDTHH:MM:SS.sssZ"))
+            stamps_ok = False
+    if stamps_ok and record["updated_at"] < record["created_at"]:
+        problems.append(("updated_at", "earlier than created_at"))
+    if isinstance(record["scope"], str):
+        message = scopes.check(record["scope"])
+        if message:
+            problems.append(("scope", message))
+    if record["layer"] == "area_context" and scopes.is_project_wide(record["scope"]):
+        problems.append(("scope", "an area_context memory needs a scope"))
+    if missing:
+        return [p for p in problems if p[0] not in missing or p[1] == "missing"]
+    return problems
+
+
+def check_path(record: dict[str, Any], path: str) -> str | None:
+    """Why a valid record does not belong at `path` (repo-relative), or None."""
+    return misplaced(path, record["uuid"], record["layer"], relpath(record))
+
+
+def misplaced(path: str, uuid: str, layer: str, want: str) -> str | None:
+    """Why a memory (its uuid, layer and rightful path) does not belong at `path`."""
+    if path == want:
+        return None
+    if path.rsplit("/", 1)[-1] != f"{uuid}.json":
+        return "file name is not its uuid"
+    return f"belongs at {want} (layer {layer})"
+
+
+def relpath(record: dict[str, Any]) -> str:
+    """Where a record is stored, relative to the repository root."""
+    layer = record["layer"]
+    if layer == "preferences":
+        folder = "preferences/shared" if record.get("shared", True) else "preferences/personal"
+    else:
+        folder = layer
+    return f"{MEMORIES_DIR}/{folder}/{record['uuid']}.json"
+
+
+def is_personal(record: dict[str, Any]) -> bool:
+    """A private preference: gitignored, never staged."""
+    return record["layer"] == "preferences" and record.get("shared") is False
+
+
+def canonical(record: dict[str, Any]) -> bytes:
+    """The canonical bytes of a record: the same record always gives the same bytes."""
+    import orjson  # here, not at the top: the merge driver starts without it (~12 ms)
+
+    ordered = fill_defaults(record)
+    try:
+        text = orjson.dumps(ordered, option=orjson.OPT_INDENT_2)
+    except TypeError:  # integers beyond 64 bits in an unknown key
+        return (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode()
+    return text + b"\n"
+
+
+def new(
+    what: str, *, layer: str, contributor: str, why: str | None = None,
+    scope: str | None = None, context_label: str | None = None, tags: list[str] | None = None,
+    source: str = "conversation", shared: bool = True, priority: str = "normal",
+    generated_by: dict[str, Any] | None = None, derived_from: str | None = None,
+) -> dict[str, Any]:
+    """A fresh record with a random uuid, stamped now."""
+    import uuid as _uuid
+
+    stamp = now()
+    return fill_defaults({
+        "uuid": str(_uuid.uuid4()), "layer": layer, "what": what, "why": why, "scope": scope,
+        "context_label": context_label, "contributor": contributor,
+        "tags": list(dict.fromkeys(tags or [])), "source": source, "shared": shared,
+        "priority": priority, "generated_by": generated_by, "derived_from": derived_from,
+        "created_at": stamp, "updated_at": stamp,
+    })

@@ -1,0 +1,500 @@
+"""The three-way merge of one memory record, and the git merge driver around it.
+
+Git starts the driver once per conflicting file, so this module must start fast: it
+imports only `memory`, `controls` and the standard library; never pygit2, click, rich or
+whoosh, and not even orjson unless a record holds a float (nor subprocess unless a field
+was dropped). The merge is a pure function of the three
+contents and is symmetric: swapping OURS and THEIRS (as a rebase does) gives the same bytes.
+
+Rules (DESIGN section 7): a field changed on one side takes that side; a field changed
+on both takes the side with the newer `updated_at`; `tags` merge as sets; the result's
+`updated_at` is the later of the two. An empty or unparsable base means "no base":
+equal fields are kept, differing fields go to the newer side, tags are united.
+
+A field both sides changed to different values keeps only the newer side's value, as
+designed; the driver then says so on stderr, one line a field, naming the side dropped,
+its value and the `git show` that prints the whole dropped version (`dropped`, `notice`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from git_aide.core import controls, memory
+
+#: Conflict marker length when git does not pass one (%L).
+DEFAULT_MARKER_SIZE = 7
+#: Usage line printed when the driver is called with too few arguments.
+USAGE = "usage: git aide merge-driver BASE OURS THEIRS [MARKER_SIZE] [PATH]"
+
+
+class _Absent:
+    """The type of ABSENT and NO_BASE, so that they are never taken for a JSON value."""
+
+    #: The name shown by repr.
+    name: str
+
+    def __init__(self, name: str) -> None:
+        """A marker called `name`."""
+        self.name = name
+
+    def __repr__(self) -> str:
+        """Shown in failing test output."""
+        return self.name
+
+
+#: A key that a side does not have (deleted, or never added).
+ABSENT = _Absent("ABSENT")
+#: Stands for "no common ancestor" in field comparisons.
+NO_BASE = _Absent("NO_BASE")
+
+
+class MergeConflict(Exception):
+    """The three versions cannot be merged automatically; the message says why."""
+
+
+def load_side(data: bytes, side: str) -> dict[str, Any]:
+    """One side parsed as a JSON object with the defaults filled in; MergeConflict if not."""
+    # Read as every reader of memories reads (memory.load_json): the standard parser,
+    # which keeps integers beyond 64 bits exact, as a merge must.
+    try:
+        raw = memory.load_json(data)
+    except memory.MemoryFormatError:
+        raise MergeConflict(f"{side} is not valid JSON") from None
+    if not isinstance(raw, dict):
+        raise MergeConflict(f"{side} is not a JSON object")
+    return memory.fill_defaults(raw)
+
+
+def _enc(value: Any) -> str:
+    """A value's exact JSON text: equality without Python's 1 == 1.0 == True."""
+    if isinstance(value, _Absent):
+        return "\0" + repr(value)
+    return json.dumps(value)
+
+
+def _has_float(value: Any) -> bool:
+    """Whether a float hides anywhere in a JSON value."""
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    return False
+
+
+def canonical(record: dict[str, Any]) -> bytes:
+    """Exactly `memory.canonical(record)`, without importing orjson when it can."""
+    ordered = memory.fill_defaults(record)
+    if _has_float(ordered):
+        return memory.canonical(ordered)  # orjson writes some floats its own way (1e-7)
+    # For strings, integers, booleans and null the standard library writes the same
+    # bytes as orjson's OPT_INDENT_2 (tests/test_merge.py checks this), and it spares
+    # the driver orjson's import time.
+    return (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def stamp(record: dict[str, Any]) -> str:
+    """`updated_at` when it is well formed, else "" (older than any real time)."""
+    value = record.get("updated_at")
+    return value if isinstance(value, str) and memory.TIME_RE.match(value) else ""
+
+
+def order(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(newer, older) by `updated_at`; a tie goes to the larger canonical bytes."""
+    # The tie-break looks only at content, never at which side is which: that is what
+    # makes a rebase (which swaps the sides) give the same bytes as a merge.
+    key_ours = (stamp(ours), canonical(ours))
+    key_theirs = (stamp(theirs), canonical(theirs))
+    return (ours, theirs) if key_ours >= key_theirs else (theirs, ours)
+
+
+def _str_list(value: Any) -> bool:
+    """A list of strings (what `tags` must be for the set merge)."""
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+
+def merge_tags(base: list[str], newer: list[str], older: list[str]) -> list[str]:
+    """Set merge: base tags that neither side removed, then additions (newer side first)."""
+    kept = [t for t in base if t in newer and t in older]
+    out = dict.fromkeys(kept)
+    for tag in (*newer, *older):
+        if tag not in base:
+            out.setdefault(tag)
+    return list(out)
+
+
+def merge_field(key: str, base: Any, newer: Any, older: Any) -> Any:
+    """One field: changed on one side takes that side, on both the newer side."""
+    enc_newer, enc_older = _enc(newer), _enc(older)
+    if enc_newer == enc_older:
+        return newer
+    if base is not NO_BASE:
+        enc_base = _enc(base)
+        if enc_newer == enc_base:
+            return older
+        if enc_older == enc_base:
+            return newer
+    if key == "tags" and _str_list(newer) and _str_list(older):
+        return merge_tags(base if _str_list(base) else [], newer, older)
+    return newer
+
+
+def merge_records(base: dict[str, Any] | None, ours: dict[str, Any],
+                  theirs: dict[str, Any]) -> dict[str, Any]:
+    """The field-by-field merge of two records against their ancestor (None: no base)."""
+    newer, older = order(ours, theirs)
+    keys = set(ours) | set(theirs) | set(base or ())
+    result: dict[str, Any] = {}
+    for key in keys:
+        if key == "updated_at":
+            continue
+        b = NO_BASE if base is None else base.get(key, ABSENT)
+        value = merge_field(key, b, newer.get(key, ABSENT), older.get(key, ABSENT))
+        if value is not ABSENT:
+            result[key] = value
+    # The newer side's stamp is the later of the two by construction.
+    if "updated_at" in newer:
+        result["updated_at"] = newer["updated_at"]
+    return result
+
+
+class Dropped:
+    """A field both sides changed to different values: the merge kept one, dropped the other."""
+
+    __slots__ = ("uuid", "scope", "field", "kept", "value", "tie")
+
+    def __init__(self, uuid: str, scope: str, field: str, kept: str, value: Any,
+                 tie: bool) -> None:
+        #: The memory's uuid.
+        self.uuid = uuid
+        #: The merged memory's scope ("" when project-wide).
+        self.scope = scope
+        #: The field's name.
+        self.field = field
+        #: The side whose value was kept, as git names it to the driver: "ours" (%A) or
+        #: "theirs" (%B).
+        self.kept = kept
+        #: The value dropped (ABSENT when the dropped side had no such key).
+        self.value = value
+        #: Whether both sides had the same `updated_at` (then the content decided).
+        self.tie = tie
+
+    @property
+    def lost(self) -> str:
+        """The side whose value was dropped."""
+        return "theirs" if self.kept == "ours" else "ours"
+
+    def __repr__(self) -> str:
+        """Shown in failing test output."""
+        return f"Dropped({self.field!r}, kept={self.kept!r}, value={self.value!r})"
+
+
+def changed_on_both(key: str, base: Any, ours: Any, theirs: Any) -> bool:
+    """Whether both sides changed one field to different values, so that a merge can keep
+    only one of them (NO_BASE: no ancestor, so any difference counts)."""
+    enc_ours, enc_theirs = _enc(ours), _enc(theirs)
+    if key == "updated_at" or enc_ours == enc_theirs:
+        return False
+    if base is not NO_BASE and _enc(base) in (enc_ours, enc_theirs):
+        return False
+    # Tags merge as sets: every tag either side added is kept, so neither side loses one.
+    return not (key == "tags" and _str_list(ours) and _str_list(theirs))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equality of two JSON values as a file holds them (1, 1.0 and true differ)."""
+    return _enc(a) == _enc(b)
+
+
+def dropped(base: dict[str, Any] | None, ours: dict[str, Any], theirs: dict[str, Any],
+            merged: dict[str, Any]) -> list[Dropped]:
+    """The fields of merge_records(base, ours, theirs) whose value one side lost."""
+    newer, older = order(ours, theirs)
+    kept = "ours" if newer is ours else "theirs"
+    tie = stamp(ours) == stamp(theirs)
+    uuid = str(merged.get("uuid", ""))
+    scope = merged.get("scope")
+    out: list[Dropped] = []
+    for key in [*newer, *(k for k in older if k not in newer)]:
+        b = NO_BASE if base is None else base.get(key, ABSENT)
+        if changed_on_both(key, b, newer.get(key, ABSENT), older.get(key, ABSENT)):
+            out.append(Dropped(uuid, scope if isinstance(scope, str) else "", key, kept,
+                               older.get(key, ABSENT), tie))
+    return out
+
+
+def merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> bytes:
+    """The canonical bytes of the merged memory; MergeConflict when it cannot merge."""
+    return merge_report(base, ours, theirs)[0]
+
+
+def merge_report(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[Dropped]]:
+    """merge_bytes, and the fields whose value one side lost in it."""
+    try:
+        return _merge_bytes(base, ours, theirs)
+    except (TypeError, ValueError) as e:  # e.g. a lone surrogate that UTF-8 cannot hold
+        raise MergeConflict(f"cannot be written canonically ({type(e).__name__}: {e})"
+                            ) from None
+
+
+def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[Dropped]]:
+    """merge_report without the translation of stray errors."""
+    o = load_side(ours, "ours")
+    t = load_side(theirs, "theirs")
+    if _enc(o.get("uuid", ABSENT)) != _enc(t.get("uuid", ABSENT)):
+        raise MergeConflict("ours and theirs have different uuids")
+    b: dict[str, Any] | None = None
+    if base.strip():
+        try:
+            b = load_side(base, "base")
+        except MergeConflict:
+            b = None  # a virtual ancestor with markers in it: merge as "no base"
+        if b is not None and _enc(b.get("uuid", ABSENT)) != _enc(o.get("uuid", ABSENT)):
+            b = None
+    merged = memory.fill_defaults(merge_records(b, o, t))
+    lost = dropped(b, o, t, merged)
+    problems = memory.check(merged)
+    for field, message in problems:
+        # Read liberally, write strictly (DESIGN section 1): what a reader accepts is
+        # repaired; only what makes no memory at all, or a time the repair would have to
+        # invent (and so differ between runs), is a conflict.
+        if memory.is_fatal(field) or (field in ("created_at", "updated_at")
+                                      and message != "earlier than created_at"):
+            raise MergeConflict(f"the merged memory would be invalid ({field}: {message})")
+    if problems:
+        merged = memory.repair(memory.parse(canonical(merged)))
+    return canonical(merged), lost
+
+
+def conflict_bytes(base: bytes, ours: bytes, theirs: bytes,
+                   marker_size: int = DEFAULT_MARKER_SIZE) -> bytes:
+    """diff3-style markers around the three whole contents, as git writes them."""
+    def block(data: bytes) -> bytes:
+        """Content ending in a newline, so that the next marker starts a line."""
+        return data if not data or data.endswith(b"\n") else data + b"\n"
+
+    return b"".join((
+        b"<" * marker_size, b" ours\n", block(ours),
+        b"|" * marker_size, b" base\n", block(base),
+        b"=" * marker_size, b"\n", block(theirs),
+        b">" * marker_size, b" theirs\n",
+    ))
+
+
+def _marker_size(arg: str | None) -> int:
+    """%L as git passes it; anything unusable means the default."""
+    try:
+        size = int(arg) if arg else DEFAULT_MARKER_SIZE
+    except ValueError:
+        return DEFAULT_MARKER_SIZE
+    return size if 1 <= size <= 1000 else DEFAULT_MARKER_SIZE
+
+
+def _read(path: str) -> bytes:
+    """A file's bytes; a missing one (git passes an empty %O for add/add) is empty."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return b""
+
+
+def _say(line: str) -> None:
+    """One line on stderr, which git shows beside its own CONFLICT line."""
+    try:
+        sys.stderr.write(f"git-aide: merge-driver: {controls.escape(line)}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+#: How wide a dropped value is shown before it is cut (the command prints all of it).
+SHOWN_WIDTH = 72
+
+
+def shown(value: Any, width: int | None = SHOWN_WIDTH) -> str:
+    """A field's value on one line, as JSON writes it (strings quoted), cut to `width`."""
+    if isinstance(value, _Absent):
+        return "(no such field)"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    # JSON escapes C0 controls; DEL and C1 would still reach the terminal raw.
+    text = controls.escape(text)
+    if width is not None and len(text) > width:
+        text = text[:width - 4] + ('..."' if text.endswith('"') else "...")
+    return text
+
+
+#: A side of a merge as a person sees it: (word, detail or None).
+Label = tuple[str, str | None]
+
+
+def side_names(git_dir: str | None, environ: dict[str, str] | None = None
+               ) -> dict[str, Label]:
+    """What a person calls git's "ours" and "theirs" right now.
+
+    In a merge, pull, cherry-pick or revert "ours" is HEAD and "theirs" what comes in.
+    A rebase replays your commits onto upstream, so there git's "ours" is upstream and
+    its "theirs" is your commit: the words follow what the user did, not git's plumbing.
+    """
+    picked = _rebase_pick(git_dir) if git_dir else None
+    if picked is not None:
+        return {"ours": ("upstream", None),
+                "theirs": ("yours", f"commit {picked[:7]}" if picked else None)}
+    env = os.environ if environ is None else environ
+    # `git merge` names what it merges in GITHEAD_<id>: the name the user typed, or the
+    # id itself when `git pull` hands it over; an octopus has several, and no name fits.
+    heads = [v for k, v in env.items() if k.startswith("GITHEAD_") and v]
+    theirs = None
+    if len(heads) == 1:
+        theirs = f"commit {heads[0][:7]}" if _hex(heads[0]) else controls.escape(heads[0])
+    return {"ours": ("ours", None), "theirs": ("theirs", theirs)}
+
+
+def _rebase_pick(git_dir: str) -> str | None:
+    """The commit a rebase is replaying ("" if it cannot tell), or None outside a rebase.
+
+    A merge that `rebase --rebase-merges` replays counts as a merge: None.
+    """
+    todo = os.path.join(git_dir, "rebase-merge")
+    if os.path.isdir(todo):
+        try:
+            with open(os.path.join(todo, "done"), encoding="utf-8", errors="replace") as f:
+                lines = [x.split() for x in f.read().splitlines()]
+        except OSError:
+            return ""
+        done = [x for x in lines if x and not x[0].startswith("#")]
+        if not done:
+            return ""
+        if done[-1][0] in ("merge", "m"):
+            return None
+        # "pick <id> subject", "fixup -C <id> subject", ...: the first hex word.
+        return next((w for w in done[-1][1:] if _hex(w)), "")
+    if os.path.isfile(os.path.join(git_dir, "rebase-apply", "rebasing")):
+        try:
+            with open(os.path.join(git_dir, "REBASE_HEAD"), encoding="ascii",
+                      errors="replace") as f:
+                head = f.read().strip()
+        except OSError:
+            return ""
+        return head if _hex(head) else ""
+    return None
+
+
+def _hex(word: str) -> bool:
+    """Whether a word is an object id (or an abbreviation of one)."""
+    return len(word) >= 4 and all(c in "0123456789abcdef" for c in word)
+
+
+def notice(d: Dropped, names: dict[str, Label], recover: str | None) -> str:
+    """One line that says which field of which memory lost which side's value, and the
+    command that prints the whole dropped version (without one, the whole value)."""
+    kept_word, kept_detail = names[d.kept]
+    lost_word, lost_detail = names[d.lost]
+    why = "same updated_at" if d.tie else "newer"
+    kept = f"{kept_word} ({kept_detail}, {why})" if kept_detail else f"{kept_word} ({why})"
+    lost = f"{lost_word} ({lost_detail})" if lost_detail else lost_word
+    scope = controls.escape(d.scope) if d.scope else "project"
+    line = (f"memory {controls.escape(d.uuid[:8])} [{scope}]: both sides changed "
+            f"{shown(d.field)}; kept {kept}, dropped {lost}: "
+            f"{shown(d.value, SHOWN_WIDTH if recover else None)}")
+    return f"{line}; recover it with: {recover}" if recover else line
+
+
+def _git_out(*args: str, data: bytes | None = None) -> str | None:
+    """A git command's first line of output, or None when it fails."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(["git", *args], input=data, capture_output=True, check=False)
+    except OSError:
+        return None
+    out = proc.stdout.decode(errors="replace").strip()
+    return out.splitlines()[0] if proc.returncode == 0 and out else None
+
+
+def _kept_in_git(data: bytes) -> str | None:
+    """`git show <blob>` for the exact bytes of a side: a command that prints the dropped
+    version whatever the operation (merge, rebase, cherry-pick, pull) and whatever ref
+    moves later. Writing the blob is a no-op when git has it already, as it almost always
+    has (the side came from a commit); it makes sure of it otherwise."""
+    oid = _git_out("hash-object", "-w", "--no-filters", "--stdin", data=data)
+    return f"git show {oid}" if oid and _hex(oid) else None
+
+
+def _tell(lost: list[Dropped], sides: dict[str, bytes]) -> None:
+    """Say on stderr, one line a field, what the merge dropped: git shows it in its output.
+
+    Paid only when something was dropped: then two git processes (where the git
+    directory is, and the blob id of the dropped side).
+    """
+    names = side_names(_git_out("rev-parse", "--git-dir"))
+    commands: dict[str, str | None] = {}
+    for d in lost:
+        if d.lost not in commands:
+            commands[d.lost] = _kept_in_git(sides[d.lost])
+        _write_line(f"git-aide: {notice(d, names, commands[d.lost])}")
+
+
+def _write_line(line: str) -> None:
+    """One line on stderr; a closed stderr loses the line, never the merge."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def run_driver(argv: list[str]) -> int:
+    """`git aide merge-driver BASE OURS THEIRS [MARKER_SIZE] [PATH]`: 0 merged, 1 conflict."""
+    if argv[:1] in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    if len(argv) < 3 or len(argv) > 5:
+        _say(USAGE)
+        return 2
+    base_path, ours_path, theirs_path = argv[0], argv[1], argv[2]
+    size = _marker_size(argv[3] if len(argv) > 3 else None)
+    name = argv[4] if len(argv) > 4 and argv[4] else ours_path
+    # Only %A (ours_path) is ever written: git copies it into the working tree itself.
+    base = ours = theirs = b""
+    try:
+        # One at a time: if one read fails, the markers still hold what was read.
+        base = _read(base_path)
+        ours = _read(ours_path)
+        theirs = _read(theirs_path)
+        merged, lost = merge_report(base, ours, theirs)
+        with open(ours_path, "wb") as f:
+            f.write(merged)
+    except MergeConflict as e:
+        reason = str(e)
+    except Exception as e:  # never a traceback in git's output, never a silent "resolved"
+        reason = f"internal error: {type(e).__name__}: {e}"
+    else:
+        if lost:
+            try:
+                _tell(lost, {"ours": ours, "theirs": theirs})
+            except Exception as e:  # the merge is done and right: only the notice failed
+                _say(f"{name}: both sides changed {', '.join(d.field for d in lost)}; "
+                     f"kept the newer side (cannot say more: {type(e).__name__}: {e})")
+        return 0
+    try:
+        with open(ours_path, "wb") as f:
+            f.write(conflict_bytes(base, ours, theirs, size))
+    except OSError as e:
+        _say(f"{name}: cannot write the conflict markers: {e}")
+        return 1
+    _say(f"{name}: cannot merge: {reason}; conflict markers written")
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point for the fast path in `__main__`."""
+    return run_driver(sys.argv[2:] if argv is None else argv)

@@ -1,0 +1,295 @@
+"""The git boundary: find the repository, run git, list a source's blobs, read blobs, stage.
+
+Hot paths ask git through one cheap subprocess (`rev-parse`, `cat-file --batch-check`)
+and leave pygit2, which is slow to import, to the cache misses: reading blobs and
+walking trees straight from the object database.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from git_aide.core.errors import AideError, GitError
+from git_aide.core.memory import MEMORIES_DIR
+from git_aide.gitio.spawn import CONFIG, REV_PARSE, Spawned, resolve_query, revision_problem, spawn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+    from typing import Any
+
+#: How long staging waits for another git process's index.lock, in seconds, unless git
+#: config aide.indexLockTimeout says otherwise.
+INDEX_LOCK_WAIT = 10.0
+
+
+class Repo:
+    """An opened repository: its directories, and how to run git in it."""
+
+    def __init__(self, git_dir: str, common_dir: str, index_file: str, worktree: str | None,
+                 prefix: str) -> None:
+        #: The repository's own git directory (per linked worktree).
+        self.git_dir = git_dir
+        #: The directory shared by all linked worktrees; the cache lives below it.
+        self.common_dir = common_dir
+        #: The index file git would use (honours GIT_INDEX_FILE).
+        self.index_file = index_file
+        #: The top of the working tree, or None in a bare repository.
+        self.worktree = worktree
+        #: The current directory relative to the top of the working tree ("" at the top).
+        self.prefix = prefix
+        #: The aide.* and user.* git config values, read on first use.
+        self._config: dict[str, str] | None = None
+        #: The pygit2 repository, opened on first use.
+        self._pygit: Any = None
+        #: A `git config` already started (spawn.early), read on first use.
+        self._asked_config: Spawned | None = None
+
+    @property
+    def cache_dir(self) -> str:
+        """`<git common dir>/aide/<interpreter>`: all derived state, shared by linked
+        worktrees; one folder per Python version, since marshal's format is only promised
+        within one (two virtual environments on one repository keep a cache each)."""
+        return os.path.join(self.common_dir, "aide", sys.implementation.cache_tag or "python")
+
+    @property
+    def lock_path(self) -> str:
+        """`<git common dir>/aide.lock`: the write lock, beside the cache and not in it,
+        so that removing the cache (`index --rebuild`, a user's `rm -rf`) never frees it
+        while a writer holds it."""
+        return os.path.join(self.common_dir, "aide.lock")
+
+    def require_worktree(self, what: str) -> str:
+        """The working tree's top, or an error naming what needed it."""
+        if self.worktree is None:
+            raise AideError(f"{what} needs a working tree; this repository is bare "
+                            "(use --rev REV to read a commit)")
+        return self.worktree
+
+    def git(self, *args: str, input: bytes | None = None, check: bool = True,
+            cwd: str | None = None) -> subprocess.CompletedProcess[bytes]:
+        """Run git in this repository; raise GitError with git's message when it fails."""
+        import subprocess
+
+        proc = subprocess.run(
+            ["git", *args], input=input, capture_output=True,
+            cwd=cwd or self.worktree or self.git_dir, env=self._child_env(),
+        )
+        if check and proc.returncode != 0:
+            msg = proc.stderr.decode(errors="replace").strip().splitlines()
+            raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
+        return proc
+
+    def _child_env(self) -> dict[str, str] | None:
+        # git runs from the top of the working tree: paths the user gave relative to
+        # the current directory would point elsewhere there.
+        env = None
+        for var, value in (("GIT_DIR", self.git_dir), ("GIT_WORK_TREE", self.worktree),
+                           ("GIT_INDEX_FILE", self.index_file)):
+            given = os.environ.get(var)
+            if given is not None and value is not None and not os.path.isabs(given):
+                env = env or dict(os.environ)
+                env[var] = value
+        # GIT_WORK_TREE alone: git found the repository from the current directory, which
+        # the top of the working tree may not lie in, so name it.
+        if "GIT_WORK_TREE" in os.environ and "GIT_DIR" not in os.environ:
+            env = env or dict(os.environ)
+            env["GIT_DIR"] = self.git_dir
+        return env
+
+    def config(self, key: str, default: str | None = None) -> str | None:
+        """One git config value (aide.* and user.* only; keys are case-insensitive)."""
+        if self._config is None:
+            asked = self._asked_config or spawn(*CONFIG)
+            out = asked.wait()[1] if asked is not None else b""
+            self._config = {}
+            for item in out.decode(errors="replace").split("\0"):
+                if item:
+                    k, _, v = item.partition("\n")
+                    self._config[k.lower()] = v
+        return self._config.get(key.lower(), default)
+
+    def reread_config(self, asked: Spawned | None = None) -> None:
+        """Read the config again on next use, from `asked` if given (a long-lived
+        process, the MCP server, sees settings changed between its calls)."""
+        self._config = None
+        self._asked_config = asked
+
+    def config_bool(self, key: str, default: bool) -> bool:
+        """A boolean git config value, spelled as git spells one (true/yes/on/1,
+        false/no/off/0); any other value counts as the default (a setting of a hook or
+        the server must not stop it)."""
+        low = (self.config(key) or "").strip().lower()
+        if low in ("true", "yes", "on", "1"):
+            return True
+        if low in ("false", "no", "off", "0"):
+            return False
+        return default
+
+    def config_int(self, key: str, default: int) -> int:
+        """An integer git config value; a bad one is an error that names the key."""
+        value = self.config(key)
+        if value is None:
+            return default
+        try:
+            return int(value)
+        except ValueError:
+            raise AideError(f"git config {key} is {value!r}, not a whole number") from None
+
+    @property
+    def pygit(self) -> Any:
+        """The pygit2 Repository (imported here, off the hot path)."""
+        if self._pygit is None:
+            import pygit2
+
+            self._pygit = pygit2.Repository(self.git_dir)
+        return self._pygit
+
+    def read_blobs(self, ids: list[str]) -> dict[str, bytes]:
+        """The contents of blobs, straight from the object database."""
+        odb = self.pygit.odb
+        out: dict[str, bytes] = {}
+        for oid in ids:
+            try:
+                out[oid] = odb.read(oid)[1]
+            except (KeyError, ValueError):
+                continue
+        return out
+
+    def walk_tree(self, tree_id: str) -> list[tuple[str, str]]:
+        """(path under the memories folder, blob id) for every blob below a tree."""
+        import pygit2
+
+        out: list[tuple[str, str]] = []
+        stack = [("", self.pygit[tree_id])]
+        while stack:
+            prefix, tree = stack.pop()
+            for entry in tree:
+                if entry.type_str == "tree":
+                    stack.append((prefix + entry.name + "/", self.pygit[entry.id]))
+                elif entry.type_str == "blob" and entry.filemode != pygit2.GIT_FILEMODE_LINK:
+                    out.append((prefix + entry.name, str(entry.id)))
+        return out
+
+    def resolve(self, rev: str, asked: Spawned | None = None) -> tuple[str, str | None]:
+        """(commit id, tree id of the memories folder or None) for any commit-ish.
+
+        `asked` is the same question already started (spawn.early).
+        """
+        check_revision(rev)
+        proc = asked or spawn("cat-file", "--batch-check", input=resolve_query(rev))
+        if proc is None:
+            raise GitError("git is not installed or not on PATH")
+        rc, out, err = proc.wait()
+        if rc != 0:  # `@{u}` without an upstream, say: git stops at the first bad line
+            lines = err.decode(errors="replace").strip().splitlines()
+            reason = lines[-1].removeprefix("fatal: ") if lines else f"exit {rc}"
+            raise AideError(f"{rev!r} names no commit ({reason})")
+        answer = [line.split() for line in out.decode().splitlines()]
+        while len(answer) < 3:
+            answer.append([])
+        named, peeled, memories = answer[:3]
+        if len(peeled) == 3 and peeled[1] == "commit":
+            commit = peeled[0]
+        elif len(named) == 3 and named[1] == "commit":
+            commit = named[0]  # `:/text`: only the revision alone resolves
+            memories = self._tree_of(commit)
+        else:
+            raise AideError(f"{rev!r} names no commit")
+        tree = memories[0] if len(memories) == 3 and memories[1] == "tree" else None
+        return commit, tree
+
+    def _tree_of(self, commit: str) -> list[str]:
+        proc = spawn("cat-file", "--batch-check", input=f"{commit}:{MEMORIES_DIR}\n".encode())
+        return proc.wait()[1].decode().split() if proc is not None else []
+
+    def ls_files(self, *flags: str) -> list[tuple[str, str, int, str]]:
+        """(mode, blob id, stage, repo-relative path) of the index entries under the
+        memories that `git ls-files --stage` (plus `flags`, such as -u) lists."""
+        top = self.require_worktree("reading the index")
+        out = self.git("ls-files", "--stage", *flags, "-z", "--full-name", "--",
+                       MEMORIES_DIR, cwd=top).stdout.decode(errors="surrogateescape")
+        rows = []
+        for item in out.split("\0"):
+            if item:
+                meta, _, path = item.partition("\t")
+                mode, oid, stage = meta.split()
+                rows.append((mode, oid, int(stage), path))
+        return rows
+
+    def ls_index(self) -> list[tuple[str, str, int]]:
+        """(repo-relative path, blob id, stage) of every index entry under the memories
+        that is not a symbolic link."""
+        self.require_worktree("--cached")
+        return [(path, oid, stage) for mode, oid, stage, path in self.ls_files()
+                if mode != "120000"]
+
+    def stage(self, add: list[str], remove: list[str]) -> bool:
+        """Stage new/changed files and removals; False when the index stayed locked."""
+        try:
+            wait = float(self.config("aide.indexLockTimeout") or INDEX_LOCK_WAIT)
+        except ValueError:
+            wait = INDEX_LOCK_WAIT
+        deadline = time.monotonic() + wait
+        delay = 0.02
+        steps: list[tuple[str, ...]] = []
+        if remove:
+            steps.append(("rm", "--cached", "-q", "--ignore-unmatch", "--", *remove))
+        if add:
+            steps.append(("add", "--", *add))
+        for step in steps:
+            while True:
+                proc = self.git(*step, check=False)
+                if proc.returncode == 0:
+                    break
+                err = proc.stderr.decode(errors="replace")
+                if "index.lock" in err and time.monotonic() < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 1.5, 0.25)
+                    continue
+                if "index.lock" in err:
+                    return False
+                lines = err.strip().splitlines()
+                raise GitError(f"git {step[0]} failed: {lines[-1] if lines else proc.returncode}")
+        return True
+
+
+def check_revision(rev: str) -> str:
+    """`rev`, or an error saying why it names no commit (too long, a control character,
+    a leading dash), before git is asked anything about it."""
+    problem = revision_problem(rev)
+    if problem is not None:
+        shown = rev if len(rev) <= 60 else rev[:60] + "..."
+        raise AideError(f"{shown!r} names no commit ({problem})")
+    return rev
+
+
+def open_repo(asked: dict[str, Spawned | None] | None = None) -> Repo:
+    """The repository around the current directory (honours GIT_DIR and GIT_WORK_TREE).
+
+    `asked` holds the git questions spawn.early() started, if any.
+    """
+    asked = asked or {}
+    proc = asked.get("rev-parse") or spawn(*REV_PARSE)
+    if proc is None:
+        raise GitError("git is not installed or not on PATH")
+    _rc, stdout, stderr = proc.wait()
+    lines = stdout.decode(errors="surrogateescape").splitlines()
+    if len(lines) < 4:
+        err = stderr.decode(errors="replace").strip().splitlines()
+        reason = err[-1].removeprefix("fatal: ") if err else "not a git repository"
+        raise GitError(reason)
+    git_dir = lines[0]
+    common = os.path.abspath(lines[1])
+    index = os.path.abspath(lines[3])
+    # --show-toplevel fails in a bare repository (and inside .git), and succeeds with
+    # GIT_WORK_TREE even when the current directory lies outside the working tree.
+    worktree = lines[4] if len(lines) > 4 and lines[4] else None
+    inside = lines[2] == "true"
+    prefix = lines[5].rstrip("/") if inside and len(lines) > 5 else ""
+    repo = Repo(git_dir=git_dir, common_dir=common, index_file=index, worktree=worktree,
+                prefix=prefix)
+    repo._asked_config = asked.get("config")
+    return repo

@@ -1,0 +1,481 @@
+"""Filter and rank memories for a set of query paths (DESIGN section 4)."""
+
+from __future__ import annotations
+
+import heapq
+import math
+import os
+
+from git_aide.core import scope as scopes
+from git_aide.core.errors import AideError
+from git_aide.core.memory import LAYERS
+from git_aide.rank.weak import holding, mention_finder, path_words, stored_texts, words
+from git_aide.read.sources import Entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+_LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
+
+
+class Query:
+    """One repo-relative query path."""
+
+    __slots__ = ("path", "is_dir")
+
+    def __init__(self, path: str, is_dir: bool) -> None:
+        #: Repo-relative path, "" for the root.
+        self.path = path
+        #: Whether it names a directory.
+        self.is_dir = is_dir
+
+
+class Filters:
+    """What narrows a listing besides paths."""
+
+    __slots__ = ("layers", "tags", "contributor")
+
+    def __init__(self, layers: tuple[str, ...] = (), tags: tuple[str, ...] = (),
+                 contributor: str | None = None) -> None:
+        #: Keep only these layers (empty: all).
+        self.layers = layers
+        #: Keep memories carrying every one of these tags.
+        self.tags = tags
+        #: Keep memories by this contributor (case-insensitive).
+        self.contributor = contributor
+
+    def keep(self, e: Entry) -> bool:
+        """Whether an entry passes every filter."""
+        if self.layers and e.layer not in self.layers:
+            return False
+        if self.tags and not set(self.tags) <= set(e.tags):
+            return False
+        return not (self.contributor and e.contributor.lower() != self.contributor.lower())
+
+
+class Hit:
+    """A ranked memory: the entry, the scope that made it relevant, and its relevance."""
+
+    __slots__ = ("entry", "matched_scope", "score", "depth", "standing", "mention")
+
+    def __init__(self, entry: Entry, matched_scope: str | None, score: float | None = None,
+                 depth: int = 0) -> None:
+        #: The memory.
+        self.entry = entry
+        #: Its scope when it was relevant by scope, None when project-wide.
+        self.matched_scope = matched_scope
+        #: Relevance to --query (or to the search), None without one.
+        self.score = score
+        #: Scope depth.
+        self.depth = depth
+        #: Its distance to the query path (section 4), then what ranks it; None for a
+        #: project-wide memory.
+        self.standing: Any = None
+        #: Whether it is here only because its text names a query path.
+        self.mention = False
+
+
+def query_paths(worktree: str | None, prefix: str, args: Iterable[str]) -> list[Query]:
+    """Turn command-line paths (relative to the current directory) into repo-relative ones."""
+    out: list[Query] = []
+    for arg in args:
+        raw = arg.replace("\\", "/")
+        trailing = raw.endswith("/") or raw in (".", "..") or raw.endswith(("/.", "/.."))
+        if os.path.isabs(raw):
+            if worktree is None:
+                raise AideError(f"{arg}: an absolute path needs a working tree")
+            joined = os.path.relpath(os.path.realpath(raw), os.path.realpath(worktree))
+        else:
+            joined = os.path.normpath(os.path.join(prefix, raw))
+        if joined == ".":
+            joined = ""
+        if joined == ".." or joined.startswith("../"):
+            raise AideError(f"{arg}: outside the repository")
+        rel = joined.replace(os.sep, "/")
+        is_dir = trailing or not rel or (
+            worktree is not None and os.path.isdir(os.path.join(worktree, rel)))
+        out.append(Query(rel, is_dir))
+    return out
+
+
+def scope_filter(queries: list[Query], min_depth: int
+                 ) -> Callable[[scopes.Compiled | None], bool]:
+    """Whether a (compiled) scope may be relevant to at least one query path.
+
+    For a directory this keeps every glob that starts at or above it (a superset);
+    `select` then applies section 3's directory rule to the scopes it decoded.
+    """
+    if not queries:
+        return lambda _c: True
+    # Many memories share a scope: decide each distinct scope once. The verdict is
+    # kept with its scope: an id is unique only while its object lives, and groups
+    # built again (a damaged view, the working tree's files) bring new scopes.
+    verdicts: dict[int, tuple[scopes.Compiled, bool]] = {}
+
+    def keep(c: scopes.Compiled | None) -> bool:
+        if c is None:
+            return True
+        got = verdicts.get(id(c))
+        if got is None:
+            ok = any(scopes.relevant(c, q.path, q.is_dir) for q in queries
+                     if q.is_dir or c.depth >= min_depth)
+            verdicts[id(c)] = (c, ok)
+            return ok
+        return got[1]
+
+    return keep
+
+
+#: Where a memory that only names the path in its text stands, as a scope distance:
+#: after the file's own directory, before its grandparent's rules.
+MENTION_DISTANCE = 1.5
+#: Where a memory found only by the query file's name (its stem: `throttling` for
+#: `src/throttling.py`) in its scope or text stands: no specificity at all, so it
+#: ranks by the path's words it holds, like a project-wide memory.
+TOPIC_DISTANCE = float("inf")
+#: How much the path's own words weigh against specificity (1: a memory holding every
+#: rare word of the path gains as much as a scope naming the file is worth).
+PATH_WEIGHT = 1.0
+#: A memory of one layer and an overlapping scope that shares this share of its words
+#: with a newer one is taken as superseded by it (section 4).
+SUPERSEDED_SIMILARITY = 0.3
+#: How many project-wide memories (the newest) a path recall looks through for shared
+#: words: a large store holds thousands, and reading them all would double a recall.
+PROJECT_WIDE_SCAN = 200
+#: How many scoped candidates (the most specific) a path recall weighs by the path's
+#: words: below that many, a candidate could not reach the first screenful anyway.
+PATH_WORDS_SCAN = 200
+#: How far down the provisional order supersession is looked for (times the limit).
+SUPERSESSION_WINDOW = 3
+#: How much relevance to --query weighs against specificity (1: a perfect match is
+#: worth as much as a scope naming the file).
+QUERY_WEIGHT = 1.0
+#: Where a strong --query match from outside the path's scopes stands: no
+#: specificity at all, so it ranks by its relevance alone, below the path's own notes
+#: that match as well.
+ELSEWHERE_DISTANCE = float("inf")
+
+
+
+
+class _Standing:
+    """What orders one hit (section 4 step 2), computed once per hit."""
+
+    __slots__ = ("distance", "relevance", "superseded", "on_path")
+
+    def __init__(self, distance: float) -> None:
+        #: Scope distance to the query path (section 3's order); -1 for project-wide.
+        self.distance = distance
+        #: Relevance to --query, 0..1 (the best match is 1).
+        self.relevance = 0.0
+        #: Weak relevance to the path's own words (and --query's), 0..1: the share of
+        #: their weight, rarer words weighing more, that the memory holds.
+        self.on_path = 0.0
+        #: The hit whose memory supersedes this one, or None.
+        self.superseded: Hit | None = None
+
+
+def select(entries: list[Entry], queries: list[Query], filters: Filters,
+           min_depth: int, mentions: list[Entry] = (),  # type: ignore[assignment]
+           elsewhere: list[Entry] = (),  # type: ignore[assignment]
+           on_topic: Callable[[bytes], bool] | None = None) -> list[Hit]:
+    """Every entry relevant to at least one query path (all, without paths), then the
+    memories that only name a query path in their text or a query file's stem in their
+    scope or text, then the strong --query matches from elsewhere."""
+    relevant = scope_filter(queries, min_depth)
+    keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
+    # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
+    distances: dict[str, float | None] = {}
+    hits: list[Hit] = []
+    for e in entries:
+        if keep is not None and not keep(e):
+            continue
+        c = e.compiled
+        if c is None:
+            hits.append(Hit(e, None))
+            continue
+        if not relevant(c):
+            continue
+        scope = e.scope
+        assert scope is not None  # only a project-wide scope (None) has no compiled form
+        d = distances.get(scope, -1.0)
+        if d == -1.0:
+            d = _distance(scope, c, queries, min_depth)
+            distances[scope] = d
+        if d is not None:
+            h = Hit(e, scope, depth=c.depth)
+            h.standing = d
+            hits.append(h)
+    seen = {h.entry.uuid for h in hits}
+    for e in mentions:
+        if e.uuid in seen or (keep is not None and not keep(e)):
+            continue
+        if _names_a_path(e, queries):
+            d = MENTION_DISTANCE
+        elif on_topic is not None and on_topic(_stem_text(e)):
+            d = TOPIC_DISTANCE
+        else:
+            continue
+        seen.add(e.uuid)
+        h = Hit(e, None, depth=e.compiled.depth if e.compiled else 0)
+        h.standing = d
+        h.mention = True
+        hits.append(h)
+    for e in elsewhere:
+        if e.uuid in seen or e.compiled is None or (keep is not None and not keep(e)):
+            continue
+        seen.add(e.uuid)
+        h = Hit(e, None, depth=e.compiled.depth)
+        h.standing = ELSEWHERE_DISTANCE
+        hits.append(h)
+    return hits
+
+
+def _distance(scope: str, c: scopes.Compiled, queries: list[Query], min_depth: int
+              ) -> float | None:
+    """The scope's distance to the nearest query path it is relevant to (None: none)."""
+    if not queries:
+        return 0.0
+    best: float | None = None
+    for q in queries:
+        if q.is_dir:
+            if q.path and not scopes.reaches(scope, q.path):
+                continue
+        elif c.depth < min_depth or not scopes.relevant(c, q.path, False):
+            continue
+        d = scopes.distance(scope, q.path, q.is_dir)
+        best = d if best is None else min(best, d)
+    return best
+
+
+def _names_a_path(e: Entry, queries: list[Query]) -> bool:
+    """Whether the memory's what or why (not its scope or tags) names a query path."""
+    finder = mention_finder(queries)
+    r = e.record
+    text = f"{r['what']}\n{r['why'] or ''}".encode()
+    return finder is not None and bool(finder(text))
+
+
+def _stem_text(e: Entry) -> bytes:
+    """Where a memory may name a query file's stem: its scope, what and why."""
+    r = e.record
+    return f"{r['scope'] or ''}\n{r['what']}\n{r['why'] or ''}".encode()
+
+
+def rank(hits: list[Hit], *, limit: int, diversity_min: int,
+         scorer: Callable[[list[Hit]], None] | None = None,
+         project_wide_limit: int = -1, path_words_: set[str] | None = None,
+         body: bytes | None = None) -> list[Hit]:
+    """Order (section 4 step 2), cap project-wide memories (step 3), cut at the limit
+    and, when asked, rebalance layers (step 4)."""
+    if scorer is not None:
+        scorer(hits)
+    if limit <= 0:
+        return []
+    top = max((h.score or 0.0) for h in hits) if hits else 0.0
+    for h in hits:
+        d = h.standing
+        st = _Standing(-1.0 if d is None else d)
+        if top > 0 and h.score:
+            st.relevance = h.score / top
+        h.standing = st
+    if path_words_:
+        weights = _weigh_path_words(hits, path_words_, body)
+        if project_wide_limit >= 0:
+            hits = _cap_project_wide(hits, project_wide_limit, weights, body)
+    key = _sort_key()
+    window = heapq.nsmallest(max(SUPERSESSION_WINDOW * limit, 30), hits, key=key)
+    _mark_superseded(window)
+    window.sort(key=key)
+    cut = window[:limit]
+    if len(window) < len(hits) and any(h.standing.superseded for h in cut):
+        # Superseded memories may have sunk below the window: the next ones move up.
+        inside = set(map(id, window))
+        rest = heapq.nsmallest(limit, (h for h in hits if id(h) not in inside), key=key)
+        cut = sorted(window + rest, key=key)[:limit]
+    if diversity_min and limit >= diversity_min and len(hits) > limit:
+        cut = _diversify(cut, hits, key)
+    return cut
+
+
+def _standing_value(h: Hit) -> float:
+    """Specificity plus relevance to --query; a superseded memory just below its
+    replacement."""
+    st: _Standing = h.standing
+    if st.superseded:
+        # Just below the memory that replaces it, wherever that stands.
+        own = _plain_value(st)
+        return min(own, _standing_value(st.superseded) - 1e-9)
+    return _plain_value(st)
+
+
+def _plain_value(st: _Standing) -> float:
+    """1 / (1 + scope distance), 0 project-wide, plus the weighted relevance."""
+    if st.distance < 0:  # project-wide
+        spec = 0.0
+    else:
+        spec = 1.0 / (1.0 + st.distance)
+    return spec + QUERY_WEIGHT * st.relevance + PATH_WEIGHT * st.on_path
+
+
+_INVERT = str.maketrans("0123456789", "9876543210")
+
+
+def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
+    # Digits inverted make the newest update sort first.
+    return lambda h: (
+        -_standing_value(h),
+        h.entry.updated_at.translate(_INVERT),
+        _LAYER_RANK[h.entry.layer],
+        h.entry.uuid,
+    )
+
+
+def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
+                      ) -> dict[bytes, float]:
+    """Give each scoped or weak candidate its share of the path's words (section 4's
+    weak relevance), and return each word's weight.
+
+    A word weighs by how rare it is among these candidates: the package folder that
+    every candidate's scope names weighs nothing, the file's own name the most. Words
+    are looked for in the stored bytes, so nothing is parsed.
+    """
+    if not want:
+        return {}
+    mine = [h for h in hits if h.entry.compiled is not None or h.mention]
+    if len(mine) > PATH_WORDS_SCAN:
+        # A large store: the most specific scoped ones, and every weak candidate.
+        scoped = [h for h in mine if not h.mention]
+        mine = heapq.nsmallest(PATH_WORDS_SCAN, scoped, key=lambda h: h.standing.distance)
+        mine += [h for h in hits if h.mention]
+    n = len(mine)
+    holders = holding(stored_texts([h.entry for h in mine], body),
+                       [w.encode() for w in sorted(want)])
+    idf = {w: max(0.0, math.log((n + 1) / (len(at) + 0.5))) for w, at in holders.items()}
+    total = sum(idf.values())
+    if total <= 0:
+        return {}
+    weights = {w: i / total for w, i in idf.items() if i > 0}
+    on = [0.0] * n
+    for w, v in weights.items():
+        for i in holders[w]:
+            on[i] += v
+    for h, v in zip(mine, on, strict=True):
+        h.standing.on_path = v
+    return weights
+
+
+def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
+                      body: bytes | None) -> list[Hit]:
+    """Keep at most `cap` project-wide memories: those holding most of the path's (and
+    query's) weighted words (none that holds none, unless --query found it relevant).
+
+    Their stored bytes are searched for the words (in a large store only the newest
+    PROJECT_WIDE_SCAN), so nothing is parsed.
+    """
+    out: list[Hit] = []
+    wide: list[Hit] = []
+    for h in hits:
+        if h.entry.compiled is not None or h.mention:
+            out.append(h)
+        else:
+            wide.append(h)
+    if len(wide) > PROJECT_WIDE_SCAN:
+        # A store of thousands: the newest few hundred, and those --query found.
+        newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
+        chosen = set(map(id, newest))
+        wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
+    if weights:
+        on = [0.0] * len(wide)
+        for w, at in holding(stored_texts([h.entry for h in wide], body),
+                             list(weights)).items():
+            for i in at:
+                on[i] += weights[w]
+        for h, v in zip(wide, on, strict=True):
+            h.standing.on_path = v
+    kept = [h for h in wide if h.standing.on_path or h.standing.relevance]
+    kept.sort(key=lambda h: (-h.standing.on_path - h.standing.relevance,
+                             h.entry.updated_at.translate(_INVERT), h.entry.uuid))
+    out.extend(kept[:cap])
+    return out
+
+
+def _mark_superseded(window: list[Hit]) -> None:
+    """Flag the memories a newer one of the window supersedes (section 4)."""
+    from git_aide.rank.duplicates import pairs
+
+    by_uuid = {h.entry.uuid: h for h in window}
+    for older, newer, _sim in pairs([h.entry for h in window], SUPERSEDED_SIMILARITY):
+        by_uuid[older.uuid].standing.superseded = by_uuid[newer.uuid]
+
+
+def _diversify(cut: list[Hit], hits: list[Hit], key: Callable[[Hit], tuple[object, ...]]
+               ) -> list[Hit]:
+    """aide-memory's layer diversity: a layer missing from the cut takes the place of the
+    last memory of a layer that has more than one."""
+    present = {h.entry.layer for h in cut}
+    chosen = set(map(id, cut))
+    for layer in LAYERS:
+        if layer in present:
+            continue
+        pool = [h for h in hits if h.entry.layer == layer and id(h) not in chosen]
+        if not pool:
+            continue
+        counts: dict[str, int] = {}
+        for h in cut:
+            counts[h.entry.layer] = counts.get(h.entry.layer, 0) + 1
+        for i in range(len(cut) - 1, -1, -1):
+            if counts[cut[i].entry.layer] > 1:
+                cut[i] = min(pool, key=key)
+                chosen.add(id(cut[i]))
+                present.add(layer)
+                break
+    cut.sort(key=key)
+    return cut
+
+
+def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
+           relevance: Callable[[list[Entry]], dict[str, float]] | None,
+           limit: int, min_depth: int, diversity_min: int = 0,
+           project_wide_limit: int = 3, mentions: list[Entry] = (),  # type: ignore[assignment]
+           elsewhere: list[Entry] = (),  # type: ignore[assignment]
+           query: str | None = None, body: bytes | None = None,
+           on_topic: Callable[[bytes], bool] | None = None) -> list[Hit]:
+    """The whole of section 4's recall: select, score, sort, cap, cut, rebalance.
+
+    `relevance` scores the selected entries against --query (blob id -> score);
+    `mentions` are memories outside the relevant scopes whose files name a query path
+    or (as `on_topic` tells from their scope and texts) a query file's stem;
+    `elsewhere` are the best --query matches of the whole store (candidates only when
+    their scope is not relevant: they rank by relevance alone);
+    `body` is the snapshot's stored contents in one run, when it has them.
+    """
+    hits = select(entries, queries, filters, min_depth, mentions, elsewhere, on_topic)
+    scorer = None
+    if relevance is not None:
+
+        def scorer(hs: list[Hit]) -> None:
+            scores = relevance([h.entry for h in hs])
+            for h in hs:
+                h.score = scores.get(h.entry.blob, 0.0)
+
+    want: set[str] | None = None
+    if queries:
+        want = set().union(*(path_words(q.path) for q in queries))
+        if query:
+            want |= words(query)
+    return rank(hits, limit=limit,
+                diversity_min=diversity_min, scorer=scorer,
+                project_wide_limit=project_wide_limit if queries else -1,
+                path_words_=want, body=body)
+
+
+def listing(entries: list[Entry], filters: Filters) -> list[Hit]:
+    """Every memory that passes the filters, by layer, then scope, then age."""
+    hits = [Hit(e, e.scope, depth=e.compiled.depth if e.compiled else 0)
+            for e in entries if filters.keep(e)]
+    hits.sort(key=lambda h: (_LAYER_RANK[h.entry.layer], h.entry.scope or "",
+                             h.entry.created_at, h.entry.uuid))
+    return hits

@@ -1,0 +1,262 @@
+"""The weak signals of a path recall (DESIGN section 4): which memories outside the
+path's scopes may be about it (they name the path, its file name or directory, or the
+file's stem: its tests, its guide, its callers), and which of the path's words a
+memory's stored text holds. Both work on stored bytes at C speed, so that a recall
+need not parse the thousands of memories it looks through.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from itertools import accumulate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from git_aide.read.sources import Entry
+
+
+class Place:
+    """A query path as the finders see it (recall.Query has the same two fields; a
+    plain class, since importing typing for a NamedTuple costs a recall ~2.5 ms)."""
+
+    __slots__ = ("path", "is_dir")
+
+    def __init__(self, path: str, is_dir: bool) -> None:
+        #: Repo-relative path ("" is the root).
+        self.path = path
+        #: Whether it names a directory.
+        self.is_dir = is_dir
+
+
+#: A stem shorter than this (`io`, `app`) names too many things to mark a topic.
+TOPIC_MIN_STEM = 4
+#: A stem found more often than this in the store is a common word there, not a
+#: topic: it brings no candidates (and no decoding of the memories that hold it).
+TOPIC_MAX_FOUND = 50
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+def words(text: str) -> set[str]:
+    """Lower-case words of a text, identifiers split (`MAX_UPLOAD_BYTES`,
+    `findByEmail`), filler words and single letters left out."""
+    from git_aide.rank.duplicates import STOP
+
+    return {w for w in (x.lower() for x in _WORD.findall(text))
+            if len(w) > 1 and w not in STOP}
+
+
+def path_words(path: str) -> set[str]:
+    """A path's words: its segments split like identifiers, without the file extension."""
+    segs = [s for s in path.split("/") if s]
+    if segs and "." in segs[-1].lstrip("."):
+        segs[-1] = segs[-1].rsplit(".", 1)[0]
+    return words(" ".join(segs))
+
+
+def mention_finder(queries: Sequence[Any]) -> Callable[[bytes], list[int]] | None:
+    """What finds the places where a memory names a query path, its file name or its
+    directory (offsets in some bytes; paths are case-sensitive, like git's); None when
+    there is nothing to find.
+
+    A name counts when it stands alone: `cart.py` is not found in `mycart.py`, and a
+    file's directory `examples/shop` is found as `examples/shop/` or `examples/shop`
+    but not as the start of `examples/shop/cart.py`; a queried directory is found
+    that way too (a path inside it is about something it holds).
+    """
+    names: set[bytes] = set()
+    dirs: set[bytes] = set()
+    inside: set[bytes] = set()
+    for q in queries:
+        if not q.path:
+            continue
+        if q.is_dir:
+            inside.add(q.path.encode())
+            continue
+        names.add(q.path.encode())
+        head, _, tail = q.path.rpartition("/")
+        names.add(tail.encode())
+        if head:
+            dirs.add(head.encode())
+    if not names and not dirs and not inside:
+        return None
+    before = b"/\\\"'`( \n\t,;:"  # what may stand before a name (a path's "/" too)
+    ident = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+    def found(low: bytes) -> list[int]:
+        out: list[int] = []
+        for needle, is_dir in ([(n, False) for n in names] + [(d, True) for d in dirs]
+                               + [(d, None) for d in inside]):
+            at = low.find(needle)
+            while at >= 0:
+                end = at + len(needle)
+                ok = (at == 0 or low[at - 1] in before) and not low.endswith(
+                    _SCOPE_KEY, 0, at)  # a scope names paths; that is no mention
+                if ok and is_dir is None and low[end:end + 1] == b"/":
+                    pass  # the queried directory, or a path inside it
+                elif ok and is_dir is not False:
+                    if low[end:end + 1] == b"/":
+                        end += 1
+                    nxt = low[end:end + 1]
+                    ok = not nxt or (nxt[0] not in ident and nxt not in (b"/", b"."))
+                    if not ok and nxt == b"." and (len(low) == end + 1
+                                                   or low[end + 1] not in ident):
+                        ok = True  # "...in examples/shop." ends a sentence
+                elif ok:
+                    nxt = low[end:end + 1]
+                    ok = not nxt or nxt[0] not in ident
+                if ok:
+                    out.append(at)
+                at = low.find(needle, at + 1)
+        return out
+
+    return found
+
+
+def file_stem(q: Any) -> str | None:
+    """A query file's name without its extensions (`throttling` for
+    `src/throttling.py`, `history` for `tests/history.test.tsx`), when long enough to
+    mark a topic."""
+    if q.is_dir or not q.path:
+        return None
+    stem = q.path.rpartition("/")[2].lstrip(".").split(".", 1)[0]
+    return stem if len(stem) >= TOPIC_MIN_STEM else None
+
+
+_ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+class WeakFinder:
+    """Finds the memory files that may be weak candidates (section 4 step 1): those
+    naming a query path, its file name or directory (mentions), or a query file's stem
+    as a word, scope included (`tests/test_throttling.py`, `throttling.md`,
+    "throttling uses the client address"). A superset: `select` checks each.
+
+    Called on a store's contents in one run, each stem is one search (without its first
+    letter, then checked in either case), which also finds the file's name and path;
+    a stem found more than TOPIC_MAX_FOUND times is a common word there (`index`,
+    `utils`), and only the file's name and path are then looked for.
+    """
+
+    def __init__(self, queries: Sequence[Any]) -> None:
+        #: Per file query with a stem: (stem, the stem's bytes after its first letter,
+        #: its first letter in either case, the file query, the bytes of its path up to
+        #: the stem).
+        self.stems = [(st, st[1:].encode(), frozenset((st[0].lower() + st[0].upper()
+                                                       ).encode()), q,
+                       q.path[:len(q.path) - len(q.path.rpartition("/")[2])].encode())
+                      for q in queries if (st := file_stem(q))]
+        #: Stems too common to bring candidates.
+        self.common: set[str] = set()
+        # Hits per stem so far: without a view, each memory file is searched apart.
+        self._found: dict[str, int] = {}
+        plain = [q for q in queries if not file_stem(q)]
+        plain += [Place(q.path.rpartition("/")[0], True) for _s, _r, _f, q, _h in self.stems
+                  if "/" in q.path]
+        self._names = mention_finder(plain)
+
+    def active(self) -> bool:
+        """Whether there is anything to find."""
+        return bool(self.stems) or self._names is not None
+
+    def __call__(self, data: bytes) -> list[int]:
+        """Offsets in `data` where a weak candidate may be."""
+        out = self._names(data) if self._names is not None else []
+        for stem, rest, first, q, head in self.stems:
+            mine: list[int] = []
+            own: list[int] = []  # the file's whole path: its own notes, or mentions
+            at = data.find(rest, 1)
+            while at >= 0 and len(mine) + self._found.get(stem, 0) <= TOPIC_MAX_FOUND:
+                end = at + len(rest)
+                at -= 1  # the first letter
+                if end < len(data) and data[end] == 0x73:  # a plural "s"
+                    end += 1
+                if data[at] in first and (at == 0 or data[at - 1] not in _ALNUM) and (
+                        end >= len(data) or data[end] not in _ALNUM):
+                    whole = head and data.endswith(head, 0, at)
+                    (own if whole else mine).append(at)
+                at = data.find(rest, at + 2)
+            self._found[stem] = self._found.get(stem, 0) + len(mine)
+            if self._found[stem] <= TOPIC_MAX_FOUND:
+                out.extend(mine)
+                out.extend(own)
+            else:  # a common word: only the file's own name and path
+                self.common.add(stem)
+                names = mention_finder([q])
+                assert names is not None
+                out.extend(names(data))
+        return out
+
+    def names_a_stem(self, text: bytes) -> bool:
+        """Whether some text names a query file's stem (one not found too common)."""
+        for stem, rest, first, _q, _h in self.stems:
+            if stem in self.common:
+                continue
+            at = text.find(rest, 1)
+            while at >= 0:
+                end = at + len(rest)
+                if end < len(text) and text[end] == 0x73:
+                    end += 1
+                if text[at - 1] in first and (at == 1 or text[at - 2] not in _ALNUM) and (
+                        end >= len(text) or text[end] not in _ALNUM):
+                    return True
+                at = text.find(rest, at + 1)
+        return False
+
+
+#: How a memory file's scope value starts (canonical JSON): the stored bytes are
+#: searched for mentions, and a scope is not one.
+_SCOPE_KEY = b'"scope": "'
+
+
+def holding(texts: list[bytes], needles: list[bytes]) -> dict[bytes, list[int]]:
+    """For each lower-case word, the indices of the texts that hold it, in any case.
+
+    A path recall may have a thousand candidates: their bytes are joined into one run,
+    each word is searched in it at C speed, and Python steps once per text that holds
+    the word (the search then jumps to the next text).
+    """
+    starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
+    joined = b"\0".join(texts).lower()
+    out: dict[bytes, list[int]] = {}
+    for needle in needles:
+        found: list[int] = []
+        at = joined.find(needle)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            found.append(i)
+            at = joined.find(needle, starts[i + 1])
+        out[needle] = found
+    return out
+
+
+def stored_texts(entries: list[Entry], body: bytes | None) -> list[bytes]:
+    """The entries' stored bytes (from the view's run when there is one)."""
+    if body is not None:
+        out = []
+        for e in entries:
+            data = e[5]
+            out.append(body[data[0]:data[0] + data[1]] if isinstance(data, tuple)
+                       else data)
+        return out
+    return [stored_text(e, None) for e in entries]
+
+
+def stored_text(e: Entry, body: bytes | None) -> bytes:
+    """A memory's stored bytes, or (without them at hand) its texts and scope."""
+    raw = stored_bytes(e, body)
+    if raw is None:
+        r = e.record
+        raw = " ".join((r["what"], r["why"] or "", r["context_label"] or "",
+                        " ".join(r["tags"]), r["scope"] or "")).encode()
+    return raw
+
+
+def stored_bytes(e: Entry, body: bytes | None) -> bytes | None:
+    """The stored bytes of an entry, when they are at hand without reading the disk."""
+    data = e[5]
+    if isinstance(data, tuple):
+        return body[data[0]:data[0] + data[1]] if body is not None else None
+    return data

@@ -1,0 +1,195 @@
+"""How each source is listed as (path, blob id) pairs, as cheaply as it can be.
+
+- a revision: the blobs below its memories tree, walked once per tree id (pygit2) and
+  then read from the cache;
+- the index: `git ls-files --stage`, kept in the cache under the index file's stat;
+- the working tree: the index's listing, corrected by the files `git status` says
+  differ from it (read here, through a stat table so that they too are read only when
+  they change).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+
+from git_aide.cache.folder import RACY_SECONDS, Cache, stat_sig
+from git_aide.core.errors import GitError
+from git_aide.core.memory import MEMORIES_DIR
+from git_aide.gitio.repo import Repo
+from git_aide.gitio.spawn import Spawned
+
+#: Files in the memories folders that are not memories and say nothing when skipped.
+QUIET = frozenset({".gitignore", ".gitkeep", ".gitattributes", "README.md", ".DS_Store"})
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob with this content."""
+    import hashlib  # only files that differ from the index are hashed: off the hot path
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def rev_listing(repo: Repo, cache: Cache, tree: str | None, warnings: list[str] | None
+                 ) -> list[tuple[str, str]]:
+    if tree is None:
+        return []
+    listing = cache.tree_listing(tree)
+    if listing is None:
+        listing = sorted((f"{MEMORIES_DIR}/{p}", b) for p, b in repo.walk_tree(tree))
+        cache.put_tree_listing(tree, listing)
+    return [(p, b) for p, b in listing if is_candidate(p, warnings)]
+
+
+def index_rows(repo: Repo, cache: Cache) -> list[tuple[str, str, int]]:
+    rows = cache.index_listing(repo.index_file)
+    if rows is None:
+        sig = stat_sig(repo.index_file)
+        rows = repo.ls_index()
+        cache.put_index_listing(repo.index_file, sig, rows)
+    return rows
+
+
+def index_listing(repo: Repo, cache: Cache, warnings: list[str]) -> list[tuple[str, str]]:
+    rows = index_rows(repo, cache)
+    out: list[tuple[str, str]] = []
+    unmerged: set[str] = set()
+    for path, blob, stage in rows:
+        if stage:
+            if path not in unmerged:
+                warnings.append(f"{path}: unmerged (a conflict is not resolved); skipped")
+                unmerged.add(path)
+            continue
+        if is_candidate(path, warnings):
+            out.append((path, blob))
+    return out
+
+
+def is_candidate(path: str, warnings: list[str] | None) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    if name.endswith(".json") and not name.startswith("."):
+        return True
+    if warnings is not None and name not in QUIET:
+        warnings.append(f"{path}: not a memory file; skipped")
+    return False
+
+
+def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, bytes],
+          warnings: list[str]) -> list[tuple[str, str]]:
+    """(path, blob id) of the files that differ from the index (untracked, ignored,
+    modified); deleted ones with an empty blob id.
+
+    git compares the files with the index's stat data in C, so an unchanged tree costs
+    no blob reads; the few files that differ (personal memories, say) are read here,
+    through a stat table of our own so that they too are read only when they change.
+    """
+    paths = changed_paths(top, status)
+    return read_dirty(cache, top, paths, contents, warnings) if paths else []
+
+
+def changed_paths(top: str, status: Spawned | None) -> list[str]:
+    """The files of the memories folder that differ from the index, as `git status` names
+    them (an ignored folder's expanded)."""
+    if status is None:
+        raise GitError("git could not be started")
+    rc, out, err = status.wait()
+    if rc != 0:
+        lines = err.decode(errors="replace").strip().splitlines()
+        raise GitError(f"git status failed: {lines[-1] if lines else rc}")
+    paths: set[str] = set()
+    for item in out.decode(errors="surrogateescape").split("\0"):
+        if item[1:2] == " ":
+            # Staged and unchanged since ("A ", "M "): the index holds it as it is, so it
+            # does not differ from the index's listing (a fresh `remember` is such a file).
+            continue
+        path = item[3:]
+        if path.endswith("/"):  # an ignored folder (personal memories) is named, not listed
+            paths.update(_files_below(top, path))
+        elif path:
+            paths.add(path)
+    # The personal folder's own .gitignore and the like are no memories and say nothing:
+    # not reading them keeps a clean tree's recall from hashing anything.
+    return sorted(p for p in paths if p.rsplit("/", 1)[-1] not in QUIET)
+
+
+def worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],
+                      warnings: list[str]) -> list[tuple[str, str]]:
+    """The index's blob ids, corrected by the files that differ from it."""
+    changed = {p for p, _b in dirty}
+    listing = [(path, blob) for path, blob, stage in index_rows(repo, cache)
+               if not stage and path not in changed]
+    listing.extend((p, b) for p, b in dirty if b)
+    listing.sort()
+    return [(p, b) for p, b in listing if is_candidate(p, warnings)]
+
+
+def _files_below(top: str, folder: str) -> list[str]:
+    out: list[str] = []
+    for base, _dirs, files in os.walk(os.path.join(top, folder)):
+        rel = os.path.relpath(base, top).replace(os.sep, "/")
+        out.extend(f"{rel}/{name}" for name in files)
+    return out
+
+
+def guess_dirty(table: dict[str, tuple[int, int, int, int, str]], top: str
+                ) -> list[tuple[str, str]]:
+    """(path, blob id) of the files that differed from the index when read_dirty() last
+    ran (its stat `table`) and have not changed since, sorted: what a read may assume
+    differs before git has said."""
+    out: list[tuple[str, str]] = []
+    for rel, (*sig, blob) in table.items():
+        try:
+            st = os.lstat(os.path.join(top, rel))
+        except OSError:
+            if not blob:  # deleted then, and still
+                out.append((rel, blob))
+            continue
+        if blob and (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == tuple(sig):
+            out.append((rel, blob))
+    return sorted(out)
+
+
+def read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, bytes],
+               warnings: list[str],
+               table: dict[str, tuple[int, int, int, int, str]] | None = None
+               ) -> list[tuple[str, str]]:
+    """(path, blob id) of these files as they are now; a missing one with an empty id.
+    `table`: the working tree's stat table, when the caller has read it already."""
+    old = cache.stat_table(top) if table is None else table
+    new: dict[str, tuple[int, int, int, int, str]] = {}
+    horizon = (time.time() - RACY_SECONDS) * 1e9
+    out: list[tuple[str, str]] = []
+    for rel in paths:
+        full = os.path.join(top, rel)
+        try:
+            st = os.lstat(full)
+        except OSError:
+            out.append((rel, ""))  # deleted in the working tree
+            new[rel] = (0, 0, 0, 0, "")  # noted, for guess_dirty()
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            if stat.S_ISLNK(st.st_mode):
+                warnings.append(f"{rel}: a symbolic link; skipped (git-aide reads files)")
+            out.append((rel, ""))
+            continue
+        sig = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+        known = old.get(rel)
+        if known is not None and known[:4] == sig:
+            blob = known[4]
+        else:
+            try:
+                with open(full, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                warnings.append(f"{rel}: cannot be read ({e.strerror}); skipped")
+                out.append((rel, ""))
+                continue
+            blob = blob_id(data)
+            contents[blob] = data
+        if st.st_mtime_ns < horizon and st.st_ctime_ns < horizon:
+            new[rel] = (*sig, blob)
+        out.append((rel, blob))
+    if new != old:
+        cache.put_stat_table(top, new)
+    return out

@@ -1,0 +1,143 @@
+"""Human tables and --json documents. Returns text; the CLI decides where it goes.
+
+Rich is imported only when the output is a terminal: piped output is plain text, one
+memory per line, so that it greps and diffs well and starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from git_aide.core.controls import escape as escape_controls
+from git_aide.core.memory import LAYERS
+from git_aide.rank.recall import Hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def dumps(doc: Any) -> str:
+    """One JSON document, as text."""
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def memory_doc(hit: Hit) -> dict[str, Any]:
+    """A memory in the JSON output: every field of the file, then where and why it matched."""
+    doc = dict(hit.entry.record)
+    doc["path"] = hit.entry.path
+    doc["matched_scope"] = hit.matched_scope
+    doc["score"] = None if hit.score is None else round(hit.score, 4)
+    return doc
+
+
+def _scope_text(record: dict[str, Any]) -> str:
+    return record["scope"] or "project"
+
+
+def _group(hits: list[Hit]) -> list[tuple[str, list[Hit]]]:
+    groups: dict[str, list[Hit]] = {layer: [] for layer in LAYERS}
+    for h in hits:
+        groups[h.entry.layer].append(h)
+    return [(layer, hs) for layer, hs in groups.items() if hs]
+
+
+def memories_text(hits: list[Hit], *, tty: bool, empty: str = "No memories.") -> str:
+    """Memories grouped by layer (the JSON output keeps the ranked order instead)."""
+    if not hits:
+        return empty
+    if tty:
+        return _memories_rich(hits)
+    lines: list[str] = []
+    for layer, hs in _group(hits):
+        if lines:
+            lines.append("")
+        lines.append(f"{layer}:")
+        for h in hs:
+            r = h.entry.record
+            tags = "".join(f" #{t}" for t in r["tags"])
+            what = " ".join(r["what"].split())
+            lines.append(f"  {r['uuid'][:8]}  [{_scope_text(r)}]  {what}{tags}")
+            if r["why"]:
+                lines.append(f"            why: {' '.join(r['why'].split())}")
+    return "\n".join(lines)
+
+
+def _console() -> Any:
+    import io
+    import shutil
+
+    from rich.console import Console
+
+    width = shutil.get_terminal_size((100, 24)).columns
+    return Console(file=io.StringIO(), force_terminal=True, width=width,
+                   no_color="NO_COLOR" in os.environ, highlight=False)
+
+
+def _memories_rich(hits: list[Hit]) -> str:
+    from rich.markup import escape
+    from rich.table import Table
+
+    def cell(text: str) -> str:
+        # Memory text is neither markup nor terminal codes: shown as written, escaped.
+        return escape(escape_controls(text))
+
+    console = _console()
+    for layer, hs in _group(hits):
+        table = Table(title=f"[bold]{layer}[/bold] ({len(hs)})", title_justify="left",
+                      show_lines=False, expand=True)
+        table.add_column("id", style="cyan", no_wrap=True)
+        table.add_column("scope", style="magenta")
+        table.add_column("memory", ratio=3)
+        table.add_column("tags", style="green")
+        for h in hs:
+            r = h.entry.record
+            what = cell(r["what"]) + (f"\n[dim]why: {cell(r['why'])}[/dim]" if r["why"] else "")
+            table.add_row(cell(r["uuid"][:8]), cell(_scope_text(r)), what,
+                          cell(" ".join(r["tags"])))
+        console.print(table)
+    return console.file.getvalue().rstrip("\n")
+
+
+def show_text(record: dict[str, Any], path: str, *, tty: bool) -> str:
+    """One memory, every field."""
+    pairs = [("path", path)]
+    for key, value in record.items():
+        text = value if isinstance(value, str) else dumps(value)
+        pairs.append((key, text))
+    width = max(len(k) for k, _ in pairs)
+    if not tty:
+        return "\n".join(f"{k:<{width}}  {v}" for k, v in pairs)
+    from rich.markup import escape
+
+    console = _console()
+    for k, v in pairs:
+        console.print(f"[bold]{escape(escape_controls(k)):<{width}}[/bold]  "
+                      f"{escape(escape_controls(v))}")
+    return console.file.getvalue().rstrip("\n")
+
+
+def stats_text(doc: dict[str, Any]) -> str:
+    """The stats report as plain text."""
+    total = doc["total"]
+    lines = [f"{total} {'memory' if total == 1 else 'memories'}"]
+    for title, key in (("by layer", "by_layer"), ("by source", "by_source"),
+                       ("by contributor", "by_contributor")):
+        lines.append(f"{title}:")
+        lines.extend(f"  {n:>6}  {name}" for name, n in doc[key].items())
+    lines.append("most recalled (on this machine):")
+    lines.extend(f"  {m['recalls']:>6}  {m['uuid'][:8]}  {_short(m['what'])}"
+                 for m in doc["most_recalled"]) if doc["most_recalled"] else lines.append(
+        "  (none yet)")
+    stale = doc["never_recalled_older_than_30_days"]
+    lines.append(f"never recalled, older than 30 days: {len(stale)}")
+    lines.extend(f"          {m['uuid'][:8]}  {_short(m['what'])}" for m in stale[:20])
+    if len(stale) > 20:
+        lines.append(f"          ... and {len(stale) - 20} more (see --json)")
+    return "\n".join(lines)
+
+
+def _short(text: str, width: int = 70) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
