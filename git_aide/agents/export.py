@@ -46,11 +46,6 @@ RULES_DIR: dict[str, tuple[str, str]] = {
     "copilot": (".github/instructions", ".instructions.md"),
     "windsurf": (".windsurf/rules", ".md"),
 }
-#: Which always-read files of the other agents each agent reads at the root too (as the
-#: module `native` knows them), for the files an export is about to create.
-READS: dict[str, tuple[str, ...]] = {
-    "cursor": ("AGENTS.md",), "copilot": ("AGENTS.md", "CLAUDE.md", "GEMINI.md"),
-}
 #: The first line inside every exported block.
 HEADER = ("<!-- Written by `git aide export` from .aide/memories. Change the memories "
           "(git aide remember, update, forget) and export again; edits here are lost. -->")
@@ -371,9 +366,10 @@ class _Native:
 
         key = (agent, path)
         if key not in self._files:
-            found = native_files(agent, self.top, path) if agent in KNOWN else []
-            found += [name for name in self.mains.values() if name in READS.get(agent, ())
-                      and not os.path.lexists(os.path.join(self.top, name))]
+            # The other agents' always-read files this export creates count as there:
+            # native knows which of them `agent` reads.
+            coming = [n for n in self.mains.values() if n != ALWAYS_FILE.get(agent)]
+            found = native_files(agent, self.top, path, coming=coming) if agent in KNOWN else []
             self._files[key] = [f for f in found
                                 if not f.rsplit("/", 1)[-1].startswith("git-aide-")]
         return self._files[key]

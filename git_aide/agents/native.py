@@ -49,12 +49,14 @@ _WHY_FILE = re.compile(r"^\s*(.+?):(\d+)(?:\D.*)?$", re.S)
 
 
 def native_files(agent: str, top: str, path: str | None = None,
-                 cwd: str | None = None) -> list[str]:
+                 cwd: str | None = None, coming: Iterable[str] = ()) -> list[str]:
     """The rules files (repo-relative, `/`-separated, in load order, each once) that
     `agent` has in its context in the repository at `top`: those it loads at session start
     when `path` is None, and with them those it loads once it has opened `path` (a file or
     folder, repo-relative). `cwd` is where the agent runs (the top when None or outside).
-    Imports (`@path`) are followed for the agents that follow them."""
+    Imports (`@path`) are followed for the agents that follow them. `coming`: files not
+    there yet that count as read if the agent would read them (those an export is about
+    to create), after the others."""
     top = os.path.realpath(top)
     here = _inside(top, cwd) if cwd else ""
     chain = _chain(here or "")
@@ -104,6 +106,10 @@ def native_files(agent: str, top: str, path: str | None = None,
     follow = agent in ("claude", "gemini")
     for name in names:
         _add(top, name, seen, MAX_IMPORT_DEPTH if follow else 0)
+    planned = set(coming)
+    for name in names:
+        if name in planned and name not in seen and not os.path.lexists(os.path.join(top, name)):
+            seen[name] = None
     return list(seen)
 
 
