@@ -8,6 +8,10 @@ and a list of fragments stay one memory; a heading becomes the `context_label`. 
 not kept (comments, stubs that introduce nothing, lines about the file itself, tables of
 contents) is counted in `Doc.dropped`. A block that `git aide export` wrote is read back
 exactly, so that exporting and importing again round-trips.
+
+Longer than most modules, on purpose: the splitter and the shapes of text it judges
+(the patterns at the top, the predicates at the bottom) are one judgment, tuned together
+against the corpus in tests/fixtures/rules; the markdown tree itself is mdblocks.py's.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from git_aide.agents.frontmatter import front_matter
+from git_aide.agents.mdblocks import Block, Entry, blocks, render_blocks
 
 #: The markers of the block `git aide export` owns inside a rules file.
 BEGIN = "<!-- git-aide:begin -->"
@@ -38,9 +43,6 @@ MAX_INTRO_WORDS = 5
 #: The most words (outside parentheses) in a list entry still read as a fragment of the
 #: list ("Docker", "Slow queries and dashboard timeouts"), not a rule of its own.
 MAX_FRAGMENT_WORDS = 8
-#: How deep markdown-it nests blocks; deeper input is read as plain text, so that a
-#: hostile file of ten thousand nested quotes costs no more than a flat one.
-MAX_NESTING = 20
 #: How a rule opens: an entry starting so is a rule even when short ("Use tabs").
 _RULE_START = re.compile(
     r"^(use|prefer|avoid|always|never|do|don'?t|keep|run|write|add|make|put|call|check|"
@@ -78,7 +80,6 @@ _STEP = re.compile(r"^\W*(step|phase|stage)\s*\d+\b", re.IGNORECASE)
 _TERM = re.compile(r"^(?:\*\*|__)?`?([^`*:]{1,80}?)`?(?:\*\*|__)?(?:\s*\([^()]{0,120}\))?"
                    r"\s*(?::|\s[-\u2013\u2014]\s)")
 _PARENS = re.compile(r"\([^()]*\)")
-_CALLOUT = re.compile(r"^\[!\w+\]\s*")
 # Anchored, and `[^<>]*` cannot meet the `>` it stops at: linear in the line.
 _HTML_TAG = re.compile(r"^\s*</?[A-Za-z][\w:-]*(\s[^<>]*)?/?>\s*$")
 _MDC_LINK = re.compile(r"\]\(mdc:")
@@ -118,194 +119,6 @@ class Doc:
     dropped: list[tuple[int, str]] = field(default_factory=list)
 
 
-# -- markdown -> blocks -----------------------------------------------------------------
-
-@dataclass
-class _Block:
-    """A block of markdown: a heading, paragraph, list, code, table or anything else."""
-
-    #: heading, para, list, code, table, html or hr.
-    kind: str
-    #: 1-based line where it starts.
-    line: int
-    #: A heading's or paragraph's text, a code block or table as written.
-    text: str = ""
-    #: A heading's level.
-    level: int = 0
-    #: A list's entries.
-    entries: list[_Entry] = field(default_factory=list)
-    #: Whether a list is numbered.
-    ordered: bool = False
-
-
-@dataclass
-class _Entry:
-    """One entry of a list: its marker and the blocks inside it."""
-
-    #: `-`, or `3.` for a numbered entry.
-    marker: str
-    #: 1-based line where it starts.
-    line: int
-    #: The blocks inside it.
-    blocks: list[_Block] = field(default_factory=list)
-
-    def head(self) -> str:
-        """The entry's first paragraph (empty when it starts with something else)."""
-        return self.blocks[0].text if self.blocks and self.blocks[0].kind == "para" else ""
-
-    def render(self) -> str:
-        """The entry as memory text: its paragraphs, sub-entries, code and tables."""
-        return "\n".join(_render(self.blocks, "")).strip()
-
-
-def _parser() -> Any:
-    # markdown-it is only needed on the import and export paths (never by recall or the
-    # hooks): imported here, once per process.
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
-    # Block structure only: a memory keeps its inline markdown as written. `normalize`
-    # would turn NUL into U+FFFD, hiding a control character that import refuses.
-    md.core.ruler.disable(["normalize", "inline", "text_join"], ignoreInvalid=True)
-    return md
-
-
-# The parser, made at the first import or export of a process.
-_MD: Any = None
-
-
-def _blocks(lines: list[str], offset: int) -> list[_Block]:
-    """The top-level blocks of these lines (the file's lines from `offset` on); a quote's
-    blocks stand in its place."""
-    global _MD
-    if _MD is None:
-        _MD = _parser()
-    tokens = _MD.parse("\n".join(lines))
-    out: list[_Block] = []
-    _Tree(tokens, lines, offset).read(0, len(tokens), out)
-    return out
-
-
-class _Tree:
-    """markdown-it's flat token stream read back into nested blocks."""
-
-    def __init__(self, tokens: list[Any], lines: list[str], offset: int) -> None:
-        self.tokens, self.lines, self.offset = tokens, lines, offset
-
-    def line(self, tok: Any) -> int:
-        """The 1-based line of the file where a token's block starts."""
-        return (tok.map[0] if tok.map else 0) + self.offset + 1
-
-    def close(self, i: int) -> int:
-        """The index just past the token that closes the one opened at i."""
-        depth = 0
-        for j in range(i, len(self.tokens)):
-            depth += self.tokens[j].nesting
-            if depth == 0:
-                return j + 1
-        return len(self.tokens)
-
-    def read(self, i: int, stop: int, out: list[_Block]) -> None:
-        """The blocks of tokens[i:stop], added to `out`."""
-        toks = self.tokens
-        while i < stop:
-            tok = toks[i]
-            kind = tok.type
-            if kind == "heading_open":
-                text = toks[i + 1].content if i + 1 < stop else ""
-                out.append(_Block("heading", self.line(tok), " ".join(text.split()),
-                                  level=int(tok.tag[1:])))
-                i += 3
-            elif kind == "paragraph_open":
-                text = toks[i + 1].content if i + 1 < stop else ""
-                # After a callout's own line ("[!NOTE]"), the text starts a line below.
-                below = "\n" in text and not _CALLOUT.sub("", text.split("\n", 1)[0]).strip()
-                out.append(_Block("para", self.line(tok) + below, _joined(text)))
-                i += 3
-            elif kind in ("bullet_list_open", "ordered_list_open"):
-                end = self.close(i)
-                block = _Block("list", self.line(tok), ordered=kind == "ordered_list_open")
-                self.entries(i + 1, end - 1, block)
-                out.append(block)
-                i = end
-            elif kind == "blockquote_open":
-                end = self.close(i)
-                self.read(i + 1, end - 1, out)
-                i = end
-            elif kind in ("fence", "code_block"):
-                mark = tok.markup if kind == "fence" else "```"
-                body = tok.content if tok.content.endswith("\n") or not tok.content else (
-                    tok.content + "\n")
-                out.append(_Block("code", self.line(tok),
-                                  f"{mark}{tok.info.strip()}\n{body}{mark}"))
-                i += 1
-            elif kind == "table_open":
-                end = self.close(i)
-                lo, hi = tok.map if tok.map else (0, 0)
-                rows = [_unquoted(s) for s in self.lines[lo:hi]]
-                out.append(_Block("table", self.line(tok), "\n".join(r for r in rows if r)))
-                i = end
-            elif kind == "html_block":
-                out.append(_Block("html", self.line(tok), tok.content))
-                i += 1
-            elif kind == "hr":
-                out.append(_Block("hr", self.line(tok)))
-                i += 1
-            elif tok.nesting == 1:
-                i = self.close(i)
-            else:
-                i += 1
-
-    def entries(self, i: int, stop: int, block: _Block) -> None:
-        """The entries of the list whose tokens are tokens[i:stop], added to `block`."""
-        toks = self.tokens
-        while i < stop:
-            tok = toks[i]
-            if tok.type != "list_item_open":
-                i += 1
-                continue
-            end = self.close(i)
-            marker = f"{tok.info}{tok.markup}" if block.ordered else "-"
-            entry = _Entry(marker, self.line(tok))
-            self.read(i + 1, end - 1, entry.blocks)
-            block.entries.append(entry)
-            i = end
-
-
-def _joined(text: str) -> str:
-    """A paragraph's lines as one line: a soft line break is a blank."""
-    text = _CALLOUT.sub("", text.lstrip())  # a callout's [!NOTE] marker
-    return " ".join(part.strip() for part in text.split("\n")).strip()
-
-
-def _unquoted(line: str) -> str:
-    s = line.strip()
-    while s.startswith(">"):
-        s = s[1:].lstrip()
-    return s
-
-
-def _render(blocks: list[_Block], indent: str) -> list[str]:
-    """Blocks as memory text lines: sub-entries as `- x` (or `1. x`), indented two
-    spaces a level; code and tables as written."""
-    out: list[str] = []
-    for b in blocks:
-        if b.kind in ("para", "heading"):
-            out.append(indent + b.text)
-        elif b.kind == "list":
-            for e in b.entries:
-                rest = e.blocks
-                if rest and rest[0].kind == "para":
-                    out.append(f"{indent}{e.marker} {rest[0].text}")
-                    rest = rest[1:]
-                else:
-                    out.append(f"{indent}{e.marker}")
-                out += _render(rest, indent + "  ")
-        elif b.kind in ("code", "table"):
-            out += [indent + s if s else "" for s in b.text.split("\n")]
-    return out
-
-
 # -- the whole file --------------------------------------------------------------------
 
 def parse(text: str) -> Doc:
@@ -324,7 +137,7 @@ def parse(text: str) -> Doc:
             body = [_untagged(_uncommented(s)) for s in lines[i:stop]]
             doc.dropped += [(i + n + 1, "HTML and comments") for n, s in enumerate(body)
                             if not s.strip() and "<" in lines[i + n]]
-            _Splitter(doc).run(_blocks(body, i))
+            _Splitter(doc).run(blocks(body, i))
             doc.dropped.sort()
         if begin is None:
             break
@@ -369,7 +182,7 @@ class _Splitter:
         self.last: Item | None = None
         self.last_para = False
         #: A heading ending in a colon, the introduction of what follows it.
-        self.heading_intro: _Block | None = None
+        self.heading_intro: Block | None = None
 
     def keep(self, text: str, line: int, para: bool = False) -> Item:
         """A memory; Cursor's `[x](mdc:path)` links become plain links, which every
@@ -383,7 +196,7 @@ class _Splitter:
         """Something that is not a rule, counted in the summary."""
         self.doc.dropped.append((line, why))
 
-    def run(self, blocks: list[_Block]) -> None:
+    def run(self, blocks: list[Block]) -> None:
         """The memories of a run of blocks (a file, or its text between exported blocks)."""
         i = 0
         first = False  # the first block under a heading
@@ -412,7 +225,7 @@ class _Splitter:
                 i += 1
             first = False
 
-    def heading(self, blocks: list[_Block], i: int) -> int:
+    def heading(self, blocks: list[Block], i: int) -> int:
         """A heading: the label of what follows, or the introduction of it when it ends
         in a colon, or the first of a procedure's steps."""
         b = blocks[i]
@@ -426,7 +239,7 @@ class _Splitter:
             self.heading_intro = b  # "### DO use low-cardinality attributes:"
         return i + 1
 
-    def steps(self, blocks: list[_Block], i: int) -> int:
+    def steps(self, blocks: list[Block], i: int) -> int:
         """Headings `Step 1`, `Step 2`... and what is under them: one procedure."""
         level, line = blocks[i].level, blocks[i].line
         parts: list[str] = []
@@ -438,13 +251,13 @@ class _Splitter:
             if b.kind == "heading":
                 parts.append(b.text)
             elif b.kind != "html":
-                parts += _render([b], "")
+                parts += render_blocks([b], "")
             i += 1
         self.keep("\n".join(parts), line)
         self.last = None
         return i
 
-    def para(self, blocks: list[_Block], i: int) -> int:
+    def para(self, blocks: list[Block], i: int) -> int:
         """A paragraph, with the list, code or table it introduces or shows."""
         b = blocks[i]
         nxt = blocks[i + 1] if i + 1 < len(blocks) else None
@@ -483,7 +296,7 @@ class _Splitter:
             self.keep(text, b.line, para=True)
         return i + 1
 
-    def list(self, blocks: list[_Block], i: int, intro: _Block | None,
+    def list(self, blocks: list[Block], i: int, intro: Block | None,
              first: bool = False) -> int:
         """A list (at blocks[i]) and, when `intro` is set, the sentence introducing it;
         `first`: the list is the first thing under its heading."""
@@ -495,7 +308,7 @@ class _Splitter:
             self.drop(b.line, "tables of contents")
             return i + 1
         if intro is not None and _together(intro.text, entries, heads, b.ordered):
-            parts = [intro.text, *_render([b], "")]
+            parts = [intro.text, *render_blocks([b], "")]
             used = i + 1
             if nxt is not None and nxt.kind in ("code", "table"):
                 parts.append(nxt.text)  # the cases and the commands for each
@@ -507,10 +320,10 @@ class _Splitter:
         elif len(entries) > 1 and (_listing(heads) or first and all(
                 _fragment(h) and len(e.blocks) == 1 and not _TERM.match(h)
                 for e, h in zip(entries, heads, strict=True))):
-            self.keep("\n".join(_render([b], "")), b.line)  # the folders, the contents
+            self.keep("\n".join(render_blocks([b], "")), b.line)  # the folders, the contents
             return i + 1
         elif b.ordered and len(entries) > 1 and _procedure(heads):
-            self.keep("\n".join(_render([b], "")), b.line)  # numbered steps
+            self.keep("\n".join(render_blocks([b], "")), b.line)  # numbered steps
             return i + 1
         prev: Item | None = None
         for e, head in zip(entries, heads, strict=True):
@@ -574,7 +387,7 @@ def _fragment(head: str) -> bool:
             and not any(w.endswith(".") and len(w) > 2 for w in words[:-1]))
 
 
-def _together(intro: str, entries: list[_Entry], heads: list[str], ordered: bool) -> bool:
+def _together(intro: str, entries: list[Entry], heads: list[str], ordered: bool) -> bool:
     """Whether an introduction and the list under it are one memory.
 
     They are, unless the entries are whole rules of their own: entries with blocks of
