@@ -18,11 +18,19 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from git_aide.core.glob import (
+    MAX_ALTERNATIVES,
+    class_end,
+    count_alternatives,
+    expand_braces,
+    first_group,
+    glob_regex,
+    literal_glob,
+    literal_segment,
+)
+
 #: The longest scope accepted.
 MAX_SCOPE = 500
-#: The most alternatives a scope may expand to (DESIGN section 3).
-MAX_ALTERNATIVES = 64
-_GLOB_CHARS = frozenset("*?[")
 #: Characters a path shows in a scope as a one-character bracket expression: the glob
 #: characters, and the braces and comma that would start or split alternatives.
 _SPECIAL = frozenset("*?[{},")
@@ -95,7 +103,7 @@ def check_new(scope: str) -> str | None:
     while i < len(s):
         ch = s[i]
         if ch == "[":
-            end = _class_end(s, i)
+            end = class_end(s, i)
             if end < 0:
                 return (f"scope {shown!r}: the '[' at character {i + 1} is not closed by a "
                         "']' in its segment; write '[[]' for a literal '['")
@@ -136,83 +144,6 @@ def _short(scope: str) -> str:
     return scope if len(scope) <= 60 else scope[:57] + "..."
 
 
-def count_alternatives(pattern: str, cap: int = MAX_ALTERNATIVES + 1) -> int:
-    """How many alternatives `expand_braces` would make (before removing repeats),
-    counted without making them; any count above `cap` is reported as `cap`."""
-    group = _first_group(pattern)
-    if group is None:
-        return 1
-    _start, parts, tail = group
-    total = 0
-    for part in parts:
-        total = min(cap, total + count_alternatives(part, cap))
-    return min(cap, total * count_alternatives(tail, cap))
-
-
-def _first_group(pattern: str) -> tuple[int, list[str], str] | None:
-    """The first top-level brace group that has a comma: (its start, its parts, what
-    follows it); None when there is none (braces without a comma are literal, and so
-    are braces and commas in a bracket expression)."""
-    depth = 0
-    start = -1
-    i = -1
-    while i + 1 < len(pattern):
-        i += 1
-        ch = pattern[i]
-        if ch == "[":
-            i = max(i, _class_end(pattern, i))
-        elif ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                parts = _split_top(pattern[start + 1 : i])
-                if len(parts) > 1:
-                    return start, parts, pattern[i + 1 :]
-    return None
-
-
-def expand_braces(pattern: str) -> list[str]:
-    """`src/*.{ts,tsx}` -> [`src/*.ts`, `src/*.tsx`]; nested braces too; no comma, no split.
-
-    Only for valid scopes (`check` counts the alternatives first).
-    """
-    group = _first_group(pattern)
-    if group is None:
-        return [pattern]
-    start, parts, tail = group
-    head = pattern[:start]
-    out: list[str] = []
-    for part in parts:
-        out.extend(expand_braces(head + part + tail))
-    return list(dict.fromkeys(out))
-
-
-def _split_top(body: str) -> list[str]:
-    parts, depth, cur = [], 0, []
-    i = -1
-    while i + 1 < len(body):
-        i += 1
-        ch = body[i]
-        if ch == "[":
-            end = _class_end(body, i)
-            if end > 0:
-                cur.append(body[i : end + 1])
-                i = end
-                continue
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-            continue
-        depth += ch == "{"
-        depth -= ch == "}" and depth > 0
-        cur.append(ch)
-    parts.append("".join(cur))
-    return parts
-
-
 def _strip_tail(s: str) -> str:
     for tail in ("/**", "/*", "/"):
         if s.endswith(tail):
@@ -232,7 +163,7 @@ def compile_scope(scope: str) -> Compiled:
     regexes: list[str] = []
     for alt in expand_braces(normalize(scope)):
         alt = alt.lstrip("/")
-        plain = _literal(_strip_tail(alt))
+        plain = literal_glob(_strip_tail(alt))
         if plain is not None:
             # A plain path (`src/auth/**`, `src/rules`, `docs`, `src/a[*]`) names one
             # place from the root; a prefix test is exact and needs no regex.
@@ -244,185 +175,11 @@ def compile_scope(scope: str) -> Compiled:
     return Compiled(depth(scope), tuple(bases), tuple(regexes))
 
 
-def glob_regex(glob: str) -> str:
-    """The regex source (for `re.match`) of one gitignore-style glob without braces:
-    it matches a path the glob names and every path under it, and cannot backtrack
-    more than once over any part of the path."""
-    counter = [0]
-    dir_only = glob.endswith("/")
-    segs = [seg for seg in glob.split("/") if seg]
-    if not segs:
-        return "(?!)"
-    if len(segs) == 1 and not dir_only and segs[0] in ("*", "**"):
-        return "."  # everything
-    if len(segs) == 1:
-        segs = ["**", *segs]  # a bare name matches at any depth
-    tail = "(?:/|$)"
-    if dir_only:
-        tail = "/"
-    elif segs[-1] == "**":
-        segs.pop()
-        tail = "/"
-    # Runs of segments between `**`: the first is anchored at the root, each later one
-    # is found at its leftmost place after the previous one.
-    runs: list[list[str]] = [[]]
-    for seg in segs:
-        if seg == "**":
-            if runs[-1] or len(runs) == 1:
-                runs.append([])
-            continue
-        runs[-1].append(seg)
-    if not runs[-1] and len(runs) > 1:
-        runs.pop()  # `a/**/**` and the like: the tail already says "under"
-        tail = "/"
-    out = ["^"]
-    for i, run in enumerate(runs):
-        body = "/".join(_segment_regex(seg, counter) for seg in run)
-        if i == 0:
-            out.append(body)
-            continue
-        sep = "/" if i > 1 or runs[0] else ""  # a leading `**` needs no slash before it
-        out.append(sep + _atomic(f"(?:[^/]+/)*?{body}", counter))
-    return "".join(out) + tail
-
-
-def _atomic(source: str, counter: list[int]) -> str:
-    """`source`, matched once at its first place and never retried (Python 3.10 has no
-    atomic groups: a lookahead is atomic, and a back-reference then takes what it saw)."""
-    counter[0] += 1
-    n = counter[0]
-    return f"(?=(?P<a{n}>{source}))(?P=a{n})"
-
-
-def _segment_regex(seg: str, counter: list[int]) -> str:
-    """One path segment's glob, matched whole and without backtracking."""
-    if seg.strip("*") == "":
-        return "[^/]+"
-    chunks = [_chunk_regex(c) for c in _split_stars(seg)]
-    if len(chunks) == 1:
-        return chunks[0] + "(?=/|$)"
-    first, middle, last = chunks[0], chunks[1:-1], chunks[-1]
-    parts = [first]
-    # Between stars, the leftmost place of each chunk is as good as any later one.
-    parts.extend(_atomic(f"[^/]*?{c}", counter) for c in middle if c)
-    parts.append(f"[^/]*{last}(?=/|$)")
-    return "".join(parts)
-
-
-def _class_end(glob: str, i: int) -> int:
-    """Where the bracket expression opened at `glob[i]` (a `[`) closes, or -1 when that
-    `[` is a literal character (nothing closes it within its segment)."""
-    j = i + 2 if glob[i + 1 : i + 2] in ("!", "^") else i + 1
-    # The first character of the set may be `]`: `[]]` is the set of `]`.
-    end = glob.find("]", j + 1)
-    if end < 0 or glob.find("/", i, end) >= 0:
-        return -1
-    return end
-
-
-def _split_stars(seg: str) -> list[str]:
-    """A segment's glob cut at its runs of stars (a star in brackets is a character)."""
-    chunks: list[str] = []
-    start = i = 0
-    while i < len(seg):
-        ch = seg[i]
-        if ch == "[":
-            i = max(i, _class_end(seg, i)) + 1
-        elif ch == "*":
-            chunks.append(seg[start:i])
-            while i < len(seg) and seg[i] == "*":
-                i += 1
-            start = i
-        else:
-            i += 1
-    chunks.append(seg[start:])
-    return chunks
-
-
-def _chunk_regex(chunk: str) -> str:
-    """A glob without stars: literal characters, `?` and `[...]` classes."""
-    out: list[str] = []
-    i = 0
-    while i < len(chunk):
-        ch = chunk[i]
-        end = _class_end(chunk, i) if ch == "[" else -1
-        if ch == "?":
-            out.append("[^/]")
-        elif end > 0:
-            out.append(_class_regex(chunk[i + 1 : end]))
-            i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return "".join(out)
-
-
-def _class_regex(body: str) -> str:
-    """A bracket expression's regex: its members escaped (so that `[[]` or `[&&]` is no
-    regex set syntax), ranges kept, and, as in git, never a `/`."""
-    negated = body[:1] in ("!", "^")
-    if negated:
-        body = body[1:]
-    parts: list[str] = []
-    slash = False
-    i = 0
-    while i < len(body):
-        if i + 2 < len(body) and body[i + 1] == "-":
-            lo, hi = body[i], body[i + 2]
-            if lo <= hi:  # a reversed range is empty, as in git
-                parts.append(f"{re.escape(lo)}-{re.escape(hi)}")
-                slash = slash or lo <= "/" <= hi
-            i += 3
-        else:
-            parts.append(re.escape(body[i]))
-            i += 1
-    if negated:
-        return "[^" + "".join(parts) + "/]"
-    if not parts:
-        return "(?!)"
-    return ("(?!/)" if slash else "") + "[" + "".join(parts) + "]"
-
-
-def _literal_segment(seg: str) -> str | None:
-    """The one name a segment's glob matches, or None when it matches more than one
-    (it has a star, a `?` or a bracket expression of more than one character)."""
-    if not (_GLOB_CHARS & set(seg)):
-        return seg
-    out: list[str] = []
-    i = 0
-    while i < len(seg):
-        ch = seg[i]
-        if ch in "*?":
-            return None
-        if ch == "[":
-            end = _class_end(seg, i)
-            if end > 0:
-                body = seg[i + 1 : end]
-                if len(body) != 1 or body in "!^":
-                    return None
-                ch = body
-                i = end
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _literal(glob: str) -> str | None:
-    """The one path a glob without braces names, or None when it names more than one."""
-    out: list[str] = []
-    for seg in glob.split("/"):
-        name = _literal_segment(seg)
-        if name is None:
-            return None
-        out.append(name)
-    return "/".join(out)
-
-
 def literal(scope: str) -> str | None:
     """The one path a scope names (`src/a[*]` names `src/a*`), or None when it is a glob
     or has alternatives."""
     s = normalize(scope)
-    return None if _first_group(s) is not None else _literal(s)
+    return None if first_group(s) is not None else literal_glob(s)
 
 
 def literal_prefix(scope: str, place: str) -> int | None:
@@ -431,14 +188,14 @@ def literal_prefix(scope: str, place: str) -> int | None:
     if not place:
         return 0
     s = normalize(scope)
-    group = _first_group(s)
+    group = first_group(s)
     stop = len(s) if group is None else group[0]  # alternatives start where braces do
     want = place.split("/")
     at = 0
     for name in want:
         end = s.find("/", at)
         end = len(s) if end < 0 else end
-        if end > stop or _literal_segment(s[at:end]) != name:
+        if end > stop or literal_segment(s[at:end]) != name:
             return None
         at = end + 1
     return min(at, len(s))
@@ -463,7 +220,7 @@ def join_alternatives(alternatives: list[str]) -> str:
         out: list[str] = []
         i = 0
         while i < len(alt):
-            end = _class_end(alt, i) if alt[i] == "[" else -1
+            end = class_end(alt, i) if alt[i] == "[" else -1
             if end > 0:
                 out.append(alt[i : end + 1])
                 i = end + 1
@@ -480,7 +237,7 @@ def anchored(scope: str) -> bool:
     for alt in expand_braces(normalize(scope)):
         segs = [seg for seg in alt.split("/") if seg]
         if not segs or segs[0] == "**" or (
-                len(segs) == 1 and _literal_segment(segs[0]) is None):
+                len(segs) == 1 and literal_segment(segs[0]) is None):
             return False
     return True
 
@@ -490,7 +247,7 @@ def _literal_dir(alt: str) -> str:
     segs = alt.split("/")
     out: list[str] = []
     for seg in segs[:-1]:
-        name = _literal_segment(seg)
+        name = literal_segment(seg)
         if name is None:
             break
         out.append(name)
@@ -558,7 +315,7 @@ def _alternatives(scope: str) -> tuple[tuple[str, tuple[str, ...], bool, bool], 
     out = []
     for alt in expand_braces(normalize(scope)):
         alt = alt.lstrip("/").rstrip("/") if alt.strip("/") else alt
-        plain = _literal(_strip_tail(alt))
+        plain = literal_glob(_strip_tail(alt))
         if plain is not None:
             out.append((plain, tuple(plain.split("/")) if plain else (), True, False))
             continue
