@@ -383,7 +383,7 @@ class Memory:
         from git_aide.read.listing import changed_paths
 
         top = repo.require_worktree("reading the working tree")
-        wanted = repo.config_bool("aide.mcp.watch", True)
+        wanted = repo.settings.mcp_watch
         if self._watch is not None and (not wanted or self._watch.top != top):
             self._watch.close()
             self._watch = None
@@ -423,9 +423,7 @@ def find(snap: Snapshot, ident: str | int) -> Entry:
 
 def budget(repo: Repo) -> int:
     """The characters one answer may hold (git config aide.mcp.maxChars)."""
-    from git_aide.agents.text import BUDGET, MIN_BUDGET
-
-    return max(MIN_BUDGET, repo.config_int("aide.mcp.maxChars", BUDGET))
+    return repo.settings.mcp_max_chars
 
 
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any],

@@ -180,7 +180,7 @@ def path_filter(repo: Repo, paths: Iterable[str]) -> Callable[[dict[str, Any]], 
     from git_aide.rank import recall as rc
 
     keep = rc.scope_filter(rc.query_paths(repo.worktree, repo.prefix, paths),
-                           repo.config_int("aide.recall.minScopeDepth", 1))
+                           repo.settings.recall_min_scope_depth)
     compiled: dict[str, Any] = {}
 
     def relevant(record: dict[str, Any]) -> bool:

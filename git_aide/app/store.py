@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
 #: What a personal folder's own .gitignore says: ignore everything here, itself included.
 PERSONAL_IGNORE = "# git-aide: personal memories are private and never committed\n*\n"
-#: How long a writer waits for another's write lock, in seconds, unless git config
-#: aide.writeLockTimeout says otherwise.
-WRITE_LOCK_WAIT = 30.0
 
 
 @dataclass
@@ -166,11 +163,10 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
 def _near_duplicates(repo: Repo, entries: list[Entry], what: str, layer: str,
                      scope: str | None, shared: bool) -> list[str]:
     """Warnings naming the memories of the layer that say nearly the same thing."""
-    from git_aide.app import audit
     from git_aide.rank import duplicates
 
     compiled = None if scope is None else scopes.compile_scope(scope)
-    threshold = audit.Settings.from_repo(repo).duplicate_threshold
+    threshold = repo.settings.audit_duplicate_threshold
     return [f"a near duplicate of {uuid} ({round(sim * 100)}% the same words) is in "
             f"{layer}; remembered anyway (`git aide audit` lists duplicates)"
             for uuid, sim in duplicates.near_duplicates(entries, what, layer, compiled, shared,
@@ -560,10 +556,7 @@ def _same_file(fd: int, path: str) -> bool:
 
 def _lock_wait(repo: Repo) -> float:
     """How long to wait for the write lock, in seconds."""
-    try:
-        return max(0.0, float(repo.config("aide.writeLockTimeout") or WRITE_LOCK_WAIT))
-    except ValueError:
-        return WRITE_LOCK_WAIT
+    return repo.settings.write_lock_timeout
 
 
 def _stage(repo: Repo, cache: Cache, result: Written, add: list[str], remove: list[str]

@@ -457,7 +457,13 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
         raise UsageError("--fix rewrites files in the working tree; it cannot be used "
                          "with --cached or --rev")
     repo, cache, snap = load(cached, rev)
-    findings, fixed, audited = au.run(repo, cache, snap, list(paths), fix=fix)
+    findings, audited = au.run(repo, snap, list(paths))
+    fixed = au.fixes(snap, findings) if fix else []
+    if fixed:
+        from git_aide.app import store
+
+        for uuid, _old, scope in fixed:
+            store.update(repo, cache, uuid, scope=scope)
     if as_json:
         doc: dict[str, Any] = {"source": snap.source.as_json(),
                                "findings": [f.as_json() for f in findings]}

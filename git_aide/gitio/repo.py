@@ -13,17 +13,13 @@ import time
 
 from git_aide.core.errors import AideError, GitError
 from git_aide.core.memory import MEMORIES_DIR
+from git_aide.core.settings import Settings
 from git_aide.gitio.spawn import CONFIG, REV_PARSE, Spawned, resolve_query, revision_problem, spawn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
     from typing import Any
-
-#: How long staging waits for another git process's index.lock, in seconds, unless git
-#: config aide.indexLockTimeout says otherwise.
-INDEX_LOCK_WAIT = 10.0
-
 
 class Repo:
     """An opened repository: its directories, and how to run git in it."""
@@ -42,6 +38,8 @@ class Repo:
         self.prefix = prefix
         #: The aide.* and user.* git config values, read on first use.
         self._config: dict[str, str] | None = None
+        #: The aide.* settings parsed from them, on first use.
+        self._settings: Settings | None = None
         #: The pygit2 repository, opened on first use.
         self._pygit: Any = None
         #: A `git config` already started (spawn.early), read on first use.
@@ -101,6 +99,9 @@ class Repo:
 
     def config(self, key: str, default: str | None = None) -> str | None:
         """One git config value (aide.* and user.* only; keys are case-insensitive)."""
+        return self._read_config().get(key.lower(), default)
+
+    def _read_config(self) -> dict[str, str]:
         if self._config is None:
             asked = self._asked_config or spawn(*CONFIG)
             out = asked.wait()[1] if asked is not None else b""
@@ -109,34 +110,21 @@ class Repo:
                 if item:
                     k, _, v = item.partition("\n")
                     self._config[k.lower()] = v
-        return self._config.get(key.lower(), default)
+        return self._config
+
+    @property
+    def settings(self) -> Settings:
+        """The aide.* settings (core/settings.py), parsed once from the config."""
+        if self._settings is None:
+            self._settings = Settings(self._read_config())
+        return self._settings
 
     def reread_config(self, asked: Spawned | None = None) -> None:
         """Read the config again on next use, from `asked` if given (a long-lived
         process, the MCP server, sees settings changed between its calls)."""
         self._config = None
+        self._settings = None
         self._asked_config = asked
-
-    def config_bool(self, key: str, default: bool) -> bool:
-        """A boolean git config value, spelled as git spells one (true/yes/on/1,
-        false/no/off/0); any other value counts as the default (a setting of a hook or
-        the server must not stop it)."""
-        low = (self.config(key) or "").strip().lower()
-        if low in ("true", "yes", "on", "1"):
-            return True
-        if low in ("false", "no", "off", "0"):
-            return False
-        return default
-
-    def config_int(self, key: str, default: int) -> int:
-        """An integer git config value; a bad one is an error that names the key."""
-        value = self.config(key)
-        if value is None:
-            return default
-        try:
-            return int(value)
-        except ValueError:
-            raise AideError(f"git config {key} is {value!r}, not a whole number") from None
 
     @property
     def pygit(self) -> Any:
@@ -228,11 +216,7 @@ class Repo:
 
     def stage(self, add: list[str], remove: list[str]) -> bool:
         """Stage new/changed files and removals; False when the index stayed locked."""
-        try:
-            wait = float(self.config("aide.indexLockTimeout") or INDEX_LOCK_WAIT)
-        except ValueError:
-            wait = INDEX_LOCK_WAIT
-        deadline = time.monotonic() + wait
+        deadline = time.monotonic() + self.settings.index_lock_timeout
         delay = 0.02
         steps: list[tuple[str, ...]] = []
         if remove:
