@@ -407,18 +407,16 @@ class Memory:
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
     """The memory an id names: a uuid or unique prefix, or aide-memory's integer `id`."""
-    from git_aide.app.store import find as by_uuid
-    from git_aide.core.errors import AideError
+    from git_aide.core import ids
 
-    text = str(ident).strip()
-    if isinstance(ident, int) or (text.isdigit() and len(text) < 12):
-        number = int(text)
-        for e in snap.entries:
-            if e.record.get("id") == number:
-                return e
-        if isinstance(ident, int) or len(text) < 4:
-            raise AideError(f"no memory with id {ident!r}")
-    return by_uuid(snap.entries, text)
+    entries = snap.entries
+
+    def number(n: int) -> str | None:
+        return next((e.uuid for e in entries if e.record.get("id") == n), None)
+
+    uuid = ids.resolve(ident if isinstance(ident, int) else str(ident).strip(),
+                       (e.uuid for e in entries), number)
+    return next(e for e in entries if e.uuid == uuid)
 
 
 def budget(repo: Repo) -> int:

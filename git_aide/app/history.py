@@ -332,18 +332,9 @@ def _uuid_of(path: str) -> str:
 
 def resolve_uuid(ident: str, known: Iterable[str]) -> str:
     """The one uuid of the history walked that `ident` names (a uuid or a prefix)."""
-    key = ident.strip().lower()
-    if len(key) < 4:
-        raise AideError(f"id {ident!r} is too short: give at least 4 characters of the uuid")
-    known = set(known)
-    if key in known:
-        return key
-    hits = sorted(u for u in known if u.startswith(key))
-    if not hits:
-        raise AideError(f"no memory with id {ident!r} in the history walked")
-    if len(hits) > 1:
-        raise AideError(f"id {ident!r} is ambiguous: it matches {', '.join(hits)}")
-    return hits[0]
+    from git_aide.core import ids
+
+    return ids.resolve(ident, set(known), where=" in the history walked")
 
 
 def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | None = None,

@@ -55,20 +55,12 @@ class Written:
 
 
 def find(entries: list[Entry], ident: str) -> Entry:
-    """The memory named by a uuid or a unique prefix of at least 4 characters."""
-    key = ident.strip().lower()
-    if len(key) < 4:
-        raise AideError(f"id {ident!r} is too short: give at least 4 characters of the uuid")
-    exact = [e for e in entries if e.uuid == key]
-    if exact:
-        return exact[0]
-    hits = [e for e in entries if e.uuid.startswith(key)]
-    if not hits:
-        raise AideError(f"no memory with id {ident!r}")
-    if len(hits) > 1:
-        names = ", ".join(sorted(e.uuid for e in hits))
-        raise AideError(f"id {ident!r} is ambiguous: it matches {names}")
-    return hits[0]
+    """The memory named by a uuid or a unique prefix of at least 4 characters
+    (core/ids.py)."""
+    from git_aide.core import ids
+
+    uuid = ids.resolve(ident, (e.uuid for e in entries))
+    return next(e for e in entries if e.uuid == uuid)
 
 
 def check_text(what: str | None = None, why: str | None = None, label: str | None = None,
