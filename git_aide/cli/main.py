@@ -371,7 +371,7 @@ def merge_driver(base: str, ours: str, theirs: str, marker_size: str | None,
     """Git's merge driver for memories (git runs it; see `init`)."""
     # `git-aide merge-driver` never gets here: __main__ dispatches it before click is
     # imported. This keeps it listed in the help and callable through `run()`.
-    from git_aide.core.merge import run_driver
+    from git_aide.gitprog.driver import run_driver
 
     args = [base, ours, theirs] + [a for a in (marker_size, path) if a is not None]
     raise click.exceptions.Exit(run_driver(args))
