@@ -662,15 +662,15 @@ def build(memory: Memory | None = None) -> Any:
 def _warm_up() -> Any:
     """What the first tool call needs: the SDK and its server, and git-aide's read path."""
     server = build()
-    import pygit2  # noqa: F401
-
     import git_aide.agents.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
     import git_aide.app.history  # noqa: F401
     import git_aide.app.search  # noqa: F401
     import git_aide.app.store  # noqa: F401
     import git_aide.read.sources  # noqa: F401
+    from git_aide.gitio.repo import load_reader
 
+    load_reader()
     return server
 
 

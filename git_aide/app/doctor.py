@@ -11,7 +11,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -316,10 +315,12 @@ def _toml_key(path: str) -> str:
 
 def _git_version() -> Finding:
     """Is git new enough?"""
-    proc = subprocess.run(["git", "--version"], capture_output=True, text=True)
-    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
+    from git_aide.gitio.repo import git_version
+
+    version = git_version()
+    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", version)
     if not m:
-        return Finding("git", False, f"cannot tell the git version from {proc.stdout.strip()!r}",
+        return Finding("git", False, f"cannot tell the git version from {version.strip()!r}",
                        "install git 2.20 or newer")
     have = (int(m[1]), int(m[2]))
     text = m[0]
