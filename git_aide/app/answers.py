@@ -192,9 +192,16 @@ def list_hits(snap: Snapshot, *, layers: tuple[str, ...] | list[str] = (),
 
 def memories_doc(snap: Snapshot, hits: list[Hit]) -> dict[str, Any]:
     """The recall / search / list `--json` document."""
-    from git_aide.render.output import memory_doc
-
     return {"source": snap.source.as_json(), "memories": [memory_doc(h) for h in hits]}
+
+
+def memory_doc(hit: Hit) -> dict[str, Any]:
+    """A memory in the JSON output: every field of the file, then where and why it matched."""
+    doc = dict(hit.entry.record)
+    doc["path"] = hit.entry.path
+    doc["matched_scope"] = hit.matched_scope
+    doc["score"] = None if hit.score is None else round(hit.score, 4)
+    return doc
 
 
 def show_doc(snap: Snapshot, entry: Entry) -> dict[str, Any]:

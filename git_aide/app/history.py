@@ -595,10 +595,3 @@ def _kept_one(merge: _Commit, k: int, uuid: str, base: dict[str, Any] | None,
             mark["dropped_value"] = lost[key]
         found.append(mark)
     return found
-
-
-def diff_markdown(doc: dict[str, Any]) -> str:
-    """The review summary of a diff document, grouped by layer, for a pull request."""
-    from git_aide.render.review import markdown
-
-    return markdown(doc)

@@ -426,10 +426,12 @@ def validate(staged: bool, rev: str | None, all_: bool, quiet: bool, as_json: bo
 @json_option
 def doctor(as_json: bool) -> None:
     """What is missing or broken here, and the command that fixes it."""
+    from git_aide.agents import doctor as agent_checks
     from git_aide.app.doctor import diagnose
     from git_aide.gitio.repo import open_repo
 
-    findings = diagnose(open_repo())
+    repo = open_repo()
+    findings = diagnose(repo) + agent_checks.findings(repo)
     bad = [f for f in findings if not f.ok]
     if as_json:
         import orjson
