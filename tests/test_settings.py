@@ -62,3 +62,10 @@ def test_a_bad_setting_of_one_command_does_not_stop_another(repo: Path) -> None:
     git(repo, "config", "aide.recall.limit", "lots")
     res = aide(repo, "recall", "src/auth/x.ts")
     assert res.returncode != 0 and "aide.recall.limit is 'lots'" in res.stderr
+
+
+def test_the_man_page_names_every_key() -> None:
+    man = (Path(__file__).parent.parent / "man" / "git-aide.1").read_text()
+    section = man.split(".SH CONFIGURATION", 1)[1].split(".SH ", 1)[0]
+    for key in KEYS:
+        assert f".B {key.name}\n" in section or f"\\fB{key.name}\\fR" in section, key.name

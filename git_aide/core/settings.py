@@ -178,9 +178,11 @@ class Settings:
             except AideError as e:
                 self._errors[key.attr] = str(e)
 
-    def __getattr__(self, attr: str) -> NoReturn:
-        # Only reached for an attribute that was not set: a key whose value is bad.
-        error = self.__dict__.get("_errors", {}).get(attr)
-        if error is not None:
-            raise AideError(error)
-        raise AttributeError(attr)
+    if not TYPE_CHECKING:  # hidden from mypy, which then checks every attribute's name
+
+        def __getattr__(self, attr: str) -> NoReturn:
+            # Only reached for an attribute that was not set: a key whose value is bad.
+            error = self.__dict__.get("_errors", {}).get(attr)
+            if error is not None:
+                raise AideError(error)
+            raise AttributeError(attr)

@@ -316,10 +316,12 @@ class Stream:
         self.proc = proc
 
     def __enter__(self) -> IO[bytes]:
+        """git's output."""
         assert self.proc.stdout is not None
         return self.proc.stdout
 
     def __exit__(self, *_exc: object) -> None:
+        """Stop git, whether or not all was read."""
         assert self.proc.stdout is not None
         self.proc.stdout.close()
         self.proc.kill()
