@@ -11,7 +11,7 @@ def main() -> None:
     if argv and argv[0] == "merge-driver":
         # Git starts the driver once per conflicting file: skip click and go straight
         # to the merge (DESIGN section 9 budget: under 80 ms a call).
-        from git_aide.core.merge import main as merge_main
+        from git_aide.gitprog.driver import main as merge_main
 
         sys.exit(merge_main(argv[1:]))
     if argv and argv[0] == "textconv":

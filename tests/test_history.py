@@ -163,9 +163,9 @@ def test_diff_exit_code_stat_markdown_and_word_diff(hist):
     assert "### area_context" in md and "### technical" in md
     assert "**added**" in md and "**forgotten**" in md and "moved from `guidelines`" in md
     doc = aide_ok(repo, "diff", "--json", hist["c1"], "HEAD").json()
-    from git_aide.app import history
+    from git_aide.render import review
 
-    assert history.diff_markdown(doc) == md
+    assert review.markdown(doc) == md
     r = aide(repo, "diff", "--stat", "--json")
     assert r.returncode == 2 and r.stderr.startswith("git-aide: error:")
 

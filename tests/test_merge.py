@@ -21,8 +21,8 @@ from git_aide.core.merge import (
     canonical,
     conflict_bytes,
     merge_bytes,
-    run_driver,
 )
+from git_aide.gitprog.driver import run_driver
 
 #: A fixed uuid, so that two clones can add "the same" memory independently.
 UUID = "0b5e4a1c-2f3d-4e5f-8a9b-0c1d2e3f4a5b"

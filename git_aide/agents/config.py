@@ -927,14 +927,16 @@ def probe(top: str, command: str, args: tuple[str, ...], wait: float) -> Answer:
 def ignored(top: str, rels: list[str]) -> dict[str, str]:
     """The files of `rels` (repo-relative, existing, untracked) that git ignores, with
     the rule that does it (`source:line:pattern`): the team would never get them."""
-    import subprocess
+    from git_aide.gitio.spawn import spawn
 
     present = [r for r in rels if os.path.lexists(os.path.join(top, r))]
     if not present:
         return {}
-    proc = subprocess.run(["git", "-C", top, "check-ignore", "-v", "-z", "--stdin"],
-                          input="\0".join(present).encode() + b"\0", capture_output=True)
-    fields = proc.stdout.decode("utf-8", "replace").split("\0")
+    proc = spawn("-C", top, "check-ignore", "-v", "-z", "--stdin",
+                 input="\0".join(present).encode() + b"\0")
+    if proc is None:
+        return {}
+    fields = proc.wait()[1].decode("utf-8", "replace").split("\0")
     out = {}
     for i in range(0, len(fields) - 3, 4):
         source, line, pattern, path = fields[i:i + 4]

@@ -47,9 +47,6 @@ _GEMINI_NAMES = {"session-start": "SessionStart", "pre-tool-use": "AfterTool",
                  "post-tool-use": "AfterTool", "user-prompt": "BeforeAgent"}
 #: The Gemini CLI events whose `additionalContext` reaches the model.
 _GEMINI_CONTEXT = frozenset({"SessionStart", "AfterTool", "BeforeAgent"})
-#: The most characters any hook sends, whatever the configuration says: Claude Code cuts
-#: a hook's context above 10,000 characters to a preview.
-MAX_HOOK_CHARS = 9000
 #: The most characters of one memory's `what` a hook shows.
 MAX_WHAT_CHARS = 400
 #: The most characters of one memory's `why` a hook shows.
@@ -286,9 +283,6 @@ def fit(header: str, lines: list[str], cap: int, more: str) -> tuple[str, int]:
     return text, len(lines)
 
 
-def _cap(repo: Any, key: str, default: int) -> int:
-    """A hook's budget from git config, within 0..MAX_HOOK_CHARS."""
-    return max(0, min(repo.config_int(key, default), MAX_HOOK_CHARS))
 
 
 def _relative(top: str, path: str) -> str | None:
@@ -378,7 +372,7 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
             fresh = [h for h in fresh if not have.has(h.entry.record)]
     if not fresh:
         return None
-    cap = max(0, _cap(repo, "aide.hooks.fileChars", 1200) - reserve)
+    cap = max(0, repo.settings.hooks_file_chars - reserve)
     named = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
     header = f"{FILE_HEADER}{named} (git-aide; follow it):"
     text, shown = fit(header, [_line(h.entry.record) for h in fresh], cap,
@@ -432,7 +426,7 @@ def session_start(data: dict[str, Any], agent: str) -> str | None:
     import time
 
     session.started = time.time()
-    cap = _cap(repo, "aide.hooks.sessionChars", 2000)
+    cap = repo.settings.hooks_session_chars
     chosen = []
     for e in snap.entries:
         if e.uuid in session.seen:
@@ -662,9 +656,9 @@ def stop(data: dict[str, Any], agent: str) -> str | None:
     from git_aide.gitio.repo import open_repo
 
     repo = open_repo()
-    if not repo.config_bool("aide.hooks.reflect", False):
+    if not repo.settings.hooks_reflect:
         return None
-    every = max(1, repo.config_int("aide.hooks.reflectEvery", 5))
+    every = repo.settings.hooks_reflect_every
     session = Session(repo.cache_dir, session_id(data))
     session.stops += 1
     if session.reflected and "stop_hook_active" not in data:

@@ -383,7 +383,7 @@ class Memory:
         from git_aide.read.listing import changed_paths
 
         top = repo.require_worktree("reading the working tree")
-        wanted = repo.config_bool("aide.mcp.watch", True)
+        wanted = repo.settings.mcp_watch
         if self._watch is not None and (not wanted or self._watch.top != top):
             self._watch.close()
             self._watch = None
@@ -407,25 +407,21 @@ class Memory:
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
     """The memory an id names: a uuid or unique prefix, or aide-memory's integer `id`."""
-    from git_aide.app.store import find as by_uuid
-    from git_aide.core.errors import AideError
+    from git_aide.core import ids
 
-    text = str(ident).strip()
-    if isinstance(ident, int) or (text.isdigit() and len(text) < 12):
-        number = int(text)
-        for e in snap.entries:
-            if e.record.get("id") == number:
-                return e
-        if isinstance(ident, int) or len(text) < 4:
-            raise AideError(f"no memory with id {ident!r}")
-    return by_uuid(snap.entries, text)
+    entries = snap.entries
+
+    def number(n: int) -> str | None:
+        return next((e.uuid for e in entries if e.record.get("id") == n), None)
+
+    uuid = ids.resolve(ident if isinstance(ident, int) else str(ident).strip(),
+                       (e.uuid for e in entries), number)
+    return next(e for e in entries if e.uuid == uuid)
 
 
 def budget(repo: Repo) -> int:
     """The characters one answer may hold (git config aide.mcp.maxChars)."""
-    from git_aide.agents.text import BUDGET, MIN_BUDGET
-
-    return max(MIN_BUDGET, repo.config_int("aide.mcp.maxChars", BUDGET))
+    return repo.settings.mcp_max_chars
 
 
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
@@ -666,15 +662,15 @@ def build(memory: Memory | None = None) -> Any:
 def _warm_up() -> Any:
     """What the first tool call needs: the SDK and its server, and git-aide's read path."""
     server = build()
-    import pygit2  # noqa: F401
-
     import git_aide.agents.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
     import git_aide.app.history  # noqa: F401
     import git_aide.app.search  # noqa: F401
     import git_aide.app.store  # noqa: F401
     import git_aide.read.sources  # noqa: F401
+    from git_aide.gitio.repo import load_reader
 
+    load_reader()
     return server
 
 

@@ -17,16 +17,15 @@ import json
 from collections.abc import Callable
 
 from git_aide.core.memory import LAYERS
+from git_aide.core.settings import MCP_BUDGET
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: Characters an agent gets from one tool call at most, in the text and in the structured
-#: content each (git config aide.mcp.maxChars): about 2,000 tokens.
-BUDGET = 8000
-#: The smallest budget a configuration may set: a summary, its counts and some ids.
-MIN_BUDGET = 1000
+#: Characters an agent gets from one tool call at most unless git config aide.mcp.maxChars
+#: says otherwise (core/settings.py declares it and its least value).
+BUDGET = MCP_BUDGET
 #: At most this many ids name the items a list left out (the count says how many).
 MORE_IDS = 40
 #: Per commit of a log, at most this many ids name the changes left out.

@@ -58,17 +58,17 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         def relevance(entries: list[Any]) -> dict[str, float]:
             return sr.relevance(ft, entries, query, want)
 
-    min_depth = repo.config_int("aide.recall.minScopeDepth", 1)
+    min_depth = repo.settings.recall_min_scope_depth
     # Decode only the memories whose scope is relevant: most of a large store is not.
     relevant = rc.scope_filter(queries, min_depth)
-    pw_limit = repo.config_int("aide.recall.projectWideLimit", 3)
+    pw_limit = repo.settings.recall_project_wide_limit
     # A path recall without filters weighs only the newest project-wide memories and
     # those its question finds (recall._cap_project_wide): the rest need not be decoded.
     newest = (rc.PROJECT_WIDE_SCAN if queries and pw_limit >= 0
               and not (layers or tags or contributor) else None)
     decode = relevant if not scoped_only else (lambda c: c is not None and relevant(c))
-    cut = limit if limit is not None else repo.config_int("aide.recall.limit", 20)
-    diversity_min = repo.config_int("aide.recall.layerDiversityMinLimit", 0)
+    cut = limit if limit is not None else repo.settings.recall_limit
+    diversity_min = repo.settings.recall_layer_diversity_min_limit
     if relevance is not None:
         ft.warm(query or "")
         snap.prefetch_ids()
@@ -174,7 +174,7 @@ def search_hits(repo: Repo, snap: Snapshot, ft: Any, query: str, *,
     """`search`: the memories matching `query`, best first."""
     from git_aide.app import search as sr
 
-    lim = limit if limit is not None else repo.config_int("aide.search.limit", 20)
+    lim = limit if limit is not None else repo.settings.search_limit
     hits = sr.search_in(ft, snap, query, lim, progress) if not layers else None
     if hits is not None:
         return hits
@@ -192,9 +192,16 @@ def list_hits(snap: Snapshot, *, layers: tuple[str, ...] | list[str] = (),
 
 def memories_doc(snap: Snapshot, hits: list[Hit]) -> dict[str, Any]:
     """The recall / search / list `--json` document."""
-    from git_aide.render.output import memory_doc
-
     return {"source": snap.source.as_json(), "memories": [memory_doc(h) for h in hits]}
+
+
+def memory_doc(hit: Hit) -> dict[str, Any]:
+    """A memory in the JSON output: every field of the file, then where and why it matched."""
+    doc = dict(hit.entry.record)
+    doc["path"] = hit.entry.path
+    doc["matched_scope"] = hit.matched_scope
+    doc["score"] = None if hit.score is None else round(hit.score, 4)
+    return doc
 
 
 def show_doc(snap: Snapshot, entry: Entry) -> dict[str, Any]:

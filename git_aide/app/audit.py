@@ -11,7 +11,6 @@ of memories: every question is asked of those two.
 from __future__ import annotations
 
 import bisect
-import math
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -20,11 +19,14 @@ from typing import Any
 
 from git_aide.core import controls
 from git_aide.core import scope as scopes
-from git_aide.core.errors import AideError
 from git_aide.gitio import pathlog
 from git_aide.gitio.repo import Repo
 from git_aide.rank import duplicates
 from git_aide.read.sources import Entry, Snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.core.settings import Settings
 
 
 @dataclass
@@ -57,42 +59,6 @@ class Finding:
                 "message": self.message,
                 "suggestion": {"scope": self.scope} if self.scope is not None else None,
                 "other": self.other}
-
-
-@dataclass
-class Settings:
-    """The thresholds of section 12, from git config."""
-
-    #: Jaccard similarity of word sets from which two memories are duplicates.
-    duplicate_threshold: float = 0.6
-    #: Commits touching the code under a scope that make a memory worth re-reading.
-    churn_commits: int = 10
-    #: ...when it is also older than this many days.
-    stale_days: int = 90
-
-    @classmethod
-    def from_repo(cls, repo: Repo) -> Settings:
-        """Read aide.audit.*; a bad value is an error that names the key, as elsewhere."""
-        raw = repo.config("aide.audit.duplicateThreshold")
-        threshold = 0.6
-        if raw is not None:
-            try:
-                threshold = float(raw)
-            except ValueError:
-                threshold = math.nan
-            if not 0.0 <= threshold <= 1.0:  # also false for nan
-                raise AideError(f"git config aide.audit.duplicateThreshold is {raw!r}, "
-                                "not a number from 0 to 1")
-        return cls(threshold, _count(repo, "aide.audit.churnCommits", 10),
-                   _count(repo, "aide.audit.staleDays", 90))
-
-
-def _count(repo: Repo, key: str, default: int) -> int:
-    """A whole number of at least 0 from git config."""
-    n = repo.config_int(key, default)
-    if n < 0:
-        raise AideError(f"git config {key} is {repo.config(key)!r}, not 0 or more")
-    return n
 
 
 # -- paths --------------------------------------------------------------------------------
@@ -206,7 +172,7 @@ def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
             stale = _stale(e, c, walk, since, settings, when)
             if stale is not None:
                 findings.append(stale)
-    findings.extend(_duplicates(entries, settings.duplicate_threshold))
+    findings.extend(_duplicates(entries, settings.audit_duplicate_threshold))
     order = {"moved": 0, "orphaned": 1, "duplicate": 2, "stale": 3}
     findings.sort(key=lambda f: (order[f.kind], f.path))
     return findings
@@ -346,10 +312,10 @@ def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,
     except ValueError:
         return None
     days = (now - written).days
-    if days < settings.stale_days:  # whole days, so any setting compares without overflow
+    if days < settings.audit_stale_days:  # whole days, so any setting compares without overflow
         return None
     commits = walk.commits_touching(since, c)
-    if commits < settings.churn_commits:
+    if commits < settings.audit_churn_commits:
         return None
     return Finding(e.uuid, e.path, "stale",
                    f"the code under {e.scope} changed in {commits} commits since it was "
@@ -381,11 +347,10 @@ def orphaned_count(repo: Repo, snap: Snapshot) -> int:
     return n
 
 
-def run(repo: Repo, cache: Any, snap: Snapshot, paths: list[str], *, fix: bool
-        ) -> tuple[list[Finding], list[tuple[str, str, str]], int]:
+def run(repo: Repo, snap: Snapshot, paths: list[str]) -> tuple[list[Finding], int]:
     """`git aide audit`: the findings about the memories relevant to `paths` (all when
-    none); with `fix` the scope rewrites of `moved` findings applied, as
-    (uuid, old scope, new scope); and how many memories were audited."""
+    none), and how many memories were audited. Nothing is written: `--fix` is the
+    command's, through the write use case (`fixes`, then app/store.py's update)."""
     from git_aide.rank import recall as rc
 
     entries = snap.entries
@@ -393,14 +358,12 @@ def run(repo: Repo, cache: Any, snap: Snapshot, paths: list[str], *, fix: bool
         queries = rc.query_paths(repo.worktree, repo.prefix, paths)
         keep = rc.scope_filter(queries, 0)
         entries = [e for e in entries if keep(e.compiled)]
-    findings = audit(repo, snap, entries, Settings.from_repo(repo))
-    fixed: list[tuple[str, str, str]] = []
-    if fix:
-        from git_aide.app import store
+    return audit(repo, snap, entries, repo.settings), len(entries)
 
-        for f in findings:
-            if f.kind == "moved" and f.scope is not None:
-                old = next(e.scope for e in entries if e.uuid == f.uuid)
-                store.update(repo, cache, f.uuid, scope=f.scope)
-                fixed.append((f.uuid, old or "", f.scope))
-    return findings, fixed, len(entries)
+
+def fixes(snap: Snapshot, findings: list[Finding]) -> list[tuple[str, str, str]]:
+    """What `audit --fix` rewrites: (uuid, old scope, new scope) of every `moved`
+    finding that has a safe new scope."""
+    old = {e.uuid: e.scope for e in snap.entries}
+    return [(f.uuid, old.get(f.uuid) or "", f.scope) for f in findings
+            if f.kind == "moved" and f.scope is not None]

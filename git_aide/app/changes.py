@@ -36,27 +36,6 @@ def shared_memory_path(path: str) -> bool:
 # -- reading blobs ---------------------------------------------------------------------
 
 
-def read_blobs(repo: Repo, blobs: Iterable[str]) -> dict[str, bytes]:
-    """The contents of blobs, in one `git cat-file --batch` (no pygit2 to import)."""
-    wanted = list(dict.fromkeys(b for b in blobs if b))
-    if not wanted:
-        return {}
-    out = repo.git("cat-file", "--batch", input=("\n".join(wanted) + "\n").encode()).stdout
-    got: dict[str, bytes] = {}
-    at = 0
-    end = len(out)
-    while at < end:
-        nl = out.index(b"\n", at)
-        head = out[at:nl].split()
-        at = nl + 1
-        if len(head) != 3:  # "<id> missing"
-            continue
-        size = int(head[2])
-        got[head[0].decode()] = out[at:at + size]
-        at += size + 1
-    return got
-
-
 def _parse(data: bytes | None, path: str, warnings: list[str] | None
            ) -> dict[str, Any] | None:
     """A record read at `path`, or None (with a warning) when it is not a live memory there."""
@@ -180,7 +159,7 @@ def path_filter(repo: Repo, paths: Iterable[str]) -> Callable[[dict[str, Any]], 
     from git_aide.rank import recall as rc
 
     keep = rc.scope_filter(rc.query_paths(repo.worktree, repo.prefix, paths),
-                           repo.config_int("aide.recall.minScopeDepth", 1))
+                           repo.settings.recall_min_scope_depth)
     compiled: dict[str, Any] = {}
 
     def relevant(record: dict[str, Any]) -> bool:

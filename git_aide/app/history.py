@@ -27,7 +27,6 @@ from git_aide.app.changes import (
     compare,
     filter_paths,
     path_filter,
-    read_blobs,
     record_at,
     shared_memory_path,
     tree_diff,
@@ -168,7 +167,7 @@ def _reader(repo: Repo, side: _Side) -> Callable[[set[str]], dict[str, bytes]]:
     def read(blobs: set[str]) -> dict[str, bytes]:
         got = {b: side.contents[b] for b in blobs if b in side.contents}
         rest = blobs - got.keys()
-        got.update(read_blobs(repo, rest))
+        got.update(repo.read_blobs(rest))
         missing = rest - got.keys()
         if missing and side.top is not None:  # untracked files are in no object database
             import os
@@ -201,7 +200,7 @@ def diff_doc(repo: Repo, cache: Cache, args: list[str], *, cached: bool = False,
         got = _reader(repo, after)(blobs)
         rest = blobs - got.keys()
         if rest:
-            got.update(read_blobs(repo, rest))
+            got.update(repo.read_blobs(rest))
         return got
 
     doc: dict[str, Any] = {"from": before.source.as_json(), "to": after.source.as_json()}
@@ -332,18 +331,9 @@ def _uuid_of(path: str) -> str:
 
 def resolve_uuid(ident: str, known: Iterable[str]) -> str:
     """The one uuid of the history walked that `ident` names (a uuid or a prefix)."""
-    key = ident.strip().lower()
-    if len(key) < 4:
-        raise AideError(f"id {ident!r} is too short: give at least 4 characters of the uuid")
-    known = set(known)
-    if key in known:
-        return key
-    hits = sorted(u for u in known if u.startswith(key))
-    if not hits:
-        raise AideError(f"no memory with id {ident!r} in the history walked")
-    if len(hits) > 1:
-        raise AideError(f"id {ident!r} is ambiguous: it matches {', '.join(hits)}")
-    return hits[0]
+    from git_aide.core import ids
+
+    return ids.resolve(ident, set(known), where=" in the history walked")
 
 
 def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | None = None,
@@ -432,7 +422,7 @@ def _pair_docs(repo: Repo, cache: Cache | None, need: list[tuple[str, str]],
     if not need:
         return {}
     picked = {k: [r for r in rows[k] if want is None or _uuid_of(r[0]) == want] for k in need}
-    data = read_blobs(repo, {b for rs in picked.values() for _p, o, n in rs for b in (o, n)})
+    data = repo.read_blobs({b for rs in picked.values() for _p, o, n in rs for b in (o, n)})
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for k, rs in picked.items():
         before = {p: o for p, o, _n in rs if o}
@@ -464,39 +454,8 @@ def _entries(doc: dict[str, Any], want: str | None,
 
 # -- merges that kept one side of a field ----------------------------------------------
 
-#: Up to this many merge bases are asked of git, one process each; beyond that, the
-#: import of pygit2 (the time of some thirty git processes) pays for itself.
-_FEW_MERGE_BASES = 24
 #: (path, blob id) of one version of a memory file.
 _Version = tuple[str, str]
-
-
-def _merge_bases(repo: Repo, pairs: list[tuple[str, str]]
-                 ) -> dict[tuple[str, str], str | None]:
-    """(first parent, other parent) -> their merge base, None when the history at hand
-    has none (unrelated histories, a shallow clone)."""
-    unique = list(dict.fromkeys(pairs))
-    bases: dict[tuple[str, str], str | None] = {}
-    if len(unique) > _FEW_MERGE_BASES:
-        import pygit2
-
-        try:
-            pg = repo.pygit
-        except (pygit2.GitError, OSError, ValueError):
-            pg = None  # git itself can still answer, one process a merge
-        if pg is not None:
-            for a, b in unique:
-                try:
-                    oid = pg.merge_base(a, b)
-                except (KeyError, ValueError, pygit2.GitError):
-                    oid = None
-                bases[(a, b)] = str(oid) if oid is not None else None
-            return bases
-    for a, b in unique:
-        proc = repo.git("merge-base", a, b, check=False)
-        found = proc.stdout.decode().split()
-        bases[(a, b)] = found[0] if proc.returncode == 0 and found else None
-    return bases
 
 
 def _blobs_at(repo: Repo, specs: list[str]) -> dict[str, str]:
@@ -553,7 +512,7 @@ def _merge_marks(repo: Repo, cache: Cache | None, merges: list[_Commit],
         return marks
     sides = [(c, k) for c in todo for k in range(1, len(c.parents))
              if trees[c.parents[k]] != trees[c.parents[0]]]
-    bases = _merge_bases(repo, [(c.parents[0], c.parents[k]) for c, k in sides])
+    bases = repo.merge_bases([(c.parents[0], c.parents[k]) for c, k in sides])
     base_trees = _memory_trees(repo, [b for b in bases.values() if b])
     unsure: set[str] = set()  # no merge base here: answer, but do not keep the answer
     plan: list[tuple[_Commit, int, str, str, str]] = []
@@ -577,7 +536,7 @@ def _merge_marks(repo: Repo, cache: Cache | None, merges: list[_Commit],
                 both.append((c, k, u, o_before or t_before, o_after, t_after))
     at = _blobs_at(repo, list(dict.fromkeys(f"{c.sha}:{v[0]}" for c, _k, _u, _b, o, t in both
                                             for v in (o, t))))
-    data = read_blobs(repo, {v[1] for _c, _k, _u, b, o, t in both for v in (b, o, t) if v}
+    data = repo.read_blobs({v[1] for _c, _k, _u, b, o, t in both for v in (b, o, t) if v}
                       | set(at.values()))
     for c, k, u, b, o, t in both:
         # The merge's own version, wherever a side had put it.
@@ -636,10 +595,3 @@ def _kept_one(merge: _Commit, k: int, uuid: str, base: dict[str, Any] | None,
             mark["dropped_value"] = lost[key]
         found.append(mark)
     return found
-
-
-def diff_markdown(doc: dict[str, Any]) -> str:
-    """The review summary of a diff document, grouped by layer, for a pull request."""
-    from git_aide.render.review import markdown
-
-    return markdown(doc)

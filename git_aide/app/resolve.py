@@ -18,8 +18,9 @@ import time
 from dataclasses import dataclass, field
 
 from git_aide.app.store import check_folder, write_file, write_lock
-from git_aide.core.merge import MergeConflict, load_side, merge_report, notice, side_names, stamp
+from git_aide.core.merge import MergeConflict, load_side, merge_report, notice, stamp
 from git_aide.gitio.repo import Repo
+from git_aide.gitio.sides import side_names
 
 #: The refs that name "theirs" while an operation is stopped, in the order tried.
 THEIRS_REFS: tuple[str, ...] = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")

@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
 #: What a personal folder's own .gitignore says: ignore everything here, itself included.
 PERSONAL_IGNORE = "# git-aide: personal memories are private and never committed\n*\n"
-#: How long a writer waits for another's write lock, in seconds, unless git config
-#: aide.writeLockTimeout says otherwise.
-WRITE_LOCK_WAIT = 30.0
 
 
 @dataclass
@@ -58,20 +55,12 @@ class Written:
 
 
 def find(entries: list[Entry], ident: str) -> Entry:
-    """The memory named by a uuid or a unique prefix of at least 4 characters."""
-    key = ident.strip().lower()
-    if len(key) < 4:
-        raise AideError(f"id {ident!r} is too short: give at least 4 characters of the uuid")
-    exact = [e for e in entries if e.uuid == key]
-    if exact:
-        return exact[0]
-    hits = [e for e in entries if e.uuid.startswith(key)]
-    if not hits:
-        raise AideError(f"no memory with id {ident!r}")
-    if len(hits) > 1:
-        names = ", ".join(sorted(e.uuid for e in hits))
-        raise AideError(f"id {ident!r} is ambiguous: it matches {names}")
-    return hits[0]
+    """The memory named by a uuid or a unique prefix of at least 4 characters
+    (core/ids.py)."""
+    from git_aide.core import ids
+
+    uuid = ids.resolve(ident, (e.uuid for e in entries))
+    return next(e for e in entries if e.uuid == uuid)
 
 
 def check_text(what: str | None = None, why: str | None = None, label: str | None = None,
@@ -166,11 +155,10 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
 def _near_duplicates(repo: Repo, entries: list[Entry], what: str, layer: str,
                      scope: str | None, shared: bool) -> list[str]:
     """Warnings naming the memories of the layer that say nearly the same thing."""
-    from git_aide.app import audit
     from git_aide.rank import duplicates
 
     compiled = None if scope is None else scopes.compile_scope(scope)
-    threshold = audit.Settings.from_repo(repo).duplicate_threshold
+    threshold = repo.settings.audit_duplicate_threshold
     return [f"a near duplicate of {uuid} ({round(sim * 100)}% the same words) is in "
             f"{layer}; remembered anyway (`git aide audit` lists duplicates)"
             for uuid, sim in duplicates.near_duplicates(entries, what, layer, compiled, shared,
@@ -560,10 +548,7 @@ def _same_file(fd: int, path: str) -> bool:
 
 def _lock_wait(repo: Repo) -> float:
     """How long to wait for the write lock, in seconds."""
-    try:
-        return max(0.0, float(repo.config("aide.writeLockTimeout") or WRITE_LOCK_WAIT))
-    except ValueError:
-        return WRITE_LOCK_WAIT
+    return repo.settings.write_lock_timeout
 
 
 def _stage(repo: Repo, cache: Cache, result: Written, add: list[str], remove: list[str]

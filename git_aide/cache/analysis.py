@@ -9,30 +9,14 @@ the stems of the words the memories use (postings.py).
 
 from __future__ import annotations
 
-import re
+from git_aide.core.words import TOKEN, plain, prepare, tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-#: Where a word is cut out of the text: anything but these is part of an identifier
-#: (`requests.adapters.HTTPAdapter`, `MAX_UPLOAD_BYTES`, `retry_on_5xx`, `a/b.py`).
-TOKEN = r"[^\s\"'`(),;:!?\[\]{}<>=|*]+"
-#: The words of a text, as the analyzer's tokenizer cuts them.
-WORDS = re.compile(TOKEN)
-_ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
-
-
-def prepare(text: str) -> str:
-    """Text as the analyzer wants it: an acronym run before a capitalised word gets a
-    boundary (`HTTPAdapter` -> `HTTP_Adapter`), which Whoosh's intra-word filter lacks."""
-    return _ACRONYM.sub(r"\1_\2", text)
-
-
-def plain(word: str) -> bool:
-    """Letters in one case, or digits: what Whoosh's intra-word filter leaves whole."""
-    return (word.isalpha() and (word.islower() or word.isupper())) or word.isdigit()
+__all__ = ["analyzer", "plain", "prepare", "stems", "terms"]
 
 
 def analyzer(w: Any) -> Any:
@@ -51,7 +35,7 @@ def terms(text: str, tables: Callable[[], Any], whoosh: Callable[[], Any]) -> li
     `whoosh`: Whoosh with its analysis, imported only for words that are not plain.
     """
     text = prepare(text)
-    words = WORDS.findall(text)
+    words = tokens(text)
     if all(plain(w) for w in words):
         known = tables() if words else None
         out = []
@@ -73,7 +57,7 @@ def stems(texts: list[str]) -> dict[str, str]:
 
     out: dict[str, str] = {}
     for text in texts:
-        for w in WORDS.findall(text):
+        for w in tokens(text):
             if plain(w) and (w := w.lower()) not in out:
                 out[w] = stem(w)
     return out

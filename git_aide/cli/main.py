@@ -371,7 +371,7 @@ def merge_driver(base: str, ours: str, theirs: str, marker_size: str | None,
     """Git's merge driver for memories (git runs it; see `init`)."""
     # `git-aide merge-driver` never gets here: __main__ dispatches it before click is
     # imported. This keeps it listed in the help and callable through `run()`.
-    from git_aide.core.merge import run_driver
+    from git_aide.gitprog.driver import run_driver
 
     args = [base, ours, theirs] + [a for a in (marker_size, path) if a is not None]
     raise click.exceptions.Exit(run_driver(args))
@@ -426,10 +426,12 @@ def validate(staged: bool, rev: str | None, all_: bool, quiet: bool, as_json: bo
 @json_option
 def doctor(as_json: bool) -> None:
     """What is missing or broken here, and the command that fixes it."""
+    from git_aide.agents import doctor as agent_checks
     from git_aide.app.doctor import diagnose
     from git_aide.gitio.repo import open_repo
 
-    findings = diagnose(open_repo())
+    repo = open_repo()
+    findings = diagnose(repo) + agent_checks.findings(repo)
     bad = [f for f in findings if not f.ok]
     if as_json:
         import orjson
@@ -457,7 +459,13 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
         raise UsageError("--fix rewrites files in the working tree; it cannot be used "
                          "with --cached or --rev")
     repo, cache, snap = load(cached, rev)
-    findings, fixed, audited = au.run(repo, cache, snap, list(paths), fix=fix)
+    findings, audited = au.run(repo, snap, list(paths))
+    fixed = au.fixes(snap, findings) if fix else []
+    if fixed:
+        from git_aide.app import store
+
+        for uuid, _old, scope in fixed:
+            store.update(repo, cache, uuid, scope=scope)
     if as_json:
         doc: dict[str, Any] = {"source": snap.source.as_json(),
                                "findings": [f.as_json() for f in findings]}

@@ -1,34 +1,31 @@
-"""The three-way merge of one memory record, and the git merge driver around it.
+"""The three-way merge of one memory record: pure, no files, no git.
 
-Git starts the driver once per conflicting file, so this module must start fast: it
-imports only `memory`, `controls` and the standard library; never pygit2, click, rich or
-whoosh, and not even orjson unless a record holds a float (nor subprocess unless a field
-was dropped). The merge is a pure function of the three
-contents and is symmetric: swapping OURS and THEIRS (as a rebase does) gives the same bytes.
+The merge is a pure function of the three contents and is symmetric: swapping OURS and
+THEIRS (as a rebase does) gives the same bytes. The git merge driver around it (reading
+the files, the conflict markers written over OURS, the notices) is gitprog/driver.py;
+what a person calls each side is gitio/sides.py. The driver starts once per conflicting
+file, so this module imports only `memory`, `controls` and the standard library, and not
+even orjson unless a record holds a float.
 
-Rules (DESIGN section 7): a field changed on one side takes that side; a field changed
-on both takes the side with the newer `updated_at`; `tags` merge as sets; the result's
-`updated_at` is the later of the two. An empty or unparsable base means "no base":
-equal fields are kept, differing fields go to the newer side, tags are united.
+Rules (README.md, "Teams: clone, init, pull, merge"): a field changed on one side takes
+that side; a field changed on both takes the side with the newer `updated_at`; `tags`
+merge as sets; the result's `updated_at` is the later of the two. An empty or unparsable
+base means "no base": equal fields are kept, differing fields go to the newer side, tags
+are united.
 
 A field both sides changed to different values keeps only the newer side's value, as
-designed; the driver then says so on stderr, one line a field, naming the side dropped,
-its value and the `git show` that prints the whole dropped version (`dropped`, `notice`).
+designed; the driver then says so (`dropped`, `notice`).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sys
 from typing import Any
 
 from git_aide.core import controls, memory
 
 #: Conflict marker length when git does not pass one (%L).
 DEFAULT_MARKER_SIZE = 7
-#: Usage line printed when the driver is called with too few arguments.
-USAGE = "usage: git aide merge-driver BASE OURS THEIRS [MARKER_SIZE] [PATH]"
 
 
 class _Absent:
@@ -260,7 +257,7 @@ def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[D
     lost = dropped(b, o, t, merged)
     problems = memory.check(merged)
     for field, message in problems:
-        # Read liberally, write strictly (DESIGN section 1): what a reader accepts is
+        # Read liberally, write strictly: what a reader accepts is
         # repaired; only what makes no memory at all, or a time the repair would have to
         # invent (and so differ between runs), is a conflict.
         if memory.is_fatal(field) or (field in ("created_at", "updated_at")
@@ -286,33 +283,6 @@ def conflict_bytes(base: bytes, ours: bytes, theirs: bytes,
     ))
 
 
-def _marker_size(arg: str | None) -> int:
-    """%L as git passes it; anything unusable means the default."""
-    try:
-        size = int(arg) if arg else DEFAULT_MARKER_SIZE
-    except ValueError:
-        return DEFAULT_MARKER_SIZE
-    return size if 1 <= size <= 1000 else DEFAULT_MARKER_SIZE
-
-
-def _read(path: str) -> bytes:
-    """A file's bytes; a missing one (git passes an empty %O for add/add) is empty."""
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return b""
-
-
-def _say(line: str) -> None:
-    """One line on stderr, which git shows beside its own CONFLICT line."""
-    try:
-        sys.stderr.write(f"git-aide: merge-driver: {controls.escape(line)}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
 #: How wide a dropped value is shown before it is cut (the command prints all of it).
 SHOWN_WIDTH = 72
 
@@ -336,63 +306,6 @@ def shown(value: Any, width: int | None = SHOWN_WIDTH) -> str:
 Label = tuple[str, str | None]
 
 
-def side_names(git_dir: str | None, environ: dict[str, str] | None = None
-               ) -> dict[str, Label]:
-    """What a person calls git's "ours" and "theirs" right now.
-
-    In a merge, pull, cherry-pick or revert "ours" is HEAD and "theirs" what comes in.
-    A rebase replays your commits onto upstream, so there git's "ours" is upstream and
-    its "theirs" is your commit: the words follow what the user did, not git's plumbing.
-    """
-    picked = _rebase_pick(git_dir) if git_dir else None
-    if picked is not None:
-        return {"ours": ("upstream", None),
-                "theirs": ("yours", f"commit {picked[:7]}" if picked else None)}
-    env = os.environ if environ is None else environ
-    # `git merge` names what it merges in GITHEAD_<id>: the name the user typed, or the
-    # id itself when `git pull` hands it over; an octopus has several, and no name fits.
-    heads = [v for k, v in env.items() if k.startswith("GITHEAD_") and v]
-    theirs = None
-    if len(heads) == 1:
-        theirs = f"commit {heads[0][:7]}" if _hex(heads[0]) else controls.escape(heads[0])
-    return {"ours": ("ours", None), "theirs": ("theirs", theirs)}
-
-
-def _rebase_pick(git_dir: str) -> str | None:
-    """The commit a rebase is replaying ("" if it cannot tell), or None outside a rebase.
-
-    A merge that `rebase --rebase-merges` replays counts as a merge: None.
-    """
-    todo = os.path.join(git_dir, "rebase-merge")
-    if os.path.isdir(todo):
-        try:
-            with open(os.path.join(todo, "done"), encoding="utf-8", errors="replace") as f:
-                lines = [x.split() for x in f.read().splitlines()]
-        except OSError:
-            return ""
-        done = [x for x in lines if x and not x[0].startswith("#")]
-        if not done:
-            return ""
-        if done[-1][0] in ("merge", "m"):
-            return None
-        # "pick <id> subject", "fixup -C <id> subject", ...: the first hex word.
-        return next((w for w in done[-1][1:] if _hex(w)), "")
-    if os.path.isfile(os.path.join(git_dir, "rebase-apply", "rebasing")):
-        try:
-            with open(os.path.join(git_dir, "REBASE_HEAD"), encoding="ascii",
-                      errors="replace") as f:
-                head = f.read().strip()
-        except OSError:
-            return ""
-        return head if _hex(head) else ""
-    return None
-
-
-def _hex(word: str) -> bool:
-    """Whether a word is an object id (or an abbreviation of one)."""
-    return len(word) >= 4 and all(c in "0123456789abcdef" for c in word)
-
-
 def notice(d: Dropped, names: dict[str, Label], recover: str | None) -> str:
     """One line that says which field of which memory lost which side's value, and the
     command that prints the whole dropped version (without one, the whole value)."""
@@ -408,93 +321,3 @@ def notice(d: Dropped, names: dict[str, Label], recover: str | None) -> str:
     return f"{line}; recover it with: {recover}" if recover else line
 
 
-def _git_out(*args: str, data: bytes | None = None) -> str | None:
-    """A git command's first line of output, or None when it fails."""
-    import subprocess
-
-    try:
-        proc = subprocess.run(["git", *args], input=data, capture_output=True, check=False)
-    except OSError:
-        return None
-    out = proc.stdout.decode(errors="replace").strip()
-    return out.splitlines()[0] if proc.returncode == 0 and out else None
-
-
-def _kept_in_git(data: bytes) -> str | None:
-    """`git show <blob>` for the exact bytes of a side: a command that prints the dropped
-    version whatever the operation (merge, rebase, cherry-pick, pull) and whatever ref
-    moves later. Writing the blob is a no-op when git has it already, as it almost always
-    has (the side came from a commit); it makes sure of it otherwise."""
-    oid = _git_out("hash-object", "-w", "--no-filters", "--stdin", data=data)
-    return f"git show {oid}" if oid and _hex(oid) else None
-
-
-def _tell(lost: list[Dropped], sides: dict[str, bytes]) -> None:
-    """Say on stderr, one line a field, what the merge dropped: git shows it in its output.
-
-    Paid only when something was dropped: then two git processes (where the git
-    directory is, and the blob id of the dropped side).
-    """
-    names = side_names(_git_out("rev-parse", "--git-dir"))
-    commands: dict[str, str | None] = {}
-    for d in lost:
-        if d.lost not in commands:
-            commands[d.lost] = _kept_in_git(sides[d.lost])
-        _write_line(f"git-aide: {notice(d, names, commands[d.lost])}")
-
-
-def _write_line(line: str) -> None:
-    """One line on stderr; a closed stderr loses the line, never the merge."""
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def run_driver(argv: list[str]) -> int:
-    """`git aide merge-driver BASE OURS THEIRS [MARKER_SIZE] [PATH]`: 0 merged, 1 conflict."""
-    if argv[:1] in (["-h"], ["--help"]):
-        print(USAGE)
-        return 0
-    if len(argv) < 3 or len(argv) > 5:
-        _say(USAGE)
-        return 2
-    base_path, ours_path, theirs_path = argv[0], argv[1], argv[2]
-    size = _marker_size(argv[3] if len(argv) > 3 else None)
-    name = argv[4] if len(argv) > 4 and argv[4] else ours_path
-    # Only %A (ours_path) is ever written: git copies it into the working tree itself.
-    base = ours = theirs = b""
-    try:
-        # One at a time: if one read fails, the markers still hold what was read.
-        base = _read(base_path)
-        ours = _read(ours_path)
-        theirs = _read(theirs_path)
-        merged, lost = merge_report(base, ours, theirs)
-        with open(ours_path, "wb") as f:
-            f.write(merged)
-    except MergeConflict as e:
-        reason = str(e)
-    except Exception as e:  # never a traceback in git's output, never a silent "resolved"
-        reason = f"internal error: {type(e).__name__}: {e}"
-    else:
-        if lost:
-            try:
-                _tell(lost, {"ours": ours, "theirs": theirs})
-            except Exception as e:  # the merge is done and right: only the notice failed
-                _say(f"{name}: both sides changed {', '.join(d.field for d in lost)}; "
-                     f"kept the newer side (cannot say more: {type(e).__name__}: {e})")
-        return 0
-    try:
-        with open(ours_path, "wb") as f:
-            f.write(conflict_bytes(base, ours, theirs, size))
-    except OSError as e:
-        _say(f"{name}: cannot write the conflict markers: {e}")
-        return 1
-    _say(f"{name}: cannot merge: {reason}; conflict markers written")
-    return 1
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point for the fast path in `__main__`."""
-    return run_driver(sys.argv[2:] if argv is None else argv)

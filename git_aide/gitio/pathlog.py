@@ -9,7 +9,6 @@ last-writing commit of every memory has been seen.
 from __future__ import annotations
 
 import os
-import subprocess
 from datetime import datetime, timezone
 
 from git_aide.core import scope as scopes
@@ -175,15 +174,14 @@ def _worktree_diff(repo: Repo, start: str) -> bytes:
     import shutil
     import tempfile
 
-    env = dict(repo._child_env() or os.environ)
     with tempfile.TemporaryDirectory(prefix="git-aide-audit-") as tmp:
-        env["GIT_INDEX_FILE"] = index = os.path.join(tmp, "index")
+        index = os.path.join(tmp, "index")
         if os.path.exists(repo.index_file):
             shutil.copyfile(repo.index_file, index)
         for args in (["add", "--intent-to-add", "--all", "--", "."],
                      ["diff", "-M", "--name-status", "-z", start, "--"]):
-            proc = subprocess.run(["git", *args], capture_output=True, env=env,
-                                  cwd=repo.worktree)
+            proc = repo.git(*args, check=False, cwd=repo.worktree,
+                            env={"GIT_INDEX_FILE": index})
             if proc.returncode != 0:  # then renames of new files go unseen, no worse
                 return repo.git("diff", "-M", "--name-status", "-z", start, "--").stdout
     return proc.stdout
@@ -194,16 +192,12 @@ def _read_log(repo: Repo, start: str, w: Walk, wanted: set[str]) -> None:
     missing = wanted - w.written.keys()
     if not missing:
         return
-    cmd = ["git", "log", "--first-parent", "--diff-merges=first-parent", "-M",
-           "--name-status", "-z", "--format=%x01%H", start, "--"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            cwd=repo.worktree or repo.git_dir, env=repo._child_env())
-    assert proc.stdout is not None
     current: list[bytes] | None = None  # the tokens of the commit being read
     rest = b""
-    try:
+    with repo.stream("log", "--first-parent", "--diff-merges=first-parent", "-M",
+                     "--name-status", "-z", "--format=%x01%H", start, "--") as out:
         while missing:
-            chunk = proc.stdout.read(1 << 16)
+            chunk = out.read(1 << 16)
             tokens = (rest + chunk).split(b"\0")
             rest = tokens.pop() if chunk else b""
             for tok in tokens:
@@ -219,10 +213,6 @@ def _read_log(repo: Repo, start: str, w: Walk, wanted: set[str]) -> None:
                 if current is not None:
                     _record(w, current, missing)
                 break
-    finally:
-        proc.stdout.close()
-        proc.kill()
-        proc.wait()
 
 
 def _record(w: Walk, tokens: list[bytes], missing: set[str]) -> None:

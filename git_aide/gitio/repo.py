@@ -1,8 +1,10 @@
 """The git boundary: find the repository, run git, list a source's blobs, read blobs, stage.
 
-Hot paths ask git through one cheap subprocess (`rev-parse`, `cat-file --batch-check`)
-and leave pygit2, which is slow to import, to the cache misses: reading blobs and
-walking trees straight from the object database.
+Every git process git-aide starts is started here or by gitio/spawn.py (posix_spawn, for
+the questions asked before the rest is imported); pygit2 is imported only here. Hot
+paths ask git through one cheap process (`rev-parse`, `cat-file --batch-check`) and
+leave pygit2, which is slow to import, to the cache misses: walking trees and reading
+objects straight from the object database.
 """
 
 from __future__ import annotations
@@ -13,17 +15,14 @@ import time
 
 from git_aide.core.errors import AideError, GitError
 from git_aide.core.memory import MEMORIES_DIR
+from git_aide.core.settings import Settings
 from git_aide.gitio.spawn import CONFIG, REV_PARSE, Spawned, resolve_query, revision_problem, spawn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
-    from typing import Any
-
-#: How long staging waits for another git process's index.lock, in seconds, unless git
-#: config aide.indexLockTimeout says otherwise.
-INDEX_LOCK_WAIT = 10.0
-
+    from collections.abc import Iterable
+    from typing import IO, Any
 
 class Repo:
     """An opened repository: its directories, and how to run git in it."""
@@ -42,6 +41,8 @@ class Repo:
         self.prefix = prefix
         #: The aide.* and user.* git config values, read on first use.
         self._config: dict[str, str] | None = None
+        #: The aide.* settings parsed from them, on first use.
+        self._settings: Settings | None = None
         #: The pygit2 repository, opened on first use.
         self._pygit: Any = None
         #: A `git config` already started (spawn.early), read on first use.
@@ -69,18 +70,33 @@ class Repo:
         return self.worktree
 
     def git(self, *args: str, input: bytes | None = None, check: bool = True,
-            cwd: str | None = None) -> subprocess.CompletedProcess[bytes]:
-        """Run git in this repository; raise GitError with git's message when it fails."""
+            cwd: str | None = None, env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess[bytes]:
+        """Run git in this repository; raise GitError with git's message when it fails.
+        `env`: variables to set for git beyond the environment."""
         import subprocess
 
+        child = self._child_env()
+        if env:
+            child = {**(child or os.environ), **env}
         proc = subprocess.run(
             ["git", *args], input=input, capture_output=True,
-            cwd=cwd or self.worktree or self.git_dir, env=self._child_env(),
+            cwd=cwd or self.worktree or self.git_dir, env=child,
         )
         if check and proc.returncode != 0:
             msg = proc.stderr.decode(errors="replace").strip().splitlines()
             raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
         return proc
+
+    def stream(self, *args: str) -> Stream:
+        """Run git in this repository, its output read as it comes (`with` it: leaving
+        stops git, so a reader can stop early in a long `git log`)."""
+        import subprocess
+
+        return Stream(subprocess.Popen(["git", *args], stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL,
+                                       cwd=self.worktree or self.git_dir,
+                                       env=self._child_env()))
 
     def _child_env(self) -> dict[str, str] | None:
         # git runs from the top of the working tree: paths the user gave relative to
@@ -101,6 +117,9 @@ class Repo:
 
     def config(self, key: str, default: str | None = None) -> str | None:
         """One git config value (aide.* and user.* only; keys are case-insensitive)."""
+        return self._read_config().get(key.lower(), default)
+
+    def _read_config(self) -> dict[str, str]:
         if self._config is None:
             asked = self._asked_config or spawn(*CONFIG)
             out = asked.wait()[1] if asked is not None else b""
@@ -109,34 +128,21 @@ class Repo:
                 if item:
                     k, _, v = item.partition("\n")
                     self._config[k.lower()] = v
-        return self._config.get(key.lower(), default)
+        return self._config
+
+    @property
+    def settings(self) -> Settings:
+        """The aide.* settings (core/settings.py), parsed once from the config."""
+        if self._settings is None:
+            self._settings = Settings(self._read_config())
+        return self._settings
 
     def reread_config(self, asked: Spawned | None = None) -> None:
         """Read the config again on next use, from `asked` if given (a long-lived
         process, the MCP server, sees settings changed between its calls)."""
         self._config = None
+        self._settings = None
         self._asked_config = asked
-
-    def config_bool(self, key: str, default: bool) -> bool:
-        """A boolean git config value, spelled as git spells one (true/yes/on/1,
-        false/no/off/0); any other value counts as the default (a setting of a hook or
-        the server must not stop it)."""
-        low = (self.config(key) or "").strip().lower()
-        if low in ("true", "yes", "on", "1"):
-            return True
-        if low in ("false", "no", "off", "0"):
-            return False
-        return default
-
-    def config_int(self, key: str, default: int) -> int:
-        """An integer git config value; a bad one is an error that names the key."""
-        value = self.config(key)
-        if value is None:
-            return default
-        try:
-            return int(value)
-        except ValueError:
-            raise AideError(f"git config {key} is {value!r}, not a whole number") from None
 
     @property
     def pygit(self) -> Any:
@@ -147,16 +153,61 @@ class Repo:
             self._pygit = pygit2.Repository(self.git_dir)
         return self._pygit
 
-    def read_blobs(self, ids: list[str]) -> dict[str, bytes]:
-        """The contents of blobs, straight from the object database."""
-        odb = self.pygit.odb
+    def read_blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
+        """The contents of blobs (those it finds), by id: from the object database when
+        pygit2 is open already, else in one `git cat-file --batch` (importing pygit2
+        costs more than that one process, however many blobs it reads)."""
+        wanted = list(dict.fromkeys(b for b in ids if b))
         out: dict[str, bytes] = {}
-        for oid in ids:
-            try:
-                out[oid] = odb.read(oid)[1]
-            except (KeyError, ValueError):
+        if not wanted:
+            return out
+        if self._pygit is not None:
+            odb = self._pygit.odb
+            for oid in wanted:
+                try:
+                    out[oid] = odb.read(oid)[1]
+                except (KeyError, ValueError):
+                    continue
+            return out
+        data = self.git("cat-file", "--batch", input=("\n".join(wanted) + "\n").encode()).stdout
+        at = 0
+        end = len(data)
+        while at < end:
+            nl = data.index(b"\n", at)
+            head = data[at:nl].split()
+            at = nl + 1
+            if len(head) != 3:  # "<id> missing"
                 continue
+            size = int(head[2])
+            out[head[0].decode()] = data[at:at + size]
+            at += size + 1
         return out
+
+    def merge_bases(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
+        """(first parent, other parent) -> their merge base, None when the history at hand
+        has none (unrelated histories, a shallow clone)."""
+        unique = list(dict.fromkeys(pairs))
+        bases: dict[tuple[str, str], str | None] = {}
+        if len(unique) > FEW_MERGE_BASES:
+            import pygit2
+
+            try:
+                pg = self.pygit
+            except (pygit2.GitError, OSError, ValueError):
+                pg = None  # git itself can still answer, one process a merge
+            if pg is not None:
+                for a, b in unique:
+                    try:
+                        oid = pg.merge_base(a, b)
+                    except (KeyError, ValueError, pygit2.GitError):
+                        oid = None
+                    bases[(a, b)] = str(oid) if oid is not None else None
+                return bases
+        for a, b in unique:
+            proc = self.git("merge-base", a, b, check=False)
+            found = proc.stdout.decode().split()
+            bases[(a, b)] = found[0] if proc.returncode == 0 and found else None
+        return bases
 
     def walk_tree(self, tree_id: str) -> list[tuple[str, str]]:
         """(path under the memories folder, blob id) for every blob below a tree."""
@@ -228,11 +279,7 @@ class Repo:
 
     def stage(self, add: list[str], remove: list[str]) -> bool:
         """Stage new/changed files and removals; False when the index stayed locked."""
-        try:
-            wait = float(self.config("aide.indexLockTimeout") or INDEX_LOCK_WAIT)
-        except ValueError:
-            wait = INDEX_LOCK_WAIT
-        deadline = time.monotonic() + wait
+        deadline = time.monotonic() + self.settings.index_lock_timeout
         delay = 0.02
         steps: list[tuple[str, ...]] = []
         if remove:
@@ -254,6 +301,45 @@ class Repo:
                 lines = err.strip().splitlines()
                 raise GitError(f"git {step[0]} failed: {lines[-1] if lines else proc.returncode}")
         return True
+
+
+#: Up to this many merge bases are asked of git, one process each; beyond that, the
+#: import of pygit2 (the time of some thirty git processes) pays for itself.
+FEW_MERGE_BASES = 24
+
+
+class Stream:
+    """A git process whose output is read as it comes; leaving the `with` stops it."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        #: The process.
+        self.proc = proc
+
+    def __enter__(self) -> IO[bytes]:
+        """git's output."""
+        assert self.proc.stdout is not None
+        return self.proc.stdout
+
+    def __exit__(self, *_exc: object) -> None:
+        """Stop git, whether or not all was read."""
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        self.proc.kill()
+        self.proc.wait()
+
+
+def load_reader() -> None:
+    """Import pygit2 now: a long-lived process (the MCP server) pays for it before its
+    first call rather than during one."""
+    import pygit2  # noqa: F401
+
+
+def git_version() -> str:
+    """`git --version`'s output ("" when git cannot be started)."""
+    from git_aide.gitio.spawn import spawn
+
+    proc = spawn("--version")
+    return proc.wait()[1].decode(errors="replace") if proc is not None else ""
 
 
 def check_revision(rev: str) -> str:

@@ -4,23 +4,18 @@ nearly the same (DESIGN section 12), for `audit` and for `remember`'s warning.""
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 
 from git_aide.core import scope as scopes
 from git_aide.core.memory import PERSONAL_DIR
+from git_aide.core.words import words as _words
 from git_aide.read.sources import Entry
-
-#: Words too common to tell two memories apart.
-STOP = frozenset("""a an and are as at be by for from has have in into is it its of on or
-that the their then there this to was we were will with when you your not no do does
-""".split())
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def words(text: str) -> frozenset[str]:
-    """A memory's normalised word set: lower case, letters and digits, no filler words."""
-    return frozenset(w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOP)
+    """A memory's normalised word set: lower case, identifiers whole (core/words.py says
+    why), no filler words."""
+    return _words(text, parts=False)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

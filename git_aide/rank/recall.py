@@ -9,7 +9,8 @@ import os
 from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError
 from git_aide.core.memory import LAYERS
-from git_aide.rank.weak import holding, mention_finder, path_words, stored_texts, words
+from git_aide.core.words import words
+from git_aide.rank.weak import holding, mention_finder, path_words, stored_texts
 from git_aide.read.sources import Entry
 
 TYPE_CHECKING = False

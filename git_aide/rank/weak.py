@@ -7,9 +7,10 @@ need not parse the thousands of memories it looks through.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from itertools import accumulate
+
+from git_aide.core.words import words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,18 +38,8 @@ TOPIC_MIN_STEM = 4
 #: A stem found more often than this in the store is a common word there, not a
 #: topic: it brings no candidates (and no decoding of the memories that hold it).
 TOPIC_MAX_FOUND = 50
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
-def words(text: str) -> set[str]:
-    """Lower-case words of a text, identifiers split (`MAX_UPLOAD_BYTES`,
-    `findByEmail`), filler words and single letters left out."""
-    from git_aide.rank.duplicates import STOP
-
-    return {w for w in (x.lower() for x in _WORD.findall(text))
-            if len(w) > 1 and w not in STOP}
-
-
-def path_words(path: str) -> set[str]:
+def path_words(path: str) -> frozenset[str]:
     """A path's words: its segments split like identifiers, without the file extension."""
     segs = [s for s in path.split("/") if s]
     if segs and "." in segs[-1].lstrip("."):

@@ -23,15 +23,6 @@ def dumps(doc: Any) -> str:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
-def memory_doc(hit: Hit) -> dict[str, Any]:
-    """A memory in the JSON output: every field of the file, then where and why it matched."""
-    doc = dict(hit.entry.record)
-    doc["path"] = hit.entry.path
-    doc["matched_scope"] = hit.matched_scope
-    doc["score"] = None if hit.score is None else round(hit.score, 4)
-    return doc
-
-
 def _scope_text(record: dict[str, Any]) -> str:
     return record["scope"] or "project"
 

@@ -1,0 +1,188 @@
+"""Settings: every `aide.*` git config key, declared once with its type, default and
+bounds, and parsed once per process from the values git config gave.
+
+Reading git config is gitio's job (`Repo.config`); this module only turns those strings
+into values. A bad value is remembered, not raised, when the settings are parsed: it is
+an error naming the key only when something reads that key, so a typo in a hook's
+setting never stops `recall` (and the hooks' and the server's settings, which must not
+stop them, fall back or clamp instead of failing).
+"""
+
+from __future__ import annotations
+
+import math
+
+from git_aide.core.errors import AideError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+#: Characters an agent gets from one MCP tool call at most, in the text and in the
+#: structured content each: about 2,000 tokens.
+MCP_BUDGET = 8000
+#: The smallest budget aide.mcp.maxChars may set: a summary, its counts and some ids.
+MIN_MCP_BUDGET = 1000
+#: The most characters any hook sends, whatever the configuration says: Claude Code cuts
+#: a hook's context above 10,000 characters to a preview.
+MAX_HOOK_CHARS = 9000
+
+#: How a key's value is spelt: a whole number, a number of seconds, a fraction from 0 to
+#: 1, or a boolean as git spells one.
+INT, SECONDS, FRACTION, BOOL = "int", "seconds", "fraction", "bool"
+
+
+class Key:
+    """One `aide.*` key: its name, the attribute of Settings that holds it, its type,
+    default and bounds, and what it sets (the configuration table of the docs)."""
+
+    __slots__ = ("name", "attr", "kind", "default", "low", "high", "strict", "doc")
+
+    def __init__(self, name: str, attr: str, kind: str, default: float | bool, doc: str,
+                 low: float | None = None, high: float | None = None,
+                 strict: bool = False) -> None:
+        #: The git config key, as the docs spell it (git compares keys case-insensitively).
+        self.name = name
+        #: The attribute of Settings that holds its value.
+        self.attr = attr
+        #: INT, SECONDS, FRACTION or BOOL.
+        self.kind = kind
+        #: The value when the key is not set (and, for SECONDS and BOOL, when it is bad).
+        self.default = default
+        #: The least value; a smaller one is raised to it, or an error when `strict`.
+        self.low = low
+        #: The greatest value; a larger one is lowered to it.
+        self.high = high
+        #: Whether a value below `low` is an error rather than raised to `low`.
+        self.strict = strict
+        #: What the key sets, one sentence.
+        self.doc = doc
+
+    def parse(self, raw: str | None) -> float | bool:
+        """The value `raw` (None: not set) stands for; AideError naming the key when it
+        is not one."""
+        if self.kind == BOOL:
+            # A setting of a hook or the server must not stop it: anything else is the default.
+            low = (raw or "").strip().lower()
+            if low in ("true", "yes", "on", "1"):
+                return True
+            if low in ("false", "no", "off", "0"):
+                return False
+            return self.default
+        if self.kind == SECONDS:
+            try:
+                seconds = float(raw or self.default)
+            except ValueError:
+                return self.default
+            return seconds if self.low is None else max(self.low, seconds)
+        if raw is None:
+            return self.default
+        if self.kind == FRACTION:
+            try:
+                fraction = float(raw)
+            except ValueError:
+                fraction = math.nan
+            if not 0.0 <= fraction <= 1.0:  # also false for nan
+                raise AideError(f"git config {self.name} is {raw!r}, not a number from 0 to 1")
+            return fraction
+        try:
+            n = int(raw)
+        except ValueError:
+            raise AideError(f"git config {self.name} is {raw!r}, not a whole number") from None
+        if self.low is not None and n < self.low:
+            if self.strict:
+                raise AideError(f"git config {self.name} is {raw!r}, not {self.low:g} or more")
+            n = int(self.low)
+        if self.high is not None and n > self.high:
+            n = int(self.high)
+        return n
+
+
+#: Every key git-aide reads, in the order the docs list them.
+KEYS: tuple[Key, ...] = (
+    Key("aide.recall.limit", "recall_limit", INT, 20,
+        "How many memories `recall` returns."),
+    Key("aide.recall.minScopeDepth", "recall_min_scope_depth", INT, 1,
+        "The least scope depth a scoped memory needs to be recalled for a file."),
+    Key("aide.recall.layerDiversityMinLimit", "recall_layer_diversity_min_limit", INT, 0,
+        "The least limit at which recall rebalances layers as aide-memory does (0: off)."),
+    Key("aide.recall.projectWideLimit", "recall_project_wide_limit", INT, 3,
+        "How many project-wide memories a path recall keeps at most."),
+    Key("aide.search.limit", "search_limit", INT, 20,
+        "How many memories `search` returns."),
+    Key("aide.audit.duplicateThreshold", "audit_duplicate_threshold", FRACTION, 0.6,
+        "Jaccard similarity of word sets from which `audit` and `remember` call two "
+        "memories of one layer near duplicates, from 0 to 1 (0 turns the check off)."),
+    Key("aide.audit.churnCommits", "audit_churn_commits", INT, 10,
+        "Commits touching the code under a scope that make an old memory stale.",
+        low=0, strict=True),
+    Key("aide.audit.staleDays", "audit_stale_days", INT, 90,
+        "How old (days since updated_at) a memory must be to be stale.",
+        low=0, strict=True),
+    Key("aide.writeLockTimeout", "write_lock_timeout", SECONDS, 30.0,
+        "Seconds a writer waits for one other git-aide writer to release the write lock.",
+        low=0.0),
+    Key("aide.indexLockTimeout", "index_lock_timeout", SECONDS, 10.0,
+        "Seconds to wait for another git process's index.lock before a memory is left "
+        "written but not staged."),
+    Key("aide.hooks.fileChars", "hooks_file_chars", INT, 1200,
+        "The most characters `hook pre-tool-use` injects for one file.",
+        low=0, high=MAX_HOOK_CHARS),
+    Key("aide.hooks.sessionChars", "hooks_session_chars", INT, 2000,
+        "The most characters `hook session-start` injects.", low=0, high=MAX_HOOK_CHARS),
+    Key("aide.hooks.reflect", "hooks_reflect", BOOL, False,
+        "Whether `hook stop` asks, every few stops, whether anything is worth remembering."),
+    Key("aide.hooks.reflectEvery", "hooks_reflect_every", INT, 5,
+        "Every how many stops `hook stop` asks (with aide.hooks.reflect).", low=1),
+    Key("aide.mcp.maxChars", "mcp_max_chars", INT, MCP_BUDGET,
+        "The most characters an MCP tool gives an agent, in its text and in its "
+        "structured content each.", low=MIN_MCP_BUDGET),
+    Key("aide.mcp.watch", "mcp_watch", BOOL, True,
+        "Whether the MCP server watches the memory folders (inotify) instead of running "
+        "`git status` on every call."),
+)
+
+
+class Settings:
+    """The values of every key in KEYS, parsed from one reading of git config.
+
+    A key whose value is bad has no attribute: reading it raises the error that names
+    the key (see the module's docstring).
+    """
+
+    recall_limit: int
+    recall_min_scope_depth: int
+    recall_layer_diversity_min_limit: int
+    recall_project_wide_limit: int
+    search_limit: int
+    audit_duplicate_threshold: float
+    audit_churn_commits: int
+    audit_stale_days: int
+    write_lock_timeout: float
+    index_lock_timeout: float
+    hooks_file_chars: int
+    hooks_session_chars: int
+    hooks_reflect: bool
+    hooks_reflect_every: int
+    mcp_max_chars: int
+    mcp_watch: bool
+
+    def __init__(self, config: dict[str, str] | None = None) -> None:
+        """`config`: git config's values by lower-cased key (the defaults when None)."""
+        config = config or {}
+        #: The error of each bad key, by attribute.
+        self._errors: dict[str, str] = {}
+        for key in KEYS:
+            try:
+                setattr(self, key.attr, key.parse(config.get(key.name.lower())))
+            except AideError as e:
+                self._errors[key.attr] = str(e)
+
+    if not TYPE_CHECKING:  # hidden from mypy, which then checks every attribute's name
+
+        def __getattr__(self, attr: str) -> NoReturn:
+            # Only reached for an attribute that was not set: a key whose value is bad.
+            error = self.__dict__.get("_errors", {}).get(attr)
+            if error is not None:
+                raise AideError(error)
+            raise AttributeError(attr)

@@ -1,0 +1,58 @@
+"""Words: how git-aide cuts a text into words, for ranking, duplicates and search.
+
+One cut, `tokens`: what lies between blanks and punctuation, an identifier kept whole
+(`requests.adapters.HTTPAdapter`, `MAX_UPLOAD_BYTES`, `a/b.py`). The full-text index
+stores these tokens as Whoosh's analysis turns them into terms (cache/analysis.py), so
+its tokenizer is `TOKEN` itself. Ranking and duplicates compare sets of `words`, which
+differ on purpose in one rule, named by `parts`:
+
+- ranking (`parts=True`, rank/weak.py) splits an identifier into its parts, so that
+  `findByEmail` in a memory meets `email` in a path or a query;
+- duplicates (`parts=False`, rank/duplicates.py) lower-case the text first and keep an
+  identifier one word (`findByEmail` is `findbyemail`): the similarity that `audit` and
+  `remember` report, and aide.audit.duplicateThreshold is compared with, has always been
+  measured on these sets; splitting would change which memories are called duplicates.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Words too common to tell two memories apart, or a query's subject.
+STOP = frozenset("""a an and are as at be by for from has have in into is it its of on or
+that the their then there this to was we were will with when you your not no do does
+""".split())
+
+#: Where a token is cut out of the text: anything but these is part of an identifier
+#: (`requests.adapters.HTTPAdapter`, `MAX_UPLOAD_BYTES`, `retry_on_5xx`, `a/b.py`).
+TOKEN = r"[^\s\"'`(),;:!?\[\]{}<>=|*]+"
+_TOKENS = re.compile(TOKEN)
+_ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
+#: An identifier's parts: an acronym, a (capitalised) word, a number.
+_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+#: Letters and digits of lower-cased text.
+_RUNS = re.compile(r"[a-z0-9]+")
+
+
+def tokens(text: str) -> list[str]:
+    """The tokens of a text, in order, identifiers whole (the index's tokenizer)."""
+    return _TOKENS.findall(text)
+
+
+def prepare(text: str) -> str:
+    """Text as the index's analyzer wants it: an acronym run before a capitalised word
+    gets a boundary (`HTTPAdapter` -> `HTTP_Adapter`), which Whoosh's intra-word filter
+    lacks."""
+    return _ACRONYM.sub(r"\1_\2", text)
+
+
+def plain(word: str) -> bool:
+    """Letters in one case, or digits: what Whoosh's intra-word filter leaves whole."""
+    return (word.isalpha() and (word.islower() or word.isupper())) or word.isdigit()
+
+
+def words(text: str, parts: bool = True) -> frozenset[str]:
+    """The lower-case words of a text, filler words and single characters left out;
+    with `parts` identifiers split into their parts (see the module's docstring)."""
+    found = (w.lower() for w in _PARTS.findall(text)) if parts else _RUNS.findall(text.lower())
+    return frozenset(w for w in found if len(w) > 1 and w not in STOP)
