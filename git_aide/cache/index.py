@@ -37,7 +37,7 @@ from git_aide.core import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
 
 #: Bumped when the schema, the analysis or the layout of our own files in the index
 #: changes; a mismatch rebuilds the index.
@@ -144,7 +144,7 @@ class FullText:
         #: The files of the state the id table vouched for, by name.
         self._state: set[str] = set()
         #: The postings tables of that state, once read (False: they do not cover it).
-        self._tables: Any = None
+        self._tables: postings.Tables | Literal[False] | None = None
         #: The last query's (field, term) pairs and the scores the tables gave them.
         self._scored: tuple[list[tuple[str, str]], dict[int, float]] | None = None
         #: True when the index lives in memory (the cache folder cannot be written).
@@ -354,7 +354,7 @@ class FullText:
         except OSError:
             return False
 
-    def _postings(self) -> Any:
+    def _postings(self) -> postings.Tables | None:
         """The postings tables of the state on disk, when they hold every document of
         it; None otherwise (Whoosh answers then)."""
         if not self._checked():
@@ -518,7 +518,7 @@ class FullText:
         if not pairs:
             return {}
         scores = self._scores(pairs)
-        if scores is not None:
+        if scores is not None and self._tables:  # scores come from the tables
             return _best(self._tables, scores, allowed, want)
         ix = self._open()
         q = self._w.query
