@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 from conftest import AIDE, BASE_ENV, CACHE, aide, aide_ok, git, make_repo
 
-from git_aide.cache.folder import Cache
+from git_aide.cache import codec
+from git_aide.cache.folder import FORMAT, Cache
+from git_aide.cache.views import KIND as VIEW
 
 #: What every case asks: each through a real git-aide process.
 COMMANDS: list[list[str]] = [
@@ -115,9 +117,11 @@ def test_one_byte_changed_in_a_view_is_noticed(warm: tuple[Path, list[str], Path
     for view in views:
         data = view.read_bytes()
         size = len(data)
-        header = int.from_bytes(data[:8], "little")
-        # Every part: the header (state, scopes, where the groups lie), contents, groups.
-        spots = [8 + header * i // 12 for i in range(12)] + [size // 2, size - 3]
+        top = codec.top_size(VIEW, FORMAT)
+        header = int.from_bytes(data[top - 8:top - 4], "little")
+        # Every part: the lead, the header (state, scopes, where the groups lie),
+        # contents, groups.
+        spots = [5, *(top + header * i // 12 for i in range(12)), size // 2, size - 3]
         for at in spots:
             restore(repo, pristine)
             flip(view, at)

@@ -187,8 +187,8 @@ def test_killed_writer_leaves_old_file_and_no_memory_from_the_temporary(repo: Pa
     doc = remember(repo, "the old content")
     path = repo / doc["path"]
     old = path.read_bytes()
-    code = ("import sys; from git_aide.app.store import write_file; "
-            "write_file(sys.argv[1], b'{' * 400_000_000)")
+    code = ("import sys; from git_aide.core.files import write_atomic; "
+            "write_atomic(sys.argv[1], b'{' * 400_000_000)")
     p = subprocess.Popen([sys.executable, "-c", code, str(path)], env=BASE_ENV)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

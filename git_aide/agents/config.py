@@ -641,7 +641,7 @@ def plan(top: str, agent: str, install: bool = True) -> list[Change]:
 def apply(top: str, changes: list[Change]) -> None:
     """Write (atomically) or remove each changed file: through a link inside the
     working tree, never out of it (checked again here), keeping its permissions."""
-    from git_aide.app.store import write_file
+    from git_aide.core.files import write_atomic
 
     todo = [c for c in changes if c.changed]
     seen: dict[str, str] = {}
@@ -659,7 +659,7 @@ def apply(top: str, changes: list[Change]) -> None:
         if c.after is None:
             os.unlink(c.dest)
             continue
-        write_file(c.dest, c.after)
+        write_atomic(c.dest, c.after)
         if c.mode is not None:
             os.chmod(c.dest, c.mode)
 

@@ -609,7 +609,7 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
            max_chars: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
     from git_aide.agents.rules import read_rules
-    from git_aide.app.store import write_file
+    from git_aide.core.files import write_atomic
     from git_aide.read.sources import load
 
     top = repo.require_worktree("export")
@@ -641,6 +641,6 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
             os.unlink(full)
             done.append((path, "removed"))
         else:
-            write_file(full, data)
+            write_atomic(full, data)
             done.append((path, "created" if current is None else "updated"))
     return done, p.notes

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
     from git_aide.cache.folder import Cache
+    from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
     from git_aide.read.sources import Entry, Snapshot
 
@@ -316,7 +317,7 @@ class Memory:
 
     def __init__(self) -> None:
         self._repo: Repo | None = None
-        self._index: Any = None
+        self._index: FullText | None = None
         #: The views read lately, decoded: a state's entries never change (sources.load).
         self._warm: dict[Any, Any] = {}
         #: The memories folder under inotify, when it can be (None: git status each call).
@@ -341,7 +342,7 @@ class Memory:
 
         return Cache(repo.cache_dir)
 
-    def index(self, cache: Cache) -> Any:
+    def index(self, cache: Cache) -> FullText:
         """The full-text index, kept open; what it holds is read again each call."""
         from git_aide.app import search as sr
 

@@ -71,18 +71,16 @@ class Session:
         """Write the record atomically; a failure only costs a repeat injection."""
         import json
 
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({"seen": sorted(self.seen), "stops": self.stops,
-                           "reflected": self.reflected, "started": self.started}, f)
-            os.replace(tmp, self.path)
-        except OSError:
-            import contextlib
+        from git_aide.core.files import write_atomic
 
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        data = json.dumps({"seen": sorted(self.seen), "stops": self.stops,
+                           "reflected": self.reflected, "started": self.started})
+        try:
+            # Not synced to the disk: a hook runs on every file an agent touches, and a
+            # record lost in a crash only costs a memory injected twice.
+            write_atomic(self.path, data.encode(), sync=False)
+        except OSError:
+            pass
 
     def clear(self) -> None:
         """Forget the session (after compaction the context holds none of it)."""

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from git_aide.app.store import Written
     from git_aide.cache.folder import Cache
+    from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
     from git_aide.rank.recall import Hit
     from git_aide.read.sources import Entry, Snapshot
@@ -32,7 +33,7 @@ def filters(layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | li
 def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...] | list[str],
                 *, query: str | None = None, layers: tuple[str, ...] | list[str] = (),
                 tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
-                limit: int | None = None, count: bool = True, index: Any = None,
+                limit: int | None = None, count: bool = True, index: FullText | None = None,
                 scoped_only: bool = False) -> list[Hit]:
     """`recall`: the memories relevant to `paths`, in section 4's order, cut at the limit.
 
@@ -113,7 +114,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     return hits
 
 
-def _question_wide(snap: Snapshot, ft: Any, query: str, want: int, entries: list[Entry],
+def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries: list[Entry],
                    decode: Any, relevance: Any, weak: list[Entry]
                    ) -> tuple[list[Entry], Any]:
     """A path recall with a question: the candidates, with the project-wide memories the
@@ -148,7 +149,7 @@ def _question_wide(snap: Snapshot, ft: Any, query: str, want: int, entries: list
 ELSEWHERE_MATCHES = 10
 
 
-def _strong_matches(snap: Snapshot, ft: Any, query: str, relevant: Any) -> list[Entry]:
+def _strong_matches(snap: Snapshot, ft: FullText, query: str, relevant: Any) -> list[Entry]:
     """The store's best matches for `query` whose scope the path does not reach."""
     from git_aide.app import search as sr
 
@@ -168,7 +169,7 @@ def _strong_matches(snap: Snapshot, ft: Any, query: str, relevant: Any) -> list[
             and not relevant(e.compiled)][:ELSEWHERE_MATCHES]
 
 
-def search_hits(repo: Repo, snap: Snapshot, ft: Any, query: str, *,
+def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
                 layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
                 progress: Any = None) -> list[Hit]:
     """`search`: the memories matching `query`, best first."""

@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from git_aide.app.store import write_file
 from git_aide.core.errors import AideError
+from git_aide.core.files import write_atomic
 from git_aide.gitio.repo import Repo
 
 #: The hooks git-aide installs.
@@ -317,5 +317,5 @@ def _mode(path: str) -> int:
 
 def _write(path: str, text: str, mode: int) -> None:
     """Write a hook file atomically with the given permission bits."""
-    write_file(path, text.encode("utf-8", errors="surrogateescape"))
+    write_atomic(path, text.encode("utf-8", errors="surrogateescape"))
     os.chmod(path, mode)

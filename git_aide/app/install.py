@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 
-from git_aide.app.store import PERSONAL_IGNORE, write_file
+from git_aide.app.store import PERSONAL_IGNORE
 from git_aide.core.errors import AideError
+from git_aide.core.files import write_atomic
 from git_aide.core.memory import MEMORIES_DIR, PERSONAL_DIR
 from git_aide.gitio import folders
 from git_aide.gitio.repo import Repo
@@ -41,7 +42,7 @@ def ensure_line(path: str, line: str) -> bool:
         return False
     if text and not text.endswith("\n"):
         text += "\n"
-    write_file(path, (text + line + "\n").encode())
+    write_atomic(path, (text + line + "\n").encode())
     return True
 
 
@@ -59,7 +60,7 @@ def replace_line(path: str, old: str, new: str) -> bool:
     at = stripped.index(old)
     ending = lines[at][len(lines[at].rstrip("\r\n")):]
     lines[at] = new + (ending or "\n")
-    write_file(path, "".join(lines).encode())
+    write_atomic(path, "".join(lines).encode())
     return True
 
 
@@ -79,7 +80,7 @@ def init(repo: Repo, with_hooks: bool = True) -> list[str]:
             done.append(f"created {MEMORIES_DIR}/{folder}/")
     personal_ignore = os.path.join(top, PERSONAL_DIR, ".gitignore")
     if not os.path.exists(personal_ignore):
-        write_file(personal_ignore, PERSONAL_IGNORE.encode())
+        write_atomic(personal_ignore, PERSONAL_IGNORE.encode())
         done.append(f"created {PERSONAL_DIR}/.gitignore")
     if ensure_line(os.path.join(top, ".gitignore"), IGNORE_LINE):
         done.append(f"added {IGNORE_LINE} to .gitignore")

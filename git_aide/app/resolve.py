@@ -17,7 +17,8 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from git_aide.app.store import check_folder, write_file, write_lock
+from git_aide.app.store import check_folder, write_lock
+from git_aide.core.files import write_atomic
 from git_aide.core.merge import MergeConflict, load_side, merge_report, notice, stamp
 from git_aide.gitio.repo import Repo
 from git_aide.gitio.sides import side_names
@@ -216,5 +217,5 @@ def _apply(repo: Repo, top: str, path: str, data: bytes | None) -> bool:
             os.unlink(full)
         return repo.stage(add=[], remove=[path])
     if _current(top, path) != data:
-        write_file(full, data)
+        write_atomic(full, data)
     return repo.stage(add=[path], remove=[])

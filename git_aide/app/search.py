@@ -18,10 +18,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from git_aide.cache.index import FullText
+
 Progress = Callable[[int, int], None]
 
 
-def open_index(cache: Cache) -> Any:
+def open_index(cache: Cache) -> FullText:
     """The full-text index of this cache (Whoosh itself is imported when the index is
     written, or a query cannot be answered from the postings tables)."""
     from git_aide.cache.index import FullText
@@ -29,7 +31,7 @@ def open_index(cache: Cache) -> Any:
     return FullText(cache.root)
 
 
-def robust(ft: Any, work: Callable[[], Any]) -> Any:
+def robust(ft: FullText, work: Callable[[], Any]) -> Any:
     """Run work on the full-text index; if the index proves damaged, rebuild it and retry."""
     from git_aide.core.errors import AideError
 
@@ -46,12 +48,12 @@ def robust(ft: Any, work: Callable[[], Any]) -> Any:
     return None
 
 
-def ensure_indexed(ft: Any, entries: list[Entry], progress: Progress | None = None) -> int:
+def ensure_indexed(ft: FullText, entries: list[Entry], progress: Progress | None = None) -> int:
     """Add the entries the full-text index lacks; returns how many it added."""
     return robust(ft, lambda: _ensure(ft, entries, progress))
 
 
-def _ensure(ft: Any, entries: list[Entry], progress: Progress | None) -> int:
+def _ensure(ft: FullText, entries: list[Entry], progress: Progress | None) -> int:
     missing = set(ft.missing(e.blob for e in entries))
     if not missing:
         return 0
@@ -63,7 +65,7 @@ def _ensure(ft: Any, entries: list[Entry], progress: Progress | None) -> int:
     return added
 
 
-def relevance(ft: Any, entries: list[Entry], query: str, want: int,
+def relevance(ft: FullText, entries: list[Entry], query: str, want: int,
               progress: Progress | None = None) -> dict[str, float]:
     """BM25F score by blob id for the (at least `want`) best entries that match; the
     entries the full-text index lacks are added first."""
@@ -74,7 +76,7 @@ def relevance(ft: Any, entries: list[Entry], query: str, want: int,
     return robust(ft, work) or fragments(entries, query)
 
 
-def relevance_in(ft: Any, snap: Any, query: str, want: int,
+def relevance_in(ft: FullText, snap: Any, query: str, want: int,
                  progress: Progress | None = None,
                  skip: Callable[[Any], bool] | None = None, need: int | None = None,
                  allowed: set[str] | None = None
@@ -169,14 +171,14 @@ def fragments(entries: list[Entry], query: str) -> dict[str, float]:
     return scores
 
 
-def search(ft: Any, entries: list[Entry], query: str, filters: Filters, limit: int,
+def search(ft: FullText, entries: list[Entry], query: str, filters: Filters, limit: int,
            progress: Progress | None = None) -> list[Hit]:
     """The matching memories, best first, at most `limit`."""
     kept = [e for e in entries if filters.keep(e)]
     return _ranked(kept, relevance(ft, kept, query, limit, progress), limit)
 
 
-def search_in(ft: Any, snap: Any, query: str, limit: int,
+def search_in(ft: FullText, snap: Any, query: str, limit: int,
               progress: Progress | None = None) -> list[Hit] | None:
     """search() over every memory of a snapshot, its best matches found by blob id so
     that only their groups are decoded; None when that cannot answer (no view to name

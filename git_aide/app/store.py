@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from git_aide.cache.folder import Cache
-from git_aide.core import memory
+from git_aide.core import files, memory
 from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError, UsageError
 from git_aide.core.memory import MEMORIES_DIR, PERSONAL_DIR
@@ -145,7 +144,7 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
         near = unmatched + _near_duplicates(repo, entries, what, layer, stored_scope, shared)
         if personal:
             _protect_personal(top)
-        write_file(os.path.join(top, path), memory.canonical(record))
+        files.write_atomic(os.path.join(top, path), memory.canonical(record))
         result = Written(record["uuid"], path, staged=False, record=record, warnings=near)
         if stage and not personal:
             _stage(repo, cache, result, add=[path], remove=[])
@@ -366,7 +365,7 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
         check_record(memory.repair(record))  # a file read liberally is written strictly
         check_folder(top, path)
         check_folder(top, here)
-        write_file(os.path.join(top, path), memory.canonical(record))
+        files.write_atomic(os.path.join(top, path), memory.canonical(record))
         if path != here:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(top, here))
@@ -458,92 +457,26 @@ def check_folder(top: str, path: str) -> None:
 
 @contextlib.contextmanager
 def write_lock(repo: Repo) -> Iterator[None]:
-    """Hold the repository's write lock; wait a bounded time for it, then fail.
+    """Hold the repository's write lock; wait a bounded time for one holder, then fail.
 
     Without the lock a write could undo another's, so a lock that cannot be taken (the
     git folder is read-only) stops the write with an error instead.
     """
-    import fcntl
-
     path = repo.lock_path
     wait = _lock_wait(repo)
-    deadline = time.monotonic() + wait
-    delay = 0.005
-    seen = b""
-    while True:
-        fd = _open_lock(path)
+    with contextlib.ExitStack() as held:
         try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    # The wait is for one holder, not for the queue: fifty writers at once
-                    # on a busy machine take longer than the timeout in all, and each must
-                    # still get its turn. A holder stamps the file; a new stamp restarts
-                    # the clock.
-                    stamp = _read_stamp(fd)
-                    if stamp != seen:
-                        seen, deadline = stamp, time.monotonic() + wait
-                    elif time.monotonic() >= deadline:
-                        raise AideError(
-                            f"another git-aide process held the write lock {path} for "
-                            f"{wait:g} s; nothing was written: try again (git config "
-                            "aide.writeLockTimeout sets the wait)") from None
-                    time.sleep(delay)
-                    delay = min(delay * 1.5, 0.05)
-                except OSError as e:
-                    raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); "
-                                    "nothing was written") from None
-            # A lock on a file that was removed (or replaced) while we waited excludes
-            # nobody: the next writer locks the new file. Only the file at the path counts.
-            if _same_file(fd, path):
-                _write_stamp(fd)
-                yield
-                return
-        finally:
-            os.close(fd)
-
-
-#: Bytes of the holder's stamp at the start of the lock file: pid and a clock, padded.
-STAMP_BYTES = 40
-
-
-def _read_stamp(fd: int) -> bytes:
-    """The stamp of the lock's current holder (b"" when it cannot be read)."""
-    try:
-        return os.pread(fd, STAMP_BYTES, 0)
-    except OSError:
-        return b""
-
-
-def _write_stamp(fd: int) -> None:
-    """Say that the lock changed hands (a read-only lock file stays unstamped)."""
-    stamp = f"{os.getpid()} {time.time_ns()}".encode().ljust(STAMP_BYTES)[:STAMP_BYTES]
-    with contextlib.suppress(OSError):
-        os.pwrite(fd, stamp, 0)
-
-
-def _open_lock(path: str) -> int:
-    """An fd on the lock file, made if missing; an error naming the fix when it cannot be."""
-    try:
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as e:
-        try:
-            return os.open(path, os.O_RDONLY)  # flock needs no write access to the file
-        except OSError:
-            raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); nothing "
-                            f"was written: make {os.path.dirname(path)} writable") from None
-
-
-def _same_file(fd: int, path: str) -> bool:
-    """Whether `fd` is still the file at `path`."""
-    try:
-        here = os.stat(path)
-    except OSError:
-        return False
-    held = os.fstat(fd)
-    return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
+            held.enter_context(files.lock(path, wait))
+        except files.LockBusy:
+            raise AideError(
+                f"another git-aide process held the write lock {path} for {wait:g} s; "
+                "nothing was written: try again (git config aide.writeLockTimeout sets "
+                "the wait)") from None
+        except files.LockFailed as e:
+            fix = f": make {os.path.dirname(path)} writable" if e.folder else ""
+            raise AideError(f"cannot take the write lock {path} ({e.strerror or e}); "
+                            f"nothing was written{fix}") from None
+        yield
 
 
 def _lock_wait(repo: Repo) -> float:
@@ -569,30 +502,4 @@ def _protect_personal(top: str) -> None:
     os.makedirs(folder, exist_ok=True)
     ignore = os.path.join(folder, ".gitignore")
     if not os.path.exists(ignore):
-        write_file(ignore, PERSONAL_IGNORE.encode())
-
-
-def read_file(path: str) -> bytes | None:
-    """A file's bytes, or None when there is no such file (what write_file would make)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-
-
-def write_file(path: str, data: bytes) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed."""
-    folder, name = os.path.split(path)
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        files.write_atomic(ignore, PERSONAL_IGNORE.encode())

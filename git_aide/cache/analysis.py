@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from git_aide.cache.postings import Tables
+
 __all__ = ["analyzer", "plain", "prepare", "stems", "terms"]
 
 
@@ -28,7 +30,8 @@ def analyzer(w: Any) -> Any:
             | a.LowercaseFilter() | a.StemFilter())
 
 
-def terms(text: str, tables: Callable[[], Any], whoosh: Callable[[], Any]) -> list[str]:
+def terms(text: str, tables: Callable[[], Tables | None],
+          whoosh: Callable[[], Any]) -> list[str]:
     """The analysed words of a query, as the index stores them, once each.
 
     `tables`: the postings tables (or None), asked for the stems of plain words;

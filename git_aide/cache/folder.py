@@ -16,12 +16,13 @@ cache each instead of throwing each other's away. The write lock is not here (se
 - views (views.py): a source's finished entries for one state of that source.
 - per-machine recall statistics.
 
-A file is PREFIX, the format byte, a CRC-32 of the rest, then a marshal'd `(key,
-payload)` written atomically, where key is the file's own name in the folder: a file
-whose checksum fails, that does not parse, has the wrong shape, or was moved to another
-name counts as missing, is removed and reported once (a notice), and the caller builds
-what it held again. A file where a folder should be is removed the same way. Any write
-that fails is skipped (a read-only folder): the caller already holds the answer.
+A file is framed by codec.py (kind "cache"); its head is a marshal'd `(key, payload)`,
+written atomically, where key is the file's own name in the folder: a file that is
+outdated, whose checksum fails, that does not parse, has the wrong shape, or was moved
+to another name counts as missing, is removed and reported once (a notice), and the
+caller builds what it held again. A file where a folder should be is removed the same
+way. Any write that fails is skipped (a read-only folder): the caller already holds the
+answer.
 """
 
 from __future__ import annotations
@@ -31,18 +32,19 @@ import marshal
 import os
 import stat
 import time
-from zlib import crc32
+
+from git_aide.cache import codec
+from git_aide.core import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
-#: Bumped whenever the layout or the meaning of an entry changes.
-FORMAT = 3
-MAGIC = "git-aide-cache"
-#: How every cache file starts, before its format byte and checksum.
-PREFIX = b"git-aide-cache\0"
+#: Bumped whenever the layout or the meaning of an entry changes (views.py's too).
+FORMAT = 4
+#: The kind of file codec.py frames for the cache's own files.
+KIND = "cache"
 #: What a damaged file is reported as.
 DAMAGED = "the cache file {} was damaged; rebuilt it"
 #: What a file of another format is reported as.
@@ -120,20 +122,16 @@ class Cache:
 
     def decode(self, data: bytes, key: str, path: str) -> Any:
         """The payload of a cache file's bytes, or _BAD (then the file is dropped)."""
-        head = len(PREFIX)
         try:
-            if data[:head] != PREFIX:
-                raise ValueError
-            if data[head] != FORMAT:
-                self.notices.append(OUTDATED)
-                self._discard(path)
-                return _BAD
-            body = data[head + 5:]
-            if crc32(body) != int.from_bytes(data[head + 1:head + 5], "little"):
+            body, end = codec.unframe(KIND, FORMAT, data)
+            if end != len(data):
                 raise ValueError
             saved, payload = marshal.loads(body)
             if saved != key:  # another file's contents (moved or copied here)
                 raise ValueError
+        except codec.Outdated:
+            self.outdated(path)
+            return _BAD
         except Exception:
             self._damaged(path)
             return _BAD
@@ -141,9 +139,8 @@ class Cache:
 
     @staticmethod
     def encode(payload: Any, key: str) -> bytes:
-        """A cache file's bytes: prefix, format, checksum, (key, payload)."""
-        body = marshal.dumps((key, payload))
-        return PREFIX + bytes((FORMAT,)) + crc32(body).to_bytes(4, "little") + body
+        """A cache file's bytes: (key, payload), framed."""
+        return codec.frame(KIND, FORMAT, marshal.dumps((key, payload)))
 
     def write(self, payload: Any, *parts: str) -> None:
         """Write a cache file atomically; a failure only means the cache stays cold."""
@@ -157,15 +154,13 @@ class Cache:
         """Write a file of the cache atomically (clearing whatever stands in the way of
         its folder); a failure only means the cache stays cold."""
         path = self._path(*parts)
-        tmp = f"{path}.{os.getpid()}.tmp"
         try:
             self.folder(os.path.dirname(path))
-            with open(tmp, "wb") as f:
-                f.writelines(chunks)
-            os.replace(tmp, path)
+            # Not synced to the disk: a file a crash leaves empty fails its checksum
+            # and is made again, and a recall must not wait for the disk.
+            files.write_atomic(path, chunks, sync=False)
         except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            pass
 
     def folder(self, path: str) -> None:
         """Make a folder inside the cache, removing a file that stands where it or one of
@@ -187,6 +182,11 @@ class Cache:
     def damaged(self, path: str) -> None:
         """Report a damaged cache file (once per command) and remove it."""
         self._damaged(path)
+
+    def outdated(self, path: str) -> None:
+        """Report a file another version made (once per command) and remove it."""
+        self.notices.append(OUTDATED)
+        self._discard(path)
 
     def _damaged(self, path: str) -> None:
         self.notices.append(DAMAGED.format(os.path.basename(path)))
@@ -211,21 +211,17 @@ class Cache:
         """Serialise writers across processes (an advisory lock on `<cache>/<name>`).
 
         Separate names keep unrelated writers apart: a recall counting itself never
-        waits behind a `remember` that waits for another process's index.lock.
+        waits behind a `remember` that waits for another process's index.lock. A lock
+        that cannot be taken (a read-only folder) is done without: whatever it guards
+        is only a cache.
         """
-        import fcntl
-
-        try:
-            self.folder(self.root)
-            fd = os.open(self._path(name), os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:
+        with contextlib.ExitStack() as held:
+            try:
+                self.folder(self.root)
+                held.enter_context(files.lock(self._path(name)))
+            except OSError:
+                pass
             yield
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
 
     # -- records -------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The full-text index (DESIGN sections 4 and 5): one Whoosh index keyed by blob id.
+"""The full-text index: one Whoosh index keyed by blob id.
 
 A document is one blob, so one index serves the working tree, the index and every
 revision: a search asks Whoosh for matching blob ids and keeps those the chosen source
@@ -31,24 +31,28 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from zlib import crc32
 
-from git_aide.cache import analysis, postings
+from git_aide.cache import analysis, codec, postings
 from git_aide.cache.analysis import prepare
+from git_aide.core import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
 
-#: Bumped when the schema or the analysis changes; a mismatch rebuilds the index.
-FORMAT = 7
+#: Bumped when the schema, the analysis or the layout of our own files in the index
+#: changes; a mismatch rebuilds the index.
+FORMAT = 8
 #: Weights of the fields in BM25F: the memory itself counts most.
 BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
 #: Documents per segment of a large first index.
 BATCH = 10_000
 #: How long a writer waits for another process's Whoosh lock, in seconds.
 WRITER_TIMEOUT = 30.0
-#: The id table's file in the index folder, and how it starts.
+#: The id table's file in the index folder, the kind of file codec.py frames for it,
+#: and its format.
 TABLE = "ids"
-TABLE_PREFIX = b"git-aide-ids 1\0"
+TABLE_KIND = "ids"
+TABLE_FORMAT = 2
 #: Files in the index folder that are not part of its state.
 _NOT_STATE = ("STAMP", TABLE, "MAIN_WRITELOCK")
 DAMAGED = "the full-text index was damaged; rebuilt it"
@@ -140,7 +144,7 @@ class FullText:
         #: The files of the state the id table vouched for, by name.
         self._state: set[str] = set()
         #: The postings tables of that state, once read (False: they do not cover it).
-        self._tables: Any = None
+        self._tables: postings.Tables | Literal[False] | None = None
         #: The last query's (field, term) pairs and the scores the tables gave them.
         self._scored: tuple[list[tuple[str, str]], dict[int, float]] | None = None
         #: True when the index lives in memory (the cache folder cannot be written).
@@ -263,39 +267,33 @@ class FullText:
                 data = f.read()
         except OSError:
             return None
-        head = len(TABLE_PREFIX)
         try:
-            body = data[head + 4:]
-            if data[:head] != TABLE_PREFIX or \
-                    crc32(body) != int.from_bytes(data[head:head + 4], "little"):
+            body, end = codec.unframe(TABLE_KIND, TABLE_FORMAT, data)
+            if end != len(data):
                 raise ValueError
-            files, ids = marshal.loads(body)
-            if not (isinstance(files, dict) and isinstance(ids, set)
-                    and all(isinstance(v, tuple) and len(v) == 3 for v in files.values())):
+            state, ids = marshal.loads(body)
+            if not (isinstance(state, dict) and isinstance(ids, set)
+                    and all(isinstance(v, tuple) and len(v) == 3 for v in state.values())):
                 raise ValueError
         except Exception:
             self.notices.append(DAMAGED)
             with contextlib.suppress(OSError):
                 os.unlink(path)
             return None
-        return files, ids
+        return state, ids
 
     def _save_table(self, ids: set[str]) -> None:
         """Write the id table for the index's state as it is now."""
         if self.in_memory:
             return
-        files = {name: (*sig, self._crc(name)) for name, sig in self._files().items()}
-        self._state = set(files)
-        body = marshal.dumps((files, ids))
-        path = os.path.join(self.root, TABLE)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        try:
-            with open(tmp, "wb") as f:
-                f.write(TABLE_PREFIX + crc32(body).to_bytes(4, "little") + body)
-            os.replace(tmp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        state = {name: (*sig, self._crc(name)) for name, sig in self._files().items()}
+        self._state = set(state)
+        data = codec.frame(TABLE_KIND, TABLE_FORMAT, marshal.dumps((state, ids)))
+        # A table that cannot be written leaves none, or one of an older state, that the
+        # next command finds wrong: it rebuilds. Not synced: a table a crash left empty
+        # fails its checksum the same way.
+        with contextlib.suppress(OSError):
+            files.write_atomic(os.path.join(self.root, TABLE), data, sync=False)
 
     def _in_memory(self) -> Any:
         """An index in memory for this command: the cache folder cannot be written."""
@@ -310,18 +308,14 @@ class FullText:
 
     @contextlib.contextmanager
     def _lock(self) -> Iterator[None]:
-        import fcntl
-
+        """Hold `<cache>/whoosh.lock` (OSError when it cannot be had: the callers then
+        keep the index in memory)."""
         if self.in_memory:
             yield
             return
         os.makedirs(os.path.dirname(self.root), exist_ok=True)
-        fd = os.open(self.root + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with files.lock(self.root + ".lock"):
             yield
-        finally:
-            os.close(fd)
 
     def _create(self) -> Any:
         if os.path.lexists(self.root) and not os.path.isdir(self.root):
@@ -360,7 +354,7 @@ class FullText:
         except OSError:
             return False
 
-    def _postings(self) -> Any:
+    def _postings(self) -> postings.Tables | None:
         """The postings tables of the state on disk, when they hold every document of
         it; None otherwise (Whoosh answers then)."""
         if not self._checked():
@@ -524,7 +518,7 @@ class FullText:
         if not pairs:
             return {}
         scores = self._scores(pairs)
-        if scores is not None:
+        if scores is not None and self._tables:  # scores come from the tables
             return _best(self._tables, scores, allowed, want)
         ix = self._open()
         q = self._w.query

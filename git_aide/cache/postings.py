@@ -1,5 +1,5 @@
 """The full-text index read without Whoosh: each commit to it also writes its documents'
-postings here, in tables of our own (DESIGN sections 4 and 9).
+postings here, in tables of our own.
 
 Importing Whoosh and opening its index costs a query more than the rest of a recall, and
 an agent asks on every file it touches. So every batch of documents Whoosh indexes is
@@ -11,9 +11,9 @@ Whoosh's searcher does; tests/test_postings.py holds the two to the same scores.
 The tables sit in the index's folder, so the id table (index.py) vouches for them as for
 Whoosh's own files, and each carries CRC-32s of its own (of its header, and of each
 bucket, checked as it is read): a damaged or missing table rebuilds the whole index. A
-table file is a short header (the documents), then buckets of postings found by a CRC-32
-of the term: a query reads the header and the few buckets its terms fall in, never the
-whole table.
+table file is framed by codec.py: its head is a short header (the documents), then come
+buckets of postings found by a CRC-32 of the term: a query reads the header and the few
+buckets its terms fall in, never the whole table.
 The buckets also hold the stem of every plain word the documents use, so that a query
 of such words needs not even Whoosh's stemmer.
 """
@@ -28,13 +28,18 @@ from bisect import bisect_left
 from math import log
 from zlib import crc32
 
+from git_aide.cache import codec
+from git_aide.core import files
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
-#: How a table file starts; bumped with index.FORMAT when its layout changes.
-MAGIC = b"git-aide-postings 1\0"
+#: The kind of file codec.py frames for a table, and its format: bumped with
+#: index.FORMAT when its layout changes.
+KIND = "postings"
+FORMAT = 2
 #: A table's file name ends so (Whoosh's own clean-up never touches such names).
 SUFFIX = ".qt"
 #: BM25F's free parameters, Whoosh's defaults (scoring.BM25F).
@@ -112,8 +117,7 @@ def _encode(n: int, blobs: bytes, codes: dict[str, bytes], totals: dict[str, int
     lengths = [quantize[1](b) for b in range(256)]
     header = marshal.dumps((n, blobs, codes, totals, boosts, scorable, lengths,
                             offsets.tobytes()))
-    return b"".join([MAGIC, len(header).to_bytes(4, "little"),
-                     crc32(header).to_bytes(4, "little"), header, *data])
+    return b"".join([codec.frame(KIND, FORMAT, header), *data])
 
 
 class Table:
@@ -128,14 +132,10 @@ class Table:
         with open(path, "rb") as f:
             #: The file, mapped (buckets are read from it on demand).
             self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        m = self._map
-        if m[:len(MAGIC)] != MAGIC:
-            raise ValueError(f"{path}: not a postings table")
-        size = int.from_bytes(m[len(MAGIC):len(MAGIC) + 4], "little")
-        start = len(MAGIC) + 8
-        head = m[start:start + size]
-        if crc32(head) != int.from_bytes(m[start - 4:start], "little"):
-            raise ValueError(f"{path}: a damaged postings table")
+        try:
+            head, base = codec.unframe(KIND, FORMAT, self._map)
+        except ValueError as e:
+            raise ValueError(f"{path}: not a whole postings table ({e})") from None
         (n, blobs, codes, totals, boosts, scorable, lengths, offsets) = marshal.loads(head)
         #: How many documents it holds.
         self.n: int = n
@@ -159,11 +159,11 @@ class Table:
         self._offsets = every[:half]
         #: Each bucket's CRC-32.
         self._crcs = every[half:]
-        self._base = start + size
+        self._base = base
         if len(self._offsets) < 2 or len(self._crcs) != len(self._offsets) - 1:
             raise ValueError(f"{path}: a postings table of the wrong shape")
         if len(blobs) != self.width * n or self.width not in (20, 32) \
-                or self._base + self._offsets[-1] != len(m):
+                or self._base + self._offsets[-1] != len(self._map):
             raise ValueError(f"{path}: a postings table of the wrong size")
 
     def _bucket(self, b: int) -> dict[str, Any]:
@@ -339,11 +339,9 @@ def write(root: str, ix: Any, docs: list[tuple[str, dict[str, str]]],
 
 
 def _put(root: str, name: str, data: bytes) -> None:
-    path = os.path.join(root, name)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    # Not synced: the id table vouches for the file by its checksum, so a file a crash
+    # left empty rebuilds the index instead of misleading it.
+    files.write_atomic(os.path.join(root, name), data, sync=False)
 
 
 def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:

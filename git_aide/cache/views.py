@@ -2,15 +2,16 @@
 
 A view is keyed by what its listing depends on (the index file's stat and the files
 that differ from it, or a tree id), named briefly and checked against the full state
-when read. The file is a small header (the state, the warnings, and where each scope's
-group of rows lies), then every memory's content, then the groups, then every blob id
-in group order, with its group and where its content starts: a recall decodes the
-header and the groups whose scope is relevant, and reads the contents it shows; a
-search reads the blob ids, asks the full-text index, and decodes only the groups that
-hold its best matches; a match found in the contents names its memory by where it is.
+when read. The file is framed by codec.py (kind "view"): its head is a small header
+(the state, the warnings, and where each scope's group of rows lies); then come every
+memory's content, then the groups, then every blob id in group order, with its group
+and where its content starts: a recall decodes the header and the groups whose scope is
+relevant, and reads the contents it shows; a search reads the blob ids, asks the
+full-text index, and decodes only the groups that hold its best matches; a
+match found in the contents names its memory by where it is.
 
 Each part carries its own check, so that a recall checks only what it reads: the
-header a CRC-32 (stored before it), each group a CRC-32 (stored in the header beside
+header a CRC-32 (the frame's), each group a CRC-32 (stored in the header beside
 its span), each content a CRC-32 (stored in its row; checked as it is read). The blob
 ids were checked when the view was built, so a recall need not hash what it shows.
 """
@@ -23,12 +24,15 @@ import os
 from array import array
 from zlib import crc32
 
-from git_aide.cache.folder import FORMAT, MAGIC, Cache
+from git_aide.cache import codec
+from git_aide.cache.folder import FORMAT, Cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+#: The kind of file codec.py frames for a view (its format is the cache's).
+KIND = "view"
 #: Views kept (one per state of a source that was read lately).
 MAX_VIEWS = 16
 
@@ -52,17 +56,24 @@ def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], View
     except OSError:
         return None
     try:
-        top = f.read(12)
-        size = int.from_bytes(top[:8], "little")
-        header = f.read(size)
-        if len(header) != size or crc32(header) != int.from_bytes(top[8:], "little"):
+        top = f.read(codec.top_size(KIND, FORMAT))
+        span = codec.head_span(KIND, FORMAT, top)
+        if span is None:  # another version's view, or a damaged one: which, it says
+            codec.unframe(KIND, FORMAT, top + f.read())
             raise ValueError
-        magic, fmt, saved, skipped, groups, *more = marshal.loads(header)
+        header = f.read(span[0])
+        if len(header) != span[0]:
+            raise ValueError
+        codec.check(KIND, FORMAT, header, span[1])
+        saved, skipped, groups, blobs = marshal.loads(header)
         # The checksum vouches for the shape of what we wrote: the groups are not walked
         # here (a thousand scopes would cost a recall more than the rest of the header).
-        if magic != MAGIC or fmt != FORMAT or not isinstance(groups, list) \
-                or not isinstance(skipped, list):
+        if not isinstance(groups, list) or not isinstance(skipped, list):
             raise ValueError
+    except codec.Outdated:
+        f.close()
+        cache.outdated(path)
+        return None
     except Exception:
         f.close()
         cache.damaged(path)
@@ -72,8 +83,8 @@ def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], View
         return None
     with contextlib.suppress(OSError):  # recently used: kept by the eviction
         os.utime(path)
-    opened = ViewFile(f, 12 + size, path)
-    opened.blobs = more[0] if more else None
+    opened = ViewFile(f, len(top) + span[0], path)
+    opened.blobs = blobs
     return skipped, groups, opened
 
 
@@ -110,10 +121,9 @@ def save(cache: Cache, key: tuple[str, str], skipped: list[str],
                          array("I", [g for g, (_c, rows) in enumerate(groups)
                                      for _r in rows]).tobytes(),
                          array("Q", starts[:-1]).tobytes()))
-    header = marshal.dumps((MAGIC, FORMAT, key[1], skipped, spans,
-                            (at, len(ids), crc32(ids))))
-    top = len(header).to_bytes(8, "little") + crc32(header).to_bytes(4, "little")
-    cache.write_bytes([top, header, *contents, *payloads, ids], "views", key[0])
+    header = marshal.dumps((key[1], skipped, spans, (at, len(ids), crc32(ids))))
+    cache.write_bytes([codec.frame(KIND, FORMAT, header), *contents, *payloads, ids],
+                      "views", key[0])
     _evict(cache)
 
 
@@ -150,7 +160,7 @@ class ViewFile:
         #: Every memory's content in one run, once read (a state's view never changes,
         #: so a long-lived process reads it once).
         self.contents: bytes | None = None
-        #: The span of the blob ids of its groups (None in a view without them).
+        #: The span of the blob ids of its groups (None until the view is loaded).
         self.blobs: tuple[int, int, int] | None = None
         #: Those blob ids, each mapped to its group, once read (kept like `contents`).
         self.ids: dict[str, int] | None = None

@@ -73,28 +73,6 @@ def _enc(value: Any) -> str:
     return json.dumps(value)
 
 
-def _has_float(value: Any) -> bool:
-    """Whether a float hides anywhere in a JSON value."""
-    if isinstance(value, float):
-        return True
-    if isinstance(value, dict):
-        return any(_has_float(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_float(v) for v in value)
-    return False
-
-
-def canonical(record: dict[str, Any]) -> bytes:
-    """Exactly `memory.canonical(record)`, without importing orjson when it can."""
-    ordered = memory.fill_defaults(record)
-    if _has_float(ordered):
-        return memory.canonical(ordered)  # orjson writes some floats its own way (1e-7)
-    # For strings, integers, booleans and null the standard library writes the same
-    # bytes as orjson's OPT_INDENT_2 (tests/test_merge.py checks this), and it spares
-    # the driver orjson's import time.
-    return (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode()
-
-
 def stamp(record: dict[str, Any]) -> str:
     """`updated_at` when it is well formed, else "" (older than any real time)."""
     value = record.get("updated_at")
@@ -105,8 +83,8 @@ def order(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[dict[str, Any],
     """(newer, older) by `updated_at`; a tie goes to the larger canonical bytes."""
     # The tie-break looks only at content, never at which side is which: that is what
     # makes a rebase (which swaps the sides) give the same bytes as a merge.
-    key_ours = (stamp(ours), canonical(ours))
-    key_theirs = (stamp(theirs), canonical(theirs))
+    key_ours = (stamp(ours), memory.canonical(ours))
+    key_theirs = (stamp(theirs), memory.canonical(theirs))
     return (ours, theirs) if key_ours >= key_theirs else (theirs, ours)
 
 
@@ -264,8 +242,8 @@ def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[D
                                       and message != "earlier than created_at"):
             raise MergeConflict(f"the merged memory would be invalid ({field}: {message})")
     if problems:
-        merged = memory.repair(memory.parse(canonical(merged)))
-    return canonical(merged), lost
+        merged = memory.repair(memory.parse(memory.canonical(merged)))
+    return memory.canonical(merged), lost
 
 
 def conflict_bytes(base: bytes, ours: bytes, theirs: bytes,
