@@ -36,7 +36,7 @@ from git_aide.core.errors import AideError, UsageError
 from git_aide.core.memory import MEMORIES_DIR
 from git_aide.core.merge import ABSENT, NO_BASE, changed_on_both, same_value
 from git_aide.read import listing
-from git_aide.read.sources import Source
+from git_aide.read.record import Source
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from git_aide.cache.folder import Cache
 from git_aide.rank.recall import Filters, Hit
-from git_aide.read.sources import Entry
+from git_aide.read.record import Entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from collections import Counter
 
 from git_aide.core import scope as scopes
 from git_aide.core.memory import PERSONAL_DIR
-from git_aide.read.sources import Entry
+from git_aide.read.record import Entry
 
 #: Words too common to tell two memories apart.
 STOP = frozenset("""a an and are as at be by for from has have in into is it its of on or

@@ -10,7 +10,7 @@ from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError
 from git_aide.core.memory import LAYERS
 from git_aide.rank.weak import holding, mention_finder, path_words, stored_texts, words
-from git_aide.read.sources import Entry
+from git_aide.read.record import Entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
