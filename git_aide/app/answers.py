@@ -57,7 +57,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         # plenty to rank a cut of `limit` memories.
         want = max(5 * (limit or 20), 200)
 
-        def relevance(entries: list[Any]) -> dict[str, float]:
+        def relevance(entries: list[Entry]) -> dict[str, float]:
             return sr.relevance(ft, entries, query, want)
 
     min_depth = repo.config_int("aide.recall.minScopeDepth", 1)
