@@ -1,7 +1,8 @@
 """Building a source's entries from its listing: each (path, blob id) pair's metadata
 from the cache's record packs (only the blobs it lacks are read and parsed), the checks
 every read makes (a memory in the wrong place, a uuid used twice), and the grouping by
-scope that a view saves.
+scope that a view saves. Not needed by a read whose view is saved and whose working
+tree differs from the index in no memory file: imported when it is needed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from git_aide.core import scope as scopes
 from git_aide.read import listing
 from git_aide.read.record import (
     LAYER,
+    MISSING,
     RELPATH,
     SCOPE,
     STATUS,
@@ -28,9 +30,6 @@ if TYPE_CHECKING:
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
     from git_aide.read.record import Group, Row
-
-#: Why a blob was skipped when its content could not be read at all.
-MISSING = "content could not be read (missing from the object database)"
 
 #: Project-wide memories are kept newest first, in groups of this many: a path recall
 #: weighs only the newest few hundred of them (recall.py's PROJECT_WIDE_SCAN) and need

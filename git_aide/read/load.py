@@ -17,9 +17,9 @@ from git_aide.cache import views
 from git_aide.cache.folder import RACY_SECONDS, stat_sig
 from git_aide.core import scope as scopes
 from git_aide.gitio.spawn import STATUS, spawn
-from git_aide.read import build, listing
+from git_aide.read import listing
 from git_aide.read.overlay import Overlay
-from git_aide.read.record import Reader, Source
+from git_aide.read.record import MISSING, Reader, Source
 from git_aide.read.snapshot import Snapshot
 
 TYPE_CHECKING = False
@@ -97,6 +97,8 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
     """A source's snapshot from its saved view, or built from its listing (and saved)."""
 
     def rebuild() -> list[Group]:
+        from git_aide.read import build
+
         return build.groups(repo, cache, list_fn(), contents, [], None)[1]
 
     if warm is not None and key and key in warm:
@@ -119,6 +121,8 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
 
     snap = saved()
     if snap is None:
+        from git_aide.read import build
+
         pairs = list_fn()
         skipped, groups = build.groups(repo, cache, pairs, contents, warnings,
                                        key if save_view else None)
@@ -126,7 +130,7 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
         # only a view holds every content in one run, which path mentions search at once.
         snap = (saved() if warm is not None and save_view else None) or Snapshot(
             source, list(skipped), groups, Reader(cache, repo), lambda: groups)
-    if warm is not None and key and not any(build.MISSING in w for w in snap.warnings):
+    if warm is not None and key and not any(MISSING in w for w in snap.warnings):
         while len(warm) >= WARM_VIEWS:
             warm.pop(next(iter(warm)))
         warm[key] = (*snap.parts(), list(snap.warnings))

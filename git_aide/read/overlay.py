@@ -12,7 +12,7 @@ and then take git's answer: `speculate()` is that whole protocol, in one place.
 from __future__ import annotations
 
 from git_aide.gitio import folders
-from git_aide.read import build, listing
+from git_aide.read import listing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,6 +116,8 @@ def lay(repo: Repo, cache: Cache, snap: Snapshot, dirty: list[tuple[str, str]],
     """Lay files that differ from the index over the snapshot of the index's listing:
     their paths leave the view (and so do the view's warnings about them, but `live`
     ones), their memories come in."""
+    from git_aide.read import build
+
     noted: list[str] = []
     pairs = [(p, b) for p, b in dirty if b and listing.is_candidate(p, noted)]
     if len(pairs) > OVERLAY_READ:

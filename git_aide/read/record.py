@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     #: slice of the view file, or its entries once decoded and kept).
     Group = tuple[scopes.Compiled | None, Any]
 
+#: Why a blob was skipped when its content could not be read at all.
+MISSING = "content could not be read (missing from the object database)"
+
 # The fields of a memory's `meta` tuple, by position. A blob that is no memory has
 # ("bad", field, message) instead.
 STATUS, UUID, LAYER, SCOPE, TAGS, CONTRIBUTOR, UPDATED_AT, CREATED_AT, RELPATH = range(9)
