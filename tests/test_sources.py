@@ -314,3 +314,34 @@ def test_a_memory_deleted_by_hand_is_taken_off_the_view_before_git_answers(
     assert recall() == [kept["uuid"]] and len(passes) == 1
     path.write_text(text)  # as it was: nothing differs from the index any more
     assert sorted(recall()) == sorted([kept["uuid"], gone["uuid"]]) and len(passes) == 1
+
+
+def test_a_snapshot_loaded_early_answers_from_the_view_until_speculate_settles_it(
+        repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """No query of a snapshot waits for `git status` or lays files over the view: one
+    loaded early answers from the saved view until overlay.speculate() takes git's
+    answer, works the answer out again with the file that differs, and settles it."""
+    import time
+
+    from git_aide.cli import commands
+    from git_aide.read.overlay import speculate
+
+    remember(repo, "ledger rounding is banker's", "--scope", "src/**")
+    git(repo, "commit", "-qm", "memory")
+    time.sleep(2.2)  # the index is old enough for its view to be kept
+    aide_ok(repo, "recall", "src/a.py")
+    remember(repo, "ledger ids are ulids", "--scope", "src/**", "--no-stage")
+    monkeypatch.chdir(repo)
+    _where, _cache, snap = commands.load(False, None, warn_now=False)
+    pending = snap.pending
+    assert pending is not None
+
+    def whats() -> list[str]:
+        return sorted(e.what for e in snap.entries)
+
+    assert whats() == ["ledger rounding is banker's"]  # the view alone
+    assert snap.blob_ids() is not None and snap.warnings == []
+    assert snap.pending is pending  # no query took git's answer
+    assert speculate(snap, whats) == ["ledger ids are ulids", "ledger rounding is banker's"]
+    assert snap.pending is None and whats() == ["ledger ids are ulids",
+                                                "ledger rounding is banker's"]

@@ -30,7 +30,7 @@ def load_counting(repo: Path, monkeypatch):  # type: ignore[no-untyped-def]
     """(repo, cache, snapshot) of the working tree, in process, and the list that the
     index of every group it decodes is added to."""
     from git_aide.cli import commands
-    from git_aide.read.sources import Snapshot
+    from git_aide.read.snapshot import Snapshot
 
     monkeypatch.chdir(repo)
     where, cache, snap = commands.load(False, None)

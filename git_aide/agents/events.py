@@ -307,10 +307,10 @@ def _open(cached: bool = False, warn_now: bool = True) -> tuple[Any, Any, Any]:
 
     asked = early(cached, None)
     from git_aide.cli import commands
-    from git_aide.read.sources import load
+    from git_aide.read.load import load
 
     repo, cache = commands.context(asked)
-    snap = load(repo, cache, "worktree", None, asked=asked)
+    snap = load(repo, cache, "worktree", None, asked=asked, early=not warn_now)
     if warn_now:
         _warn(snap)
     return repo, cache, snap

@@ -610,7 +610,7 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
     """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
     from git_aide.agents.rules import read_rules
     from git_aide.core.files import write_atomic
-    from git_aide.read.sources import load
+    from git_aide.read.load import load
 
     top = repo.require_worktree("export")
     records = [e.record for e in load(repo, cache).entries]

@@ -295,7 +295,7 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
             scope: str | None, label: str | None, dry_run: bool) -> dict[str, Any]:
     from git_aide.app import store
     from git_aide.core import memory
-    from git_aide.read.sources import load
+    from git_aide.read.load import load
 
     if layer is not None and layer not in memory.LAYERS:
         raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from git_aide.cache.folder import Cache
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
-    from git_aide.read.sources import Entry, Snapshot
+    from git_aide.read.record import Entry
+    from git_aide.read.snapshot import Snapshot
 
     #: What a tool's work gives: its structured content and its text.
     Answer = tuple[dict[str, Any], str]
@@ -356,7 +357,7 @@ class Memory:
         """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
         from git_aide.gitio.repo import check_revision
         from git_aide.gitio.spawn import resolve_query, spawn
-        from git_aide.read.sources import load as load_source
+        from git_aide.read.load import load as load_source
 
         changed: list[str] | None = None
         if rev is None:
@@ -668,7 +669,7 @@ def _warm_up() -> Any:
     import git_aide.app.history  # noqa: F401
     import git_aide.app.search  # noqa: F401
     import git_aide.app.store  # noqa: F401
-    import git_aide.read.sources  # noqa: F401
+    import git_aide.read.load  # noqa: F401
     from git_aide.gitio.repo import load_reader
 
     load_reader()

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
     from git_aide.rank.recall import Hit
-    from git_aide.read.sources import Entry, Snapshot
+    from git_aide.read.record import Entry
+    from git_aide.read.snapshot import Snapshot
 
 
 def filters(layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
@@ -45,6 +46,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     from git_aide.core import memory
     from git_aide.rank import recall as rc
     from git_aide.rank.weak import WeakFinder
+    from git_aide.read.overlay import speculate
 
     queries = rc.query_paths(repo.worktree, repo.prefix, paths)
     relevance = None
@@ -56,7 +58,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         # plenty to rank a cut of `limit` memories.
         want = max(5 * (limit or 20), 200)
 
-        def relevance(entries: list[Any]) -> dict[str, float]:
+        def relevance(entries: list[Entry]) -> dict[str, float]:
             return sr.relevance(ft, entries, query, want)
 
     min_depth = repo.settings.recall_min_scope_depth
@@ -99,16 +101,9 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
             on_topic=finder.names_a_stem,
         )
 
-    # Worked out (and ranked) while git compares the working tree, from the saved view
-    # and the files that differed from the index last time; again only if git names
-    # others.
-    early = snap.speculate()
-    try:
-        hits = gather()
-    finally:
-        held = snap.confirm() if early else True
-    if not held:
-        hits = gather()
+    # Worked out (and ranked) while git compares the working tree, when the snapshot
+    # was loaded early; again only if git names other files than guessed.
+    hits = speculate(snap, gather)
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())
     return hits

@@ -22,7 +22,8 @@ from git_aide.core import scope as scopes
 from git_aide.gitio import pathlog
 from git_aide.gitio.repo import Repo
 from git_aide.rank import duplicates
-from git_aide.read.sources import Entry, Snapshot
+from git_aide.read.record import Entry
+from git_aide.read.snapshot import Snapshot
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -146,7 +147,8 @@ def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
           now: datetime | None = None) -> list[Finding]:
     """Every finding about `entries` (memories of `snap`), in uuid order per kind."""
     paths = source_paths(repo, snap)
-    walk = pathlog.walk(repo, snap, [e.path for e in entries], paths.untracked)
+    walk = pathlog.walk(repo, snap.source.kind, snap.source.commit, [e.path for e in entries],
+                        paths.untracked)
     when = now or walk.source_time or datetime.now(timezone.utc)
     findings: list[Finding] = []
     matched: dict[str, list[str]] = {}  # per scope text

@@ -215,7 +215,7 @@ def _orphans(repo: Repo) -> Finding | None:
     """A word about memories whose code is gone: not a set-up problem, so not a failure."""
     from git_aide.app.audit import orphaned_count
     from git_aide.core.errors import AideError
-    from git_aide.read.sources import load
+    from git_aide.read.load import load
 
     try:
         n = orphaned_count(repo, load(repo, Cache(repo.cache_dir)))

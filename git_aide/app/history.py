@@ -35,7 +35,7 @@ from git_aide.core.errors import AideError, UsageError
 from git_aide.core.memory import MEMORIES_DIR
 from git_aide.core.merge import ABSENT, NO_BASE, changed_on_both, same_value
 from git_aide.read import listing
-from git_aide.read.sources import Source
+from git_aide.read.record import Source
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -93,11 +93,9 @@ def _rev_side(repo: Repo, cache: Cache, rev: str, label: str | None = None,
         raise
 
     def pairs() -> dict[str, str]:
-        got = cache.tree_listing(tree) if tree is not None else []
-        if got is None:  # the listing every read of this tree keeps (listing.rev_listing)
-            got = listing.rev_listing(repo, cache, tree, None)
-        # Only the paths that differ are checked (compare): the rest cost nothing.
-        return dict(got)
+        # The listing every read of this tree keeps. Only the paths that differ are
+        # checked (compare): the rest cost nothing.
+        return dict(listing.rev_listing(repo, cache, tree, None))
 
     return _Side(Source("rev", label or rev, commit), pairs, tree=tree or EMPTY_TREE)
 

@@ -12,13 +12,15 @@ from collections.abc import Callable
 
 from git_aide.cache.folder import Cache
 from git_aide.rank.recall import Filters, Hit
-from git_aide.read.sources import Entry
+from git_aide.read.record import Entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from git_aide.cache.index import FullText
+    from git_aide.core.scope import Compiled
+    from git_aide.read.snapshot import Snapshot
 
 Progress = Callable[[int, int], None]
 
@@ -76,9 +78,10 @@ def relevance(ft: FullText, entries: list[Entry], query: str, want: int,
     return robust(ft, work) or fragments(entries, query)
 
 
-def relevance_in(ft: FullText, snap: Any, query: str, want: int,
+def relevance_in(ft: FullText, snap: Snapshot, query: str, want: int,
                  progress: Progress | None = None,
-                 skip: Callable[[Any], bool] | None = None, need: int | None = None,
+                 skip: Callable[[Compiled | None | bool], bool] | None = None,
+                 need: int | None = None,
                  allowed: set[str] | None = None
                  ) -> tuple[dict[str, float], list[Entry]] | None:
     """BM25F scores of the best (at least `want`) matches among all of a snapshot's
@@ -117,7 +120,7 @@ def relevance_in(ft: FullText, snap: Any, query: str, want: int,
     return robust(ft, work)
 
 
-def _decode_best(snap: Any, wanted: list[str], scores: dict[str, float], need: int | None
+def _decode_best(snap: Snapshot, wanted: list[str], scores: dict[str, float], need: int | None
                  ) -> tuple[list[Entry], set[str], set[str]]:
     """(entries, their blobs, the blobs tried) of the wanted blobs, best first: all of
     them, or (`need`) the best that many and any tied with the last, each group decoded
@@ -178,7 +181,7 @@ def search(ft: FullText, entries: list[Entry], query: str, filters: Filters, lim
     return _ranked(kept, relevance(ft, kept, query, limit, progress), limit)
 
 
-def search_in(ft: FullText, snap: Any, query: str, limit: int,
+def search_in(ft: FullText, snap: Snapshot, query: str, limit: int,
               progress: Progress | None = None) -> list[Hit] | None:
     """search() over every memory of a snapshot, its best matches found by blob id so
     that only their groups are decoded; None when that cannot answer (no view to name

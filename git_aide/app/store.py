@@ -26,7 +26,8 @@ from git_aide.core.memory import MEMORIES_DIR, PERSONAL_DIR
 from git_aide.gitio import folders
 from git_aide.gitio.repo import Repo
 from git_aide.read.listing import blob_id
-from git_aide.read.sources import Entry, load
+from git_aide.read.load import load
+from git_aide.read.record import Entry
 
 if TYPE_CHECKING:
     from git_aide.app.audit import Paths

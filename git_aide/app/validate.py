@@ -20,8 +20,8 @@ from git_aide.cache.folder import Cache
 from git_aide.core import controls, memory, secrets
 from git_aide.core.errors import UsageError
 from git_aide.core.memory import MEMORIES_DIR, PERSONAL_DIR
-from git_aide.gitio import folders
 from git_aide.gitio.repo import Repo
+from git_aide.read import listing
 from git_aide.read.listing import QUIET, blob_id
 
 #: The sources `validate` accepts; "all" is the working tree and the index together.
@@ -126,17 +126,11 @@ def validate(repo: Repo, kind: str = "worktree", rev: str | None = None) -> Repo
 
 def _check(repo: Repo, verdicts: _Verdicts, kind: str, rev: str | None) -> Report:
     """Validate one source (not "all")."""
-    problems: list[Problem] = []
-    if kind == "rev":
-        assert rev is not None
-        items = _rev_items(repo, rev, problems)
-        report = Report(rev)
-    elif kind == "index":
-        items = _index_items(repo, problems)
-        report = Report("the index")
-    else:
-        items = _worktree_items(repo, problems)
-        report = Report("the working tree")
+    unlisted: list[tuple[str, str]] = []
+    items = [_Item(*f) for f in listing.every_file(repo, kind, rev, unlisted)]
+    problems = [Problem(path, None, message) for path, message in unlisted]
+    report = Report(rev if kind == "rev" and rev is not None
+                    else "the index" if kind == "index" else "the working tree")
     committed = kind != "worktree"
     warned: list[Problem] = []
     candidates: list[_Item] = []
@@ -282,85 +276,6 @@ def _strings(value: Any) -> Iterator[str]:
         for k, v in value.items():
             yield str(k)
             yield from _strings(v)
-
-
-# -- sources -------------------------------------------------------------------------
-
-def _worktree_items(repo: Repo, problems: list[Problem]) -> list[_Item]:
-    """Every file under the memories folder on disk, with its bytes."""
-    top = repo.require_worktree("validating the working tree")
-    items: list[_Item] = []
-    # A folder that leads out of the working tree is named once, and not read.
-    unsafe = folders.problems(top)
-    problems.extend(Problem(rel, None, message.split(" ", 1)[1]) for rel, message in unsafe)
-    skip = {os.path.join(top, rel) for rel, _ in unsafe}
-    if any(rel in (".aide", MEMORIES_DIR) for rel, _ in unsafe):
-        return items
-    stack = [os.path.join(top, MEMORIES_DIR)]
-    while stack:
-        try:
-            it = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with it:
-            for d in it:
-                rel = d.path[len(top) + 1:].replace(os.sep, "/")
-                if d.path in skip:
-                    continue
-                if d.is_dir(follow_symlinks=False):
-                    stack.append(d.path)
-                elif d.is_symlink() or not d.is_file():
-                    problems.append(Problem(rel, None, "not a regular file"))
-                else:
-                    try:
-                        with open(d.path, "rb") as f:
-                            data = f.read()
-                    except OSError as e:
-                        problems.append(Problem(rel, None, f"cannot be read ({e.strerror})"))
-                        continue
-                    items.append(_Item(rel, blob_id(data), data))
-    items.sort(key=lambda i: i.path)
-    return items
-
-
-def _index_items(repo: Repo, problems: list[Problem]) -> list[_Item]:
-    """Every stage-0 entry under the memories folder of the index (GIT_INDEX_FILE)."""
-    # Not repo.ls_index: it drops symlinks silently, and validation must name them.
-    repo.require_worktree("--staged")
-    items: list[_Item] = []
-    unmerged: set[str] = set()
-    for mode, oid, stage, path in repo.ls_files():
-        if stage:
-            if path not in unmerged:
-                unmerged.add(path)
-                problems.append(Problem(path, None, "unmerged: a conflict is not resolved "
-                                        "(run git aide resolve)"))
-            continue
-        if mode in ("100644", "100755"):
-            items.append(_Item(path, oid))
-        else:
-            problems.append(Problem(path, None, "not a regular file"))
-    return items
-
-
-def _rev_items(repo: Repo, rev: str, problems: list[Problem]) -> list[_Item]:
-    """Every blob under the memories folder of a commit-ish."""
-    _commit, tree = repo.resolve(rev)
-    if tree is None:
-        return []
-    out = repo.git("ls-tree", "-r", "-z", tree).stdout.decode(errors="surrogateescape")
-    items: list[_Item] = []
-    for row in out.split("\0"):
-        if not row:
-            continue
-        meta, _, path = row.partition("\t")
-        mode, _type, oid = meta.split()
-        path = f"{MEMORIES_DIR}/{path}"
-        if mode in ("100644", "100755"):
-            items.append(_Item(path, oid))
-        else:
-            problems.append(Problem(path, None, "not a regular file"))
-    return items
 
 
 # -- the verdict cache ---------------------------------------------------------------

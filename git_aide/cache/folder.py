@@ -63,7 +63,7 @@ class Cache:
     root: str
     #: Notices for the user (a damaged file that was dropped), printed by the CLI.
     notices: list[str]
-    #: blob id -> metadata of a memory (see sources.meta_of) or ("bad", field, message).
+    #: blob id -> metadata of a memory (see read.record.meta_of) or ("bad", field, message).
     metas: dict[str, tuple[Any, ...]]
     #: scope text -> compiled scope tuple.
     scopes: dict[str, tuple[Any, ...]]

@@ -105,11 +105,11 @@ def load(cached: bool, rev: str | None, asked: dict[str, Any] | None = None,
     `warn_now=False`: the caller prints the warnings once it has its answer, so that
     git's comparison of the working tree runs while the answer is worked out.
     """
-    from git_aide.read.sources import load as load_source
+    from git_aide.read.load import load as load_source
 
     kind, rev = source(cached, rev)
     repo, cache = context(asked)
-    snap = load_source(repo, cache, kind, rev, asked=asked)
+    snap = load_source(repo, cache, kind, rev, asked=asked, early=not warn_now)
     if warn_now:
         warn(snap.warnings)
     return repo, cache, snap

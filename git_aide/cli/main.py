@@ -227,7 +227,7 @@ def index(rebuild: bool, quiet: bool) -> None:
 
     from git_aide.app import search as sr
     from git_aide.cache.folder import Cache
-    from git_aide.read.sources import load
+    from git_aide.read.load import load
 
     repo, cache = context()
     if rebuild:

@@ -14,7 +14,6 @@ from datetime import datetime, timezone
 from git_aide.core import scope as scopes
 from git_aide.core.memory import MEMORIES_DIR
 from git_aide.gitio.repo import Repo
-from git_aide.read.sources import Snapshot
 
 #: A change: (status letter, path, new path for a rename or copy else None).
 Change = tuple[str, str, "str | None"]
@@ -136,14 +135,14 @@ def _under_any(path: str, c: scopes.Compiled) -> bool:
     return any(not b or path == b or path.startswith(b + "/") for b in c.bases)
 
 
-def walk(repo: Repo, snap: Snapshot, memory_paths: list[str], untracked: bool = False
-         ) -> Walk:
-    """Walk the source's first-parent history until every memory's last write is seen
-    (`untracked`: the working tree has new files, which may be renamed ones)."""
+def walk(repo: Repo, kind: str, commit: str | None, memory_paths: list[str],
+         untracked: bool = False) -> Walk:
+    """Walk the first-parent history of a source ("worktree", "index", or "rev" at
+    `commit`) until every memory's last write is seen (`untracked`: the working tree
+    has new files, which may be renamed ones)."""
     w = Walk()
-    kind = snap.source.kind
     if kind == "rev":
-        start = snap.source.commit
+        start = commit
         if start:
             stamp = repo.git("show", "-s", "--format=%ct", start).stdout.strip()
             w.source_time = datetime.fromtimestamp(int(stamp or 0), timezone.utc)

@@ -9,7 +9,10 @@ from collections import Counter
 from git_aide.core import scope as scopes
 from git_aide.core.memory import PERSONAL_DIR
 from git_aide.core.words import words as _words
-from git_aide.read.sources import Entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.read.record import Entry
 
 
 def words(text: str) -> frozenset[str]:

@@ -11,12 +11,13 @@ from git_aide.core.errors import AideError
 from git_aide.core.memory import LAYERS
 from git_aide.core.words import words
 from git_aide.rank.weak import holding, mention_finder, path_words, stored_texts
-from git_aide.read.sources import Entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
+
+    from git_aide.read.record import Entry
 
 _LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
 

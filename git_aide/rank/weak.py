@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-    from git_aide.read.sources import Entry
+    from git_aide.read.record import Entry
 
 
 class Place:

@@ -6,6 +6,9 @@
 - the working tree: the index's listing, corrected by the files `git status` says
   differ from it (read here, through a stat table so that they too are read only when
   they change).
+
+Reads skip what is no memory with a warning (is_candidate). `validate` lists every file
+of a source instead, nothing skipped, and says what is wrong with each (every_file()).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import time
 from git_aide.cache.folder import RACY_SECONDS, Cache, stat_sig
 from git_aide.core.errors import GitError
 from git_aide.core.memory import MEMORIES_DIR
+from git_aide.gitio import folders
 from git_aide.gitio.repo import Repo
 from git_aide.gitio.spawn import Spawned
 
@@ -193,3 +197,102 @@ def read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, byt
     if new != old:
         cache.put_stat_table(top, new)
     return out
+
+
+# -- every file of a source (validate) --------------------------------------------------
+
+#: A file under the memories folder of a source: (path, blob id, its bytes when they
+#: were read already: the working tree's).
+File = tuple[str, str, "bytes | None"]
+
+
+def every_file(repo: Repo, kind: str, rev: str | None, problems: list[tuple[str, str]]
+               ) -> list[File]:
+    """Every file under the memories folder of a source ("worktree", "index", or "rev"
+    at `rev`), nothing skipped: a file that cannot be listed as a blob (not a regular
+    file, unmerged, unreadable) goes to `problems` as (path, what is wrong)."""
+    if kind == "rev":
+        assert rev is not None
+        return _rev_files(repo, rev, problems)
+    if kind == "index":
+        return _index_files(repo, problems)
+    return _worktree_files(repo, problems)
+
+
+def _worktree_files(repo: Repo, problems: list[tuple[str, str]]) -> list[File]:
+    """Every file under the memories folder on disk, with its bytes."""
+    top = repo.require_worktree("validating the working tree")
+    items: list[File] = []
+    # A folder that leads out of the working tree is named once, and not read.
+    unsafe = folders.problems(top)
+    problems.extend((rel, message.split(" ", 1)[1]) for rel, message in unsafe)
+    skip = {os.path.join(top, rel) for rel, _ in unsafe}
+    if any(rel in (".aide", MEMORIES_DIR) for rel, _ in unsafe):
+        return items
+    stack = [os.path.join(top, MEMORIES_DIR)]
+    while stack:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for d in it:
+                rel = d.path[len(top) + 1:].replace(os.sep, "/")
+                if d.path in skip:
+                    continue
+                if d.is_dir(follow_symlinks=False):
+                    stack.append(d.path)
+                elif d.is_symlink() or not d.is_file():
+                    problems.append((rel, "not a regular file"))
+                else:
+                    try:
+                        with open(d.path, "rb") as f:
+                            data = f.read()
+                    except OSError as e:
+                        problems.append((rel, f"cannot be read ({e.strerror})"))
+                        continue
+                    items.append((rel, blob_id(data), data))
+    items.sort()
+    return items
+
+
+def _index_files(repo: Repo, problems: list[tuple[str, str]]) -> list[File]:
+    """Every stage-0 entry under the memories folder of the index (GIT_INDEX_FILE)."""
+    # Not index_rows(): it drops symlinks silently, and validation must name them.
+    repo.require_worktree("--staged")
+    items: list[File] = []
+    unmerged: set[str] = set()
+    for mode, oid, stage, path in repo.ls_files():
+        if stage:
+            if path not in unmerged:
+                unmerged.add(path)
+                problems.append((path, "unmerged: a conflict is not resolved "
+                                       "(run git aide resolve)"))
+            continue
+        if mode in ("100644", "100755"):
+            items.append((path, oid, None))
+        else:
+            problems.append((path, "not a regular file"))
+    return items
+
+
+def _rev_files(repo: Repo, rev: str, problems: list[tuple[str, str]]) -> list[File]:
+    """Every blob under the memories folder of a commit-ish."""
+    _commit, tree = repo.resolve(rev)
+    if tree is None:
+        return []
+    # Not rev_listing(): its cached listing keeps no modes, and validation must name
+    # what is not a regular file.
+    out = repo.git("ls-tree", "-r", "-z", tree).stdout.decode(errors="surrogateescape")
+    items: list[File] = []
+    for row in out.split("\0"):
+        if not row:
+            continue
+        meta, _, path = row.partition("\t")
+        mode, _type, oid = meta.split()
+        path = f"{MEMORIES_DIR}/{path}"
+        if mode in ("100644", "100755"):
+            items.append((path, oid, None))
+        else:
+            problems.append((path, "not a regular file"))
+    return items

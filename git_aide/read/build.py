@@ -1,0 +1,173 @@
+"""Building a source's entries from its listing: each (path, blob id) pair's metadata
+from the cache's record packs (only the blobs it lacks are read and parsed), the checks
+every read makes (a memory in the wrong place, a uuid used twice), and the grouping by
+scope that a view saves. Not needed by a read whose view is saved and whose working
+tree differs from the index in no memory file: imported when it is needed.
+"""
+
+from __future__ import annotations
+
+from git_aide.cache import views
+from git_aide.core import memory
+from git_aide.core import scope as scopes
+from git_aide.read import listing
+from git_aide.read.record import (
+    LAYER,
+    MISSING,
+    RELPATH,
+    SCOPE,
+    STATUS,
+    UPDATED_AT,
+    UUID,
+    meta_of,
+    read_again,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from git_aide.cache.folder import Cache
+    from git_aide.gitio.repo import Repo
+    from git_aide.read.record import Group, Row
+
+#: Project-wide memories are kept newest first, in groups of this many: a path recall
+#: weighs only the newest few hundred of them (recall.py's PROJECT_WIDE_SCAN) and need
+#: not decode the thousands behind.
+WIDE_CHUNK = 256
+
+
+def groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
+           contents: dict[str, bytes], warnings: list[str], key: tuple[str, str] | None
+           ) -> tuple[list[str], list[Group]]:
+    """Build a source's entries by scope from its listing, and save them as a view
+    under `key` (None: not saved).
+
+    Returns every warning (the listing's, then the records') and the groups.
+    """
+    skipped, rows = build(repo, cache, pairs, contents)
+    if any(MISSING in w for w in skipped):
+        key = None  # a blob that could not be read now may be readable next time
+    skipped = warnings + skipped
+    by_scope: dict[str | None, list[Row]] = {}
+    for row in rows:
+        scope = row[2][SCOPE]
+        by_scope.setdefault(None if scopes.is_project_wide(scope) else scope, []).append(row)
+    compiled = {scope: compiled_scope(cache, scope) for scope in by_scope}
+    cache.flush()
+    grouped: list[tuple[str | None, list[Row]]] = []
+    for scope, group in by_scope.items():
+        if scope is None and len(group) > WIDE_CHUNK:
+            # Newest first (a stable sort: equal times stay in path order), in groups of
+            # WIDE_CHUNK: a search that finds one of them decodes only its group.
+            group = sorted(group, key=lambda row: row[2][UPDATED_AT], reverse=True)
+            grouped += [(None, group[i:i + WIDE_CHUNK])
+                        for i in range(0, len(group), WIDE_CHUNK)]
+        else:
+            grouped.append((scope, group))
+    if key:
+        views.save(cache, key, skipped, [
+            (None if (c := compiled[s]) is None else c.as_tuple(), r) for s, r in grouped])
+    return skipped, [(compiled[s], r) for s, r in grouped]
+
+
+def build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
+          contents: dict[str, bytes]) -> tuple[list[str], list[Row]]:
+    """Warnings and (path, blob, meta, content) rows of a listing, from the record packs.
+
+    The content travels with the row into the view, so that showing a memory never
+    needs the packs again.
+    """
+    cache.load_records()
+    metas = cache.metas
+    missing = [b for _, b in pairs if b not in metas and b not in contents]
+    if missing:
+        contents.update(repo.read_blobs(list(dict.fromkeys(missing))))
+        # Untracked and personal files are in no object database: read them again.
+        for path, blob in pairs:
+            if blob not in metas and blob not in contents:
+                data = read_again(repo, path, blob)
+                if data:
+                    contents[blob] = data
+    warnings: list[str] = []
+    rows: list[Row] = []
+    seen: dict[str, str] = {}
+    for path, blob in pairs:
+        meta = metas.get(blob)
+        if meta is None:
+            meta = _ingest(cache, blob, contents.get(blob), path)
+        if meta[STATUS] != "ok":
+            _bad, field, message = meta
+            warnings.append(f"{path}: {f'{field}: ' if field else ''}{message}; skipped")
+            continue
+        problem = _misfit(path, meta, seen)
+        if problem:
+            warnings.append(problem)
+            continue
+        raw = contents.get(blob) or cache.raw(blob)
+        if raw is None or listing.blob_id(raw) != blob:
+            raw = read_again(repo, path, blob)
+        seen[meta[UUID]] = path
+        rows.append((path, blob, meta, raw))
+    return warnings, rows
+
+
+def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, bytes],
+              warnings: list[str]) -> tuple[list[str], list[Group]]:
+    """The checks of build(), on a few files read from disk, grouped by scope: for a few
+    files, parsing them beats loading every pack of the cache."""
+    by_scope: dict[str | None, list[Row]] = {}
+    seen: dict[str, str] = {}
+    for path, blob in pairs:
+        data = contents.get(blob) or read_again(repo, path, blob)
+        try:
+            meta = meta_of(memory.parse(data, path))
+        except memory.MemoryFormatError as e:
+            warnings.append(f"{path}: {e.field + ': ' if e.field else ''}{e}; skipped")
+            continue
+        problem = _misfit(path, meta, seen)
+        if problem:
+            warnings.append(problem)
+            continue
+        seen[meta[UUID]] = path
+        scope = None if scopes.is_project_wide(meta[SCOPE]) else meta[SCOPE]
+        by_scope.setdefault(scope, []).append((path, blob, meta, data))
+    return warnings, [(None if s is None else scopes.compile_scope(s), rows)
+                      for s, rows in by_scope.items()]
+
+
+def _misfit(path: str, meta: tuple[Any, ...], seen: dict[str, str]) -> str | None:
+    """Why a well-formed memory is skipped all the same (its file is not where its
+    layer and uuid put it, or an earlier file has its uuid); None when it is not."""
+    if path != meta[RELPATH]:
+        where = memory.misplaced(path, meta[UUID], meta[LAYER], meta[RELPATH])
+        return f"{path}: {where}; skipped"
+    if meta[UUID] in seen:
+        return f"{path}: uuid already used by {seen[meta[UUID]]}; skipped"
+    return None
+
+
+def compiled_scope(cache: Cache, scope: str | None) -> scopes.Compiled | None:
+    """The compiled form of a record's scope, from the cache when it has it."""
+    if scopes.is_project_wide(scope):
+        return None
+    assert scope is not None
+    got = cache.scopes.get(scope)
+    if got is None:
+        compiled = scopes.compile_scope(scope)
+        cache.add_scope(scope, compiled.as_tuple())
+        return compiled
+    return scopes.Compiled(*got)
+
+
+def _ingest(cache: Cache, blob: str, data: bytes | None, path: str) -> tuple[Any, ...]:
+    """Parse a blob the cache lacks, and keep its metadata (or why it is no memory)."""
+    if data is None:
+        return ("bad", None, MISSING)
+    try:
+        meta = meta_of(memory.parse(data, path))
+        cache.add(blob, meta, data)
+    except memory.MemoryFormatError as e:
+        meta = ("bad", e.field, str(e))
+        cache.add(blob, meta, None)
+    return meta

@@ -1,0 +1,154 @@
+"""Reading a source into a snapshot: the working tree, the index, or any revision (see
+README.md, "A tour").
+
+Each source is listed as (path, blob id) pairs (listing.py); records then come from the
+cache by blob id, and only the blobs it lacks are read and parsed (build.py). The
+finished entries of a source are kept as a view, keyed by what the listing depends on
+(the index file's stat, or the tree id) and grouped by scope; a snapshot (snapshot.py)
+answers from it. The working tree's files that differ from the index are laid over the
+view of the index's listing (overlay.py).
+"""
+
+from __future__ import annotations
+
+import time
+
+from git_aide.cache import views
+from git_aide.cache.folder import RACY_SECONDS, stat_sig
+from git_aide.core import scope as scopes
+from git_aide.gitio.spawn import STATUS, spawn
+from git_aide.read import listing
+from git_aide.read.overlay import Overlay
+from git_aide.read.record import MISSING, Reader, Source
+from git_aide.read.snapshot import Snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from git_aide.cache.folder import Cache
+    from git_aide.gitio.repo import Repo
+    from git_aide.gitio.spawn import Spawned
+    from git_aide.read.record import Group
+
+#: Bumped when what a view holds changes.
+VIEW_FORMAT = 8
+#: Views a long-lived process keeps decoded (the working tree's, a few revisions').
+WARM_VIEWS = 4
+
+
+def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
+         asked: dict[str, Spawned | None] | None = None, save_view: bool = True,
+         warm: dict[Any, Any] | None = None, changed: list[str] | None = None,
+         early: bool = False) -> Snapshot:
+    """Read one source's memories.
+
+    `asked` holds git questions the caller started early (spawn.early), so that git
+    compares the working tree with the index while this process is still starting.
+    `save_view=False` reads a saved view but does not write one (a bulk `index`).
+    `warm`: a long-lived process's memory of the views it read, keyed by their full
+    state (a state's entries never change), kept decoded between calls.
+    `changed`: the working tree's files that may differ from the index, when the caller
+    knows them without asking git (a server watching the folder, agents/watch.py).
+    `early`: leave the working tree's overlay pending (`snap.pending`), for an answer
+    worked out by overlay.speculate() while git still compares the tree; otherwise
+    the snapshot returned holds what the source holds.
+    """
+    asked = asked or {}
+    warnings: list[str] = []  # found while listing: saved with the view
+    contents: dict[str, bytes] = {}
+    list_fn: Callable[[], list[tuple[str, str]]]
+    if kind == "rev":
+        assert rev is not None
+        commit, tree = repo.resolve(rev, asked.get("resolve"))
+        source = Source("rev", rev, commit)
+        key: tuple[str, str] | None = (f"rev-{tree}", repr(VIEW_FORMAT))
+        list_fn = lambda: listing.rev_listing(repo, cache, tree, warnings)  # noqa: E731
+        return _load_view(repo, cache, source, key, list_fn, contents, warnings, save_view,
+                          warm)
+    if kind == "index":
+        repo.require_worktree("--cached")
+        key = _state_key("index", repo.index_file, [])
+        list_fn = lambda: listing.index_listing(repo, cache, warnings)  # noqa: E731
+        return _load_view(repo, cache, Source("index"), key, list_fn, contents, warnings,
+                          save_view, warm)
+    top = repo.require_worktree("reading the working tree")
+    status = (asked.get("status") or spawn(*STATUS)) if changed is None else None
+    # The view is the index's listing as if nothing differed from it, so that it
+    # survives an edit: the files that differ are laid over it, once git has said which
+    # they are; meanwhile the view is read.
+    key = _state_key("worktree", repo.index_file, [])
+    list_fn = lambda: listing.worktree_listing(repo, cache, [], warnings)  # noqa: E731
+    snap = _load_view(repo, cache, Source("worktree"), key, list_fn, contents, warnings,
+                      save_view, warm)
+    pending = Overlay(repo, cache, snap, top, status, changed, contents)
+    if early and changed is None:
+        snap.pending = pending
+    else:
+        pending.settle()
+    return snap
+
+
+def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | None,
+               list_fn: Callable[[], list[tuple[str, str]]], contents: dict[str, bytes],
+               warnings: list[str], save_view: bool,
+               warm: dict[Any, Any] | None = None) -> Snapshot:
+    """A source's snapshot from its saved view, or built from its listing (and saved)."""
+
+    def rebuild() -> list[Group]:
+        from git_aide.read import build
+
+        return build.groups(repo, cache, list_fn(), contents, [], None)[1]
+
+    if warm is not None and key and key in warm:
+        groups, reader, skipped = warm[key]
+        kept = Snapshot(source, list(skipped), groups, reader, rebuild)
+        kept.keep_decoded = True
+        return kept
+
+    def saved() -> Snapshot | None:
+        view = views.load(cache, key) if key else None
+        if view is None:
+            return None
+        skipped, spans, opened = view
+        try:
+            groups = [(None if c is None else scopes.Compiled(*c), span) for c, span in spans]
+        except (TypeError, ValueError):  # not what a view holds: build it again
+            views.discard(cache, opened)
+            return None
+        return Snapshot(source, list(skipped), groups, Reader(cache, repo, opened), rebuild)
+
+    snap = saved()
+    if snap is None:
+        from git_aide.read import build
+
+        pairs = list_fn()
+        skipped, groups = build.groups(repo, cache, pairs, contents, warnings,
+                                       key if save_view else None)
+        # A long-lived process keeps the view just saved rather than the groups built:
+        # only a view holds every content in one run, which path mentions search at once.
+        snap = (saved() if warm is not None and save_view else None) or Snapshot(
+            source, list(skipped), groups, Reader(cache, repo), lambda: groups)
+    if warm is not None and key and not any(MISSING in w for w in snap.warnings):
+        while len(warm) >= WARM_VIEWS:
+            warm.pop(next(iter(warm)))
+        warm[key] = (*snap.parts(), list(snap.warnings))
+        snap.keep_decoded = True
+    return snap
+
+
+def _state_key(kind: str, index_file: str, dirty: list[tuple[str, str]]
+               ) -> tuple[str, str] | None:
+    """What a source's listing depends on: the index file's stat and the files that differ.
+
+    Returned as (file name, full state): the name is short and may be shared by two
+    states, the state is stored in the view and compared when it is read. None while
+    the index is too fresh for its stat to be trusted (a second write within the file
+    system's timestamp granularity could keep size, time and inode).
+    """
+    sig = stat_sig(index_file)
+    if sig is not None and time.time() - max(sig[1], sig[3]) / 1e9 < RACY_SECONDS:
+        return None
+    state = repr((VIEW_FORMAT, kind, index_file, sig, dirty))
+    return f"{kind}-{sig[2] if sig else 0}-{sig[1] if sig else 0}-{len(dirty)}", state

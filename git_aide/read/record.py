@@ -1,0 +1,197 @@
+"""The record model of a read: which source it came from (`Source`), one live memory of
+it (`Entry`), and the metadata that filtering and ranking need of a record (`meta`).
+
+An entry is a tuple, made at C speed (a read makes one per memory, 10,000 and more),
+with a named property per field; its whole record is parsed only when asked for.
+`meta` is a plain tuple because the cache's record packs and the views store it with
+marshal; its fields are named by the positions below.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from operator import itemgetter
+
+from git_aide.cache import views
+from git_aide.core import memory
+from git_aide.core import scope as scopes
+from git_aide.core.errors import AideError
+from git_aide.read import listing
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from git_aide.cache.folder import Cache
+    from git_aide.gitio.repo import Repo
+
+    #: A row of a source built from its listing: (path, blob, meta, content bytes).
+    Row = tuple[str, str, tuple[Any, ...], bytes]
+    #: A group of a snapshot: (compiled scope or None, what it holds: its rows, or its
+    #: slice of the view file, or its entries once decoded and kept).
+    Group = tuple[scopes.Compiled | None, Any]
+
+#: Why a blob was skipped when its content could not be read at all.
+MISSING = "content could not be read (missing from the object database)"
+
+# The fields of a memory's `meta` tuple, by position. A blob that is no memory has
+# ("bad", field, message) instead.
+STATUS, UUID, LAYER, SCOPE, TAGS, CONTRIBUTOR, UPDATED_AT, CREATED_AT, RELPATH = range(9)
+
+def meta_of(record: dict[str, Any]) -> tuple[Any, ...]:
+    """What filtering and ranking need of a record, kept in the cache by blob id."""
+    # Interned, the strings that many memories share are stored once in a pack.
+    intern = sys.intern
+    scope = record["scope"]
+    return ("ok", record["uuid"], intern(record["layer"]), scope and intern(scope),
+            tuple(intern(t) for t in record["tags"]), intern(record["contributor"]),
+            record["updated_at"], record["created_at"], memory.relpath(record))
+
+
+class Source:
+    """Which source a read came from, as the JSON output names it."""
+
+    __slots__ = ("kind", "rev", "commit")
+
+    def __init__(self, kind: str, rev: str | None = None, commit: str | None = None) -> None:
+        #: "worktree", "index" or "rev".
+        self.kind = kind
+        #: The revision as the user gave it (kind "rev" only).
+        self.rev = rev
+        #: The commit it named (kind "rev" only).
+        self.commit = commit
+
+    def as_json(self) -> dict[str, Any]:
+        """The `source` object of the JSON output."""
+        return {"kind": self.kind, "rev": self.rev, "commit": self.commit}
+
+
+class Reader:
+    """What an entry needs to fetch its whole record: shared by all entries of a read."""
+
+    __slots__ = ("cache", "repo", "view")
+
+    def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None) -> None:
+        #: The cache (to report damage).
+        self.cache = cache
+        #: The repository, to read a blob again when the cache lost it.
+        self.repo = repo
+        #: The view file the entries came from, which holds their contents.
+        self.view = view
+
+
+class Entry(tuple):  # type: ignore[type-arg]
+    """One live memory of a source: (path, blob, meta, compiled, reader, content).
+
+    `content` is the record's bytes, or the (offset, length, crc) of its slice of the
+    view file.
+    """
+
+    __slots__ = ()
+
+    #: Repo-relative path of its file.
+    path: str = property(itemgetter(0))  # type: ignore[assignment]
+    #: The blob id of its content.
+    blob: str = property(itemgetter(1))  # type: ignore[assignment]
+    #: ("ok", uuid, layer, scope, tags, contributor, updated_at, created_at, relpath).
+    meta: tuple[Any, ...] = property(itemgetter(2))  # type: ignore[assignment]
+    #: The compiled scope, or None for a project-wide memory.
+    compiled: scopes.Compiled | None = property(itemgetter(3))  # type: ignore[assignment]
+    #: Its bytes, or the (offset, length, crc) of its slice of the view file.
+    content: bytes | tuple[int, int, int] = property(  # type: ignore[assignment]
+        itemgetter(5))
+
+    @property
+    def uuid(self) -> str:
+        """The memory's uuid."""
+        return self[2][UUID]
+
+    @property
+    def layer(self) -> str:
+        """Its layer."""
+        return self[2][LAYER]
+
+    @property
+    def scope(self) -> str | None:
+        """Its scope as written (None: project-wide)."""
+        return self[2][SCOPE]
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Its tags."""
+        return self[2][TAGS]
+
+    @property
+    def contributor(self) -> str:
+        """Who wrote it."""
+        return self[2][CONTRIBUTOR]
+
+    @property
+    def updated_at(self) -> str:
+        """When it last changed."""
+        return self[2][UPDATED_AT]
+
+    @property
+    def created_at(self) -> str:
+        """When it was made."""
+        return self[2][CREATED_AT]
+
+    def data(self) -> bytes | None:
+        """Its stored bytes (read from the view when they are a slice of it), unchecked."""
+        data = self[5]
+        if isinstance(data, tuple):
+            reader: Reader = self[4]
+            return reader.view.read(data) if reader.view is not None else None
+        return data
+
+    @property
+    def what(self) -> str:
+        """Its `what`, read without checking the whole record: comparing the words of a
+        few dozen memories (supersession, near duplicates) need not validate them."""
+        data = self.data()
+        if data:
+            try:
+                value = memory.load_json(data).get("what")
+            except (memory.MemoryFormatError, AttributeError):
+                value = None
+            if isinstance(value, str):
+                return value
+        return self.record["what"]
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The whole record, parsed from the bytes kept with the entry."""
+        reader: Reader = self[4]
+        path, blob, data = self[0], self[1], self[5]
+        checked = False
+        if isinstance(data, tuple):  # an (offset, length, crc) slice of the view file
+            data = reader.view.read(data) if reader.view is not None else None
+            checked = data is not None  # its CRC-32 matched: hashing it again is waste
+        if data is None or (not checked and listing.blob_id(data) != blob):
+            if data is not None and reader.view is not None:
+                views.discard(reader.cache, reader.view)
+            # Damaged: the blob itself is the truth.
+            data = read_again(reader.repo, path, blob)
+        try:
+            return memory.parse(data, path)
+        except memory.MemoryFormatError:
+            raise AideError(f"{path} changed while it was being read; try again") from None
+
+
+#: Makes an Entry from its six fields at C speed: new_entry(Entry, (path, ...)).
+new_entry = tuple.__new__
+
+
+def read_again(repo: Repo, path: str, blob: str) -> bytes:
+    """A blob's bytes from the file in the working tree when it still holds them, else
+    from the object database (empty when neither has it)."""
+    if repo.worktree is not None:
+        try:
+            with open(os.path.join(repo.worktree, path), "rb") as f:
+                data = f.read()
+            if listing.blob_id(data) == blob:
+                return data
+        except OSError:
+            pass
+    return repo.read_blobs([blob]).get(blob, b"")

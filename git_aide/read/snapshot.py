@@ -1,0 +1,337 @@
+"""A snapshot: every live memory of one source, answering queries from what it holds.
+
+Entries are kept in groups by scope, each group decoded on its own, so that a recall
+decodes only the groups whose scope is relevant to its paths. A snapshot never waits
+for git and no query changes what it answers: the working tree's files that differ from
+the saved view are laid over it by overlay.py (`lay`), before anything is asked of it
+or, while speculating, explicitly again once git has answered.
+"""
+
+from __future__ import annotations
+
+import marshal
+from array import array
+from bisect import bisect_left, bisect_right
+from operator import itemgetter
+
+from git_aide.cache import views
+from git_aide.read.record import Entry, Reader, Source, new_entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+    from typing import Any
+
+    from git_aide.core import scope as scopes
+    from git_aide.read.overlay import Overlay
+    from git_aide.read.record import Group
+
+
+class Made(list):  # type: ignore[type-arg]
+    """A group's entries, made once and kept by a long-lived process (keep_decoded)."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, entries: list[Entry], span: Any) -> None:
+        super().__init__(entries)
+        #: The slice of the view its rows came from.
+        self.span = span
+
+
+class Snapshot:
+    """Every live memory of one source, and what was skipped on the way."""
+
+    __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
+                 "_extra", "keep_decoded", "_body", "_ids", "_ids_laid", "pending")
+
+    def __init__(self, source: Source, warnings: list[str], groups: list[Group],
+                 reader: Reader, rebuild: Callable[[], list[Group]]) -> None:
+        #: The source that was read.
+        self.source = source
+        #: One line per file that was skipped.
+        self.warnings = warnings
+        self._groups = groups
+        self._reader = reader
+        self._all: list[Entry] | None = None
+        #: Builds the groups again from the listing, when a slice of the view is damaged.
+        self._rebuild = rebuild
+        #: Paths of the groups above that the overlay replaces (files that differ).
+        self._drop: frozenset[str] = frozenset()
+        #: The overlay's groups, built just now: (compiled, [(path, blob, meta, content)]).
+        self._extra: list[Group] = []
+        #: Keep the view's groups decoded once read (a long-lived process reuses them).
+        self.keep_decoded = False
+        #: Every memory's stored content in one run, read once (see body()).
+        self._body: bytes | None = None
+        #: The view's blob ids, each mapped to the group that holds it (blob_ids()).
+        self._ids: dict[str, int] | None = None
+        #: The same with the files laid over the view, once made.
+        self._ids_laid: dict[str, int] | None = None
+        #: The working tree's overlay while git has not said which files differ: the
+        #: snapshot answers from the view and a guess until overlay.early() settles it.
+        #: None once it holds what the source holds.
+        self.pending: Overlay | None = None
+
+    def lay(self, drop: set[str] | frozenset[str], groups: list[Group],
+            warnings: list[str]) -> None:
+        """Put the files that differ from the saved view over it: their paths leave the
+        view's groups, their memories come in from `groups`; `warnings` are all of the
+        snapshot's warnings now. Laying nothing takes a wrong guess off again."""
+        self._drop = frozenset(drop)
+        self._extra = groups
+        self.warnings = warnings
+        self._all = None
+        self._ids_laid = None
+
+    def parts(self) -> tuple[list[Group], Reader]:
+        """Its groups and what reads their entries: a long-lived process makes the next
+        snapshot of the same state from them (load.py's `warm`)."""
+        return self._groups, self._reader
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every memory, in path order."""
+        if self._all is None:
+            out = self.entries_where(lambda _c: True)
+            out.sort(key=itemgetter(0))
+            self._all = out
+        return self._all
+
+    def entries_where(self, keep: Callable[[scopes.Compiled | None], bool],
+                      newest_wide: int | None = None) -> list[Entry]:
+        """The memories whose (compiled) scope passes `keep`; the others stay undecoded.
+
+        `newest_wide`: of the project-wide memories, at least the newest this many are
+        enough (a view keeps them newest first, in groups); None: all of them.
+        """
+        out: list[Entry] = []
+        wide = 0
+        later: list[int] = []  # project-wide groups left for now: older than enough
+        for i, (compiled, _payload) in enumerate(self._groups):
+            if not keep(compiled):
+                continue
+            if compiled is None and newest_wide is not None and wide >= newest_wide:
+                later.append(i)
+                continue
+            made = self._made(i)
+            if made is None:  # damaged, and built again from the listing
+                return self.entries_where(keep, newest_wide)
+            out.extend(made)
+            wide += len(made) if compiled is None else 0
+        drop = self._drop
+        if drop:
+            out = [e for e in out if e.path not in drop]
+        if later:
+            # The working tree may have removed some of the newest: older ones move up
+            # until enough remain (the files laid over the view do not count: they may
+            # be older than all of these).
+            assert newest_wide is not None
+            wide = sum(1 for e in out if e.compiled is None)
+            for i in later:
+                if wide >= newest_wide:
+                    break
+                made = self._made(i)
+                if made is None:
+                    return self.entries_where(keep, newest_wide)
+                made = [e for e in made if e.path not in drop] if drop else made
+                out.extend(made)
+                wide += len(made)
+        reader = self._reader
+        for compiled, payload in self._extra:
+            if keep(compiled):
+                out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                           for path, blob, meta, raw in payload)
+        return out
+
+    def _made(self, i: int, only: Collection[str] | None = None) -> list[Entry] | None:
+        """The entries of group `i`, decoded (and kept, in a long-lived process); None
+        when its slice of the view proved damaged (the groups are then built again).
+        `only`: the blobs wanted of it, when not all (the others may be left out)."""
+        compiled, payload = self._groups[i]
+        if isinstance(payload, Made):  # entries made by an earlier call, kept
+            return payload
+        reader = self._reader
+        if isinstance(payload, list):  # built just now: (path, blob, meta, content)
+            made = [new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                    for path, blob, meta, raw in payload]
+        else:
+            try:  # a slice of the view file: (path, blob, meta, offset, length, crc)
+                assert reader.view is not None
+                rows = marshal.loads(reader.view.read(payload) or b"")
+                if only is not None and not self.keep_decoded:
+                    # A few wanted of a large group: only theirs are made (and not kept).
+                    rows = [row for row in rows if row[1] in only]
+                made = [new_entry(Entry, (path, blob, meta, compiled, reader,
+                                          (at, size, crc)))
+                        for path, blob, meta, at, size, crc in rows]
+            except Exception:  # damaged: build the entries again, from the listing
+                if reader.view is not None:
+                    views.discard(reader.cache, reader.view)
+                    reader.view = None
+                self._groups = self._rebuild()
+                return None
+        if self.keep_decoded:
+            self._groups[i] = (compiled, Made(made, payload))
+        return made
+
+    def body(self) -> bytes | None:
+        """Every memory's content in one run (an entry's slice is at its (offset, length)),
+        when the entries come from a view; None otherwise."""
+        view = self._reader.view
+        if view is None:
+            return None
+        if self._body is None:
+            if view.contents is None:
+                starts = []
+                for _c, p in self._groups:
+                    if isinstance(p, Made):
+                        starts.append(p.span[0])
+                    elif isinstance(p, list):  # built just now: no view behind it
+                        return None
+                    else:
+                        starts.append(p[0])
+                view.contents = view.read((0, min(starts, default=0)))
+            self._body = view.contents
+        return self._body
+
+    def blob_ids(self) -> dict[str, int] | None:
+        """Every memory's blob id, mapped to the index of the group that holds it (-1: a
+        file laid over the view), read from the view without decoding a group; None when
+        the entries do not come from a view that lists them. Blobs of files the working
+        tree changed or removed may still be named: entries_of() leaves them out."""
+        if not self.prefetch_ids():
+            return None
+        assert self._ids is not None
+        if not self._extra:
+            return self._ids
+        if self._ids_laid is None:
+            self._ids_laid = {**self._ids, **{blob: -1 for _c, payload in self._extra
+                                              for _p, blob, _m, _r in payload}}
+        return self._ids_laid
+
+    def prefetch_ids(self) -> bool:
+        """Read the view's blob ids (blob_ids()) without waiting for git to say which
+        files differ; False when the view does not list them."""
+        view = self._reader.view
+        if view is None or view.blobs is None:
+            return False
+        if self._ids is None and view.ids is not None:
+            self._ids = view.ids
+        if self._ids is None:
+            data = view.read(view.blobs)
+            try:
+                blobs, where, at = marshal.loads(data or b"")
+                groups = array("I")
+                groups.frombytes(where)
+                starts = array("Q")
+                starts.frombytes(at)
+                ids = dict(zip(blobs, groups, strict=True))
+                if (groups and max(groups) >= len(self._groups)) \
+                        or len(starts) != len(blobs):
+                    raise ValueError
+            except Exception:  # damaged: the groups are decoded instead
+                views.discard(self._reader.cache, view)
+                return False
+            self._ids = view.ids = ids
+            view.order, view.starts = blobs, starts
+        return True
+
+    def blobs_where(self, keep: Callable[[scopes.Compiled | None], bool]) -> set[str] | None:
+        """The blob ids of the groups whose compiled scope passes `keep`, without
+        decoding them (blob_ids(): None without a view, and maybe files since changed)."""
+        ids = self.blob_ids()
+        if ids is None:
+            return None
+        passes = [keep(c) for c, _p in self._groups]
+        out = {b for b, g in ids.items() if g >= 0 and passes[g]}
+        out.update(blob for compiled, payload in self._extra if keep(compiled)
+                   for _p, blob, _m, _r in payload)
+        return out
+
+    def scope_of(self, blob: str) -> scopes.Compiled | None | bool:
+        """The compiled scope of the group that holds a blob (blob_ids()), without
+        decoding it; False when no group holds it."""
+        g = (self.blob_ids() or {}).get(blob)
+        if g is None:
+            return False
+        if g >= 0:
+            return self._groups[g][0]
+        return next((c for c, payload in self._extra
+                     if any(row[1] == blob for row in payload)), False)
+
+    def entries_of(self, blobs: Collection[str]) -> list[Entry]:
+        """The memories whose blob is one of these, decoding only the groups they are in."""
+        ids = self.blob_ids()
+        if ids is None or self._reader.view is None:
+            return [e for e in self.entries if e.blob in blobs]
+        blobs = blobs if isinstance(blobs, set | frozenset) else set(blobs)
+        out = self._view_entries(blobs)
+        if out is None:  # damaged, and built again from the listing
+            return [e for e in self.entries if e.blob in blobs]
+        reader = self._reader
+        out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                   for compiled, payload in self._extra
+                   for path, blob, meta, raw in payload if blob in blobs)
+        return out
+
+    def _view_entries(self, blobs: set[str] | frozenset[str]) -> list[Entry] | None:
+        """The view's memories whose blob is one of these (not of files the working tree
+        changed), decoding only their groups; None when a group proved damaged."""
+        ids = self._ids
+        assert ids is not None
+        out: list[Entry] = []
+        drop = self._drop
+        for g in sorted({ids[b] for b in blobs if b in ids}):
+            made = self._made(g, blobs)
+            if made is None:
+                return None
+            out.extend(e for e in made if e.blob in blobs and e.path not in drop)
+        return out
+
+    def mentioning(self, found: Callable[[bytes], list[int]],
+                   skip: Callable[[scopes.Compiled | None], bool]) -> list[Entry]:
+        """The memories outside the groups that `skip` keeps whose file content holds a
+        match: `found(bytes)` gives the offsets of the matches in some bytes.
+
+        A view holds every content in one run: it is searched at once, and groups are
+        decoded only when something matched. Without one, the contents are joined into
+        one run all the same, so that a finder that counts what it sees (a file's stem
+        common in the store brings no candidates) counts the same store either way.
+        """
+        view = self._reader.view
+        body = self.body()
+        if body is None:
+            every = self.entries_where(lambda _c: True)
+            texts = [e.data() or b"" for e in every]
+            begins = [0]
+            for t in texts:
+                begins.append(begins[-1] + len(t) + 1)  # "\n" between: no match spans two
+            picked = {bisect_right(begins, at) - 1 for at in found(b"\n".join(texts))}
+            return [every[i] for i in sorted(picked) if not skip(every[i].compiled)]
+        offsets = sorted(found(body))
+
+        def laid() -> list[Entry]:  # the files laid over the view that match
+            return [new_entry(Entry, (path, blob, meta, compiled, self._reader, raw))
+                    for compiled, payload in self._extra if not skip(compiled)
+                    for path, blob, meta, raw in payload if found(raw)]
+
+        if not offsets:  # none in the view: only the files laid over it may match
+            return laid()
+        if self.prefetch_ids() and view is not None and view.starts is not None:
+            # Each match names the memory whose content holds it: only their groups
+            # are decoded.
+            assert view.order is not None
+            order, starts = view.order, view.starts
+            got = self._view_entries({order[bisect_right(starts, at) - 1] for at in offsets})
+            if got is not None:
+                return [e for e in got if not skip(e.compiled)] + laid()
+        out: list[Entry] = []
+        for e in self.entries_where(lambda c: not skip(c)):
+            data = e.content
+            if isinstance(data, tuple):  # its slice of the view's run
+                i = bisect_left(offsets, data[0])
+                if i < len(offsets) and offsets[i] < data[0] + data[1]:
+                    out.append(e)
+            elif data and found(data):  # a file laid over the view
+                out.append(e)
+        return out
