@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
+    from git_aide.gitio.spawn import Early
     from git_aide.read.sources import Entry, Snapshot
 
     #: What a tool's work gives: its structured content and its text.
@@ -354,7 +355,7 @@ class Memory:
     def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
         """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
         from git_aide.gitio.repo import check_revision
-        from git_aide.gitio.spawn import resolve_query, spawn
+        from git_aide.gitio.spawn import Early, resolve_query, spawn
         from git_aide.read.sources import load as load_source
 
         changed: list[str] | None = None
@@ -364,22 +365,22 @@ class Memory:
         else:
             check_revision(rev)
             # Start git's question before anything else, as the command line does.
-            asked = {"resolve": spawn("cat-file", "--batch-check", input=resolve_query(rev))}
+            asked = Early(resolve=spawn("cat-file", "--batch-check", input=resolve_query(rev)))
             repo = self.repo()
         cache = self.cache(repo)
         kind = "worktree" if rev is None else "rev"
-        snap = load_source(repo, cache, kind, rev, asked=asked,  # type: ignore[arg-type]
-                           warm=self._warm, changed=changed)
+        snap = load_source(repo, cache, kind, rev, asked=asked, warm=self._warm,
+                           changed=changed)
         for line in snap.warnings:
             sys.stderr.write(f"git-aide: warning: {line}\n")
         return repo, cache, snap
 
-    def _changes(self, repo: Repo) -> tuple[list[str] | None, dict[str, Any]]:
+    def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:
         """The memory files that may differ from the index, from the folder's watch
         (agents/watch.py); or, when git must say, its status started."""
         from git_aide.agents.watch import Watch
         from git_aide.cache.folder import stat_sig
-        from git_aide.gitio.spawn import STATUS, spawn
+        from git_aide.gitio.spawn import STATUS, Early, spawn
         from git_aide.read.listing import changed_paths
 
         top = repo.require_worktree("reading the working tree")
@@ -391,18 +392,18 @@ class Memory:
             self._watch = Watch(top)
         watch = self._watch
         if watch is None:
-            return None, {"status": spawn(*STATUS)}
+            return None, Early(status=spawn(*STATUS))
         changed = watch.changed(repo.index_file)
         if changed is not None:
-            return changed, {}
+            return changed, Early()
         watching = watch.prepare()
         sig = stat_sig(repo.index_file)
         status = spawn(*STATUS)
         if not watching:
-            return None, {"status": status}
+            return None, Early(status=status)
         paths = changed_paths(top, status)
         watch.baseline(repo.index_file, sig, paths)
-        return paths, {}
+        return paths, Early()
 
 
 def find(snap: Snapshot, ident: str | int) -> Entry:

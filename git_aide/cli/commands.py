@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from git_aide.gitio.spawn import Early
+
 
 def tty() -> bool:
     """Whether stdout is a terminal (tables and colour) rather than a pipe (plain text)."""
@@ -76,7 +78,7 @@ def print_notices() -> None:
         sys.stderr.write(f"git-aide: notice: {escape(notices[0])}{more}\n")
 
 
-def context(asked: dict[str, Any] | None = None) -> tuple[Any, Any]:
+def context(asked: Early | None = None) -> tuple[Any, Any]:
     """The repository around the current directory and its cache.
 
     `asked`: git questions already started (spawn.early).
@@ -97,7 +99,7 @@ def source(cached: bool, rev: str | None) -> tuple[str, str | None]:
     return ("index", None) if cached else ("worktree", None)
 
 
-def load(cached: bool, rev: str | None, asked: dict[str, Any] | None = None,
+def load(cached: bool, rev: str | None, asked: Early | None = None,
          warn_now: bool = True) -> tuple[Any, Any, Any]:
     """(repo, cache, snapshot) of the chosen source, its warnings printed.
 
@@ -132,7 +134,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
            layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
            contributor: str | None = None, limit: int | None = None, cached: bool = False,
            rev: str | None = None, as_json: bool = False,
-           asked: dict[str, Any] | None = None) -> None:
+           asked: Early | None = None) -> None:
     """`git aide recall`."""
     from git_aide.app.answers import recall_hits
 
@@ -150,7 +152,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
 
 def search(query: str, *, layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
            cached: bool = False, rev: str | None = None, as_json: bool = False,
-           asked: dict[str, Any] | None = None) -> None:
+           asked: Early | None = None) -> None:
     """`git aide search`."""
     from git_aide.app import search as sr
     from git_aide.app.answers import search_hits

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     import subprocess
     from typing import Any
 
+    from git_aide.gitio.spawn import Early
+
 #: How long staging waits for another git process's index.lock, in seconds, unless git
 #: config aide.indexLockTimeout says otherwise.
 INDEX_LOCK_WAIT = 10.0
@@ -266,13 +268,12 @@ def check_revision(rev: str) -> str:
     return rev
 
 
-def open_repo(asked: dict[str, Spawned | None] | None = None) -> Repo:
+def open_repo(asked: Early | None = None) -> Repo:
     """The repository around the current directory (honours GIT_DIR and GIT_WORK_TREE).
 
     `asked` holds the git questions spawn.early() started, if any.
     """
-    asked = asked or {}
-    proc = asked.get("rev-parse") or spawn(*REV_PARSE)
+    proc = (asked and asked.rev_parse) or spawn(*REV_PARSE)
     if proc is None:
         raise GitError("git is not installed or not on PATH")
     _rc, stdout, stderr = proc.wait()
@@ -291,5 +292,5 @@ def open_repo(asked: dict[str, Spawned | None] | None = None) -> Repo:
     prefix = lines[5].rstrip("/") if inside and len(lines) > 5 else ""
     repo = Repo(git_dir=git_dir, common_dir=common, index_file=index, worktree=worktree,
                 prefix=prefix)
-    repo._asked_config = asked.get("config")
+    repo._asked_config = asked.config if asked is not None else None
     return repo

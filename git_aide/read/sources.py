@@ -23,7 +23,7 @@ from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError
 from git_aide.gitio import folders
 from git_aide.gitio.repo import Repo
-from git_aide.gitio.spawn import STATUS, Spawned, spawn
+from git_aide.gitio.spawn import STATUS, Early, spawn
 from git_aide.read import listing
 
 TYPE_CHECKING = False
@@ -536,7 +536,7 @@ class Snapshot:
 
 
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
-         asked: dict[str, Spawned | None] | None = None, save_view: bool = True,
+         asked: Early | None = None, save_view: bool = True,
          warm: dict[Any, Any] | None = None, changed: list[str] | None = None) -> Snapshot:
     """Read one source's memories.
 
@@ -548,14 +548,13 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     `changed`: the working tree's files that may differ from the index, when the caller
     knows them without asking git (a server watching the folder, agents/watch.py).
     """
-    asked = asked or {}
     warnings: list[str] = []  # found while listing: saved with the view
     live: list[str] = []  # about files read from disk this time: never saved
     contents: dict[str, bytes] = {}
     list_fn: Callable[[], list[tuple[str, str]]]
     if kind == "rev":
         assert rev is not None
-        commit, tree = repo.resolve(rev, asked.get("resolve"))
+        commit, tree = repo.resolve(rev, asked.resolve if asked else None)
         source = Source("rev", rev, commit)
         key: tuple[str, str] | None = (f"rev-{tree}", repr(VIEW_FORMAT))
         list_fn = lambda: listing.rev_listing(repo, cache, tree, warnings)  # noqa: E731
@@ -567,7 +566,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     else:
         source = Source("worktree")
         top = repo.require_worktree("reading the working tree")
-        status = (asked.get("status") or spawn(*STATUS)) if changed is None else None
+        status = ((asked and asked.status) or spawn(*STATUS)) if changed is None else None
         # The view is the index's listing as if nothing differed from it, so that it
         # survives an edit: the files that differ are laid over it (_overlay), once git
         # has said which they are; meanwhile the view is read and decoded.
