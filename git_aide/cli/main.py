@@ -15,18 +15,9 @@ import click
 
 from git_aide import __version__
 from git_aide.cli import commands
-from git_aide.cli.commands import (
-    context,
-    load,
-    noticed,
-    out,
-    print_notices,
-    progress,
-    render_hits,
-    report,
-    tty,
-    warn,
-)
+from git_aide.cli.commands import Opened, out, progress, render_hits, tty, warn
+from git_aide.cli.hot import COMMANDS as HOT
+from git_aide.cli.hot import Hot
 from git_aide.core.errors import AideError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -170,10 +161,10 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
     """Store a memory in the working tree and stage it."""
     from git_aide.app import store
 
-    repo, cache = context()
-    w = store.remember(repo, cache, what, why=why, layer=layer, scope=scope, tags=list(tags),
-                       label=label, personal=personal, priority=priority, source=source,
-                       stage=not no_stage)
+    with Opened() as ctx:
+        w = store.remember(ctx.repo, ctx.cache, what, why=why, layer=layer, scope=scope,
+                           tags=list(tags), label=label, personal=personal,
+                           priority=priority, source=source, stage=not no_stage)
     warn(w.warnings)
     if as_json:
         from git_aide.app.answers import remember_doc
@@ -189,36 +180,6 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
 
 
 @main.command()
-@click.argument("paths", nargs=-1)
-@click.option("--query", "-q", help="Re-rank by relevance to these words.")
-@click.option("--layer", "layers", type=LAYER_CHOICE, multiple=True)
-@click.option("--tag", "tags", multiple=True)
-@click.option("--contributor")
-@click.option("--limit", type=click.IntRange(min=0), help="Default: aide.recall.limit or 20.")
-@source_options
-@json_option
-def recall(paths: tuple[str, ...], query: str | None, layers: tuple[str, ...],
-           tags: tuple[str, ...], contributor: str | None, limit: int | None, cached: bool,
-           rev: str | None, as_json: bool) -> None:
-    """What should I know before I touch these paths?"""
-    commands.recall(paths, query=query, layers=layers, tags=tags, contributor=contributor,
-                    limit=limit, cached=cached, rev=rev, as_json=as_json)
-
-
-@main.command()
-@click.argument("query")
-@click.option("--layer", "layers", type=LAYER_CHOICE, multiple=True)
-@click.option("--limit", type=click.IntRange(min=0), help="Default: aide.search.limit or 20.")
-@source_options
-@json_option
-def search(query: str, layers: tuple[str, ...], limit: int | None, cached: bool,
-           rev: str | None, as_json: bool) -> None:
-    """Where did we write about X? Full-text BM25, best first."""
-    commands.search(query, layers=layers, limit=limit, cached=cached, rev=rev,
-                    as_json=as_json)
-
-
-@main.command()
 @click.option("--rebuild", is_flag=True, help="Throw the cache away and build it anew.")
 @click.option("--quiet", is_flag=True, help="Print nothing (for hooks).")
 def index(rebuild: bool, quiet: bool) -> None:
@@ -226,28 +187,25 @@ def index(rebuild: bool, quiet: bool) -> None:
     import shutil
 
     from git_aide.app import search as sr
-    from git_aide.cache.folder import Cache
-    from git_aide.read.sources import load
 
-    repo, cache = context()
-    if rebuild:
-        shutil.rmtree(cache.root, ignore_errors=True)
-        cache = noticed(Cache(cache.root))
-    kinds: list[tuple[str, str | None]] = [("rev", "HEAD")]
-    if repo.worktree is not None:
-        kinds = [("worktree", None), ("index", None), *kinds]
-    entries: dict[str, Any] = {}
-    for kind, rev in kinds:
-        try:
-            # Only the working tree's view is worth keeping: recall reads it next.
-            snap = load(repo, cache, kind, rev, save_view=kind == "worktree")
-        except AideError:
-            continue  # no HEAD yet, say
-        for e in snap.entries:
-            entries.setdefault(e.blob, e)
-    ft = noticed(sr.open_index(cache))
-    with progress("indexing memories", quiet=quiet) as bar:
-        added = sr.ensure_indexed(ft, list(entries.values()), bar)
+    with Opened() as ctx:
+        if rebuild:
+            shutil.rmtree(ctx.cache.root, ignore_errors=True)
+            ctx.new_cache()
+        sources: list[tuple[bool, str | None]] = [(False, "HEAD")]
+        if ctx.repo.worktree is not None:
+            sources = [(False, None), (True, None), *sources]
+        entries: dict[str, Any] = {}
+        for cached, rev in sources:
+            try:
+                # Only the working tree's view is worth keeping: recall reads it next.
+                snap = ctx.snapshot(cached, rev, save_view=not cached and rev is None)
+            except AideError:
+                continue  # no HEAD yet, say
+            for e in snap.entries:
+                entries.setdefault(e.blob, e)
+        with progress("indexing memories", quiet=quiet) as bar:
+            added = sr.ensure_indexed(ctx.index(), list(entries.values()), bar)
     if not quiet:
         out(f"Indexed {added} new memories; {len(entries)} in the cache for this checkout.")
 
@@ -262,8 +220,10 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
     from git_aide.app import search as sr
     from git_aide.render import output as render
 
-    _repo, cache, snap = load(cached, rev)
-    doc = sr.stats(snap.entries, cache.stats(), time.time())
+    with Opened(cached=cached, rev=rev) as ctx:
+        snap = ctx.snapshot(cached, rev)
+        warn(snap.warnings)
+        doc = sr.stats(snap.entries, ctx.cache.stats(), time.time())
     if as_json:
         out(render.dumps({"source": snap.source.as_json(), **doc}))
     else:
@@ -281,9 +241,11 @@ def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | Non
     """Every memory of the source."""
     from git_aide.app.answers import list_hits
 
-    _repo, _cache, snap = load(cached, rev)
-    render_hits(snap, list_hits(snap, layers=layers, tags=tags, contributor=contributor),
-                as_json)
+    with Opened(cached=cached, rev=rev) as ctx:
+        snap = ctx.snapshot(cached, rev)
+        warn(snap.warnings)
+        render_hits(snap, list_hits(snap, layers=layers, tags=tags, contributor=contributor),
+                    as_json)
 
 
 @main.command()
@@ -295,7 +257,9 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
     from git_aide.app.store import find
     from git_aide.render import output as render
 
-    _repo, _cache, snap = load(cached, rev)
+    with Opened(cached=cached, rev=rev) as ctx:
+        snap = ctx.snapshot(cached, rev)
+        warn(snap.warnings)
     e = find(snap.entries, ident)
     if as_json:
         from git_aide.app.answers import show_doc
@@ -326,10 +290,10 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
     if all(x is None for x in (what, why, scope, label, layer)) and not (add_tags or remove_tags):
         raise UsageError("nothing to change: give --what, --why, --scope, --tag, --untag, "
                          "--label or --layer")
-    repo, cache = context()
-    w = store.update(repo, cache, ident, what=what, why=why, scope=scope,
-                     add_tags=list(add_tags), remove_tags=list(remove_tags), label=label,
-                     layer=layer, stage=not no_stage)
+    with Opened() as ctx:
+        w = store.update(ctx.repo, ctx.cache, ident, what=what, why=why, scope=scope,
+                         add_tags=list(add_tags), remove_tags=list(remove_tags), label=label,
+                         layer=layer, stage=not no_stage)
     warn(w.warnings)
     if as_json:
         from git_aide.app.answers import update_doc
@@ -348,8 +312,9 @@ def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
     """Delete memories (and stage the removals)."""
     from git_aide.app import store
 
-    repo, cache = context()
-    gone, staged, warnings = store.forget(repo, cache, list(idents), stage=not no_stage)
+    with Opened() as ctx:
+        gone, staged, warnings = store.forget(ctx.repo, ctx.cache, list(idents),
+                                              stage=not no_stage)
     warn(warnings)
     if as_json:
         from git_aide.app.answers import forget_doc
@@ -456,8 +421,10 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
     if fix and (cached or rev is not None):
         raise UsageError("--fix rewrites files in the working tree; it cannot be used "
                          "with --cached or --rev")
-    repo, cache, snap = load(cached, rev)
-    findings, fixed, audited = au.run(repo, cache, snap, list(paths), fix=fix)
+    with Opened(cached=cached, rev=rev) as ctx:
+        snap = ctx.snapshot(cached, rev)
+        warn(snap.warnings)
+        findings, fixed, audited = au.run(ctx.repo, ctx.cache, snap, list(paths), fix=fix)
     if as_json:
         doc: dict[str, Any] = {"source": snap.source.as_json(),
                                "findings": [f.as_json() for f in findings]}
@@ -488,37 +455,39 @@ class PathsAfterDash(click.Command):
         return super().parse_args(ctx, args)
 
 
-@main.command(cls=PathsAfterDash)
-@click.argument("revs", metavar="[REV-RANGE]...", nargs=-1)
-@click.option("--all", "all_refs", is_flag=True, help="Walk every ref, as git log --all.")
-@click.option("--uuid", "ident", metavar="ID", help="Follow one memory (a uuid or a prefix).")
-@click.option("--reverse", is_flag=True, help="Oldest first.")
-@click.option("--limit", "-n", type=click.IntRange(min=0), help="At most N commits.")
-@json_option
-def log(revs: tuple[str, ...], all_refs: bool, ident: str | None, reverse: bool,
-        limit: int | None, as_json: bool) -> None:
-    """Commits that changed shared memories, and what each changed. [-- PATH...]"""
-    commands.log(list(revs), all_refs=all_refs, ident=ident, reverse=reverse, limit=limit,
-                 as_json=as_json, paths=click.get_current_context().meta["paths"])
+def _hot_command(hot: Hot) -> click.Command:
+    """The click command of a hot command, built from its declaration (hot.py) as the
+    fast parser reads it, and calling the same function (commands.run)."""
+    params: list[click.Parameter] = [
+        click.Argument([hot.words], nargs=1 if hot.one_word else -1,
+                       metavar=hot.words_metavar)]
+    for opt in hot.options:
+        kind: click.ParamType | None = None
+        if opt.kind == "count":
+            kind = click.IntRange(min=0)
+        elif opt.choices is not None:
+            kind = click.Choice(list(opt.choices()))
+        flag = opt.kind == "flag"
+        params.append(click.Option([*opt.names, opt.dest], is_flag=flag, multiple=opt.multiple,
+                                   type=kind, help=opt.help, metavar=opt.metavar,
+                                   default=False if flag else opt.default))
+
+    def callback(**kwargs: Any) -> None:
+        # click gives tuples for the repeatable options and the words; fastpath lists.
+        got: dict[str, object] = {k: list(v) if isinstance(v, tuple) else v
+                                  for k, v in kwargs.items()}
+        if hot.paths_after_dash:
+            got["paths"] = click.get_current_context().meta["paths"]
+        status = commands.run(hot.name, got)
+        if isinstance(status, int) and status:
+            raise click.exceptions.Exit(status)
+
+    cls = PathsAfterDash if hot.paths_after_dash else click.Command
+    return cls(hot.name, params=params, callback=callback, help=hot.help)
 
 
-@main.command(cls=PathsAfterDash)
-@click.argument("revs", metavar="[REV | REV REV2 | A..B | A...B]", nargs=-1)
-@click.option("--cached", "--staged", "cached", is_flag=True,
-              help="Compare a commit (default HEAD) with the index.")
-@click.option("--stat", "as_stat", is_flag=True, help="Counts per layer.")
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text",
-              help="markdown: a review summary to paste into a pull request.")
-@click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences.")
-@json_option
-def diff(revs: tuple[str, ...], cached: bool, as_stat: bool, fmt: str, exit_code: bool,
-         as_json: bool) -> None:
-    """Memories added, forgotten and changed between two sources. [-- PATH...]"""
-    status = commands.diff(list(revs), cached=cached, as_stat=as_stat, fmt=fmt,
-                           exit_code=exit_code, as_json=as_json,
-                           paths=click.get_current_context().meta["paths"])
-    if status:
-        raise click.exceptions.Exit(status)
+for _hot in HOT.values():
+    main.add_command(_hot_command(_hot))
 
 
 @main.command()
@@ -543,9 +512,9 @@ def import_(files: tuple[str, ...], layer: str | None, scope: str | None, dry_ru
     into memories."""
     from git_aide.agents import rules
 
-    repo, cache = context()
-    doc = rules.import_doc(repo, cache, list(files), layer=layer, scope=scope,
-                           dry_run=dry_run)
+    with Opened() as ctx:
+        doc = rules.import_doc(ctx.repo, ctx.cache, list(files), layer=layer, scope=scope,
+                               dry_run=dry_run)
     warn(doc["warnings"])
     refused = [s for s in doc["skipped"] if s["reason"] not in ("exists", "repeated")]
     if as_json:
@@ -580,8 +549,9 @@ def export(agents: tuple[str, ...], check: bool, max_chars: int | None) -> None:
     """Write the memories into agents' rules files (a marked block, glob-scoped rules)."""
     from git_aide.agents import export as ex
 
-    repo, cache = context()
-    done, notes = ex.export(repo, cache, list(agents), check=check, max_chars=max_chars)
+    with Opened() as ctx:
+        done, notes = ex.export(ctx.repo, ctx.cache, list(agents), check=check,
+                                max_chars=max_chars)
     warn(notes)
     if check:
         bad = [(p, s) for p, s in done if s != "unchanged"]
@@ -621,11 +591,8 @@ def run(argv: list[str] | None = None) -> int:
         click.echo(main.get_help(click.Context(main, info_name="git aide")))
         return 1
     try:
-        try:
-            commands.check_arguments(args)
-            rv = main.main(args=argv, prog_name="git aide", standalone_mode=False)
-        finally:
-            print_notices()
+        commands.check_arguments(args)
+        rv = main.main(args=argv, prog_name="git aide", standalone_mode=False)
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.Abort:
@@ -643,5 +610,7 @@ def run(argv: list[str] | None = None) -> int:
         click.echo(f"git-aide: error: {commands.escape(e.format_message())}", err=True)
         return e.exit_code
     except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 -- the one error boundary
+        from git_aide.app.boundary import report
+
         return report(e)
     return rv if isinstance(rv, int) else 0
