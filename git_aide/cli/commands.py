@@ -63,11 +63,11 @@ def check_arguments(argv: list[str]) -> None:
 
 def say_notices(ctx: Context) -> None:
     """The context's notices (a damaged cache that was rebuilt), once, on stderr."""
-    from git_aide.app.boundary import notice_line
+    notices = ctx.take_notices()
+    if notices:
+        from git_aide.app.boundary import notice_line
 
-    line = notice_line(ctx.take_notices())
-    if line is not None:
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(f"{notice_line(notices)}\n")
 
 
 class Opened:
