@@ -10,7 +10,7 @@ def main() -> None:
     argv = sys.argv[1:]
     if argv and argv[0] == "merge-driver":
         # Git starts the driver once per conflicting file: skip click and go straight
-        # to the merge (DESIGN section 9 budget: under 80 ms a call).
+        # to the merge (its budget: under 80 ms a call).
         from git_aide.gitprog.driver import main as merge_main
 
         sys.exit(merge_main(argv[1:]))
@@ -34,35 +34,25 @@ def main() -> None:
         status = commands.guarded(lambda: commands.check_arguments(argv))
         if status:
             sys.exit(status)
-    if argv and argv[0] in ("recall", "search"):
-        # The calls agents make on every file they touch: plain forms skip click, and
-        # the questions for git are started first, to run while Python imports the rest.
-        from git_aide.cli.fastpath import parse
+    # The hot commands (cli/hot.py), which agents call on every file they touch: their
+    # plain forms skip click; for recall and search the questions for git are started
+    # first, to run while Python imports the rest.
+    from git_aide.cli.fastpath import parse
 
-        parsed = parse(argv)
-        if parsed is not None:
+    parsed = parse(argv)
+    if parsed is not None:
+        from git_aide.cli.hot import COMMANDS
+
+        command, kwargs = parsed
+        cached, rev = bool(kwargs.get("cached")), kwargs.get("rev")
+        if COMMANDS[command].early and not (cached and rev is not None):
             from git_aide.gitio.spawn import early
 
-            command, kwargs = parsed
-            # kwargs hold what parse() read from argv, each checked for its parameter:
-            # a dict[str, object] that mypy cannot match to the signatures (the ignores).
-            if not (kwargs.get("cached") and kwargs.get("rev") is not None):
-                kwargs["asked"] = early(bool(kwargs.get("cached")), kwargs.get("rev"))  # type: ignore[arg-type]
-            from git_aide.cli import commands
+            # parse() checked each value for its option: a revision is a str.
+            kwargs["asked"] = early(cached, rev if isinstance(rev, str) else None)
+        from git_aide.cli import commands
 
-            work = commands.recall if command == "recall" else commands.search
-            sys.exit(commands.guarded(lambda: work(**kwargs)))  # type: ignore[arg-type]
-    if argv and argv[0] in ("diff", "log"):
-        # A reviewer's or a CI step's call: the plain forms skip click as recall does.
-        from git_aide.cli.fastpath import parse_history
-
-        parsed = parse_history(argv)
-        if parsed is not None:
-            from git_aide.cli import commands
-
-            command, kwargs = parsed
-            show = commands.diff if command == "diff" else commands.log
-            sys.exit(commands.guarded(lambda: show(**kwargs)))  # type: ignore[arg-type]
+        sys.exit(commands.guarded(lambda: commands.run(command, kwargs)))
     from git_aide.cli.main import run
 
     sys.exit(run())

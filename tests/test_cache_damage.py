@@ -321,3 +321,53 @@ def test_json_of_the_fixture_is_sane(warm: tuple[Path, list[str], Path]) -> None
     recalled, listed, searched, cached = (json.loads(w)["memories"] for w in want)
     assert len(listed) == 11 and len(cached) == 9 and len(searched) == 11
     assert recalled
+
+
+def damaged_view_repo(tmp_path: Path) -> Path:
+    """A repository with a scoped memory whose working tree's view is kept, then damaged
+    (its file cut short): the next reader rebuilds it and has a notice to say."""
+    repo = make_repo(tmp_path / "r")
+    aide_ok(repo, "remember", "auth tokens rotate hourly", "--scope", "src/auth/**")
+    git(repo, "commit", "-qm", "memories")
+    time.sleep(2.2)  # views are kept once the index is old enough to trust its stat
+    aide_ok(repo, "recall", "src/auth/login.py")
+    views = sorted((repo / CACHE / "views").glob("worktree-*"))
+    assert views
+    for view in views:
+        view.write_bytes(view.read_bytes()[:40])
+    return repo
+
+
+def test_a_damaged_cache_is_noticed_through_a_hook(tmp_path: Path) -> None:
+    """The hooks say the cache's notices on stderr, as the command line does (they were
+    dropped), and still answer as with no cache."""
+    from test_agent_hooks import claude_read, context, hook
+
+    repo = damaged_view_repo(tmp_path)
+    status, out, err = hook(repo, "pre-tool-use", claude_read(repo, "src/auth/login.py"))
+    assert status == 0 and "auth tokens rotate hourly" in context(out)
+    notices = [line for line in err.splitlines() if line.startswith("git-aide: notice: ")]
+    assert len(notices) == 1 and "damaged" in notices[0], err
+    _status, _out, err = hook(repo, "pre-tool-use", claude_read(repo, "src/auth/x.py", "s-2"))
+    assert "notice" not in err  # repaired: quiet now
+
+
+def test_a_damaged_cache_is_noticed_through_the_mcp_server(tmp_path: Path) -> None:
+    """The server says each call's notices in its log (stderr), once, and answers."""
+    pytest.importorskip("mcp")
+    from test_mcp_start import Server
+
+    repo = damaged_view_repo(tmp_path)
+    srv = Server(repo)
+    srv.initialize()
+    srv.notify("notifications/initialized")
+    for mid in (2, 3):  # the second call finds the cache repaired: no notice
+        got = srv.request(mid, "tools/call", {"name": "aide_recall",
+                                              "arguments": {"paths": ["src/auth/login.py"]}})
+        result = got["result"]
+        assert not result.get("isError"), result
+        assert "auth tokens rotate hourly" in result["content"][0]["text"]
+    status, err = srv.close()
+    assert status == 0
+    notices = [line for line in err.splitlines() if line.startswith("git-aide: notice: ")]
+    assert len(notices) == 1 and "damaged" in notices[0], err

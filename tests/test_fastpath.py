@@ -1,4 +1,4 @@
-"""The click-free parsing of plain `recall` and `search` answers exactly as click does."""
+"""The click-free parsing of the hot commands' plain forms answers as click does."""
 
 from __future__ import annotations
 
@@ -25,19 +25,14 @@ def stocked(repo: Path) -> Path:
     return repo
 
 
+#: Both parsers read the hot commands' one declaration (cli/hot.py) and call the same
+#: function (commands.run): what is left to compare end to end is the error boundary of
+#: each path (commands.guarded, main.run) and the early git questions of the fast one.
 ARGVS = [
-    ["recall"], ["recall", "--json"], ["recall", "src/auth/x.ts", "--json"],
-    ["recall", "src/", "--limit", "2", "--json"], ["recall", "--limit=1", "--json"],
-    ["recall", "--layer", "guidelines", "--layer", "preferences", "--json"],
-    ["recall", "--tag", "auth", "--json"], ["recall", "--contributor", "Ada Tester", "--json"],
-    ["recall", "--rev", "HEAD", "src/auth/", "--json"], ["recall", "--cached", "--json"],
-    ["recall", "--staged", "src/billing/a.ts"], ["recall", "-q", "pnpm", "--json"],
-    ["recall", "--query", "billing audit", "src/", "--json"], ["recall", "--", "src/auth/x.ts"],
-    ["search", "pnpm", "--json"], ["search", "migration"], ["search", "auth", "--layer",
-                                                             "technical", "--json"],
-    ["search", "eterizat", "--json"], ["search", "tokens", "--rev", "HEAD", "--limit", "1"],
+    ["recall", "src/auth/x.ts", "--json"], ["search", "tokens", "--rev", "HEAD", "--limit", "1"],
     ["recall", "--rev", "nope"], ["recall", "--cached", "--rev", "HEAD"],
     ["recall", "../outside"], ["search", "x", "--cached", "--rev", "HEAD"],
+    ["diff", "nope"], ["log", "--uuid", "nope", "--json"],
 ]
 
 
@@ -47,6 +42,33 @@ def test_same_answer_with_and_without_click(stocked: Path, argv: list[str]) -> N
     slow = aide(stocked, *argv, env=CLICK)
     assert (fast.returncode, fast.stdout, fast.stderr) == \
         (slow.returncode, slow.stdout, slow.stderr)
+
+
+PLAIN = [
+    ["recall", "src/", "--limit", "2", "--json"], ["recall", "--limit=1", "-q", "pnpm"],
+    ["recall", "--layer", "guidelines", "--layer", "preferences", "--tag", "auth", "-"],
+    ["recall", "--contributor", "Ada Tester", "--staged", "--", "--odd"],
+    ["search", "--rev=v1", "words here", "--layer", "technical"], ["search", "--", "-x"],
+    ["diff", "A...B", "--stat", "--exit-code", "--", "src/"],
+    ["diff", "--cached", "--format", "markdown"],
+    ["log", "--all", "--reverse", "-n", "3", "--uuid", "1a2b", "--json", "--", "a", "b"],
+]
+
+
+@pytest.mark.parametrize("argv", PLAIN, ids=[" ".join(a) for a in PLAIN])
+def test_both_parsers_read_the_same_keywords(argv: list[str]) -> None:
+    """What the fast parser reads is what click reads (click fills in the defaults)."""
+    from git_aide.cli.main import main
+
+    parsed = parse(argv)
+    assert parsed is not None
+    command, fast = parsed
+    ctx = main.commands[command].make_context(command, argv[1:])
+    slow = {k: list(v) if isinstance(v, tuple) else v for k, v in ctx.params.items()}
+    if "paths" in ctx.meta:
+        slow["paths"] = ctx.meta["paths"]
+    assert {k: slow[k] for k in fast} == fast
+    assert all(v in (None, False, [], "text") for k, v in slow.items() if k not in fast)
 
 
 def test_same_answer_from_a_subdirectory(stocked: Path) -> None:

@@ -256,10 +256,11 @@ def test_nested_lists_blocks_and_stubs() -> None:
 
 
 def test_import_text_serves_the_mcp_tool(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from git_aide.cli import commands
+    from git_aide.app.context import open_context
 
     monkeypatch.chdir(repo)
-    r, cache = commands.context()
+    ctx = open_context()
+    r, cache = ctx.repo, ctx.cache
     doc = rules.import_text(r, cache, "## Deploys\n\n- Deploy on Tuesdays only\n",
                             layer="technical", scope="deploy/**", context_label="ops")
     assert [(m["what"], m["layer"], m["scope"], m["context_label"], m["why"])

@@ -201,7 +201,7 @@ def recall_counting(repo: Path, monkeypatch, passes: list[int],  # type: ignore[
     """A recall of src/a.py asking "ledger", made in process in `repo`, answering each
     hit's `field`; `passes` gets an item each time its answer is worked out."""
     from git_aide.app import answers
-    from git_aide.cli import commands
+    from git_aide.app.context import open_context
 
     monkeypatch.chdir(repo)
     strong = answers._strong_matches  # looked for once per working out
@@ -210,7 +210,8 @@ def recall_counting(repo: Path, monkeypatch, passes: list[int],  # type: ignore[
 
     def recall() -> list[str]:
         passes.clear()
-        here, cache, snap = commands.load(False, None, warn_now=False)
+        ctx = open_context()
+        here, cache, snap = ctx.repo, ctx.cache, ctx.snapshot()
         hits = answers.recall_hits(here, cache, snap, ["src/a.py"], query="ledger",
                                    count=False)
         return [getattr(h.entry, field) for h in hits]

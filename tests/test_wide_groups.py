@@ -29,11 +29,12 @@ def write_memory(repo: Path, template: dict, what: str, updated: str) -> str:
 def load_counting(repo: Path, monkeypatch):  # type: ignore[no-untyped-def]
     """(repo, cache, snapshot) of the working tree, in process, and the list that the
     index of every group it decodes is added to."""
-    from git_aide.cli import commands
+    from git_aide.app.context import open_context
     from git_aide.read.snapshot import Snapshot
 
     monkeypatch.chdir(repo)
-    where, cache, snap = commands.load(False, None)
+    ctx = open_context()
+    where, cache, snap = ctx.repo, ctx.cache, ctx.snapshot()
     decoded: list[int] = []
     made = Snapshot._made
     monkeypatch.setattr(Snapshot, "_made",

@@ -308,13 +308,12 @@ def _run_in_process(repo: Path, args: Sequence[str]) -> str:
     if parsed is None:
         raise RuntimeError(f"not a plain recall or search: {' '.join(args)}")
     command, kwargs = parsed
-    work = commands.recall if command == "recall" else commands.search
     buf = io.StringIO()
     here = os.getcwd()
     os.chdir(repo)
     try:
         with contextlib.redirect_stdout(buf):
-            status = commands.guarded(lambda: work(**kwargs))  # type: ignore[arg-type]
+            status = commands.guarded(lambda: commands.run(command, kwargs))
     finally:
         os.chdir(here)
     if status:

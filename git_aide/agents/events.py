@@ -1,7 +1,7 @@
 """`git aide hook EVENT`: an agent's hook event in on stdin, context for it out on stdout.
 
 An agent runs these on every session, prompt and file it touches, so they follow the
-recall hot path (spawn -> commands -> sources, no click, no rich, no pydantic) and they
+recall hot path (spawn -> app.context -> sources, no click, no rich, no pydantic) and they
 never get in the agent's way: whatever happens they exit 0, print the agent's JSON or
 nothing, and say anything else on stderr. `GIT_AIDE_HOOKS=0` turns them off.
 
@@ -28,6 +28,11 @@ from git_aide.agents.toolpaths import MAX_EVENT_PATHS, PATH_KEYS, absolute, aide
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from git_aide.app.context import Context
+    from git_aide.cache.folder import Cache
+    from git_aide.gitio.repo import Repo
+    from git_aide.read.snapshot import Snapshot
 
 EVENTS = ("session-start", "pre-tool-use", "post-tool-use", "user-prompt", "stop",
           "pre-compact")
@@ -67,23 +72,39 @@ FILE_HEADER = "Project memory for "
 
 
 def main(argv: list[str]) -> int:
-    """Run one hook; always 0."""
+    """Run one hook; always 0. Errors are said on stderr by the one error boundary
+    (app/boundary.py), the cache's notices after the hook's work, as the CLI says them."""
+    opened: list[Context] = []
     try:
-        return _main(argv)
+        return _main(argv, opened)
     except BaseException as e:  # noqa: BLE001 -- a hook never breaks the agent's session
-        if isinstance(e, SystemExit) and e.code in (0, None):
-            return 0
-        # one plain line: the message, never the exception's class name
-        lines = str(e).strip().splitlines()
-        _say(lines[0] if lines else "could not run this hook")
+        from git_aide.app.boundary import error_line, failure
+
+        message, _status = failure(e)
+        if message is not None:
+            sys.stderr.write(error_line(message) + "\n")
         return 0
+    finally:
+        _notices(opened)
+
+
+def _notices(opened: list[Context]) -> None:
+    """The notices of the contexts this hook opened (a damaged cache file it rebuilt),
+    in one line on stderr: the agent's own channel stays the reply's."""
+    if not opened:
+        return
+    from git_aide.app.boundary import notice_line
+
+    line = notice_line(list(dict.fromkeys(n for c in opened for n in c.take_notices())))
+    if line is not None:
+        sys.stderr.write(line + "\n")
 
 
 def _say(message: str) -> None:
     sys.stderr.write(f"git-aide: hook: {message}\n")
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], opened: list[Context]) -> int:
     event, agent = _parse(argv)
     if event is None:
         return 0
@@ -96,7 +117,7 @@ def _main(argv: list[str]) -> int:
     where = _where(data)
     if where is not None:
         os.chdir(where)
-    text = HANDLERS[event](data, agent)
+    text = HANDLERS[event](data, agent, opened)
     if text is not None:
         reply = _reply(agent, event, text, data)
         if reply is not None:
@@ -298,22 +319,23 @@ def _relative(top: str, path: str) -> str | None:
 
 # -- the events ----------------------------------------------------------------------------
 
-def _open(cached: bool = False, warn_now: bool = True) -> tuple[Any, Any, Any]:
-    """(repo, cache, worktree snapshot), with git's questions started first.
+def _open(opened: list[Context], warn_now: bool = True) -> tuple[Repo, Cache, Snapshot]:
+    """(repo, cache, worktree snapshot), with git's questions started first; the context
+    is added to `opened`, whose notices main() says.
 
     `warn_now=False`: the caller says the snapshot's warnings once it has its answer,
     so that the view is decoded while git still compares the working tree."""
     from git_aide.gitio.spawn import early
 
-    asked = early(cached, None)
-    from git_aide.cli import commands
-    from git_aide.read.load import load
+    asked = early(False, None)
+    from git_aide.app.context import open_context
 
-    repo, cache = commands.context(asked)
-    snap = load(repo, cache, "worktree", None, asked=asked, early=not warn_now)
+    ctx = open_context(asked)
+    opened.append(ctx)
+    snap = ctx.snapshot(asked=asked, early=not warn_now)
     if warn_now:
         _warn(snap)
-    return repo, cache, snap
+    return ctx.repo, ctx.cache, snap
 
 
 def _warn(snap: Any) -> None:
@@ -333,22 +355,22 @@ def _cwd(data: dict[str, Any]) -> str | None:
     return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
 
 
-def pre_tool_use(data: dict[str, Any], agent: str) -> str | None:
+def pre_tool_use(data: dict[str, Any], agent: str, opened: list[Context]) -> str | None:
     """The scoped memories of the files the tool is about to touch (or, on Gemini's
     AfterTool, has just read), each once a session, but those the agent loads itself."""
     paths = tool_paths(data)
-    return _file_memories(data, agent, paths) if paths else None
+    return _file_memories(data, agent, paths, opened) if paths else None
 
 
 def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
-                   reserve: int = 0) -> str | None:
+                   opened: list[Context], reserve: int = 0) -> str | None:
     """The scoped memories of `paths` (absolute) not given to this session yet and not in
     the agent's own rules files, within aide.hooks.fileChars less `reserve` (what the
     reply holds besides)."""
     from git_aide.app.answers import recall_hits
     from git_aide.core.errors import AideError
 
-    repo, cache, snap = _open(warn_now=False)
+    repo, cache, snap = _open(opened, warn_now=False)
     top = repo.worktree
     if top is None:
         return None
@@ -415,10 +437,10 @@ def _importance(entry: Any, record: dict[str, Any]) -> tuple[int, int, int, int,
     return (rank, layer, 1, origin[0].count("/"), origin[0], origin[1])
 
 
-def session_start(data: dict[str, Any], agent: str) -> str | None:
+def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> str | None:
     """The always-on memories by importance, then what this branch changed since it left
     its base, but what the agent already loads from its own rules files."""
-    repo, cache, snap = _open()
+    repo, cache, snap = _open(opened)
     prune(repo.cache_dir)
     session = Session(repo.cache_dir, session_id(data))
     if not (_repeatable_start(agent, data) and session.started):
@@ -513,7 +535,7 @@ def _branch_changes(repo: Any, cache: Any) -> tuple[str, list[tuple[str, dict[st
     return short, changed
 
 
-def post_tool_use(data: dict[str, Any], agent: str) -> str | None:
+def post_tool_use(data: dict[str, Any], agent: str, opened: list[Context]) -> str | None:
     """Record the memories the agent fetched itself, so hooks do not inject them again."""
     tool = str(data.get("tool_name") or "")
     if not aide_tool(tool, data):
@@ -533,7 +555,7 @@ def post_tool_use(data: dict[str, Any], agent: str) -> str | None:
     if not found and not short:
         return None
     if short:
-        repo, _cache, snap = _open()
+        repo, _cache, snap = _open(opened)
         found |= {e.uuid for e in snap.entries if e.uuid[:8] in short}
     else:
         from git_aide.gitio.repo import open_repo
@@ -632,7 +654,7 @@ def prompt_paths(data: dict[str, Any]) -> list[str]:
     return found
 
 
-def user_prompt(data: dict[str, Any], agent: str) -> str | None:
+def user_prompt(data: dict[str, Any], agent: str, opened: list[Context]) -> str | None:
     """The memories of the files the prompt mentions with `@path`, and a nudge to remember
     when the prompt reads as a correction or a decision."""
     import re
@@ -644,12 +666,12 @@ def user_prompt(data: dict[str, Any], agent: str) -> str | None:
     paths = prompt_paths(data)
     files = None
     if paths and agent != "cursor":  # Cursor's prompt hook has no context channel
-        files = _file_memories(data, agent, paths, len(nudge) + 2 if nudge else 0)
+        files = _file_memories(data, agent, paths, opened, len(nudge) + 2 if nudge else 0)
     parts = [t for t in (files, nudge) if t]
     return "\n\n".join(parts) if parts else None
 
 
-def stop(data: dict[str, Any], agent: str) -> str | None:
+def stop(data: dict[str, Any], agent: str, opened: list[Context]) -> str | None:
     """With aide.hooks.reflect: every few stops, ask whether anything is worth keeping."""
     if data.get("stop_hook_active"):
         return None  # the agent is already continuing because of a stop hook
@@ -673,7 +695,7 @@ def stop(data: dict[str, Any], agent: str) -> str | None:
     return REFLECT if ask else None
 
 
-def pre_compact(data: dict[str, Any], agent: str) -> str | None:
+def pre_compact(data: dict[str, Any], agent: str, opened: list[Context]) -> str | None:
     """Clear the session record: after compaction, what was injected is gone."""
     from git_aide.gitio.repo import open_repo
 

@@ -36,9 +36,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, BinaryIO
 
+    from git_aide.app.context import Context
     from git_aide.cache.folder import Cache
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
+    from git_aide.gitio.spawn import Early
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
@@ -311,7 +313,8 @@ def speak(message: str) -> str:
 # -- the warm state and the tools' work -------------------------------------------------------
 
 class Memory:
-    """The warm state of one server process: the repository and its full-text index.
+    """The warm state of one server process: the repository and its full-text index;
+    and the context of the call under way (app/context.py), whose notices `call` says.
 
     Calls run one at a time, under `lock`, in the SDK's worker threads.
     """
@@ -319,6 +322,8 @@ class Memory:
     def __init__(self) -> None:
         self._repo: Repo | None = None
         self._index: FullText | None = None
+        #: The context of the call under way: its repository and a cache handle.
+        self._ctx: Context | None = None
         #: The views read lately, decoded: a state's entries never change (sources.load).
         self._warm: dict[Any, Any] = {}
         #: The memories folder under inotify, when it can be (None: git status each call).
@@ -326,22 +331,30 @@ class Memory:
         #: Held by each call: one at a time.
         self.lock = threading.Lock()
 
-    def repo(self) -> Repo:
-        """The repository around the server's directory, its config read afresh."""
-        from git_aide.gitio.repo import open_repo
-        from git_aide.gitio.spawn import CONFIG, spawn
+    def context(self) -> Context:
+        """The context of the call under way: the repository around the server's
+        directory, its config read afresh for each call, and a cache handle of its own,
+        so that packs other processes wrote count."""
+        if self._ctx is None:
+            from git_aide.app.context import Context
+            from git_aide.cache.folder import Cache
+            from git_aide.gitio.repo import open_repo
+            from git_aide.gitio.spawn import CONFIG, spawn
 
-        if self._repo is None:
-            self._repo = open_repo()
-        else:
-            self._repo.reread_config(spawn(*CONFIG))
-        return self._repo
+            if self._repo is None:
+                self._repo = open_repo()
+            else:
+                self._repo.reread_config(spawn(*CONFIG))
+            self._ctx = Context(self._repo, Cache(self._repo.cache_dir))
+        return self._ctx
+
+    def repo(self) -> Repo:
+        """The repository of the call under way."""
+        return self.context().repo
 
     def cache(self, repo: Repo) -> Cache:
-        """A cache handle for one call: new, so that packs other processes wrote count."""
-        from git_aide.cache.folder import Cache
-
-        return Cache(repo.cache_dir)
+        """The cache handle of the call under way."""
+        return self.context().cache
 
     def index(self, cache: Cache) -> FullText:
         """The full-text index, kept open; what it holds is read again each call."""
@@ -351,12 +364,17 @@ class Memory:
             self._index = sr.open_index(cache)
         else:
             self._index.refresh()
-        return self._index
+        return self.context().noticed(self._index)
+
+    def done(self) -> list[str]:
+        """End the call under way: the notices its context gathered."""
+        ctx, self._ctx = self._ctx, None
+        return ctx.take_notices() if ctx is not None else []
 
     def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
         """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
         from git_aide.gitio.repo import check_revision
-        from git_aide.gitio.spawn import resolve_query, spawn
+        from git_aide.gitio.spawn import Early, resolve_query, spawn
         from git_aide.read.load import load as load_source
 
         changed: list[str] | None = None
@@ -366,22 +384,22 @@ class Memory:
         else:
             check_revision(rev)
             # Start git's question before anything else, as the command line does.
-            asked = {"resolve": spawn("cat-file", "--batch-check", input=resolve_query(rev))}
+            asked = Early(resolve=spawn("cat-file", "--batch-check", input=resolve_query(rev)))
             repo = self.repo()
         cache = self.cache(repo)
         kind = "worktree" if rev is None else "rev"
-        snap = load_source(repo, cache, kind, rev, asked=asked,  # type: ignore[arg-type]
-                           warm=self._warm, changed=changed)
+        snap = load_source(repo, cache, kind, rev, asked=asked, warm=self._warm,
+                           changed=changed)
         for line in snap.warnings:
             sys.stderr.write(f"git-aide: warning: {line}\n")
         return repo, cache, snap
 
-    def _changes(self, repo: Repo) -> tuple[list[str] | None, dict[str, Any]]:
+    def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:
         """The memory files that may differ from the index, from the folder's watch
         (agents/watch.py); or, when git must say, its status started."""
         from git_aide.agents.watch import Watch
         from git_aide.cache.folder import stat_sig
-        from git_aide.gitio.spawn import STATUS, spawn
+        from git_aide.gitio.spawn import STATUS, Early, spawn
         from git_aide.read.listing import changed_paths
 
         top = repo.require_worktree("reading the working tree")
@@ -393,18 +411,18 @@ class Memory:
             self._watch = Watch(top)
         watch = self._watch
         if watch is None:
-            return None, {"status": spawn(*STATUS)}
+            return None, Early(status=spawn(*STATUS))
         changed = watch.changed(repo.index_file)
         if changed is not None:
-            return changed, {}
+            return changed, Early()
         watching = watch.prepare()
         sig = stat_sig(repo.index_file)
         status = spawn(*STATUS)
         if not watching:
-            return None, {"status": status}
+            return None, Early(status=status)
         paths = changed_paths(top, status)
         watch.baseline(repo.index_file, sig, paths)
-        return paths, {}
+        return paths, Early()
 
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
@@ -620,17 +638,23 @@ WORK: dict[str, Callable[[Memory, dict[str, Any]], Answer]] = {
 
 def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | None, bool]:
     """One tool call: (text, structured content, is it an error). Never raises: any
-    failure is a tool error of one line, and the server lives on."""
-    from git_aide.core.errors import AideError
+    failure is a tool error of one line (app/boundary.py), and the server lives on. The
+    cache's notices go to the agent's log (stderr), as the snapshots' warnings do."""
+    from git_aide.app.boundary import failure, notice_line
 
     with mem.lock:
         try:
             doc, text = WORK[name](mem, check_arguments(name, arguments))
             return text, doc, False
-        except (ArgumentError, AideError) as e:
+        except ArgumentError as e:
             return speak(str(e))[:2000], None, True
         except Exception as e:  # noqa: BLE001 -- the server outlives any one call
-            return speak(f"internal error: {type(e).__name__}: {e}")[:2000], None, True
+            message, _status = failure(e)
+            return speak(message or type(e).__name__)[:2000], None, True
+        finally:
+            line = notice_line(mem.done())
+            if line is not None:
+                sys.stderr.write(line + "\n")
 
 
 # -- the SDK's server ---------------------------------------------------------------------------

@@ -1,22 +1,26 @@
-"""What the commands do, without click: one function per hot command, and the shared
-plumbing of every command (output, warnings, notices, the error boundary).
+"""What the hot commands do, without click, and the command line's plumbing (output,
+warnings, notices, progress, the call into the one error boundary, app/boundary.py).
 
-`cli.py` parses with click and calls in here; `fastpath.py` parses the plain forms of
-`recall` and `search` itself and calls the same functions, so an agent's recall on
-every file does not pay for importing click.
+The hot commands (recall, search, diff, log; declared in hot.py) are one function each
+here: fastpath.py parses their plain forms and main.py's click commands the rest, and
+both call `run`, so an agent's recall on every file does not pay for importing click.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
-from git_aide.core.errors import AideError, UsageError
+from git_aide.core.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from git_aide.app.context import Context
+    from git_aide.gitio.spawn import Early
+    from git_aide.rank.recall import Hit
+    from git_aide.read.snapshot import Snapshot
 
 
 def tty() -> bool:
@@ -57,65 +61,39 @@ def check_arguments(argv: list[str]) -> None:
                              "arguments as UTF-8 text") from None
 
 
-#: Objects whose `notices` (a damaged cache that was rebuilt) are printed at the end.
-_NOTICED: list[Any] = []
-
-
-def noticed(obj: Any) -> Any:
-    """Print this object's notices once the command is done."""
-    _NOTICED.append(obj)
-    return obj
-
-
-def print_notices() -> None:
-    """However many cache files were damaged, the user hears about it once."""
-    notices = list(dict.fromkeys(n for obj in _NOTICED for n in obj.notices))
-    _NOTICED.clear()
+def say_notices(ctx: Context) -> None:
+    """The context's notices (a damaged cache that was rebuilt), once, on stderr."""
+    notices = ctx.take_notices()
     if notices:
-        more = f" (and {len(notices) - 1} more)" if len(notices) > 1 else ""
-        sys.stderr.write(f"git-aide: notice: {escape(notices[0])}{more}\n")
+        from git_aide.app.boundary import notice_line
+
+        sys.stderr.write(f"{notice_line(notices)}\n")
 
 
-def context(asked: dict[str, Any] | None = None) -> tuple[Any, Any]:
-    """The repository around the current directory and its cache.
+class Opened:
+    """`with Opened() as ctx:` a command's context, its notices said when it ends
+    (before an error's line, as the work is done by then).
 
-    `asked`: git questions already started (spawn.early).
+    `asked`: git's questions already started (spawn.early); `cached`, `rev`: the source
+    the command reads, refused (a usage error) before the repository is looked for.
     """
-    from git_aide.cache.folder import Cache
-    from git_aide.gitio.repo import open_repo
 
-    repo = open_repo(asked)
-    return repo, noticed(Cache(repo.cache_dir))
+    def __init__(self, asked: Early | None = None, *, cached: bool = False,
+                 rev: str | None = None) -> None:
+        from git_aide.app.context import open_context, source
 
+        source(cached, rev)
+        #: The context: the repository around the current directory and its cache.
+        self.ctx = open_context(asked)
 
-def source(cached: bool, rev: str | None) -> tuple[str, str | None]:
-    """The source that --cached / --rev name."""
-    if cached and rev is not None:
-        raise UsageError("--cached and --rev cannot be used together")
-    if rev is not None:
-        return "rev", rev
-    return ("index", None) if cached else ("worktree", None)
+    def __enter__(self) -> Context:
+        return self.ctx
 
-
-def load(cached: bool, rev: str | None, asked: dict[str, Any] | None = None,
-         warn_now: bool = True) -> tuple[Any, Any, Any]:
-    """(repo, cache, snapshot) of the chosen source, its warnings printed.
-
-    `asked`: git questions already started for this source (spawn.early).
-    `warn_now=False`: the caller prints the warnings once it has its answer, so that
-    git's comparison of the working tree runs while the answer is worked out.
-    """
-    from git_aide.read.load import load as load_source
-
-    kind, rev = source(cached, rev)
-    repo, cache = context(asked)
-    snap = load_source(repo, cache, kind, rev, asked=asked, early=not warn_now)
-    if warn_now:
-        warn(snap.warnings)
-    return repo, cache, snap
+    def __exit__(self, *exc: object) -> None:
+        say_notices(self.ctx)
 
 
-def render_hits(snap: Any, hits: list[Any], as_json: bool) -> None:
+def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool) -> None:
     """Memories as JSON (ranked order) or grouped by layer."""
     from git_aide.render import output as render
 
@@ -128,38 +106,39 @@ def render_hits(snap: Any, hits: list[Any], as_json: bool) -> None:
         out(render.memories_text(hits, tty=on_tty), raw=on_tty)
 
 
+# -- the hot commands: the keywords are hot.py's, from fastpath.py or click --------------------
+
 def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
            layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
            contributor: str | None = None, limit: int | None = None, cached: bool = False,
-           rev: str | None = None, as_json: bool = False,
-           asked: dict[str, Any] | None = None) -> None:
+           rev: str | None = None, as_json: bool = False, asked: Early | None = None) -> None:
     """`git aide recall`."""
     from git_aide.app.answers import recall_hits
 
-    repo, cache, snap = load(cached, rev, asked, warn_now=False)
-    ft = None
-    if query is not None and query.strip():
-        from git_aide.app import search as sr
-
-        ft = noticed(sr.open_index(cache))
-    hits = recall_hits(repo, cache, snap, paths, query=query, layers=layers, tags=tags,
-                       contributor=contributor, limit=limit, index=ft)
-    warn(snap.warnings)
-    render_hits(snap, hits, as_json)
+    with Opened(asked, cached=cached, rev=rev) as ctx:
+        # The snapshot's warnings are said once the answer is worked out: git compares
+        # the working tree meanwhile.
+        snap = ctx.snapshot(cached, rev, asked=asked, early=True)
+        ft = ctx.index() if query is not None and query.strip() else None
+        hits = recall_hits(ctx.repo, ctx.cache, snap, paths, query=query, layers=layers,
+                           tags=tags, contributor=contributor, limit=limit, index=ft)
+        warn(snap.warnings)
+        render_hits(snap, hits, as_json)
 
 
 def search(query: str, *, layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
            cached: bool = False, rev: str | None = None, as_json: bool = False,
-           asked: dict[str, Any] | None = None) -> None:
+           asked: Early | None = None) -> None:
     """`git aide search`."""
-    from git_aide.app import search as sr
     from git_aide.app.answers import search_hits
 
-    repo, cache, snap = load(cached, rev, asked)
-    ft = noticed(sr.open_index(cache))
-    with progress("indexing memories") as bar:
-        hits = search_hits(repo, snap, ft, query, layers=layers, limit=limit, progress=bar)
-    render_hits(snap, hits, as_json)
+    with Opened(asked, cached=cached, rev=rev) as ctx:
+        snap = ctx.snapshot(cached, rev, asked=asked)
+        warn(snap.warnings)
+        with progress("indexing memories") as bar:
+            hits = search_hits(ctx.repo, snap, ctx.index(), query, layers=layers,
+                               limit=limit, progress=bar)
+        render_hits(snap, hits, as_json)
 
 
 def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
@@ -168,19 +147,20 @@ def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
     """`git aide log`."""
     from git_aide.app import history
 
-    repo, cache = context()
-    warnings: list[str] = []
-    doc = history.log_doc(repo, cache, revs, uuid=ident, paths=paths or [], reverse=reverse,
-                          limit=limit, all_refs=all_refs, warnings=warnings)
-    warn(list(dict.fromkeys(warnings)))
-    if as_json:
-        from git_aide.render.output import dumps
+    with Opened() as ctx:
+        warnings: list[str] = []
+        doc = history.log_doc(ctx.repo, ctx.cache, revs, uuid=ident, paths=paths or [],
+                              reverse=reverse, limit=limit, all_refs=all_refs,
+                              warnings=warnings)
+        warn(list(dict.fromkeys(warnings)))
+        if as_json:
+            from git_aide.render.output import dumps
 
-        out(dumps(doc))
-    else:
-        from git_aide.render import review
+            out(dumps(doc))
+        else:
+            from git_aide.render import review
 
-        out(review.log_text(doc, tty=tty()), raw=True)
+            out(review.log_text(doc, tty=tty()), raw=True)
 
 
 def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
@@ -191,25 +171,35 @@ def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
 
     if sum((as_stat, as_json, fmt != "text")) > 1:
         raise UsageError("give at most one of --stat, --json and --format markdown")
-    repo, cache = context()
-    warnings: list[str] = []
-    doc = history.diff_doc(repo, cache, revs, cached=cached, paths=paths or [],
-                           warnings=warnings)
-    warn(warnings)
-    if as_json:
-        from git_aide.render.output import dumps
+    with Opened() as ctx:
+        warnings: list[str] = []
+        doc = history.diff_doc(ctx.repo, ctx.cache, revs, cached=cached, paths=paths or [],
+                               warnings=warnings)
+        warn(warnings)
+        if as_json:
+            from git_aide.render.output import dumps
 
-        out(dumps(doc))
-    else:
-        from git_aide.render import review
-
-        if as_stat:
-            out(review.stat_text(history.stat(doc)))
-        elif fmt == "markdown":
-            sys.stdout.write(review.markdown(doc))
+            out(dumps(doc))
         else:
-            out(review.diff_text(doc, tty=tty()), raw=True)
+            from git_aide.render import review
+
+            if as_stat:
+                out(review.stat_text(history.stat(doc)))
+            elif fmt == "markdown":
+                sys.stdout.write(review.markdown(doc))
+            else:
+                out(review.diff_text(doc, tty=tty()), raw=True)
     return 1 if exit_code and history.differs(doc) else 0
+
+
+#: The hot commands' functions by name: the one router, for both parsers.
+HOT: dict[str, Callable[..., object]] = {"recall": recall, "search": search, "log": log,
+                                         "diff": diff}
+
+
+def run(command: str, kwargs: dict[str, object]) -> object:
+    """Run hot command `command` with the keywords a parser read (hot.py's)."""
+    return HOT[command](**kwargs)
 
 
 #: Below this many memories to index, no progress bar is worth drawing.
@@ -252,30 +242,15 @@ def progress(label: str, quiet: bool = False) -> Bar:
     return Bar(label, enabled=not quiet and sys.stderr.isatty() and sys.stdout.isatty())
 
 
-def report(e: BaseException) -> int:
-    """Turn an exception into one line on stderr and an exit status."""
-    if isinstance(e, AideError):
-        sys.stderr.write(f"git-aide: error: {escape(str(e))}\n")
-        return e.code
-    if isinstance(e, BrokenPipeError):
-        return 0
-    if isinstance(e, KeyboardInterrupt):
-        return 130
-    if os.environ.get("GIT_AIDE_DEBUG"):
-        raise e
-    sys.stderr.write(f"git-aide: error: internal error: {type(e).__name__}: {escape(str(e))} "
-                     "(set GIT_AIDE_DEBUG=1 for the traceback)\n")
-    return 1
-
-
 def guarded(work: Callable[[], object]) -> int:
-    """Run a command; every error becomes one line and an exit status; notices last."""
+    """Run a command; every error becomes one line and an exit status."""
     try:
         try:
             status = work()
         finally:
-            print_notices()
             sys.stdout.flush()
     except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 -- the one error boundary
+        from git_aide.app.boundary import report
+
         return report(e)
     return status if isinstance(status, int) else 0

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import IO, Any
 
+    from git_aide.gitio.spawn import Early
+
 class Repo:
     """An opened repository: its directories, and how to run git in it."""
 
@@ -352,13 +354,12 @@ def check_revision(rev: str) -> str:
     return rev
 
 
-def open_repo(asked: dict[str, Spawned | None] | None = None) -> Repo:
+def open_repo(asked: Early | None = None) -> Repo:
     """The repository around the current directory (honours GIT_DIR and GIT_WORK_TREE).
 
     `asked` holds the git questions spawn.early() started, if any.
     """
-    asked = asked or {}
-    proc = asked.get("rev-parse") or spawn(*REV_PARSE)
+    proc = (asked and asked.rev_parse) or spawn(*REV_PARSE)
     if proc is None:
         raise GitError("git is not installed or not on PATH")
     _rc, stdout, stderr = proc.wait()
@@ -377,5 +378,5 @@ def open_repo(asked: dict[str, Spawned | None] | None = None) -> Repo:
     prefix = lines[5].rstrip("/") if inside and len(lines) > 5 else ""
     repo = Repo(git_dir=git_dir, common_dir=common, index_file=index, worktree=worktree,
                 prefix=prefix)
-    repo._asked_config = asked.get("config")
+    repo._asked_config = asked.config if asked is not None else None
     return repo

@@ -182,12 +182,30 @@ def resolve_query(rev: str) -> bytes:
     return f"{rev}\n{rev}^{{commit}}\n{rev}^{{commit}}:{MEMORIES_DIR}\n".encode()
 
 
-def early(cached: bool, rev: str | None) -> dict[str, Spawned | None]:
+class Early:
+    """The git questions a command started at its very top (`early`), each read where
+    its answer is needed; None where it was not asked (or git could not be started)."""
+
+    __slots__ = ("rev_parse", "config", "status", "resolve")
+
+    def __init__(self, *, rev_parse: Spawned | None = None, config: Spawned | None = None,
+                 status: Spawned | None = None, resolve: Spawned | None = None) -> None:
+        #: Where the repository is (REV_PARSE), read by gitio.repo.open_repo.
+        self.rev_parse = rev_parse
+        #: The aide.* and user.* settings (CONFIG), read by the Repo on first use.
+        self.config = config
+        #: The memory files that differ from the index (STATUS), for the working tree.
+        self.status = status
+        #: The revision, its commit and its memories tree (resolve_query), for --rev.
+        self.resolve = resolve
+
+
+def early(cached: bool, rev: str | None) -> Early:
     """Start the questions a recall or search of this source asks."""
-    asked = {"rev-parse": spawn(*REV_PARSE), "config": spawn(*CONFIG)}
+    asked = Early(rev_parse=spawn(*REV_PARSE), config=spawn(*CONFIG))
     if rev is not None:
         if revision_problem(rev) is None:  # else Repo.resolve says what is wrong
-            asked["resolve"] = spawn("cat-file", "--batch-check", input=resolve_query(rev))
+            asked.resolve = spawn("cat-file", "--batch-check", input=resolve_query(rev))
     elif not cached:
-        asked["status"] = spawn(*STATUS)
+        asked.status = spawn(*STATUS)
     return asked

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
-    from git_aide.gitio.spawn import Spawned
+    from git_aide.gitio.spawn import Early
     from git_aide.read.record import Group
 
 #: Bumped when what a view holds changes.
@@ -39,7 +39,7 @@ WARM_VIEWS = 4
 
 
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
-         asked: dict[str, Spawned | None] | None = None, save_view: bool = True,
+         asked: Early | None = None, save_view: bool = True,
          warm: dict[Any, Any] | None = None, changed: list[str] | None = None,
          early: bool = False) -> Snapshot:
     """Read one source's memories.
@@ -55,13 +55,12 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     worked out by overlay.speculate() while git still compares the tree; otherwise
     the snapshot returned holds what the source holds.
     """
-    asked = asked or {}
     warnings: list[str] = []  # found while listing: saved with the view
     contents: dict[str, bytes] = {}
     list_fn: Callable[[], list[tuple[str, str]]]
     if kind == "rev":
         assert rev is not None
-        commit, tree = repo.resolve(rev, asked.get("resolve"))
+        commit, tree = repo.resolve(rev, asked.resolve if asked else None)
         source = Source("rev", rev, commit)
         key: tuple[str, str] | None = (f"rev-{tree}", repr(VIEW_FORMAT))
         list_fn = lambda: listing.rev_listing(repo, cache, tree, warnings)  # noqa: E731
@@ -74,7 +73,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         return _load_view(repo, cache, Source("index"), key, list_fn, contents, warnings,
                           save_view, warm)
     top = repo.require_worktree("reading the working tree")
-    status = (asked.get("status") or spawn(*STATUS)) if changed is None else None
+    status = ((asked and asked.status) or spawn(*STATUS)) if changed is None else None
     # The view is the index's listing as if nothing differed from it, so that it
     # survives an edit: the files that differ are laid over it, once git has said which
     # they are; meanwhile the view is read.

@@ -1,0 +1,105 @@
+"""What every use case works in: the repository, its cache, and the notices they raise.
+
+The command line, the hooks and the MCP server each make a `Context` (`open_context`)
+and hand it to the use cases; the notices a damaged cache raises are collected on it,
+and each front end says them its own way when its work is done (the CLI and the hooks
+on stderr, the server in its log), so that no notice is lost between the two.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeVar
+
+    from git_aide.cache.folder import Cache
+    from git_aide.cache.index import FullText
+    from git_aide.gitio.repo import Repo
+    from git_aide.gitio.spawn import Early
+    from git_aide.read.snapshot import Snapshot
+
+    class Noticing(Protocol):
+        """Something that notes what the user should hear about (a damaged cache file
+        that was rebuilt): a Cache, a full-text index."""
+
+        notices: list[str]
+
+    N = TypeVar("N", bound=Noticing)
+
+
+class Context:
+    """The repository around the working directory, its cache and their notices."""
+
+    __slots__ = ("repo", "cache", "settings", "_noticing", "_index")
+
+    def __init__(self, repo: Repo, cache: Cache) -> None:
+        #: The repository (the git boundary).
+        self.repo = repo
+        #: Its cache folder, `<git common dir>/aide`.
+        self.cache = cache
+        #: The settings the use cases read, once core/settings.py exists; meanwhile they
+        #: are read from the repository's config (`repo.config_*`).
+        self.settings: Any = None
+        #: What was made for this context and may note notices (the cache, the index).
+        self._noticing: list[Noticing] = [cache]
+        self._index: FullText | None = None
+
+    def noticed(self, obj: N) -> N:
+        """`obj`, whose notices are this context's from now on."""
+        if not any(o is obj for o in self._noticing):
+            self._noticing.append(obj)
+        return obj
+
+    def new_cache(self) -> Cache:
+        """A fresh handle on the cache folder (after it was thrown away, say)."""
+        from git_aide.cache.folder import Cache
+
+        self.cache = self.noticed(Cache(self.cache.root))
+        return self.cache
+
+    def index(self) -> FullText:
+        """The cache's full-text index, opened once."""
+        if self._index is None:
+            from git_aide.app import search as sr
+
+            self._index = self.noticed(sr.open_index(self.cache))
+        return self._index
+
+    def snapshot(self, cached: bool = False, rev: str | None = None, *,
+                 asked: Early | None = None, **more: Any) -> Snapshot:
+        """The memories of the source `--cached` / `--rev` name (its warnings are the
+        caller's to say); `more`: sources.load's other keywords."""
+        from git_aide.read.load import load
+
+        kind, rev = source(cached, rev)
+        return load(self.repo, self.cache, kind, rev, asked=asked, **more)
+
+    def take_notices(self) -> list[str]:
+        """The notices noted since the last call, each once, in order; forgotten here."""
+        said = list(dict.fromkeys(n for obj in self._noticing for n in obj.notices))
+        for obj in self._noticing:
+            obj.notices.clear()
+        return said
+
+
+def open_context(asked: Early | None = None) -> Context:
+    """The context of the repository around the current directory.
+
+    `asked`: git's questions already started (spawn.early)."""
+    from git_aide.cache.folder import Cache
+    from git_aide.gitio.repo import open_repo
+
+    repo = open_repo(asked)
+    return Context(repo, Cache(repo.cache_dir))
+
+
+def source(cached: bool, rev: str | None) -> tuple[str, str | None]:
+    """(kind, revision) of the source that --cached / --rev name."""
+    if cached and rev is not None:
+        from git_aide.core.errors import UsageError
+
+        raise UsageError("--cached and --rev cannot be used together")
+    if rev is not None:
+        return "rev", rev
+    return ("index", None) if cached else ("worktree", None)
+
