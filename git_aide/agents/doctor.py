@@ -16,14 +16,14 @@ from git_aide.gitio.repo import Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from git_aide.agents.config import Answer, Server
+    from git_aide.agents.probe import Answer, Server
 
 
 def findings(repo: Repo) -> list[Finding]:
     """Per agent whose project settings exist: is git-aide set up in them, does the server
     they start answer in time, do the files reach the team, and which one-time approval
     the user still owes the agent."""
-    from git_aide.agents import config
+    from git_aide.agents import config, probe
 
     top = repo.require_worktree("doctor")
     out = []
@@ -36,13 +36,13 @@ def findings(repo: Repo) -> list[Finding]:
             hint = f" (git aide init --agent {agent})" if init_fixes else ""
             out.append(Finding("agent", True, message + hint, note=True))
     shared = [rel for agent in present for rel in config.FILES[agent]]
-    for rel, rule in config.ignored(top, list(dict.fromkeys(shared))).items():
+    for rel, rule in probe.ignored(top, list(dict.fromkeys(shared))).items():
         out.append(Finding("agent", False, f"{rel} is ignored by git ({rule}), so the team "
                            "never gets it", f"git add -f {shlex.quote(rel)}"))
-    found = config.servers(top)
-    for (command, args), group in config.by_command(found).items():
-        answer = config.probe(top, command, args,
-                              min(config.MAX_WAIT, max(s.wait for s in group)))
+    found = probe.servers(top)
+    for (command, args), group in probe.by_command(found).items():
+        answer = probe.probe(top, command, args,
+                              min(probe.MAX_WAIT, max(s.wait for s in group)))
         for s in group:
             out.append(_answered(s, answer))
     for agent in dict.fromkeys(s.agent for s in found):
@@ -52,7 +52,7 @@ def findings(repo: Repo) -> list[Finding]:
 
 def _answered(s: Server, answer: Answer) -> Finding:
     """Whether the server `s` names answered `initialize` within the agent's wait."""
-    from git_aide.agents.config import NAMES, seconds, slow_fix
+    from git_aide.agents.probe import NAMES, seconds, slow_fix
 
     what = f"{s.agent}: the MCP server {s.rel} starts ({' '.join((s.command, *s.args))})"
     if answer.seconds is None:

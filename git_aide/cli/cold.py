@@ -55,7 +55,7 @@ def init(agents: tuple[str, ...], no_hooks: bool, dry_run: bool, uninstall: bool
         raise UsageError("--dry-run goes with --agent")
     repo = open_repo()
     if agents:
-        from git_aide.agents import config
+        from git_aide.agents import config, probe
 
         top = repo.require_worktree("init --agent")
         changes = [c for a in dict.fromkeys(agents)
@@ -67,7 +67,7 @@ def init(agents: tuple[str, ...], no_hooks: bool, dry_run: bool, uninstall: bool
         done = [] if uninstall else _init_repo(repo, no_hooks)
         config.apply(top, changes)
         # a set-up whose server cannot start is not called done
-        notes, problem = ([], None) if uninstall else config.check(top, list(agents))
+        notes, problem = ([], None) if uninstall else probe.check(top, list(agents))
         out("\n".join(done + [c.line() for c in changes] + notes))
         if problem:
             raise AideError(problem)
