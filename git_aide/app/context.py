@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.cache.index import FullText
+    from git_aide.core.settings import Settings
     from git_aide.gitio.repo import Repo
     from git_aide.gitio.spawn import Early
     from git_aide.read.snapshot import Snapshot
@@ -30,19 +31,21 @@ if TYPE_CHECKING:
 class Context:
     """The repository around the working directory, its cache and their notices."""
 
-    __slots__ = ("repo", "cache", "settings", "_noticing", "_index")
+    __slots__ = ("repo", "cache", "_noticing", "_index")
 
     def __init__(self, repo: Repo, cache: Cache) -> None:
         #: The repository (the git boundary).
         self.repo = repo
         #: Its cache folder, `<git common dir>/aide`.
         self.cache = cache
-        #: The settings the use cases read, once core/settings.py exists; meanwhile they
-        #: are read from the repository's config (`repo.config_*`).
-        self.settings: Any = None
         #: What was made for this context and may note notices (the cache, the index).
         self._noticing: list[Noticing] = [cache]
         self._index: FullText | None = None
+
+    @property
+    def settings(self) -> Settings:
+        """The aide.* settings, parsed once from the repository's config."""
+        return self.repo.settings
 
     def noticed(self, obj: N) -> N:
         """`obj`, whose notices are this context's from now on."""
