@@ -1,4 +1,5 @@
-"""The agents' rows of the benchmark (DESIGN.md section 9): the MCP server measured with
+"""The agents' rows of the benchmark (docs/architecture.md, the performance budget): the MCP
+server measured with
 the SDK's own client, and the pre-tool-use hook against `recall FILE`.
 
 Used by run.py; skipped (with a line on stderr) when the `mcp` package is absent.

@@ -1,4 +1,4 @@
-"""How fast `git aide mcp` answers the start of a connection (issue 20, DESIGN.md
+"""How fast `git aide mcp` answers the start of a connection (issue 20,
 section 9): spawn to the `initialize` result, to the `tools/list` result, and to the
 first `aide_recall` result, as an agent starts the server; the median of N runs.
 

@@ -1,4 +1,5 @@
-"""Time git-aide against `git grep` on generated repositories (DESIGN.md section 9).
+"""Time git-aide against `git grep` on generated repositories (docs/architecture.md, the
+performance budget).
 
     python3 bench/run.py [--sizes 1000,10000] [--large] [--runs 7] [--json FILE]
 

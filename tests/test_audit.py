@@ -1,4 +1,5 @@
-"""audit (DESIGN section 12): orphaned, moved, duplicate and stale, on real histories."""
+"""audit (README, Keeping memories true): orphaned, moved, duplicate and stale, on real
+histories."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The cache may be slow, never wrong (DESIGN section 5; issue 7, defects 5 to 9).
+"""The cache may be slow, never wrong (docs/architecture.md, the cache's contract; issue 7,
+defects 5 to 9).
 
 Every answer with a damaged cache equals the answer with no cache at all: a damaged
 file is rebuilt with one notice, and when the cache cannot be written at all the

@@ -1,4 +1,5 @@
-"""`git aide log`, `git aide diff` and the textconv diff driver (DESIGN section 11),
+"""`git aide log`, `git aide diff` and the textconv diff driver (README, Reviewing memories in
+a pull request),
 on real histories built here: adds, changes, a forget, a layer move, a merge."""
 
 from __future__ import annotations

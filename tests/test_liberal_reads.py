@@ -1,4 +1,4 @@
-"""Files written by aide-memory are read liberally (DESIGN section 1, issue 7).
+"""Files written by aide-memory are read liberally (README, The memory file, issue 7).
 
 A file that parses and has a valid uuid, layer and what is a live memory for every
 read; `validate` names its other problems as warnings that do not fail a commit. The

@@ -1,4 +1,5 @@
-"""The merge driver (DESIGN section 7): real clones, a bare remote, real git merges."""
+"""The merge driver (README, Teams: clone, init, pull, merge): real clones, a bare remote, real
+git merges."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """A merge that drops a teammate's text says so (issue 19, item 6).
 
-When both sides change one field of a memory, the newer side wins (DESIGN section 7).
+When both sides change one field of a memory, the newer side wins (README, Teams: clone, init,
+pull, merge).
 The merge driver then says on stderr which memory, which field, whose side was kept and
 which command prints the dropped version; `git aide resolve` says the same; and
 `git aide log` marks the merge commit, from its parents alone (a clone that never ran

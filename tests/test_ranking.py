@@ -1,4 +1,5 @@
-"""Ranking (DESIGN section 4) and section 3's directory rule, through real repositories."""
+"""Ranking (README, How recall and search rank) and section 3's directory rule, through real
+repositories."""
 
 from __future__ import annotations
 

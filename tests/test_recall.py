@@ -1,4 +1,4 @@
-"""Ranking (DESIGN section 4): sort order, limit, layer diversity, --query."""
+"""Ranking (README, How recall and search rank): sort order, limit, layer diversity, --query."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`git aide resolve` (DESIGN section 7): modify/delete, and clones without the driver."""
+"""`git aide resolve` (README, Teams: clone, init, pull, merge): modify/delete, and clones
+without the driver."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`git aide export` (DESIGN section 14): memories into agents' rules files, and back."""
+"""`git aide export` (README, Coming from CLAUDE.md / Cursor rules): memories into agents'
+rules files, and back."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`git aide import` (DESIGN section 14): agents' rules files read as memories."""
+"""`git aide import` (README, Coming from CLAUDE.md / Cursor rules): agents' rules files read
+as memories."""
 
 from __future__ import annotations
 

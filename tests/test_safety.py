@@ -1,4 +1,4 @@
-"""Writing safely (DESIGN section 6, issue 7): the write lock, writes that never leave the
+"""Writing safely (README, Writing safely, issue 7): the write lock, writes that never leave the
 working tree, secrets, control characters, bad arguments and environments."""
 
 from __future__ import annotations
@@ -183,7 +183,8 @@ def test_a_killed_writer_does_not_leave_the_lock_stuck(repo: Path) -> None:
 
 def test_a_file_where_the_cache_folder_belongs_is_cleared_and_the_write_locked(repo: Path
                                                                              ) -> None:
-    # The cache repairs itself (DESIGN section 5): the file in the way goes, with a notice;
+    # The cache repairs itself (docs/architecture.md, the cache's contract): the file in the
+    # way goes, with a notice;
     # the write lock lives outside the cache and is taken as usual.
     doc = remember(repo, "changed with the lock")
     cache = repo / ".git" / "aide"

@@ -1,4 +1,5 @@
-"""Scope rules of DESIGN section 3, through `git aide recall` on real repositories."""
+"""Scope rules (README, How recall and search rank), through `git aide recall` on real
+repositories."""
 
 from __future__ import annotations
 

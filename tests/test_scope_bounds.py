@@ -1,4 +1,5 @@
-"""Scope bounds (DESIGN section 3): at most 64 alternatives, matching linear in the path.
+"""Scope bounds (README, How recall and search rank): at most 64 alternatives, matching linear
+in the path.
 
 Issue 7, defects 10 and 11: a committed scope of `{a,b}` x30 (2^30 alternatives) or
 `src/*a*a*...*b` (exponential backtracking) hung every read and `git commit`.

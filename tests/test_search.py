@@ -1,4 +1,5 @@
-"""Full-text search (DESIGN section 4) and the cache that serves every source (section 5)."""
+"""Full-text search (README, How recall and search rank) and the cache that serves every source
+(section 5)."""
 
 from __future__ import annotations
 

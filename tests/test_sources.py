@@ -1,4 +1,4 @@
-"""Where a read comes from (DESIGN section 2): worktree, index, any revision."""
+"""Where a read comes from (README, A tour): worktree, index, any revision."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def test_broken_files_are_skipped_with_one_warning_each(repo: Path) -> None:
     (tech / f".{good}.json.123.tmp").write_text("{")
     r = aide(repo, "recall", "--json")
     assert r.returncode == 0
-    # A field of an unexpected type leaves a memory live (read liberally, DESIGN 1).
+    # A field of an unexpected type leaves a memory live (read liberally: README, The memory file).
     live = {good, bad_type["uuid"]}
     assert set(uuids(r)) == live
     warnings = r.stderr.strip().splitlines()

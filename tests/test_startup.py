@@ -1,4 +1,5 @@
-"""Lean start-up (DESIGN section 9): a command imports only what its own path needs."""
+"""Lean start-up (docs/architecture.md, the performance budget): a command imports only what
+its own path needs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Writing (DESIGN section 6): remember, update, forget; atomic, staged, refusing bad input."""
+"""Writing (README, Writing safely): remember, update, forget; atomic, staged, refusing bad
+input."""
 
 from __future__ import annotations
 

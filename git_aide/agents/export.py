@@ -1,4 +1,5 @@
-"""Memories written out as agents' rules files: `git aide export` (DESIGN section 14).
+"""Memories written out as agents' rules files: `git aide export` (README, Coming from
+CLAUDE.md / Cursor rules).
 
 Always-on memories (guidelines, shared preferences, `priority: always`; project-wide,
 never personal) go into a marked block of the agent's always-read file (CLAUDE.md,

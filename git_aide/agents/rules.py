@@ -4,7 +4,8 @@ A rules file (CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .windsurfrules,
 .github/copilot-instructions.md, .cursor/rules/*.mdc, .github/instructions/*.instructions.md,
 .windsurf/rules/*.md, plain markdown) is front matter (frontmatter.py) plus markdown
 read as items (markdown.py). The file's name and front matter decide the layer and
-scope (DESIGN section 14), here; each item is then written as a memory. With no file
+scope (README, Coming from CLAUDE.md / Cursor rules), here; each item is then written as a
+memory. With no file
 named, `import` finds the rules files agents read in the working tree; it follows their
 `@path` imports (relative to the importing file, five deep, each file once, never out of
 the working tree), and says what it left out of each file.

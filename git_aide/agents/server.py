@@ -1,4 +1,4 @@
-"""`git aide mcp`: the MCP server on stdio (DESIGN section 13).
+"""`git aide mcp`: the MCP server on stdio (README, Agents: MCP server and hooks).
 
 The tools keep aide-memory's names and parameters, and call the same functions as the
 commands (answers.py, store.py): each tool's structured content is the document the

@@ -151,7 +151,8 @@ def compare(before: dict[str, str], after: dict[str, str],
 
 
 def path_filter(repo: Repo, paths: Iterable[str]) -> Callable[[dict[str, Any]], bool] | None:
-    """Whether a memory (a record) is relevant to one of the paths (DESIGN section 3)."""
+    """Whether a memory (a record) is relevant to one of the paths (README, How recall and
+    search rank)."""
     paths = list(paths)
     if not paths:
         return None

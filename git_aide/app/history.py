@@ -1,4 +1,5 @@
-"""Memory changes between sources: `git aide log` and `git aide diff` (DESIGN section 11).
+"""Memory changes between sources: `git aide log` and `git aide diff` (README, Reviewing
+memories in a pull request).
 
 Identity is the uuid, which is also the file's name: a memory whose path changes
 (a layer move) is the same memory. Both commands first compare blob ids, which git

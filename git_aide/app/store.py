@@ -1,4 +1,4 @@
-"""remember, update, forget: validate, write atomically, stage (DESIGN section 6).
+"""remember, update, forget: validate, write atomically, stage (README, Writing safely).
 
 Every write holds the repository's write lock (`<git common dir>/aide.lock`, outside
 the cache, which may be removed at any moment) from the moment it reads the memories

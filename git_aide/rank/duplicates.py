@@ -1,5 +1,5 @@
 """Near duplicates: memories of one layer whose scopes overlap and whose words are
-nearly the same (DESIGN section 12), for `audit` and for `remember`'s warning."""
+nearly the same (README, Keeping memories true), for `audit` and for `remember`'s warning."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Filter and rank memories for a set of query paths (DESIGN section 4)."""
+"""Filter and rank memories for a set of query paths (README, How recall and search rank)."""
 
 from __future__ import annotations
 
