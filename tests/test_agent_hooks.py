@@ -173,7 +173,7 @@ def test_session_start_names_what_this_branch_changed(stocked: Path) -> None:
     _rc, out, err = hook(stocked, "session-start", {"session_id": "br", "cwd": str(stocked),
                                                     "source": "startup"})
     text = context(out)
-    if importlib.util.find_spec("git_aide.app.history") is None:
+    if importlib.util.find_spec("git_aide.app.diff") is None:
         assert "feature flag" not in text  # no history module: skipped, silently
         assert err == ""
     else:

@@ -501,7 +501,7 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
 def _branch_changes(repo: Any, cache: Any) -> tuple[str, list[tuple[str, dict[str, Any]]]] | None:
     """(base, [(added|changed, record)]) of the memories added or changed since the merge
     base with the upstream or default branch; None when there is no such base."""
-    from git_aide.app.history import diff_doc
+    from git_aide.app.diff import diff_doc
 
     base = None
     for candidate in ("@{upstream}", "refs/remotes/origin/HEAD", "main", "master"):

@@ -585,7 +585,7 @@ def aide_import(mem: Memory, a: dict[str, Any]) -> Answer:
 def aide_diff(mem: Memory, a: dict[str, Any]) -> Answer:
     """What changed between two sources (as `diff --json`)."""
     from git_aide.agents.text import bound, diff_text
-    from git_aide.app.history import diff_doc
+    from git_aide.app.diff import diff_doc
 
     repo = mem.repo()
     doc = diff_doc(repo, mem.cache(repo), list(a["args"] or []), cached=a["cached"],
@@ -600,7 +600,7 @@ def aide_diff(mem: Memory, a: dict[str, Any]) -> Answer:
 def aide_log(mem: Memory, a: dict[str, Any]) -> Answer:
     """The commits that changed memories (as `log --json`), from `skip` on."""
     from git_aide.agents.text import bound_log, log_text
-    from git_aide.app.history import log_doc
+    from git_aide.app.log import log_doc
 
     repo = mem.repo()
     skip, limit, reverse = a["skip"], a["limit"], a["reverse"]
@@ -690,7 +690,8 @@ def _warm_up() -> Any:
     server = build()
     import git_aide.agents.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
-    import git_aide.app.history  # noqa: F401
+    import git_aide.app.diff  # noqa: F401
+    import git_aide.app.log  # noqa: F401
     import git_aide.app.search  # noqa: F401
     import git_aide.app.store  # noqa: F401
     import git_aide.read.load  # noqa: F401

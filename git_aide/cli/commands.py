@@ -145,11 +145,11 @@ def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
         reverse: bool = False, limit: int | None = None, as_json: bool = False,
         paths: list[str] | None = None) -> None:
     """`git aide log`."""
-    from git_aide.app import history
+    from git_aide.app import log as history_log
 
     with Opened() as ctx:
         warnings: list[str] = []
-        doc = history.log_doc(ctx.repo, ctx.cache, revs, uuid=ident, paths=paths or [],
+        doc = history_log.log_doc(ctx.repo, ctx.cache, revs, uuid=ident, paths=paths or [],
                               reverse=reverse, limit=limit, all_refs=all_refs,
                               warnings=warnings)
         warn(list(dict.fromkeys(warnings)))
@@ -167,13 +167,13 @@ def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
          fmt: str = "text", exit_code: bool = False, as_json: bool = False,
          paths: list[str] | None = None) -> int:
     """`git aide diff`; returns the exit status (1: differences, with --exit-code)."""
-    from git_aide.app import history
+    from git_aide.app import diff as history_diff
 
     if sum((as_stat, as_json, fmt != "text")) > 1:
         raise UsageError("give at most one of --stat, --json and --format markdown")
     with Opened() as ctx:
         warnings: list[str] = []
-        doc = history.diff_doc(ctx.repo, ctx.cache, revs, cached=cached, paths=paths or [],
+        doc = history_diff.diff_doc(ctx.repo, ctx.cache, revs, cached=cached, paths=paths or [],
                                warnings=warnings)
         warn(warnings)
         if as_json:
@@ -184,12 +184,12 @@ def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
             from git_aide.render import review
 
             if as_stat:
-                out(review.stat_text(history.stat(doc)))
+                out(review.stat_text(history_diff.stat(doc)))
             elif fmt == "markdown":
                 sys.stdout.write(review.markdown(doc))
             else:
                 out(review.diff_text(doc, tty=tty()), raw=True)
-    return 1 if exit_code and history.differs(doc) else 0
+    return 1 if exit_code and history_diff.differs(doc) else 0
 
 
 #: The hot commands' functions by name: the one router, for both parsers.

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
     from git_aide.gitio.spawn import Early
 
+#: The id git gives the empty tree (it knows it without having it stored).
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
 class Repo:
     """An opened repository: its directories, and how to run git in it."""
 
@@ -63,6 +67,12 @@ class Repo:
         so that removing the cache (`index --rebuild`, a user's `rm -rf`) never frees it
         while a writer holds it."""
         return os.path.join(self.common_dir, "aide.lock")
+
+    def unborn(self) -> bool:
+        """Whether HEAD names a branch with no commit yet (a new repository)."""
+        if self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).returncode == 0:
+            return False
+        return self.git("symbolic-ref", "-q", "HEAD", check=False).returncode == 0
 
     def require_worktree(self, what: str) -> str:
         """The working tree's top, or an error naming what needed it."""

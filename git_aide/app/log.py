@@ -1,42 +1,30 @@
-"""Memory changes between sources: `git aide log` and `git aide diff` (README, Reviewing
-memories in a pull request).
+"""`git aide log`: the commits that changed memories, and what each changed (README,
+Reviewing memories in a pull request).
 
-Identity is the uuid, which is also the file's name: a memory whose path changes
-(a layer move) is the same memory. Both commands first compare blob ids, which git
-hands out for free, and read and parse only the blobs that differ:
-
-- `diff` compares two listings (path -> blob id) of the sources it names, from the
-  same listings every read uses (listing.py: a revision's cached tree listing, the
-  index, the working tree);
-- `log` asks git for the commits (`git log`), the id of each one's memories tree
-  (`cat-file --batch-check`) and, only for commits whose tree differs from their
-  first parent's, the changed paths (`diff-tree --stdin`): a commit that did not
-  touch the memories costs no blob read;
-- a merge commit is also checked for a memory whose same field both sides changed, of
-  which the merge kept one side's value (`conflicts`): from its parents and their merge
-  base alone, so that every clone marks the same merges, driver or not. Only merges whose
-  parents' memories trees differ are checked, only the memories both sides changed are
-  read, and the answer is kept in the cache under the merge's id.
-
-Personal memories are never part of either: they are never committed.
+git is asked for the commits (`git log`), the id of each one's memories tree
+(`cat-file --batch-check`) and, only for commits whose tree differs from their first
+parent's, the changed paths (`diff-tree --stdin`): a commit that did not touch the
+memories costs no blob read. A merge commit is also checked for a memory whose same
+field both sides changed, of which the merge kept one side's value (`conflicts`): from
+its parents and their merge base alone, so that every clone marks the same merges,
+driver or not. Only merges whose parents' memories trees differ are checked, only the
+memories both sides changed are read, and the answer is kept in the cache under the
+merge's id.
 """
 
 from __future__ import annotations
 
 from git_aide.app.changes import (
-    LAYER_RANK,
     compare,
     filter_paths,
     path_filter,
     record_at,
     shared_memory_path,
-    tree_diff,
 )
-from git_aide.core.errors import AideError, UsageError
+from git_aide.core.errors import AideError
 from git_aide.core.memory import MEMORIES_DIR
 from git_aide.core.merge import ABSENT, NO_BASE, changed_on_both, same_value
-from git_aide.read import listing
-from git_aide.read.record import Source
+from git_aide.gitio.repo import EMPTY_TREE, check_revision
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,196 +33,6 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
-
-#: The id git gives the empty tree (it knows it without having it stored).
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
-
-# -- diff ------------------------------------------------------------------------------
-
-
-class _Side:
-    """One side of a diff: the source as JSON names it, its listing, bytes read from disk."""
-
-    def __init__(self, source: Source, pairs: dict[str, str] | Callable[[], dict[str, str]],
-                 contents: dict[str, bytes] | None = None, top: str | None = None,
-                 tree: str | None = None) -> None:
-        #: Which source.
-        self.source = source
-        self._pairs = pairs
-        #: Blob contents already read from the working tree.
-        self.contents = contents or {}
-        #: The working tree, to read files that are in no object database.
-        self.top = top
-        #: The memories tree id of a revision (EMPTY_TREE when it has none), else None.
-        self.tree = tree
-
-    @property
-    def pairs(self) -> dict[str, str]:
-        """path -> blob id of the files of the memories folder (compare keeps the shared)."""
-        if callable(self._pairs):
-            self._pairs = self._pairs()
-        return self._pairs
-
-
-def _unborn(repo: Repo) -> bool:
-    """Whether HEAD names a branch with no commit yet (a new repository)."""
-    if repo.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).returncode == 0:
-        return False
-    return repo.git("symbolic-ref", "-q", "HEAD", check=False).returncode == 0
-
-
-def _rev_side(repo: Repo, cache: Cache, rev: str, label: str | None = None,
-              implicit_head: bool = False) -> _Side:
-    try:
-        commit, tree = repo.resolve(rev)
-    except AideError:
-        if implicit_head and _unborn(repo):  # no commit yet: HEAD is empty
-            return _Side(Source("rev", rev, None), {}, tree=EMPTY_TREE)
-        raise
-
-    def pairs() -> dict[str, str]:
-        # The listing every read of this tree keeps. Only the paths that differ are
-        # checked (compare): the rest cost nothing.
-        return dict(listing.rev_listing(repo, cache, tree, None))
-
-    return _Side(Source("rev", label or rev, commit), pairs, tree=tree or EMPTY_TREE)
-
-
-def _index_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
-    repo.require_worktree("--cached")
-    pairs = listing.index_listing(repo, cache, warnings)
-    return _Side(Source("index"), dict(pairs))
-
-
-def _worktree_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
-    from git_aide.gitio.spawn import STATUS, spawn
-
-    top = repo.require_worktree("reading the working tree")
-    contents: dict[str, bytes] = {}
-    dirty = listing.dirty(cache, top, spawn(*STATUS), contents, warnings)
-    pairs = listing.worktree_listing(repo, cache, dirty, warnings)
-    return _Side(Source("worktree"), dict(pairs), contents, top)
-
-
-def _merge_base(repo: Repo, a: str, b: str) -> str:
-    proc = repo.git("merge-base", a, b, check=False)
-    base = proc.stdout.decode().split()
-    if proc.returncode != 0 or not base:
-        raise AideError(f"{a!r} and {b!r} have no merge base")
-    return base[0]
-
-
-def _check_rev(rev: str) -> str:
-    from git_aide.gitio.repo import check_revision  # the one check, as every --rev has
-
-    return check_revision(rev)
-
-
-def sides(repo: Repo, cache: Cache, args: list[str], cached: bool,
-          warnings: list[str]) -> tuple[_Side, _Side]:
-    """The two sources that `diff`'s arguments name, as git diff reads them."""
-    if len(args) > 2:
-        raise UsageError("give at most two revisions (or one A..B or A...B range)")
-    if len(args) == 1 and ".." in args[0]:
-        a, dots, b = args[0].partition("...") if "..." in args[0] else args[0].partition("..")
-        a, b = a or "HEAD", b or "HEAD"
-        if cached:
-            raise UsageError("--cached compares a commit with the index; it takes no range")
-        _check_rev(a)
-        _check_rev(b)
-        if dots == "...":
-            base = _merge_base(repo, repo.resolve(a)[0], repo.resolve(b)[0])
-            return (_rev_side(repo, cache, base, label=f"{a}...{b}"),
-                    _rev_side(repo, cache, b))
-        return _rev_side(repo, cache, a), _rev_side(repo, cache, b)
-    if len(args) == 2:
-        if cached:
-            raise UsageError("--cached compares one commit with the index, not two commits")
-        return (_rev_side(repo, cache, _check_rev(args[0])),
-                _rev_side(repo, cache, _check_rev(args[1])))
-    if args:
-        # README: before the first commit HEAD counts as empty, named or not.
-        before = _rev_side(repo, cache, _check_rev(args[0]), implicit_head=args[0] == "HEAD")
-    else:
-        before = _rev_side(repo, cache, "HEAD", implicit_head=True)
-    after = _index_side(repo, cache, warnings) if cached else _worktree_side(repo, cache, warnings)
-    return before, after
-
-
-def _reader(repo: Repo, side: _Side) -> Callable[[set[str]], dict[str, bytes]]:
-    def read(blobs: set[str]) -> dict[str, bytes]:
-        got = {b: side.contents[b] for b in blobs if b in side.contents}
-        rest = blobs - got.keys()
-        got.update(repo.read_blobs(rest))
-        missing = rest - got.keys()
-        if missing and side.top is not None:  # untracked files are in no object database
-            import os
-
-            for path, blob in side.pairs.items():
-                if blob in missing:
-                    try:
-                        with open(os.path.join(side.top, path), "rb") as f:
-                            data = f.read()
-                    except OSError:
-                        continue
-                    if listing.blob_id(data) == blob:
-                        got[blob] = data
-        return got
-
-    return read
-
-
-def diff_doc(repo: Repo, cache: Cache, args: list[str], *, cached: bool = False,
-             paths: Iterable[str] = (), warnings: list[str] | None = None) -> dict[str, Any]:
-    """The `diff --json` document: what changed between the sources `args` name.
-
-    `args` are the positional revision arguments as `git aide diff` takes them.
-    """
-    warnings = [] if warnings is None else warnings
-    before, after = sides(repo, cache, list(args), cached, warnings)
-
-    def read(blobs: set[str]) -> dict[str, bytes]:
-        # Either side's bytes will do: a blob id names one content.
-        got = _reader(repo, after)(blobs)
-        rest = blobs - got.keys()
-        if rest:
-            got.update(repo.read_blobs(rest))
-        return got
-
-    doc: dict[str, Any] = {"from": before.source.as_json(), "to": after.source.as_json()}
-    if before.tree is not None and after.tree is not None:
-        doc.update(tree_diff(cache, before.tree, after.tree,
-                             lambda w: compare(before.pairs, after.pairs, read, w), warnings))
-    else:
-        doc.update(compare(before.pairs, after.pairs, read, warnings))
-    relevant = path_filter(repo, paths)
-    return filter_paths(doc, relevant) if relevant is not None else doc
-
-
-def differs(doc: dict[str, Any]) -> bool:
-    """Whether a diff document holds any change."""
-    return bool(doc["added"] or doc["forgotten"] or doc["changed"])
-
-
-def stat(doc: dict[str, Any]) -> dict[str, dict[str, int]]:
-    """Counts per layer: layer -> {added, changed, forgotten}."""
-    counts: dict[str, dict[str, int]] = {}
-
-    def bump(layer: str, kind: str) -> None:
-        row = counts.setdefault(layer, {"added": 0, "changed": 0, "forgotten": 0})
-        row[kind] += 1
-
-    for m in doc["added"]:
-        bump(m["layer"], "added")
-    for m in doc["forgotten"]:
-        bump(m["layer"], "forgotten")
-    for c in doc["changed"]:
-        bump(c["after"]["layer"], "changed")
-    return {layer: counts[layer] for layer in sorted(counts, key=lambda x: LAYER_RANK.get(x, 9))}
-
-
-# -- log -------------------------------------------------------------------------------
 
 
 class _Commit:
@@ -262,7 +60,7 @@ _LOG_FORMAT = "%H %P%x1f%an%x1f%ae%x1f%aI%x1f%s"
 def _walk(repo: Repo, revs: list[str], all_refs: bool) -> list[_Commit]:
     """The commits `git log REVS` walks, newest first (merges with their first parent)."""
     for rev in revs:
-        _check_rev(rev)
+        check_revision(rev)
     implicit = not revs and not all_refs
     if implicit:
         revs = ["HEAD"]
@@ -270,7 +68,7 @@ def _walk(repo: Repo, revs: list[str], all_refs: bool) -> list[_Commit]:
     if all_refs:
         args.append("--all")
     proc = repo.git(*args, *revs, "--", check=False)
-    if proc.returncode != 0 and implicit and _unborn(repo):
+    if proc.returncode != 0 and implicit and repo.unborn():
         return []  # no commit yet: nothing to walk
     if proc.returncode != 0:
         lines = proc.stderr.decode(errors="replace").strip().splitlines()
