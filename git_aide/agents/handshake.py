@@ -1,0 +1,265 @@
+"""The start of an MCP connection, answered without the SDK, and the hand-over to it.
+
+An agent waits for the answer to `initialize` (Gemini CLI gives up after 5 s), and
+importing the SDK (pydantic, anyio, starlette, its generated types) takes most of a
+second on a quiet machine and several under load. So this module imports neither, and
+answers the requests of a connection's start from plain data: `initialize`, `ping` and
+`tools/list`. A thread meanwhile imports the SDK and git-aide's read path
+(server.py's warm-up). The first message of any other kind (a tool call, or anything
+this loop does not recognise exactly) hands the connection to the SDK's low-level
+server, replaying the client's `initialize` and its notifications first, so that the
+SDK's session is in the state the client believes; the SDK's second answer to
+`initialize` is dropped (the client has ours, the same). From then on the protocol is
+the SDK's alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+
+from git_aide import __version__
+from git_aide.agents.schema import INSTRUCTIONS, TOOLS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
+
+#: The protocol versions a client may ask for in `initialize` and get back as asked: the
+#: handshake versions of the SDK git-aide requires (tests/test_mcp_start.py checks them
+#: against it). A client asking for another version is answered by the SDK itself.
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+#: What the SDK's low-level server announces for a server with tools only.
+CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
+
+
+
+class _Warm:
+    """warm_up() run in a thread, started once `initialize` is answered."""
+
+    def __init__(self) -> None:
+        #: The thread, once started.
+        self._thread: threading.Thread | None = None
+        #: The SDK's server it built.
+        self._server: Any = None
+        #: Why it could not, said at the first call.
+        self._error: BaseException | None = None
+
+    def _run(self) -> None:
+        try:
+            from git_aide.agents.server import warm_up
+
+            self._server = warm_up()
+        except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
+            self._error = e
+
+    def start(self) -> None:
+        """Begin in a daemon thread: a client that only lists the tools and leaves is
+        not kept waiting for it."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="git-aide-warm-up",
+                                            daemon=True)
+            self._thread.start()
+
+    def server(self) -> Any:
+        """The SDK's server, waiting for the thread (or building it here, not started)."""
+        if self._thread is None:
+            self._run()
+        else:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._server
+
+
+def _wire() -> tuple[BinaryIO, BinaryIO]:
+    """The client's pipes on descriptors of their own; fd 0 then reads nothing and fd 1
+    writes to stderr, so that no child process or stray print can corrupt the protocol
+    (as the SDK's own stdio transport does)."""
+    try:
+        wire_in, wire_out = os.dup(0), os.dup(1)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+    except OSError:
+        return sys.stdin.buffer, sys.stdout.buffer
+    return os.fdopen(wire_in, "rb"), os.fdopen(wire_out, "wb")
+
+
+def _same_id(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+class Start:
+    """The requests of a connection's start, answered from plain data until a message
+    needs the SDK; what the SDK must be given again is kept in `replay`."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        #: The client's end of the wire.
+        self.out = out
+        #: The client's lines the SDK is given before the rest: its initialize and the
+        #: notifications that followed.
+        self.replay: list[bytes] = []
+        #: The id of the client's initialize, once answered here.
+        self.init_id: Any = None
+        #: Whether this loop answered the client's initialize.
+        self.initialized = False
+        #: The SDK and the read path, loading once initialize is answered.
+        self.warm = _Warm()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        """One JSON-RPC message to the client, on its own line."""
+        line = json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n"
+        self.out.write(line.encode("utf-8"))
+        self.out.flush()
+
+    def initialize(self, params: Any) -> dict[str, Any] | None:
+        """The result of `initialize`, as the SDK gives it; None when the SDK must
+        answer (a version or a shape this loop does not know)."""
+        if not isinstance(params, dict) or params.get("protocolVersion") not in \
+                HANDSHAKE_VERSIONS or not isinstance(params.get("capabilities"), dict):
+            return None
+        info = params.get("clientInfo")
+        if not (isinstance(info, dict) and isinstance(info.get("name"), str)
+                and isinstance(info.get("version"), str)):
+            return None
+        return {"protocolVersion": params["protocolVersion"], "capabilities": CAPABILITIES,
+                "serverInfo": {"name": "git-aide", "version": __version__},
+                "instructions": INSTRUCTIONS}
+
+    def answer(self, line: bytes) -> bool:
+        """Answer `line` here; False when the SDK must take it (and all that follows)."""
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" \
+                or not isinstance(msg.get("method"), str):
+            return False
+        method = msg["method"]
+        if "id" not in msg:  # a notification: the SDK's, once it runs
+            if not self.initialized:
+                return False
+            self.replay.append(line)
+            return True
+        mid = msg["id"]
+        if isinstance(mid, bool) or not isinstance(mid, (str, int)):
+            return False
+        params = msg.get("params")
+        if method == "ping" and (params is None or isinstance(params, dict)):
+            self.send({"jsonrpc": "2.0", "id": mid, "result": {}})
+            return True
+        if method == "initialize" and not self.initialized:
+            result = self.initialize(params)
+            if result is None:
+                return False
+            self.send({"jsonrpc": "2.0", "id": mid, "result": result})
+            self.replay.append(line)
+            self.init_id, self.initialized = mid, True
+            self.warm.start()
+            return True
+        if method == "tools/list" and self.initialized and (
+                params is None or (isinstance(params, dict) and "cursor" not in params)):
+            self.send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+            return True
+        return False
+
+    def refuse(self, line: bytes, message: str) -> None:
+        """Answer the request in `line` with an internal error, so that the client is not
+        left waiting on a server that cannot go on."""
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(msg, dict) and "id" in msg and "method" in msg:
+            self.send({"jsonrpc": "2.0", "id": msg["id"],
+                       "error": {"code": -32603, "message": message}})
+
+
+def _handover(reader: BinaryIO, start: Start, line: bytes) -> int:
+    """Serve the rest of the connection with the SDK, from `line` on."""
+    from typing import IO, cast
+
+    try:
+        server = start.warm.server()
+        import anyio
+        from mcp.server.stdio import stdio_server
+    except Exception as e:  # noqa: BLE001 -- one line for the agent's log
+        message = f"the MCP SDK cannot be loaded: {type(e).__name__}: {e}"
+        start.refuse(line, message)
+        sys.stderr.write(f"git-aide: error: {message}\n")
+        return 1
+
+    import io
+
+    class Replayed:
+        """The client's lines for the SDK: those answered here first, then the pipe."""
+
+        def __init__(self) -> None:
+            self.lines = [x.decode("utf-8", "replace") for x in (*start.replay, line)]
+            self.pipe = io.TextIOWrapper(reader, encoding="utf-8", errors="replace")
+
+        def readline(self) -> str:
+            return self.lines.pop(0) if self.lines else self.pipe.readline()
+
+    class Answers:
+        """The SDK's messages for the client, less its answer to the replayed initialize."""
+
+        def __init__(self) -> None:
+            self.dropping = start.initialized
+            self.pending = ""
+
+        def write(self, text: str) -> int:
+            self.pending += text
+            while "\n" in self.pending:
+                one, self.pending = self.pending.split("\n", 1)
+                if not self.dropping or not self._dropped(one):
+                    start.out.write((one + "\n").encode("utf-8"))
+            return len(text)
+
+        def _dropped(self, one: str) -> bool:
+            try:
+                msg = json.loads(one)
+            except ValueError:
+                return False
+            if not (isinstance(msg, dict) and "method" not in msg
+                    and _same_id(msg.get("id"), start.init_id)):
+                return False
+            self.dropping = False
+            if "error" in msg:  # the client was told yes: say it where it can be read
+                sys.stderr.write("git-aide: warning: the MCP SDK refused the replayed "
+                                 f"initialize: {msg['error']}\n")
+            return True
+
+        def flush(self) -> None:
+            start.out.flush()
+
+    async def serve() -> None:
+        # anyio needs only readline, write and flush of the files it wraps.
+        async with stdio_server(stdin=anyio.wrap_file(cast(IO[str], Replayed())),
+                                stdout=anyio.wrap_file(cast(IO[str], Answers()))) as (r, w):
+            await server.run(r, w, server.create_initialization_options())
+
+    anyio.run(serve)
+    return 0
+
+
+def main() -> int:
+    """Serve on stdio until the client goes away."""
+    reader, writer = _wire()
+    start = Start(writer)
+    try:
+        while True:
+            line = reader.readline()
+            if not line:
+                return 0  # the client left before any tool call
+            if not start.answer(line):
+                return _handover(reader, start, line)
+    except BrokenPipeError:
+        return 0  # the client left while it was being answered: nobody to tell
+    except KeyboardInterrupt:
+        return 130
