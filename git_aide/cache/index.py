@@ -193,8 +193,8 @@ class FullText:
         self._ix = self._w.index.create_in(self.root, analysis.schema(self._w))
         self._have = set()
         self._save_table(set())
-        with open(os.path.join(self.root, "STAMP"), "w", encoding="utf-8") as f:
-            f.write(_stamp() + "\n")
+        files.write_atomic(os.path.join(self.root, "STAMP"), (_stamp() + "\n").encode(),
+                           sync=False)
         return self._ix
 
     def refresh(self) -> None:
