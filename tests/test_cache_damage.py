@@ -20,7 +20,8 @@ import pytest
 from conftest import AIDE, BASE_ENV, CACHE, aide, aide_ok, git, make_repo
 
 from git_aide.cache import codec
-from git_aide.cache.folder import FORMAT, Cache
+from git_aide.cache.disk import FORMAT
+from git_aide.cache.folder import Cache
 from git_aide.cache.views import KIND as VIEW
 
 #: What every case asks: each through a real git-aide process.

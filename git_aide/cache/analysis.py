@@ -1,4 +1,4 @@
-"""How text becomes the terms of the full-text index (DESIGN section 4).
+"""How text becomes the terms of the full-text index, and Whoosh brought in to do it.
 
 Identifiers are kept whole and split into their parts by Whoosh's own filters
 (`MAX_UPLOAD_BYTES`, `requests.adapters.HTTPAdapter`, `findByEmail`), lower-cased and
@@ -19,6 +19,66 @@ if TYPE_CHECKING:
     from git_aide.cache.postings import Tables
 
 __all__ = ["analyzer", "plain", "prepare", "stems", "terms"]
+
+#: Weights of the fields in BM25F: the memory itself counts most.
+BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
+
+
+def load_whoosh(only_analysis: bool = False) -> Any:
+    """Whoosh, with what the index needs of it (`only_analysis`: its analyzers only)."""
+    import importlib
+    import sys
+    import types
+    import warnings
+
+    # Whoosh 2.7 has invalid escapes in its sources: Python 3.12+ would print
+    # SyntaxWarnings on the user's terminal the first time it compiles them.
+    # And whoosh.compat imports urllib.request (http.client, email, ...: ~40 ms, a
+    # quarter of a search) only to re-export urlretrieve, which nothing here calls: a
+    # stand-in that imports the real function if it ever is called takes its place for
+    # the duration of the import.
+    stand_in = None
+    if "urllib.request" not in sys.modules:
+        stand_in = types.ModuleType("urllib.request")
+
+        def urlretrieve(*args: Any, **kwargs: Any) -> Any:
+            from urllib.request import urlretrieve as real
+
+            return real(*args, **kwargs)
+
+        stand_in.urlretrieve = urlretrieve  # type: ignore[attr-defined]
+        sys.modules["urllib.request"] = stand_in
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import whoosh
+
+            for name in ("analysis",) if only_analysis else (
+                    "analysis", "fields", "index", "query", "scoring"):
+                importlib.import_module(f"whoosh.{name}")
+    finally:
+        if stand_in is not None and sys.modules.get("urllib.request") is stand_in:
+            del sys.modules["urllib.request"]
+    return whoosh
+
+
+def schema(w: Any) -> Any:
+    """The index's fields (Whoosh `w`), each with its analysis and its weight."""
+    f = w.fields
+    words = analyzer(w)
+    # No positions (phrase=False): nothing asks for phrases, and they cost index time.
+    return f.Schema(
+        blob=f.ID(stored=True, unique=True),
+        what=f.TEXT(analyzer=words, phrase=False, field_boost=BOOSTS["what"]),
+        why=f.TEXT(analyzer=words, phrase=False, field_boost=BOOSTS["why"]),
+        context_label=f.TEXT(analyzer=words, phrase=False,
+                             field_boost=BOOSTS["context_label"]),
+        tags=f.KEYWORD(lowercase=True, commas=True, field_boost=BOOSTS["tags"]),
+        scope=f.TEXT(analyzer=w.analysis.RegexTokenizer(r"[^/*{},.\s]+")
+                     | w.analysis.LowercaseFilter(), phrase=False,
+                     field_boost=BOOSTS["scope"]),
+    )
 
 
 def analyzer(w: Any) -> Any:

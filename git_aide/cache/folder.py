@@ -16,39 +16,22 @@ cache each instead of throwing each other's away. The write lock is not here (se
 - views (views.py): a source's finished entries for one state of that source.
 - per-machine recall statistics.
 
-A file is framed by codec.py (kind "cache"); its head is a marshal'd `(key, payload)`,
-written atomically, where key is the file's own name in the folder: a file that is
-outdated, whose checksum fails, that does not parse, has the wrong shape, or was moved
-to another name counts as missing, is removed and reported once (a notice), and the
-caller builds what it held again. A file where a folder should be is removed the same
-way. Any write that fails is skipped (a read-only folder): the caller already holds the
-answer.
+How a file is kept (framed, checked, written atomically, dropped when damaged) is
+disk.py's; this module says what the files hold, and checks the shape of each payload:
+a file whose payload has the wrong shape is dropped like a damaged one.
 """
 
 from __future__ import annotations
 
-import contextlib
-import marshal
 import os
-import stat
 import time
 
-from git_aide.cache import codec
-from git_aide.core import files
+from git_aide.cache.disk import Folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from typing import Any
 
-#: Bumped whenever the layout or the meaning of an entry changes (views.py's too).
-FORMAT = 4
-#: The kind of file codec.py frames for the cache's own files.
-KIND = "cache"
-#: What a damaged file is reported as.
-DAMAGED = "the cache file {} was damaged; rebuilt it"
-#: What a file of another format is reported as.
-OUTDATED = "the cache was made by another version of git-aide; rebuilt it"
 #: Packs beyond this count are compacted into one.
 MAX_PACKS = 12
 #: Stat entries younger than this (seconds) are not trusted: the file may change again
@@ -56,13 +39,9 @@ MAX_PACKS = 12
 RACY_SECONDS = 2.0
 
 
-class Cache:
+class Cache(Folder):
     """One repository's cache folder; loads lazily, writes atomically, never raises."""
 
-    #: The folder, `<git common dir>/aide`.
-    root: str
-    #: Notices for the user (a damaged file that was dropped), printed by the CLI.
-    notices: list[str]
     #: blob id -> metadata of a memory (see read.record.meta_of) or ("bad", field, message).
     metas: dict[str, tuple[Any, ...]]
     #: scope text -> compiled scope tuple.
@@ -76,8 +55,7 @@ class Cache:
     _loaded: bool
 
     def __init__(self, root: str) -> None:
-        self.root = root
-        self.notices = []
+        super().__init__(root)
         self.metas = {}
         self.scopes = {}
         self._new_metas = {}
@@ -87,141 +65,6 @@ class Cache:
         self._whole = {}
         self._reads = 0
         self._loaded = False
-        # The folder and its parent (`<git common dir>/aide`, which holds one folder per
-        # Python version) are git-aide's own: a file where either should be goes.
-        for folder in (os.path.dirname(root), root):
-            try:
-                if not stat.S_ISDIR(os.stat(folder).st_mode):
-                    self._clear(folder)
-                    break
-            except OSError:
-                pass
-
-    # -- files ---------------------------------------------------------------------
-
-    def path(self, *parts: str) -> str:
-        """A path inside the cache folder."""
-        return self._path(*parts)
-
-    def _path(self, *parts: str) -> str:
-        return os.path.join(self.root, *parts)
-
-    def read(self, *parts: str) -> Any:
-        """The payload of a cache file, or None when it is missing or damaged."""
-        path = self._path(*parts)
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except IsADirectoryError:
-            self._clear(path)
-            return None
-        except OSError:
-            return None
-        payload = self.decode(data, "/".join(parts), path)
-        return None if payload is _BAD else payload
-
-    def decode(self, data: bytes, key: str, path: str) -> Any:
-        """The payload of a cache file's bytes, or _BAD (then the file is dropped)."""
-        try:
-            body, end = codec.unframe(KIND, FORMAT, data)
-            if end != len(data):
-                raise ValueError
-            saved, payload = marshal.loads(body)
-            if saved != key:  # another file's contents (moved or copied here)
-                raise ValueError
-        except codec.Outdated:
-            self.outdated(path)
-            return _BAD
-        except Exception:
-            self._damaged(path)
-            return _BAD
-        return payload
-
-    @staticmethod
-    def encode(payload: Any, key: str) -> bytes:
-        """A cache file's bytes: (key, payload), framed."""
-        return codec.frame(KIND, FORMAT, marshal.dumps((key, payload)))
-
-    def write(self, payload: Any, *parts: str) -> None:
-        """Write a cache file atomically; a failure only means the cache stays cold."""
-        try:
-            data = self.encode(payload, "/".join(parts))
-        except ValueError:  # a value marshal cannot store
-            return
-        self.write_bytes([data], *parts)
-
-    def write_bytes(self, chunks: list[bytes], *parts: str) -> None:
-        """Write a file of the cache atomically (clearing whatever stands in the way of
-        its folder); a failure only means the cache stays cold."""
-        path = self._path(*parts)
-        try:
-            self.folder(os.path.dirname(path))
-            # Not synced to the disk: a file a crash leaves empty fails its checksum
-            # and is made again, and a recall must not wait for the disk.
-            files.write_atomic(path, chunks, sync=False)
-        except OSError:
-            pass
-
-    def folder(self, path: str) -> None:
-        """Make a folder inside the cache, removing a file that stands where it or one of
-        its parents should be (OSError when it still cannot be made)."""
-        try:
-            os.makedirs(path, exist_ok=True)
-            return
-        except (FileExistsError, NotADirectoryError):
-            pass
-        at = os.path.dirname(self.root)
-        rel = os.path.relpath(path, at)
-        for part in ["", *rel.split(os.sep)]:
-            at = os.path.join(at, part) if part else at
-            if os.path.lexists(at) and not os.path.isdir(at):
-                self._clear(at)
-                break
-        os.makedirs(path, exist_ok=True)
-
-    def damaged(self, path: str) -> None:
-        """Report a damaged cache file (once per command) and remove it."""
-        self._damaged(path)
-
-    def outdated(self, path: str) -> None:
-        """Report a file another version made (once per command) and remove it."""
-        self.notices.append(OUTDATED)
-        self._discard(path)
-
-    def _damaged(self, path: str) -> None:
-        self.notices.append(DAMAGED.format(os.path.basename(path)))
-        self._discard(path)
-
-    def _clear(self, path: str) -> None:
-        """Remove what stands where a cache folder or file should be, and say so."""
-        import shutil
-
-        self.notices.append(DAMAGED.format(os.path.basename(path) or path))
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            self._discard(path)
-
-    def _discard(self, path: str) -> None:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-
-    @contextlib.contextmanager
-    def lock(self, name: str = "lock") -> Iterator[None]:
-        """Serialise writers across processes (an advisory lock on `<cache>/<name>`).
-
-        Separate names keep unrelated writers apart: a recall counting itself never
-        waits behind a `remember` that waits for another process's index.lock. A lock
-        that cannot be taken (a read-only folder) is done without: whatever it guards
-        is only a cache.
-        """
-        with contextlib.ExitStack() as held:
-            try:
-                self.folder(self.root)
-                held.enter_context(files.lock(self._path(name)))
-            except OSError:
-                pass
-            yield
 
     # -- records -------------------------------------------------------------------
 
@@ -241,7 +84,7 @@ class Cache:
             if payload is None:
                 continue
             if not _pack_ok(payload):
-                self._damaged(self._path("packs", name + ".meta"))
+                self.damaged(self._path("packs", name + ".meta"))
                 continue
             metas, spans, scopes = payload
             self.metas.update(metas)
@@ -338,8 +181,8 @@ class Cache:
             metas = {b: m for b, m in fresh.metas.items() if m[0] != "ok" or b in raws}
             self._write_pack(metas, raws, fresh.scopes)
             for old in names:
-                self._discard(self._path("packs", old + ".meta"))
-                self._discard(self._path("packs", old + ".raw"))
+                self.discard(self._path("packs", old + ".meta"))
+                self.discard(self._path("packs", old + ".raw"))
 
     # -- listings ------------------------------------------------------------------
 
@@ -352,7 +195,7 @@ class Cache:
                 isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str)
                 and isinstance(r[1], str) for r in payload):
             return payload
-        self._damaged(self._path("trees", tree_id))
+        self.damaged(self._path("trees", tree_id))
         return None
 
     def put_tree_listing(self, tree_id: str, listing: list[tuple[str, str]]) -> None:
@@ -368,7 +211,7 @@ class Cache:
         if not (isinstance(rows, list) and all(
                 isinstance(r, tuple) and len(r) == 3 and isinstance(r[0], str)
                 and isinstance(r[1], str) and isinstance(r[2], int) for r in rows)):
-            self._damaged(self._path("index"))
+            self.damaged(self._path("index"))
             return None
         sig = stat_sig(index_file)
         if sig is None or payload.get("file") != index_file or payload.get("sig") != sig:
@@ -391,7 +234,7 @@ class Cache:
         if not (isinstance(table, dict) and all(
                 isinstance(v, tuple) and len(v) == 5 and isinstance(v[4], str)
                 for v in table.values())):
-            self._damaged(self._path(name))
+            self.damaged(self._path(name))
             return {}
         return table if payload.get("worktree") == worktree else {}
 
@@ -411,7 +254,7 @@ class Cache:
                 isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int)
                 for v in payload.values()):
             return payload
-        self._damaged(self._path("stats"))
+        self.damaged(self._path("stats"))
         return {}
 
     def count_recall(self, uuids: list[str], stamp: str) -> None:
@@ -424,10 +267,6 @@ class Cache:
                 count, _ = table.get(u, (0, ""))
                 table[u] = (count + 1, stamp)
             self.write(table, "stats")
-
-
-#: What `decode` returns for a file it dropped (None is a payload like any other).
-_BAD = object()
 
 
 def _pack_ok(payload: Any) -> bool:

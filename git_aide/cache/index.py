@@ -3,17 +3,10 @@
 A document is one blob, so one index serves the working tree, the index and every
 revision: a search asks Whoosh for matching blob ids and keeps those the chosen source
 lists. Adding is incremental (only blobs the index lacks), and the set of indexed ids
-is kept beside the index so that finding what is missing needs no Whoosh search.
-
-That id table is tied to the state of the index it describes: it holds the name, size,
-time and CRC-32 of every file of the index, and itself carries a checksum. When the
-index's files are not the ones it names (another process added to the index, or an
-older copy of the index sits beside a newer table, or the table is gone), or when a
-file it names fails its checksum (small files always checked, large ones when their size
-or time changed), the index is rebuilt: Whoosh reads many damaged files without an
-error, so an index no table vouches for is never trusted. When the cache folder cannot
-be written at all, the index is built in memory for the one command: slow, but the same
-answer.
+is kept beside the index (idtable.py) so that finding what is missing needs no Whoosh
+search; that table also vouches for the index's files, and an index it does not vouch
+for is rebuilt. When the cache folder cannot be written at all, the index is built in
+memory for the one command: slow, but the same answer.
 
 Queries are never parsed with Whoosh's query language: the text is cut into words by
 the same analyzer that indexed the documents, so quotes, `*`, `OR` or `col:x` are
@@ -25,13 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-import marshal
 import os
-import warnings
 from collections.abc import Callable, Iterable, Iterator
-from zlib import crc32
 
-from git_aide.cache import analysis, codec, postings
+from git_aide.cache import analysis, idtable, postings
 from git_aide.cache.analysis import prepare
 from git_aide.core import files
 
@@ -42,60 +32,12 @@ if TYPE_CHECKING:
 #: Bumped when the schema, the analysis or the layout of our own files in the index
 #: changes; a mismatch rebuilds the index.
 FORMAT = 8
-#: Weights of the fields in BM25F: the memory itself counts most.
-BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
 #: Documents per segment of a large first index.
 BATCH = 10_000
 #: How long a writer waits for another process's Whoosh lock, in seconds.
 WRITER_TIMEOUT = 30.0
-#: The id table's file in the index folder, the kind of file codec.py frames for it,
-#: and its format.
-TABLE = "ids"
-TABLE_KIND = "ids"
-TABLE_FORMAT = 2
-#: Files in the index folder that are not part of its state.
-_NOT_STATE = ("STAMP", TABLE, "MAIN_WRITELOCK")
+#: What a damaged index is reported as.
 DAMAGED = "the full-text index was damaged; rebuilt it"
-#: Index files up to this size are checksummed on every open (cheap: a few µs).
-SMALL = 64 * 1024
-
-
-def _whoosh(only_analysis: bool = False) -> Any:
-    """Whoosh, with what the index needs of it (`only_analysis`: its analyzers only)."""
-    import importlib
-    import sys
-    import types
-
-    # Whoosh 2.7 has invalid escapes in its sources: Python 3.12+ would print
-    # SyntaxWarnings on the user's terminal the first time it compiles them.
-    # And whoosh.compat imports urllib.request (http.client, email, ...: ~40 ms, a
-    # quarter of a search) only to re-export urlretrieve, which nothing here calls: a
-    # stand-in that imports the real function if it ever is called takes its place for
-    # the duration of the import.
-    stand_in = None
-    if "urllib.request" not in sys.modules:
-        stand_in = types.ModuleType("urllib.request")
-
-        def urlretrieve(*args: Any, **kwargs: Any) -> Any:
-            from urllib.request import urlretrieve as real
-
-            return real(*args, **kwargs)
-
-        stand_in.urlretrieve = urlretrieve  # type: ignore[attr-defined]
-        sys.modules["urllib.request"] = stand_in
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            import whoosh
-
-            for name in ("analysis",) if only_analysis else (
-                    "analysis", "fields", "index", "query", "scoring"):
-                importlib.import_module(f"whoosh.{name}")
-    finally:
-        if stand_in is not None and sys.modules.get("urllib.request") is stand_in:
-            del sys.modules["urllib.request"]
-    return whoosh
 
 
 #: The fields a query looks in.
@@ -154,26 +96,10 @@ class FullText:
     def _w(self) -> Any:
         """Whoosh, imported when the index is written or a query cannot do without it."""
         if self._whoosh is None:
-            self._whoosh = _whoosh()
+            self._whoosh = analysis.load_whoosh()
         return self._whoosh
 
     # -- opening -------------------------------------------------------------------
-
-    def _schema(self) -> Any:
-        f = self._w.fields
-        analyzer = analysis.analyzer(self._w)
-        # No positions (phrase=False): nothing asks for phrases, and they cost index time.
-        return f.Schema(
-            blob=f.ID(stored=True, unique=True),
-            what=f.TEXT(analyzer=analyzer, phrase=False, field_boost=BOOSTS["what"]),
-            why=f.TEXT(analyzer=analyzer, phrase=False, field_boost=BOOSTS["why"]),
-            context_label=f.TEXT(analyzer=analyzer, phrase=False,
-                                 field_boost=BOOSTS["context_label"]),
-            tags=f.KEYWORD(lowercase=True, commas=True, field_boost=BOOSTS["tags"]),
-            scope=f.TEXT(analyzer=self._w.analysis.RegexTokenizer(r"[^/*{},.\s]+")
-                         | self._w.analysis.LowercaseFilter(), phrase=False,
-                         field_boost=BOOSTS["scope"]),
-        )
 
     def _open(self) -> Any:
         if self._ix is not None:
@@ -214,86 +140,25 @@ class FullText:
     def _verified(self, locked: bool) -> bool:
         """Check the open index against its id table and load the ids; False when it is
         damaged, or (not `locked`) when the table must be made again under the lock."""
-        table = self._read_table()
-        files = self._files()
-        # Files no TOC names yet (a segment another process is writing) are not part of
-        # the state; a TOC the table does not name is another state.
-        if table is not None and set(table[0]) <= set(files) \
-                and not any(n.endswith(".toc") for n in set(files) - set(table[0])):
-            for name, (size, mtime, crc) in table[0].items():
-                # Small files (the TOC, small segments) are always checked: a file
-                # swapped in with the same size and time would pass a stat check.
-                if (files[name] != (size, mtime) or size <= SMALL) \
-                        and (found := self._crc(name)) != crc:
-                    if found == -1 and not locked:
-                        return False  # gone since it was listed: another state, not damage
-                    self.notices.append(DAMAGED)
-                    self._ix = None
-                    return False
+        try:
+            table = idtable.read(self.root)
+        except ValueError:
+            self.notices.append(DAMAGED)
+            table = None
+        found = idtable.check(self.root, table, locked)
+        if found == idtable.WHOLE and table is not None:
             self._have = table[1]
             self._state = set(table[0])
             return True
-        if not locked:
-            return False
-        # No table vouches for these files (it is gone, damaged, or describes another
-        # state): nothing says they are whole, so the index is rebuilt, never trusted.
-        self.notices.append(DAMAGED)
-        self._ix = None
-        return False
-
-    def _files(self) -> dict[str, tuple[int, int]]:
-        """name -> (size, mtime) of every file of the index's state."""
-        out: dict[str, tuple[int, int]] = {}
-        for name in os.listdir(self.root):
-            if name in _NOT_STATE or name.endswith(".tmp"):
-                continue
-            with contextlib.suppress(OSError):
-                st = os.stat(os.path.join(self.root, name))
-                out[name] = (st.st_size, st.st_mtime_ns)
-        return out
-
-    def _crc(self, name: str) -> int:
-        try:
-            with open(os.path.join(self.root, name), "rb") as f:
-                return crc32(f.read())
-        except OSError:
-            return -1
-
-    def _read_table(self) -> tuple[dict[str, tuple[int, int, int]], set[str]] | None:
-        """(the files of the state it describes, the ids), None when missing or damaged."""
-        path = os.path.join(self.root, TABLE)
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            return None
-        try:
-            body, end = codec.unframe(TABLE_KIND, TABLE_FORMAT, data)
-            if end != len(data):
-                raise ValueError
-            state, ids = marshal.loads(body)
-            if not (isinstance(state, dict) and isinstance(ids, set)
-                    and all(isinstance(v, tuple) and len(v) == 3 for v in state.values())):
-                raise ValueError
-        except Exception:
+        if found == idtable.DAMAGED:
             self.notices.append(DAMAGED)
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-            return None
-        return state, ids
+            self._ix = None
+        return False
 
     def _save_table(self, ids: set[str]) -> None:
         """Write the id table for the index's state as it is now."""
-        if self.in_memory:
-            return
-        state = {name: (*sig, self._crc(name)) for name, sig in self._files().items()}
-        self._state = set(state)
-        data = codec.frame(TABLE_KIND, TABLE_FORMAT, marshal.dumps((state, ids)))
-        # A table that cannot be written leaves none, or one of an older state, that the
-        # next command finds wrong: it rebuilds. Not synced: a table a crash left empty
-        # fails its checksum the same way.
-        with contextlib.suppress(OSError):
-            files.write_atomic(os.path.join(self.root, TABLE), data, sync=False)
+        if not self.in_memory:
+            self._state = idtable.save(self.root, ids)
 
     def _in_memory(self) -> Any:
         """An index in memory for this command: the cache folder cannot be written."""
@@ -302,7 +167,7 @@ class FullText:
         self.notices.append("the cache folder cannot be written; searched without the "
                             "full-text index on disk")
         self.in_memory = True
-        self._ix = RamStorage().create_index(self._schema())
+        self._ix = RamStorage().create_index(analysis.schema(self._w))
         self._have = set()
         return self._ix
 
@@ -325,11 +190,11 @@ class FullText:
 
         shutil.rmtree(self.root, ignore_errors=True)
         os.makedirs(self.root, exist_ok=True)
-        self._ix = self._w.index.create_in(self.root, self._schema())
+        self._ix = self._w.index.create_in(self.root, analysis.schema(self._w))
         self._have = set()
         self._save_table(set())
-        with open(os.path.join(self.root, "STAMP"), "w", encoding="utf-8") as f:
-            f.write(_stamp() + "\n")
+        files.write_atomic(os.path.join(self.root, "STAMP"), (_stamp() + "\n").encode(),
+                           sync=False)
         return self._ix
 
     def refresh(self) -> None:
@@ -409,7 +274,7 @@ class FullText:
         if self.in_memory:
             from whoosh.filedb.filestore import RamStorage
 
-            self._ix = RamStorage().create_index(self._schema())
+            self._ix = RamStorage().create_index(analysis.schema(self._w))
             self._have = set()
             return
         try:
@@ -489,7 +354,7 @@ class FullText:
     def terms(self, text: str) -> list[str]:
         """The analysed words of a query, as the index stores them."""
         return analysis.terms(text, self._postings,
-                              lambda: self._whoosh or _whoosh(only_analysis=True))
+                              lambda: self._whoosh or analysis.load_whoosh(only_analysis=True))
 
     def _pairs(self, text: str) -> list[tuple[str, str]]:
         pairs = [(fld, w) for w in self.terms(text) for fld in QUERIED if fld != "tags"]

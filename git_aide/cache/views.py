@@ -25,7 +25,8 @@ from array import array
 from zlib import crc32
 
 from git_aide.cache import codec
-from git_aide.cache.folder import FORMAT, Cache
+from git_aide.cache.disk import FORMAT
+from git_aide.cache.folder import Cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

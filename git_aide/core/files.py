@@ -1,8 +1,8 @@
 """Files written whole or not at all, and the lock that queues writers across processes.
 
-Every file git-aide writes (a memory, a hook, an agent's settings, a cache file) goes
-through `write_atomic`: a temporary file in the same folder, renamed over the old one,
-so that a reader sees the old bytes or the new ones, never half of each. Every lock
+The files git-aide keeps (a memory, a hook, an agent's settings, a cache file) are
+written by `write_atomic`: a temporary file in the same folder, renamed over the old
+one, so that a reader sees the old bytes or the new ones, never half of each. Every lock
 (the repository's write lock, the cache's, the full-text index's) is `lock`: an OS lock
 (flock), which the kernel releases when its holder dies, so a killed process never
 leaves one stuck. Standard library only: every layer uses it.
