@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
 #: The protocol versions a client may ask for in `initialize` and get back as asked: the
-#: handshake versions of the SDK git-aide requires (tests/test_mcp_start.py checks them
+#: handshake versions of the SDK git-aide requires (tests/agents/test_mcp_start.py checks them
 #: against it). A client asking for another version is answered by the SDK itself.
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 

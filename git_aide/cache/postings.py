@@ -6,7 +6,7 @@ an agent asks on every file it touches. So every batch of documents Whoosh index
 also written as one postings table: the terms Whoosh's own fields produced for it (the
 same analysis, the same weights), each field's length as Whoosh stores it, and the blob
 ids. A query looks up its terms in the tables and scores them by BM25F exactly as
-Whoosh's searcher does; tests/test_postings.py holds the two to the same scores.
+Whoosh's searcher does; tests/cache/test_postings.py holds the two to the same scores.
 
 The tables sit in the index's folder, so the id table (index.py) vouches for them as for
 Whoosh's own files, and each carries CRC-32s of its own (of its header, and of each

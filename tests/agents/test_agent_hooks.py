@@ -1,0 +1,371 @@
+"""`git aide hook EVENT`: recorded agent events in, each agent's JSON (or nothing) out."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import BASE_ENV, CACHE, aide, git
+
+from git_aide.core import memory
+
+
+def hook(repo: Path, event: str, data: Any, agent: str = "claude",
+         env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """Run a hook with an event on stdin: (exit status, stdout, stderr)."""
+    stdin = data if isinstance(data, str) else json.dumps(data)
+    r = aide(repo, "hook", event, "--agent", agent, input=stdin, env=env)
+    assert "Traceback" not in r.stderr, r.stderr
+    return r.returncode, r.stdout, r.stderr
+
+
+def context(stdout: str) -> str:
+    """The additionalContext of a Claude/Codex/Gemini reply."""
+    return json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def claude_read(repo: Path, rel: str, session: str = "s-1") -> dict[str, Any]:
+    """A Claude Code PreToolUse event for a Read, as Claude Code sends it."""
+    return {"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": str(repo),
+            "permission_mode": "default", "hook_event_name": "PreToolUse",
+            "tool_name": "Read", "tool_input": {"file_path": str(repo / rel)},
+            "tool_use_id": "toolu_01"}
+
+
+def write(repo: Path, what: str, layer: str = "technical", **fields: Any) -> dict[str, Any]:
+    """Write a memory file as any tool (or a person) would: canonical, not yet staged."""
+    record = memory.new(what, layer=layer, contributor="Ada Tester", **fields)
+    path = repo / memory.relpath(record)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(memory.canonical(record))
+    return record
+
+
+@pytest.fixture
+def stocked(repo: Path) -> Path:
+    """A repository with scoped, project-wide, always-on and preference memories."""
+    write(repo, "auth tokens rotate hourly", "area_context", scope="src/auth/**",
+          why="the 2023 incident")
+    write(repo, "login.py must stay free of database calls", "area_context",
+          scope="src/auth/login.py")
+    write(repo, "db migrations are reviewed twice", "area_context", scope="src/db/**")
+    write(repo, "review every pull request within a day", "guidelines")
+    write(repo, "Ada prefers small commits", "preferences")
+    write(repo, "the CI runs on Python 3.10", priority="always")
+    write(repo, "we use tabs in Makefiles")  # technical, normal: not always-on
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memories")
+    return repo
+
+
+def test_pre_tool_use_injects_the_files_memories_once_per_session(stocked: Path) -> None:
+    status = git(stocked, "status", "--porcelain")
+    rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py"))
+    assert rc == 0
+    reply = json.loads(out)
+    assert reply["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+    text = context(out)
+    lines = [x for x in text.splitlines() if x.startswith("- ")]
+    # recall order: the scope naming the file first; project-wide ones are not here
+    assert "login.py must stay free" in lines[0] and "rotate hourly" in lines[1]
+    assert "why: the 2023 incident" in lines[1]
+    assert len(lines) == 2 and "src/auth/login.py" in text
+    # the same session reading the file again gets nothing new
+    rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py"))
+    assert (rc, out) == (0, "")
+    # a neighbour file: only what was not given yet (nothing here)
+    rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/other.py"))
+    assert (rc, out) == (0, "")
+    # another session starts from nothing
+    _rc, out, _ = hook(stocked, "pre-tool-use",
+                       claude_read(stocked, "src/auth/other.py", session="s-2"))
+    assert "rotate hourly" in context(out) and "login.py must" not in context(out)
+    # compaction forgets what was given, so it is given again
+    hook(stocked, "pre-compact", {"session_id": "s-1", "cwd": str(stocked),
+                                  "hook_event_name": "PreCompact", "trigger": "auto"})
+    _rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py"))
+    assert "rotate hourly" in context(out)
+    # nothing was written into the working tree
+    assert git(stocked, "status", "--porcelain") == status
+
+
+def test_pre_tool_use_stays_within_the_budget(repo: Path) -> None:
+    for i in range(12):
+        write(repo, f"rule number {i} about the parser " + "detail " * 12, "area_context",
+              scope="src/parse/**")
+    git(repo, "config", "aide.hooks.fileChars", "400")
+    _rc, out, _ = hook(repo, "pre-tool-use", claude_read(repo, "src/parse/lexer.py"))
+    text = context(out)
+    assert len(text) <= 400
+    shown = sum(1 for x in text.splitlines() if x.startswith("- "))
+    assert 1 <= shown < 12
+    assert text.splitlines()[-1] == f"{12 - shown} more: call aide_recall for src/parse/lexer.py"
+    # the ones left out are given on the next touch, within the budget again
+    _rc, out, _ = hook(repo, "pre-tool-use", claude_read(repo, "src/parse/lexer.py"))
+    assert len(context(out)) <= 400 and "rule number" in context(out)
+
+
+def test_each_agents_dialect(stocked: Path) -> None:
+    path = str(stocked / "src/db/store.py")
+    # Codex: Claude's shape
+    _rc, out, _ = hook(stocked, "pre-tool-use", {
+        "session_id": "cx", "cwd": str(stocked), "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": path}}, agent="codex")
+    assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+    assert "migrations are reviewed" in context(out)
+    # Cursor: conversation_id, permission + agent_message
+    _rc, out, _ = hook(stocked, "pre-tool-use", {
+        "conversation_id": "cu", "generation_id": "g1", "hook_event_name": "preToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": path},
+        "workspace_roots": [str(stocked)], "cwd": str(stocked)}, agent="cursor")
+    reply = json.loads(out)
+    assert "migrations" in reply["agent_message"]
+    # Gemini CLI: AfterTool on read_file, context appended to the tool's result
+    _rc, out, _ = hook(stocked, "pre-tool-use", {
+        "session_id": "ge", "transcript_path": "/tmp/g.json", "cwd": str(stocked),
+        "hook_event_name": "AfterTool", "timestamp": "2026-11-23T10:00:00Z",
+        "tool_name": "read_file", "tool_input": {"absolute_path": path},
+        "tool_response": {"llmContent": "..."}}, agent="gemini")
+    assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "AfterTool"
+    assert "migrations" in context(out)
+    # Stop and PreCompact never carry hookSpecificOutput
+    git(stocked, "config", "aide.hooks.reflect", "true")
+    for agent, key in (("claude", "decision"), ("codex", "decision"),
+                       ("cursor", "followup_message"), ("gemini", "decision")):
+        _rc, out, _ = hook(stocked, "stop", {"session_id": f"stop-{agent}", "cwd": str(stocked),
+                                             "stop_hook_active": False}, agent=agent)
+        reply = json.loads(out)
+        assert key in reply and "hookSpecificOutput" not in reply
+        assert "aide_remember" in json.dumps(reply)
+    _rc, out, _ = hook(stocked, "pre-compact", {"session_id": "x", "cwd": str(stocked)})
+    assert out == ""
+
+
+def test_session_start_injects_the_always_on_memories(stocked: Path) -> None:
+    start = {"session_id": "ss", "transcript_path": "/tmp/t", "cwd": str(stocked),
+             "hook_event_name": "SessionStart", "source": "startup"}
+    _rc, out, _ = hook(stocked, "session-start", start)
+    assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    text = context(out)
+    for what in ("the CI runs on Python 3.10", "review every pull request",
+                 "Ada prefers small commits"):
+        assert what in text
+    assert text.index("Python 3.10") < text.index("review every") < text.index("Ada prefers")
+    for what in ("tabs in Makefiles", "rotate hourly"):
+        assert what not in text
+    git(stocked, "config", "aide.hooks.sessionChars", "150")
+    _rc, out, _ = hook(stocked, "session-start", start)
+    assert len(context(out)) <= 150 and "more: call aide_memories" in context(out)
+
+
+def test_session_start_names_what_this_branch_changed(stocked: Path) -> None:
+    git(stocked, "switch", "-qc", "feature")
+    write(stocked, "the feature flag is read once at boot", "area_context",
+          scope="src/flags/**")
+    git(stocked, "add", "-A")
+    git(stocked, "commit", "-qm", "feature memory")
+    _rc, out, err = hook(stocked, "session-start", {"session_id": "br", "cwd": str(stocked),
+                                                    "source": "startup"})
+    text = context(out)
+    if importlib.util.find_spec("git_aide.app.diff") is None:
+        assert "feature flag" not in text  # no history module: skipped, silently
+        assert err == ""
+    else:
+        assert "since main" in text and "feature flag is read once" in text
+
+
+def test_post_tool_use_records_what_the_agent_fetched(stocked: Path) -> None:
+    listed = aide(stocked, "recall", "src/db/x.py", "--json").json()["memories"]
+    mine = next(m for m in listed if "migrations" in m["what"])
+    response = [{"type": "text", "text": json.dumps({"memories": [{"uuid": mine["uuid"]}]})}]
+    rc, out, _ = hook(stocked, "post-tool-use", {
+        "session_id": "pt", "cwd": str(stocked), "hook_event_name": "PostToolUse",
+        "tool_name": "mcp__git-aide__aide_recall", "tool_input": {"paths": ["src/db"]},
+        "tool_response": response})
+    assert (rc, out) == (0, "")
+    rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/db/x.py", "pt"))
+    assert (rc, out) == (0, "")  # already in the agent's context
+
+
+def test_user_prompt_nudges_on_decisions_only(stocked: Path) -> None:
+    ev = {"session_id": "up", "cwd": str(stocked), "hook_event_name": "UserPromptSubmit"}
+    _rc, out, _ = hook(stocked, "user-prompt", {**ev, "prompt": "No, use pnpm from now on"})
+    assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert "aide_remember" in context(out)
+    _rc, out, _ = hook(stocked, "user-prompt", {**ev, "prompt": "add a test for the parser"})
+    assert out == ""
+
+
+def test_stop_only_with_reflect_and_never_loops(stocked: Path) -> None:
+    ev = {"session_id": "st", "cwd": str(stocked), "hook_event_name": "Stop",
+          "stop_hook_active": False}
+    assert hook(stocked, "stop", ev)[1] == ""  # reflect is off by default
+    git(stocked, "config", "aide.hooks.reflect", "true")
+    assert json.loads(hook(stocked, "stop", ev)[1])["decision"] == "block"
+    assert hook(stocked, "stop", {**ev, "stop_hook_active": True})[1] == ""
+    assert hook(stocked, "stop", ev)[1] == ""  # every few turns, not every turn
+
+
+def test_hooks_never_fail(stocked: Path, tmp_path: Path) -> None:
+    read = claude_read(stocked, "src/auth/login.py", "nf")
+    for event, stdin in (("pre-tool-use", ""), ("session-start", "not json"),
+                         ("post-tool-use", "[1, 2]"), ("pre-tool-use", "{\"tool_input\": 3}"),
+                         ("stop", "\xff\xfe")):
+        rc, out, _ = hook(stocked, event, stdin)
+        assert (rc, out) == (0, ""), (event, stdin)
+    # switched off for a session
+    assert hook(stocked, "pre-tool-use", read, env={"GIT_AIDE_HOOKS": "0"})[:2] == (0, "")
+    # outside any repository, an unknown event, an unknown agent, a path outside the repo
+    outside = {**read, "cwd": str(tmp_path), "tool_input": {"file_path": "/etc/hosts"}}
+    assert hook(tmp_path, "pre-tool-use", outside)[:2] == (0, "")
+    assert hook(stocked, "pre-tool-use", {**read, "tool_input": {"file_path": "/etc/hosts"}}
+                )[:2] == (0, "")
+    rc, out, err = hook(stocked, "no-such-event", read)
+    assert (rc, out) == (0, "") and "unknown event" in err
+    assert hook(stocked, "pre-tool-use", read, agent="emacs")[:2] == (0, "")
+    # and it still works after all that
+    assert "rotate hourly" in context(hook(stocked, "pre-tool-use", read)[1])
+
+
+def test_hooks_import_no_mcp_rich_pydantic_or_click(stocked: Path) -> None:
+    event = json.dumps(claude_read(stocked, "src/auth/login.py", "imp"))
+    for ev in ("pre-tool-use", "session-start", "user-prompt"):
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", "hook", ev],
+                              cwd=stocked, env=BASE_ENV, input=event, capture_output=True,
+                              text=True)
+        assert proc.returncode == 0
+        mods = {line.rsplit("|", 1)[1].strip().split(".")[0]
+                for line in proc.stderr.splitlines()
+                if line.startswith("import time:") and "|" in line}
+        assert not mods & {"mcp", "rich", "pydantic", "click", "whoosh"}, (ev, mods)
+
+
+def test_a_warm_pre_tool_use_hashes_nothing(stocked: Path) -> None:
+    # hashlib's import alone costs a hook call ~3 ms: the session record is named by a
+    # CRC-32 and the view's contents carry one, so a warm call imports no hashlib
+    time.sleep(2.2)  # the index is trusted (and its view kept) once it is 2 s old
+    hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py", "warm"))
+    event = json.dumps(claude_read(stocked, "src/auth/login.py", "another"))
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", "hook",
+                           "pre-tool-use"], cwd=stocked, env=BASE_ENV, input=event,
+                          capture_output=True, text=True)
+    assert "rotate hourly" in proc.stdout
+    assert "hashlib" not in {line.rsplit("|", 1)[1].strip().split(".")[0]
+                             for line in proc.stderr.splitlines()
+                             if line.startswith("import time:") and "|" in line}
+
+
+def test_a_damaged_session_record_counts_as_none(stocked: Path) -> None:
+    from git_aide.agents.sessions import record_name
+
+    read = claude_read(stocked, "src/auth/login.py", "damaged")
+    folder = stocked / CACHE / "sessions"
+    record = folder / record_name("damaged")
+    hook(stocked, "pre-tool-use", read)
+    assert record.is_file()  # the record the damages below stand in for
+    damages: list[bytes | None] = [b'{"seen": ["', b'{"seen": [], "stops": 1e400}',
+                                   b"[" * 100_000, b'{"seen": 5, "stops": "x"}', b"[1]",
+                                   b"\xff\xfe", None]  # None: a folder in its place
+    for damage in damages:
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+        folder.mkdir(parents=True)
+        if damage is None:
+            record.mkdir()
+        else:
+            record.write_bytes(damage)
+        rc, out, err = hook(stocked, "pre-tool-use", read)
+        assert (rc, err) == (0, ""), damage
+        assert "rotate hourly" in context(out), damage
+    # the sessions folder itself a file: still injected, and the hook stays quiet
+    subprocess.run(["rm", "-rf", str(folder)], check=True)
+    folder.write_text("in the way\n")
+    rc, out, err = hook(stocked, "pre-tool-use", read)
+    assert (rc, err) == (0, "") and "rotate hourly" in context(out)
+    rc, out, err = hook(stocked, "pre-compact", read)
+    assert (rc, out, err) == (0, "", "")
+
+
+def test_post_tool_use_resolves_the_short_ids_of_the_servers_text(stocked: Path) -> None:
+    from git_aide.agents.text import memories_text
+
+    doc = aide(stocked, "recall", "src/db/x.py", "--json").json()
+    text = memories_text(doc)  # what the MCP server puts in its text content
+    assert "`" in text and not any(m["uuid"] in text for m in doc["memories"])
+    ev = {"session_id": "short", "cwd": str(stocked), "hook_event_name": "PostToolUse",
+          "tool_name": "mcp__git-aide__aide_recall", "tool_input": {"paths": ["src/db"]}}
+    rc, out, _ = hook(stocked, "post-tool-use", {
+        **ev, "tool_response": [{"type": "text", "text": text}]})
+    assert (rc, out) == (0, "")
+    assert hook(stocked, "pre-tool-use", claude_read(stocked, "src/db/x.py", "short"))[1] == ""
+    # structured content alone (memories[].uuid) is recorded too
+    auth = aide(stocked, "recall", "src/auth/login.py", "--json").json()
+    rc, out, _ = hook(stocked, "post-tool-use", {
+        **ev, "session_id": "structured",
+        "tool_response": {"structuredContent": {"memories": [
+            {"uuid": m["uuid"]} for m in auth["memories"]]}}})
+    assert hook(stocked, "pre-tool-use",
+                claude_read(stocked, "src/auth/login.py", "structured"))[1] == ""
+    # an 8-hex token naming no memory records nothing
+    hook(stocked, "post-tool-use", {**ev, "session_id": "none",
+                                    "tool_response": "see `deadbeef` and 12345678"})
+    assert "migrations" in context(hook(stocked, "pre-tool-use",
+                                        claude_read(stocked, "src/db/x.py", "none"))[1])
+
+
+def test_a_tiny_file_budget_never_prints_a_header_alone(stocked: Path) -> None:
+    git(stocked, "config", "aide.hooks.fileChars", "100")
+    _rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py", "t"))
+    text = context(out)
+    assert text == "2 more: call aide_recall for src/auth/login.py"
+    git(stocked, "config", "aide.hooks.fileChars", "20")
+    assert hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py", "u"))[1] == ""
+
+
+def test_cursor_reply_leaves_permission_to_the_user(stocked: Path) -> None:
+    path = str(stocked / "src/db/store.py")
+    _rc, out, _ = hook(stocked, "pre-tool-use", {
+        "conversation_id": "cp", "hook_event_name": "preToolUse", "tool_name": "Read",
+        "tool_input": {"file_path": path}, "workspace_roots": [str(stocked)]},
+        agent="cursor")
+    reply = json.loads(out)
+    assert "permission" not in reply and "migrations" in reply["agent_message"]
+
+
+def test_hook_outside_the_repo_finds_it_from_the_payload(stocked: Path, tmp_path: Path
+                                                          ) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    cursor = {"conversation_id": "ws", "hook_event_name": "preToolUse", "tool_name": "Read",
+              "tool_input": {"file_path": str(stocked / "src/db/store.py")},
+              "workspace_roots": [str(stocked)]}
+    _rc, out, _ = hook(elsewhere, "pre-tool-use", cursor, agent="cursor")
+    assert "migrations" in json.loads(out)["agent_message"]
+    # from the file's folder alone (no cwd, no workspace roots)
+    read = {**claude_read(stocked, "src/auth/login.py", "ws2"), "cwd": str(elsewhere)}
+    assert "rotate hourly" in context(hook(elsewhere, "pre-tool-use", read)[1])
+    # and where there is no repository at all: one plain line, no class names
+    rc, out, err = hook(elsewhere, "session-start",
+                        {"session_id": "x", "cwd": str(elsewhere)})
+    assert (rc, out) == (0, "")
+    assert len(err.strip().splitlines()) == 1 and "Error:" not in err, err
+
+
+def test_pre_tool_use_injects_the_files_own_memories_not_notes_about_it(stocked: Path
+                                                                       ) -> None:
+    # recall also weighs notes scoped elsewhere that name the file (its tests, its
+    # guide); the hook injects only what is scoped to the file itself
+    write(stocked, "the guide mirrors src/auth/login.py line by line", "area_context",
+          scope="docs/guide/**")
+    git(stocked, "add", "-A")
+    git(stocked, "commit", "-qm", "a note about login.py, kept with the guide")
+    recalled = aide(stocked, "recall", "src/auth/login.py", "--json").json()["memories"]
+    assert any("guide mirrors" in m["what"] for m in recalled)
+    _rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py"))
+    assert "login.py must stay free" in context(out)
+    assert "guide mirrors" not in context(out)

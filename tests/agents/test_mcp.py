@@ -1,0 +1,186 @@
+"""`git aide mcp` through the MCP SDK's own client over stdio: one server, many calls."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import AIDE, BASE_ENV, aide_ok, git, remember
+
+pytest.importorskip("mcp")
+
+from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+
+TOOLS = {"aide_recall", "aide_remember", "aide_update", "aide_forget", "aide_memories",
+         "aide_search", "aide_import", "aide_diff", "aide_log"}
+
+
+def cli_json(repo: Path, *args: str) -> Any:
+    """What the command line prints with --json."""
+    return aide_ok(repo, *args, "--json").json()
+
+
+def edit_by_hand(repo: Path, rel: str, **fields: Any) -> None:
+    """Change a memory file the way a person in an editor would (no git-aide)."""
+    path = repo / rel
+    record = json.loads(path.read_text())
+    record.update(fields)
+    path.write_text(json.dumps(record, indent=2) + "\n")
+
+
+def test_every_tool_over_stdio(repo: Path) -> None:
+    auth = remember(repo, "auth tokens rotate hourly", "--scope", "src/auth/**",
+                    "--layer", "area_context", "--why", "the 2023 incident")
+    remember(repo, "review every migration twice", "--layer", "guidelines")
+    git(repo, "commit", "-qm", "memories")
+
+    async def session() -> None:
+        params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
+                                       env=BASE_ENV)
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            names = {t.name for t in (await s.list_tools()).tools}
+            assert TOOLS <= names
+
+            async def call(name: str, **args: Any) -> Any:
+                return await s.call_tool(name, args)
+
+            # recall: exactly `recall --json`, and markdown grouped by layer
+            res = await call("aide_recall", paths=["src/auth/login.py"])
+            assert not res.is_error
+            assert res.structured_content == cli_json(repo, "recall", "src/auth/login.py")
+            assert "## area_context" in res.content[0].text
+            assert "auth tokens rotate hourly" in res.content[0].text
+
+            # a memory edited by hand between two calls is seen by the next one
+            edit_by_hand(repo, auth["path"], what="auth tokens rotate every 15 minutes")
+            res = await call("aide_recall", paths="src/auth/login.py")
+            assert [m["what"] for m in res.structured_content["memories"]][0] == \
+                "auth tokens rotate every 15 minutes"
+
+            # rev: the committed text, from the object database
+            res = await call("aide_recall", paths=["src/auth/login.py"], rev="HEAD")
+            assert res.structured_content["source"]["kind"] == "rev"
+            assert res.structured_content["memories"][0]["what"] == "auth tokens rotate hourly"
+            assert res.structured_content == cli_json(repo, "recall", "--rev", "HEAD",
+                                                      "src/auth/login.py")
+
+            # remember, staged, the `remember --json` document
+            res = await call("aide_remember", what="use pnpm, not npm", layer="technical",
+                             scope="web/**", tags=["tooling"], contributor="Claude")
+            assert not res.is_error, res.content[0].text
+            doc = res.structured_content
+            assert set(doc) == {"uuid", "path", "created", "staged", "warnings"}
+            assert doc["created"] and doc["staged"]
+            written = json.loads((repo / doc["path"]).read_text())
+            assert written["contributor"] == "Claude" and written["tags"] == ["tooling"]
+            new = doc["uuid"]
+
+            # update by prefix, and by an aide-memory integer id (as int and as string)
+            res = await call("aide_update", id=new[:6], why="the lockfile is pnpm's",
+                             priority="always")
+            assert not res.is_error, res.content[0].text
+            assert res.structured_content == {"uuid": new, "path": doc["path"], "staged": True,
+                                              "warnings": []}
+            assert json.loads((repo / doc["path"]).read_text())["priority"] == "always"
+            edit_by_hand(repo, doc["path"], id=42)
+            res = await call("aide_update", id=42, what="use pnpm 9, not npm")
+            assert not res.is_error, res.content[0].text
+            res = await call("aide_recall", ids=["42"])
+            assert [m["what"] for m in res.structured_content["memories"]] == \
+                ["use pnpm 9, not npm"]
+
+            # search and memories: `search --json` and `list --json`
+            res = await call("aide_search", keyword="pnpm")
+            assert res.structured_content == cli_json(repo, "search", "pnpm", "--limit", "50")
+            res = await call("aide_memories", layer="guidelines")
+            assert res.structured_content == cli_json(repo, "list", "--layer", "guidelines")
+            res = await call("aide_memories", scope="src/auth")
+            assert [m["uuid"] for m in res.structured_content["memories"]] == [auth["uuid"]]
+
+            # forget
+            res = await call("aide_forget", id=new)
+            assert res.structured_content == {"forgotten": [new], "staged": True}
+            assert not (repo / doc["path"]).exists()
+
+            # bad arguments are tool errors, and the server lives on
+            for name, args, words in (
+                ("aide_recall", {"layers": ["bogus"]}, "layers"),
+                ("aide_update", {"id": "zz", "what": "x"}, "too short"),
+                ("aide_update", {"id": auth["uuid"]}, "nothing to change"),
+                ("aide_forget", {"id": "ffffffff"}, "no memory"),
+                ("aide_recall", {"paths": ["x"], "rev": "no-such-branch"}, "names no commit"),
+                ("aide_remember", {"what": "  ", "layer": "technical"}, "empty"),
+                ("aide_remember", {"what": "x", "layer": "area_context"}, "needs a scope"),
+                ("aide_recall", {"paths": ["../outside"]}, "outside the repository"),
+            ):
+                res = await call(name, **args)
+                assert res.is_error, (name, args)
+                assert words in res.content[0].text, res.content[0].text
+            res = await call("aide_recall", paths=["src/auth/"])
+            assert not res.is_error and res.structured_content["memories"]
+
+            # what only git can answer: the diff and the log, as the commands give them
+            res = await call("aide_diff", args=["HEAD"])
+            assert not res.is_error, res.content[0].text
+            assert res.structured_content == cli_json(repo, "diff", "HEAD")
+            assert [c["uuid"] for c in res.structured_content["changed"]] == [auth["uuid"]]
+            res = await call("aide_log")
+            assert not res.is_error, res.content[0].text
+            assert res.structured_content == cli_json(repo, "log")
+            (commit,) = res.structured_content["commits"]
+            assert {c["change"] for c in commit["changes"]} == {"added"}
+
+            # import: rules text becomes memories, as `git aide import --json` says
+            res = await call("aide_import", content="# Rules\n\n- always run the linter\n",
+                             layer="guidelines")
+            assert not res.is_error, res.content[0].text
+            (imported,) = res.structured_content["imported"]
+            assert imported["what"] == "always run the linter"
+            assert imported["layer"] == "guidelines" and imported["source"] == "import"
+            res = await call("aide_import", content="- always run the linter\n",
+                             layer="guidelines")
+            assert res.structured_content["imported"] == []
+            assert [x["reason"] for x in res.structured_content["skipped"]] == ["exists"]
+
+    asyncio.run(session())
+    # nothing the server did left the repository in a state validate refuses
+    aide_ok(repo, "validate", "--all")
+
+
+def test_without_the_sdk_it_says_what_to_install(tmp_path: Path) -> None:
+    # As if the SDK were missing from a damaged environment (every install has it): the
+    # import system finds no `mcp`. The line names this interpreter, not a package name
+    # the index does not have.
+    code = ("import sys; sys.modules['mcp'] = None; sys.argv = ['git-aide', 'mcp']; "
+            "from git_aide.__main__ import main; main()")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=BASE_ENV,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        "git-aide: error: the MCP server needs the Python package mcp, missing from this "
+        f"installation of git-aide: run {sys.executable} -m pip install 'mcp>=2.3,<3'"]
+
+
+def test_aide_log_before_the_first_commit_agrees_with_the_cli(tmp_path: Path) -> None:
+    from helpers import make_repo
+
+    repo = make_repo(tmp_path / "unborn")
+    remember(repo, "staged before any commit")
+
+    async def session() -> None:
+        params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
+                                       env=BASE_ENV)
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            res = await s.call_tool("aide_log", {})
+            assert not res.is_error, res.content
+            assert res.structured_content == cli_json(repo, "log") == {"commits": []}
+
+    asyncio.run(session())

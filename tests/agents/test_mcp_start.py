@@ -1,0 +1,209 @@
+"""`git aide mcp` after a regular install, and the start of a connection (issue 20,
+items 1 and 2): the server answers `initialize` and `tools/list` without loading the
+SDK, hands the connection to the SDK at the first tool call, and its first answers are
+the SDK's own. Raw JSON-RPC over the server's pipes, as an agent speaks it."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import AIDE, BASE_ENV, ROOT, aide_ok, git, remember
+
+pytest.importorskip("mcp")
+
+ROOT = ROOT
+TOOLS = {"aide_recall", "aide_remember", "aide_update", "aide_forget", "aide_memories",
+         "aide_search", "aide_import", "aide_diff", "aide_log"}
+
+
+class Server:
+    """`git aide mcp` started as an agent starts it, spoken to line by line."""
+
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen([*AIDE, "mcp"], cwd=cwd, env={**BASE_ENV, **(env or {})},
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        self.buf = b""
+
+    def send(self, msg: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def recv(self, timeout: float = 30) -> dict[str, Any]:
+        """The next message, or a failure after `timeout` seconds (never a hang)."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
+            if not ready:
+                raise AssertionError(f"no answer within {timeout} s: {self.stderr()}")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise AssertionError(f"the server closed its output: {self.stderr()}")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def request(self, mid: int | str, method: str, params: dict[str, Any] | None = None
+                ) -> dict[str, Any]:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": mid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+        return self.recv()
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})})
+
+    def initialize(self, version: str = "2025-06-18", mid: int | str = 1) -> dict[str, Any]:
+        return self.request(mid, "initialize", {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "test-client", "version": "1.0"}})
+
+    def close(self, timeout: float = 20) -> tuple[int, str]:
+        """Close the client's side, as an agent does; (exit status, stderr)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError("the server did not exit once its client left") from None
+        return self.proc.returncode, self.stderr()
+
+    def stderr(self) -> str:
+        if self.proc.poll() is None:
+            return "(still running)"
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read().decode()
+
+
+def test_a_regular_install_has_the_server() -> None:
+    # README installs git-aide without extras: the SDK must come with it, and the old
+    # extra must still install (as nothing more).
+    import tomlkit
+
+    project = tomlkit.parse((ROOT / "pyproject.toml").read_text())["project"]
+    assert "mcp>=2.3,<3" in project["dependencies"]
+    assert list(project["optional-dependencies"]["mcp"]) == []
+
+
+def test_the_start_of_a_connection_needs_no_sdk(repo: Path, tmp_path: Path) -> None:
+    """initialize, ping and tools/list are answered from plain data: with an SDK that
+    cannot even be imported, they still are; the first tool call then gets an error of
+    one line, and so does the agent's log."""
+    fake = tmp_path / "broken" / "mcp"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('this SDK is broken')\n")
+    srv = Server(repo, env={"PYTHONPATH": str(fake.parent)})
+    init = srv.initialize()
+    assert init["id"] == 1 and init["result"]["protocolVersion"] == "2025-06-18"
+    assert init["result"]["serverInfo"]["name"] == "git-aide"
+    assert "aide_recall" in init["result"]["instructions"]
+    srv.notify("notifications/initialized")
+    assert srv.request(2, "ping") == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    tools = srv.request(3, "tools/list")["result"]["tools"]
+    assert {t["name"] for t in tools} == TOOLS
+    failed = srv.request(4, "tools/call", {"name": "aide_recall", "arguments": {}})
+    assert failed["id"] == 4 and failed["error"]["code"] == -32603
+    assert "the MCP SDK cannot be loaded: ImportError: this SDK is broken" in \
+        failed["error"]["message"]
+    status, err = srv.close()
+    assert status == 1
+    assert err.splitlines() == ["git-aide: error: the MCP SDK cannot be loaded: "
+                                "ImportError: this SDK is broken"]
+
+
+def _session(repo: Path, version: str, sdk_first: bool) -> list[dict[str, Any]]:
+    """initialize, tools/list and ping; `sdk_first`: a notification before initialize,
+    which this server leaves to the SDK, so that the SDK itself answers them all."""
+    srv = Server(repo)
+    if sdk_first:
+        srv.notify("notifications/cancelled", {"requestId": 99})
+    got = [srv.initialize(version)]
+    srv.notify("notifications/initialized")
+    got.append(srv.request(2, "tools/list"))
+    got.append(srv.request(3, "ping"))
+    assert srv.close() == (0, "")
+    return got
+
+
+def test_the_first_answers_are_the_sdks_own(repo: Path) -> None:
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION
+
+    from git_aide.agents.handshake import HANDSHAKE_VERSIONS
+
+    assert HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
+    # every version answered here, one answered by the SDK alone, one nobody knows
+    for version in (*HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION, "1999-01-01"):
+        assert _session(repo, version, sdk_first=False) == \
+            _session(repo, version, sdk_first=True), version
+
+
+def test_the_session_goes_on_after_the_handover(repo: Path) -> None:
+    remember(repo, "auth tokens rotate hourly", "--scope", "src/auth/**",
+             "--layer", "area_context")
+    git(repo, "commit", "-qm", "one")
+    srv = Server(repo)
+    assert "result" in srv.initialize(mid=1)
+    srv.notify("notifications/initialized")
+    listed = srv.request(2, "tools/list")["result"]
+    # the first call reuses the id of initialize: its answer is the call's, not the
+    # SDK's answer to the replayed initialize
+    res = srv.request(1, "tools/call", {"name": "aide_recall",
+                                        "arguments": {"paths": ["src/auth/login.py"]}})
+    assert res["id"] == 1, res
+    doc = aide_ok(repo, "recall", "src/auth/login.py", "--json").json()
+    assert res["result"]["structuredContent"] == doc
+    assert res["result"]["isError"] is False
+    # from here the SDK answers: the same tools, pings, and errors of its own
+    assert srv.request("x", "tools/list")["result"] == listed
+    assert srv.request(5, "ping")["result"] == {}
+    unknown = srv.request(6, "tools/call", {"name": "aide_nothing", "arguments": {}})
+    assert unknown["error"]["code"] == -32602 and "aide_nothing" in unknown["error"]["message"]
+    assert "error" in srv.request(7, "no/such/method")
+    res = srv.request(8, "tools/call", {"name": "aide_search", "arguments": {"keyword": "tokens"}})
+    assert [m["what"] for m in res["result"]["structuredContent"]["memories"]] == \
+        ["auth tokens rotate hourly"]
+    assert srv.close() == (0, "")
+
+
+def test_a_client_that_lists_and_leaves_is_not_kept_waiting(repo: Path) -> None:
+    # As `claude mcp list` or `gemini mcp list`: initialize, the tools, then gone.
+    srv = Server(repo)
+    assert "result" in srv.initialize()
+    srv.notify("notifications/initialized")
+    assert len(srv.request(2, "tools/list")["result"]["tools"]) == len(TOOLS)
+    assert srv.close() == (0, "")
+
+
+def _imported(cwd: Path, *args: str, stdin: str | None = None) -> set[str]:
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", *args],
+                          cwd=cwd, env=BASE_ENV, capture_output=True, text=True, input=stdin)
+    assert proc.returncode == 0, proc.stderr
+    return {line.rsplit("|", 1)[1].strip().split(".")[0]
+            for line in proc.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}
+
+
+def test_the_sdk_is_installed_but_never_loaded_by_the_cli_or_the_hooks(repo: Path) -> None:
+    remember(repo, "auth tokens rotate hourly", "--scope", "src/auth/**",
+             "--layer", "area_context")
+    sdk = {"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "starlette"}
+    for args, stdin in ((("--version",), None), (("recall", "src/auth/x.py"), None),
+                        (("list",), None),
+                        (("hook", "session-start", "--agent", "claude"),
+                         json.dumps({"session_id": "s", "cwd": str(repo),
+                                     "hook_event_name": "SessionStart"}))):
+        assert not _imported(repo, *args, stdin=stdin) & sdk, args

@@ -1,0 +1,38 @@
+"""Usage errors are one line `git-aide: error: ...` pointing at the command's own -h;
+`git aide` alone prints its usage as `git` alone does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import aide, make_repo
+
+
+def test_textconv_without_a_file_is_one_error_line(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    for args in ([], ["a", "b"]):
+        r = aide(repo, "textconv", *args)
+        assert r.returncode == 2
+        assert r.stderr == "git-aide: error: usage: git aide textconv FILE\n"
+    r = aide(repo, "textconv", "-h")
+    assert r.returncode == 0 and "usage: git aide textconv FILE" in r.stderr
+
+
+def test_no_command_prints_usage_like_git(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    r = aide(repo)
+    assert r.returncode == 1
+    assert "Usage: git aide" in r.stdout and "recall" in r.stdout
+    assert "error" not in r.stderr
+
+
+def test_an_option_without_its_value_points_at_the_command_help(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    for command, option in (("log", "--uuid"), ("search", "--limit"),
+                            ("diff", "--format")):
+        args = [command, "x", option] if command == "search" else [command, option]
+        r = aide(repo, *args)
+        assert r.returncode == 2, r.stderr
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("git-aide: error: ")
+        assert lines[0].endswith(f"(see 'git aide {command} -h')"), lines
