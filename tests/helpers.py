@@ -5,14 +5,19 @@ The one helpers module: test files import from here; conftest.py holds the fixtu
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+import uuid as uuidlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from git_aide.core import memory
 
 #: The test suite's folder (its data/ and fixtures/) and the checkout's top.
 TESTS = Path(__file__).resolve().parent
@@ -129,3 +134,163 @@ def commit(repo: Path, message: str = "memories", date: str | None = None) -> st
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", message, env=env)
     return git(repo, "rev-parse", "HEAD").strip()
+
+
+# -- memories written by hand, and clones of one remote --------------------------------
+
+#: The memories folder and the write lock, relative to a repository's top.
+MEM = ".aide/memories"
+LOCK = ".git/aide.lock"
+
+#: A fixed uuid, so that two clones can add "the same" memory independently.
+UUID = "0b5e4a1c-2f3d-4e5f-8a9b-0c1d2e3f4a5b"
+
+
+T0 = "2024-01-01T00:00:00.000Z"
+
+
+def stamp(day: int) -> str:
+    """A fixed time in January 2024, one per day: the tests order events by hand."""
+    return f"2024-01-{day:02d}T12:00:00.000Z"
+
+
+def merge_record(**fields: Any) -> dict[str, Any]:
+    """A valid technical memory with the fixed uuid, overridden by `fields`."""
+    base: dict[str, Any] = {
+        "uuid": UUID, "layer": "technical", "what": "use tabs", "why": None,
+        "contributor": "Ada Tester", "tags": [], "created_at": T0, "updated_at": T0,
+    }
+    base.update(fields)
+    return memory.fill_defaults(base)
+
+
+def write_record(repo: Path, rec: dict[str, Any]) -> Path:
+    """Write a record canonically where it belongs, as a person or an agent would."""
+    path = repo / memory.relpath(rec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(memory.canonical(rec))
+    return path
+
+
+def commit_memories(repo: Path, message: str, date: str | None = None) -> None:
+    """Stage everything under .aide and commit (at `date`, when given)."""
+    env = {"GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date} if date else None
+    git(repo, "add", "-A", ".aide")
+    git(repo, "commit", "-q", "-m", message, env=env)
+
+
+def read_record(repo: Path, rec: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The memory file of the fixed uuid, parsed (and therefore valid)."""
+    return memory.parse((repo / memory.relpath(rec or merge_record())).read_bytes())
+
+
+def clone(origin: Path, path: Path, init: bool = True) -> Path:
+    """A clone of the remote with an identity, set up with `git aide init` unless not."""
+    git(origin.parent, "clone", "-q", str(origin), str(path))
+    git(path, "config", "user.name", "Bob Tester")
+    git(path, "config", "user.email", "bob@example.com")
+    git(path, "config", "commit.gpgsign", "false")
+    git(path, "config", "core.editor", "true")
+    if init:
+        aide_ok(path, "init", "--no-hooks")
+    return path
+
+
+def team(tmp_path: Path, rec: dict[str, Any] | None = None, init_b: bool = True
+         ) -> tuple[Path, Path, Path]:
+    """(remote, clone a, clone b): a pushed the set-up (and `rec`, if given) before b cloned."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    a = make_repo(tmp_path / "a")
+    git(a, "config", "core.editor", "true")
+    git(a, "remote", "add", "origin", str(origin))
+    if rec is not None:
+        write_record(a, rec)
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "set up git-aide")
+    git(a, "push", "-q", "-u", "origin", "main")
+    b = clone(origin, tmp_path / "b", init=init_b)
+    return origin, a, b
+
+
+def pull(repo: Path, *how: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """`git pull` (merge unless told), returning the process."""
+    proc = subprocess.run(["git", "pull", "-q", "--no-edit", *(how or ("--no-rebase",)),
+                           "origin", "main"], cwd=repo, capture_output=True, text=True,
+                          env=BASE_ENV)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def unmerged(repo: Path) -> str:
+    """`git ls-files -u` (empty when nothing is unmerged)."""
+    return git(repo, "ls-files", "-u")
+
+
+#: One example of each secret kind `secrets.PATTERNS` knows, by kind.
+SECRET_EXAMPLES: dict[str, str] = {
+    "private key block": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END",
+    "AWS access key id": "the key is AKIAIOSFODNN7EXAMPLE here",
+    "AWS secret access key": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "GitHub token": "token ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8",
+    "GitLab token": "use glpat-" + "xY9zW8vU7tS6rQ5pO4nM",
+    "Slack token": "bot token xoxb-123456789012-abcdefghijkl",
+    "Slack webhook": "post to https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcDEF123456",
+    "npm token": "npm_" + "A1b2C3d4E5f6" * 3,
+    "PyPI token": "pypi-AgEIcHlwaS5vcmc" + "Q2hlY2tzdW1z" * 5,
+    "SendGrid API key": "SG." + "a" * 22 + "." + "B" * 43,
+    "Google API key": "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+    "Stripe secret key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "AI provider API key": "sk-ant-" + "api03-" + "x" * 40,
+    "JSON web token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+    "password in a URL": "connect with postgres://admin:hunter22@db.example.com/app",
+    "a value assigned to password": 'set password = "correct-horse-battery"',
+}
+
+
+def valid_record(**over: Any) -> dict[str, Any]:
+    """A valid technical memory record (a fresh uuid), with some fields replaced."""
+    rec: dict[str, Any] = {
+        "uuid": str(uuidlib.uuid4()), "layer": "technical", "what": "use pnpm, not npm",
+        "why": None, "scope": None, "context_label": None, "contributor": "Ada Tester",
+        "tags": [], "source": "conversation", "shared": True, "priority": "normal",
+        "generated_by": None, "derived_from": None,
+        "created_at": "2024-05-01T10:00:00.000Z", "updated_at": "2024-05-02T10:00:00.000Z",
+    }
+    rec.update(over)
+    return rec
+
+
+def put(repo: Path, rec: dict[str, Any] | None = None, *, folder: str | None = None,
+        name: str | None = None, raw: bytes | None = None) -> str:
+    """Write a memory file (or raw bytes) into the working tree; return its repo path."""
+    rec = rec if rec is not None else valid_record()
+    if folder is None:
+        folder = "preferences/" + ("shared" if rec.get("shared", True) else "personal") \
+            if rec.get("layer") == "preferences" else str(rec.get("layer"))
+    rel = f"{MEM}/{folder}/{name or str(rec.get('uuid')) + '.json'}"
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw if raw is not None else json.dumps(rec, indent=2).encode() + b"\n")
+    return rel
+
+
+def write_memory(repo: Path, what: str, layer: str = "technical", **fields: Any) -> dict[str, Any]:
+    """Write a memory file as any tool (or a person) would: canonical, not yet staged."""
+    record = memory.new(what, layer=layer, contributor="Ada Tester", **fields)
+    path = repo / memory.relpath(record)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(memory.canonical(record))
+    return record
+
+
+@contextlib.contextmanager
+def write_lock(repo: Path) -> Iterator[None]:
+    """Hold git-aide's write lock from this process, as another writer would."""
+    fd = os.open(repo / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

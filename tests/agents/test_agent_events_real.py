@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from helpers import AIDE, BASE_ENV, TESTS, aide, aide_ok, commit, git, make_repo
-from test_agent_hooks import write
+from helpers import write_memory as write
 
 PAYLOADS = TESTS / "data" / "payloads"
 AGENTS = ("claude", "codex", "copilot", "cursor", "gemini", "vscode")

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 from helpers import BASE_ENV, CACHE, aide, git
-
-from git_aide.core import memory
+from helpers import write_memory as write
 
 
 def hook(repo: Path, event: str, data: Any, agent: str = "claude",
@@ -36,15 +35,6 @@ def claude_read(repo: Path, rel: str, session: str = "s-1") -> dict[str, Any]:
             "permission_mode": "default", "hook_event_name": "PreToolUse",
             "tool_name": "Read", "tool_input": {"file_path": str(repo / rel)},
             "tool_use_id": "toolu_01"}
-
-
-def write(repo: Path, what: str, layer: str = "technical", **fields: Any) -> dict[str, Any]:
-    """Write a memory file as any tool (or a person) would: canonical, not yet staged."""
-    record = memory.new(what, layer=layer, contributor="Ada Tester", **fields)
-    path = repo / memory.relpath(record)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(memory.canonical(record))
-    return record
 
 
 @pytest.fixture

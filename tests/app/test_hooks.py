@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import BASE_ENV, ROOT, aide_ok, git, make_repo, remember
-from test_validate import SECRET_EXAMPLES, put, record
+from helpers import BASE_ENV, ROOT, SECRET_EXAMPLES, aide_ok, git, make_repo, put, remember
+from helpers import valid_record as record
 
 from git_aide.app.hooks import BEGIN, END, HOOKS, ORIG_SUFFIX
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import aide, aide_ok, git, make_repo
-from test_merge import commit, pull, read, record, stamp, team, unmerged, write
-from test_safety import write_lock
+from helpers import aide, aide_ok, git, make_repo, pull, stamp, team, unmerged, write_lock
+from helpers import commit_memories as commit
+from helpers import merge_record as record
+from helpers import read_record as read
+from helpers import write_record as write
 
 from git_aide.core import memory
 from git_aide.core.merge import merge_bytes

@@ -3,8 +3,6 @@ working tree, secrets, control characters, bad arguments and environments."""
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 import re
@@ -12,11 +10,10 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import AIDE, BASE_ENV, aide, aide_ok, git, make_repo, remember, uuids
+from helpers import AIDE, BASE_ENV, aide, aide_ok, git, make_repo, remember, uuids, write_lock
 
 from git_aide.core import secrets
 
@@ -43,17 +40,6 @@ def finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
     out, err = proc.communicate(timeout=180)
     assert "Traceback" not in err, err
     return proc.returncode, out, err
-
-
-@contextlib.contextmanager
-def write_lock(repo: Path) -> Iterator[None]:
-    """Hold git-aide's write lock from this process, as another writer would."""
-    fd = os.open(repo / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def one_error(stderr: str) -> str:

@@ -8,30 +8,12 @@ import uuid as uuidlib
 from pathlib import Path
 from typing import Any
 
-from helpers import CACHE, aide, aide_ok, git
+from helpers import CACHE, SECRET_EXAMPLES, aide, aide_ok, git, put
+from helpers import valid_record as record
 
 from git_aide.core import secrets
 
 MEM = ".aide/memories"
-#: One example of each secret kind `secrets.PATTERNS` knows, by kind.
-SECRET_EXAMPLES: dict[str, str] = {
-    "private key block": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END",
-    "AWS access key id": "the key is AKIAIOSFODNN7EXAMPLE here",
-    "AWS secret access key": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    "GitHub token": "token ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8",
-    "GitLab token": "use glpat-" + "xY9zW8vU7tS6rQ5pO4nM",
-    "Slack token": "bot token xoxb-123456789012-abcdefghijkl",
-    "Slack webhook": "post to https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcDEF123456",
-    "npm token": "npm_" + "A1b2C3d4E5f6" * 3,
-    "PyPI token": "pypi-AgEIcHlwaS5vcmc" + "Q2hlY2tzdW1z" * 5,
-    "SendGrid API key": "SG." + "a" * 22 + "." + "B" * 43,
-    "Google API key": "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
-    "Stripe secret key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
-    "AI provider API key": "sk-ant-" + "api03-" + "x" * 40,
-    "JSON web token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
-    "password in a URL": "connect with postgres://admin:hunter22@db.example.com/app",
-    "a value assigned to password": 'set password = "correct-horse-battery"',
-}
 #: Text that looks a little like a secret but is not one.
 NOT_SECRETS = [
     "fixed in commit 3f786850e387550fdab836ed7e6dc881de23001b",
@@ -40,33 +22,6 @@ NOT_SECRETS = [
     "see https://user@example.com/path (a user name, no password)",
     "the password is read from the PASSWORD environment variable",
 ]
-
-
-def record(**over: Any) -> dict[str, Any]:
-    """A valid technical memory record, with some fields replaced."""
-    rec: dict[str, Any] = {
-        "uuid": str(uuidlib.uuid4()), "layer": "technical", "what": "use pnpm, not npm",
-        "why": None, "scope": None, "context_label": None, "contributor": "Ada Tester",
-        "tags": [], "source": "conversation", "shared": True, "priority": "normal",
-        "generated_by": None, "derived_from": None,
-        "created_at": "2024-05-01T10:00:00.000Z", "updated_at": "2024-05-02T10:00:00.000Z",
-    }
-    rec.update(over)
-    return rec
-
-
-def put(repo: Path, rec: dict[str, Any] | None = None, *, folder: str | None = None,
-        name: str | None = None, raw: bytes | None = None) -> str:
-    """Write a memory file (or raw bytes) into the working tree; return its repo path."""
-    rec = rec if rec is not None else record()
-    if folder is None:
-        folder = "preferences/" + ("shared" if rec.get("shared", True) else "personal") \
-            if rec.get("layer") == "preferences" else str(rec.get("layer"))
-    rel = f"{MEM}/{folder}/{name or str(rec.get('uuid')) + '.json'}"
-    path = repo / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(raw if raw is not None else json.dumps(rec, indent=2).encode() + b"\n")
-    return rel
 
 
 def problems(repo: Path, *args: str, env: dict[str, str] | None = None) -> list[dict[str, Any]]:

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import AIDE, BASE_ENV, ROOT, aide, git, make_repo, remember
-from test_validate import put, record
+from helpers import AIDE, BASE_ENV, ROOT, aide, git, make_repo, put, remember
+from helpers import valid_record as record
 
 from git_aide.core import secrets
 

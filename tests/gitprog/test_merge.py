@@ -12,7 +12,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import AIDE, BASE_ENV, aide, aide_ok, git, make_repo
+from helpers import (
+    AIDE,
+    BASE_ENV,
+    T0,
+    UUID,
+    aide,
+    aide_ok,
+    git,
+    make_repo,
+    pull,
+    stamp,
+    team,
+    unmerged,
+)
+from helpers import commit_memories as commit
+from helpers import merge_record as record
+from helpers import read_record as read
+from helpers import write_record as write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,90 +40,6 @@ from git_aide.core.merge import (
     merge_bytes,
 )
 from git_aide.gitprog.driver import run_driver
-
-#: A fixed uuid, so that two clones can add "the same" memory independently.
-UUID = "0b5e4a1c-2f3d-4e5f-8a9b-0c1d2e3f4a5b"
-T0 = "2024-01-01T00:00:00.000Z"
-
-
-def stamp(day: int) -> str:
-    """A fixed time in January 2024, one per day: the tests order events by hand."""
-    return f"2024-01-{day:02d}T12:00:00.000Z"
-
-
-def record(**fields: Any) -> dict[str, Any]:
-    """A valid technical memory with the fixed uuid, overridden by `fields`."""
-    base: dict[str, Any] = {
-        "uuid": UUID, "layer": "technical", "what": "use tabs", "why": None,
-        "contributor": "Ada Tester", "tags": [], "created_at": T0, "updated_at": T0,
-    }
-    base.update(fields)
-    return memory.fill_defaults(base)
-
-
-def write(repo: Path, rec: dict[str, Any]) -> Path:
-    """Write a record canonically where it belongs, as a person or an agent would."""
-    path = repo / memory.relpath(rec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(memory.canonical(rec))
-    return path
-
-
-def commit(repo: Path, message: str, date: str | None = None) -> None:
-    """Stage everything under .aide and commit (at `date`, when given)."""
-    env = {"GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date} if date else None
-    git(repo, "add", "-A", ".aide")
-    git(repo, "commit", "-q", "-m", message, env=env)
-
-
-def read(repo: Path, rec: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The memory file of the fixed uuid, parsed (and therefore valid)."""
-    return memory.parse((repo / memory.relpath(rec or record())).read_bytes())
-
-
-def clone(origin: Path, path: Path, init: bool = True) -> Path:
-    """A clone of the remote with an identity, set up with `git aide init` unless not."""
-    git(origin.parent, "clone", "-q", str(origin), str(path))
-    git(path, "config", "user.name", "Bob Tester")
-    git(path, "config", "user.email", "bob@example.com")
-    git(path, "config", "commit.gpgsign", "false")
-    git(path, "config", "core.editor", "true")
-    if init:
-        aide_ok(path, "init", "--no-hooks")
-    return path
-
-
-def team(tmp_path: Path, rec: dict[str, Any] | None = None, init_b: bool = True
-         ) -> tuple[Path, Path, Path]:
-    """(remote, clone a, clone b): a pushed the set-up (and `rec`, if given) before b cloned."""
-    origin = tmp_path / "origin.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
-    a = make_repo(tmp_path / "a")
-    git(a, "config", "core.editor", "true")
-    git(a, "remote", "add", "origin", str(origin))
-    if rec is not None:
-        write(a, rec)
-    git(a, "add", "-A")
-    git(a, "commit", "-q", "-m", "set up git-aide")
-    git(a, "push", "-q", "-u", "origin", "main")
-    b = clone(origin, tmp_path / "b", init=init_b)
-    return origin, a, b
-
-
-def pull(repo: Path, *how: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """`git pull` (merge unless told), returning the process."""
-    proc = subprocess.run(["git", "pull", "-q", "--no-edit", *(how or ("--no-rebase",)),
-                           "origin", "main"], cwd=repo, capture_output=True, text=True,
-                          env=BASE_ENV)
-    if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
-
-
-def unmerged(repo: Path) -> str:
-    """`git ls-files -u` (empty when nothing is unmerged)."""
-    return git(repo, "ls-files", "-u")
-
 
 # --- set-up ---------------------------------------------------------------------------
 

@@ -19,8 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import AIDE, BASE_ENV, aide_ok, git, make_repo
-from test_merge import UUID, commit, pull, read, record, stamp, team, write
+from helpers import AIDE, BASE_ENV, UUID, aide_ok, git, make_repo, pull, stamp, team
+from helpers import commit_memories as commit
+from helpers import merge_record as record
+from helpers import read_record as read
+from helpers import write_record as write
 
 from git_aide.core import memory
 
