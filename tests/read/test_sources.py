@@ -211,7 +211,8 @@ def recall_counting(repo: Path, monkeypatch, passes: list[int],  # type: ignore[
     def recall() -> list[str]:
         passes.clear()
         ctx = open_context()
-        here, cache, snap = ctx.repo, ctx.cache, ctx.snapshot()
+        # loaded early, as recall loads it: worked out while git compares the tree
+        here, cache, snap = ctx.repo, ctx.cache, ctx.snapshot(early=True)
         hits = answers.recall_hits(here, cache, snap, ["src/a.py"], query="ledger",
                                    count=False)
         return [getattr(h.entry, field) for h in hits]
@@ -324,7 +325,7 @@ def test_a_snapshot_loaded_early_answers_from_the_view_until_speculate_settles_i
     answer, works the answer out again with the file that differs, and settles it."""
     import time
 
-    from git_aide.cli import commands
+    from git_aide.app.context import open_context
     from git_aide.read.overlay import speculate
 
     remember(repo, "ledger rounding is banker's", "--scope", "src/**")
@@ -333,7 +334,7 @@ def test_a_snapshot_loaded_early_answers_from_the_view_until_speculate_settles_i
     aide_ok(repo, "recall", "src/a.py")
     remember(repo, "ledger ids are ulids", "--scope", "src/**", "--no-stage")
     monkeypatch.chdir(repo)
-    _where, _cache, snap = commands.load(False, None, warn_now=False)
+    snap = open_context().snapshot(early=True)
     pending = snap.pending
     assert pending is not None
 
