@@ -12,6 +12,11 @@ and is left alone, and nothing is read or written through a link out of the work
 tree.
 
 A set-up is only called done when the server the files name starts (agents/probe.py).
+
+Longer than most modules, on purpose: a hundred lines are the table of each agent's
+hooks and files, and the rest is one promise (install, and give the file back byte for
+byte) kept for JSON and TOML side by side; the text editing itself is jsonedit.py's,
+whether the server starts probe.py's.
 """
 
 from __future__ import annotations

@@ -15,6 +15,11 @@ Codex or VS Code `apply_patch`, the files a shell command reads (`cat`, `sed -n`
 
 Per-session state (which memories this session was already given) lives in
 `<git common dir>/aide/sessions/`, never in the working tree.
+
+Longer than most modules, on purpose: six events in six agents' dialects are one
+table of behaviour (what each event injects, in which field each agent reads it), kept
+together so that a change to one event is seen against the others; which files a tool
+call is about is toolpaths.py's, the session record sessions.py's.
 """
 
 from __future__ import annotations
@@ -338,7 +343,7 @@ def _open(opened: list[Context], warn_now: bool = True) -> tuple[Repo, Cache, Sn
     return ctx.repo, ctx.cache, snap
 
 
-def _warn(snap: Any) -> None:
+def _warn(snap: Snapshot) -> None:
     for w in snap.warnings:
         _say(w)
 

@@ -18,6 +18,11 @@ reads too (CLAUDE.md saying `@AGENTS.md`). Memories keep the headings of their s
 (`### Testing` inside a section). The bytes depend on the memories
 and those files alone (sorted, no timestamps), so `--check` can tell whether the files
 are up to date.
+
+Longer than most modules, on purpose: the plan of every file an export writes (which
+memories go where, what each agent already reads, the byte budget) is one decision that
+`--check` must reproduce exactly; the rules files' markdown is markdown.py's and what
+each agent loads is native.py's.
 """
 
 from __future__ import annotations

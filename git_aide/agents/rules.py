@@ -9,6 +9,9 @@ memory. With no file
 named, `import` finds the rules files agents read in the working tree; it follows their
 `@path` imports (relative to the importing file, five deep, each file once, never out of
 the working tree), and says what it left out of each file.
+
+A little over 400 lines: which layer and scope each kind of rules file gives its
+rules, and the discovery of those files, are one table read together.
 """
 
 from __future__ import annotations

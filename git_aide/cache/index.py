@@ -12,6 +12,10 @@ Queries are never parsed with Whoosh's query language: the text is cut into word
 the same analyzer that indexed the documents, so quotes, `*`, `OR` or `col:x` are
 just words and nothing can raise a syntax error. Fragments of words are not indexed
 (stems are): search.py looks for them in the memories themselves.
+
+A little over 400 lines: opening, rebuilding, filling and asking the index share one
+state (its folder, its lock, its id table); the id table is idtable.py's, the analysis
+analysis.py's, the tables a warm search reads postings.py's.
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""Filter and rank memories for a set of query paths (README, How recall and search rank)."""
+"""Filter and rank memories for a set of query paths (README, How recall and search rank).
+
+Longer than most modules, on purpose: the order of a recall is one function of many
+signals (scope distance, layer, relevance, recency, supersession, the project-wide cap,
+diversity), tuned together against bench/quality/; splitting them would hide how they
+weigh against each other. The weak signals themselves are weak.py's.
+"""
 
 from __future__ import annotations
 
