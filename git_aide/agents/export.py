@@ -615,11 +615,11 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
            max_chars: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
     from git_aide.agents.rules import read_rules
+    from git_aide.app.context import Context
     from git_aide.core.files import write_atomic
-    from git_aide.read.load import load
 
     top = repo.require_worktree("export")
-    records = [e.record for e in load(repo, cache).entries]
+    records = [e.record for e in Context(repo, cache).snapshot().entries]
     p = plan(top, records, agents, max_chars)
     # Every file is read and every destination checked before the first write, so that
     # an export refused for one file has not written or removed another.

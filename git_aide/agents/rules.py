@@ -298,15 +298,15 @@ def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
 def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, layer: str | None,
             scope: str | None, label: str | None, dry_run: bool) -> dict[str, Any]:
     from git_aide.app import store
+    from git_aide.app.context import Context
     from git_aide.core import memory
-    from git_aide.read.load import load
 
     if layer is not None and layer not in memory.LAYERS:
         raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
     if scope is not None:
         scope = store.clean_scope(scope)
     have: dict[tuple[str, str | None, str], str] = {}
-    for e in load(repo, cache).entries:
+    for e in Context(repo, cache).snapshot().entries:
         r = e.record
         if r.get("shared", True) is not False:
             have.setdefault((r["layer"], r["scope"], r["what"].strip()), r["uuid"])

@@ -68,8 +68,7 @@ class Memory:
         directory, its config read afresh for each call, and a cache handle of its own,
         so that packs other processes wrote count."""
         if self._ctx is None:
-            from git_aide.app.context import Context
-            from git_aide.cache.folder import Cache
+            from git_aide.app.context import context_of
             from git_aide.gitio.repo import open_repo
             from git_aide.gitio.spawn import CONFIG, spawn
 
@@ -77,7 +76,7 @@ class Memory:
                 self._repo = open_repo()
             else:
                 self._repo.reread_config(spawn(*CONFIG))
-            self._ctx = Context(self._repo, Cache(self._repo.cache_dir))
+            self._ctx = context_of(self._repo)
         return self._ctx
 
     def repo(self) -> Repo:
@@ -107,7 +106,6 @@ class Memory:
         """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
         from git_aide.gitio.repo import check_revision
         from git_aide.gitio.spawn import Early, resolve_query, spawn
-        from git_aide.read.load import load as load_source
 
         changed: list[str] | None = None
         if rev is None:
@@ -118,10 +116,9 @@ class Memory:
             # Start git's question before anything else, as the command line does.
             asked = Early(resolve=spawn("cat-file", "--batch-check", input=resolve_query(rev)))
             repo = self.repo()
-        cache = self.cache(repo)
-        kind = "worktree" if rev is None else "rev"
-        snap = load_source(repo, cache, kind, rev, asked=asked, warm=self._warm,
-                           changed=changed)
+        ctx = self.context()
+        cache = ctx.cache
+        snap = ctx.snapshot(False, rev, asked=asked, warm=self._warm, changed=changed)
         for line in snap.warnings:
             sys.stderr.write(f"git-aide: warning: {line}\n")
         return repo, cache, snap
@@ -130,9 +127,9 @@ class Memory:
         """The memory files that may differ from the index, from the folder's watch
         (agents/watch.py); or, when git must say, its status started."""
         from git_aide.agents.watch import Watch
-        from git_aide.cache.folder import stat_sig
+        from git_aide.core.files import stat_sig
         from git_aide.gitio.spawn import STATUS, Early, spawn
-        from git_aide.read.listing import changed_paths
+        from git_aide.gitio.status import changed_paths
 
         top = repo.require_worktree("reading the working tree")
         wanted = repo.settings.mcp_watch
@@ -190,15 +187,13 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
 def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
     """The memories relevant to paths (as `recall --json`), or those `ids` names."""
     from git_aide.app import answers
-    from git_aide.rank.recall import Hit
-
     repo, cache, snap = mem.read(a["rev"])
     if a["ids"]:
         chosen: dict[str, Entry] = {}
         for ident in a["ids"]:
             e = find(snap, ident)
             chosen.setdefault(e.uuid, e)
-        hits = [Hit(e, e.scope) for e in chosen.values()]
+        hits = answers.chosen_hits(list(chosen.values()))
     else:
         query = a["query"]
         ft = mem.index(cache) if query and query.strip() else None
@@ -426,8 +421,9 @@ def warm_up() -> Any:
     import git_aide.app.log  # noqa: F401
     import git_aide.app.search  # noqa: F401
     import git_aide.app.store  # noqa: F401
-    import git_aide.read.load  # noqa: F401
+    from git_aide.app.context import preload
     from git_aide.gitio.repo import load_reader
 
+    preload()
     load_reader()
     return server

@@ -33,7 +33,7 @@ import os
 import select
 import struct
 
-from git_aide.cache.folder import stat_sig
+from git_aide.core.files import stat_sig
 from git_aide.core.memory import MEMORIES_DIR
 from git_aide.gitio.folders import linked
 

@@ -177,6 +177,13 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
     return sr.search(ft, snap.entries, query, filters(layers, (), None), lim, progress)
 
 
+def chosen_hits(entries: list[Entry]) -> list[Hit]:
+    """The memories an agent named by id, as hits in the order named."""
+    from git_aide.rank.recall import Hit
+
+    return [Hit(e, e.scope) for e in entries]
+
+
 def list_hits(snap: Snapshot, *, layers: tuple[str, ...] | list[str] = (),
               tags: tuple[str, ...] | list[str] = (), contributor: str | None = None
               ) -> list[Hit]:

@@ -85,6 +85,19 @@ class Context:
         return said
 
 
+def context_of(repo: Repo) -> Context:
+    """The context of an open repository, with a cache handle of its own."""
+    from git_aide.cache.folder import Cache
+
+    return Context(repo, Cache(repo.cache_dir))
+
+
+def preload() -> None:
+    """Import the read path now (a long-lived server does it while it waits), so that
+    the first call does not pay for it."""
+    import git_aide.read.load  # noqa: F401
+
+
 def open_context(asked: Early | None = None) -> Context:
     """The context of the repository around the current directory.
 

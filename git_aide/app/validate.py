@@ -21,8 +21,9 @@ from git_aide.core import controls, memory, secrets
 from git_aide.core.errors import UsageError
 from git_aide.core.memory import MEMORIES_DIR, PERSONAL_DIR
 from git_aide.gitio.repo import Repo
+from git_aide.gitio.status import QUIET
 from git_aide.read import listing
-from git_aide.read.listing import QUIET, blob_id
+from git_aide.read.listing import blob_id
 
 #: The sources `validate` accepts; "all" is the working tree and the index together.
 KINDS: tuple[str, ...] = ("worktree", "index", "rev", "all")

@@ -27,6 +27,7 @@ import os
 import time
 
 from git_aide.cache.disk import Folder
+from git_aide.core.files import stat_sig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -304,13 +305,6 @@ def _blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def stat_sig(path: str) -> tuple[int, ...] | None:
-    """(size, mtime_ns, inode, ctime_ns) of a file, or None when it is missing."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 def _worktree_file(worktree: str) -> str:

@@ -154,3 +154,12 @@ def _same_file(fd: int, path: str) -> bool:
         return False
     held = os.fstat(fd)
     return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
+
+
+def stat_sig(path: str) -> tuple[int, ...] | None:
+    """(size, mtime_ns, inode, ctime_ns) of a file, or None when it is missing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)

@@ -17,15 +17,13 @@ import os
 import stat
 import time
 
-from git_aide.cache.folder import RACY_SECONDS, Cache, stat_sig
-from git_aide.core.errors import GitError
+from git_aide.cache.folder import RACY_SECONDS, Cache
+from git_aide.core.files import stat_sig
 from git_aide.core.memory import MEMORIES_DIR
 from git_aide.gitio import folders
 from git_aide.gitio.repo import Repo
 from git_aide.gitio.spawn import Spawned
-
-#: Files in the memories folders that are not memories and say nothing when skipped.
-QUIET = frozenset({".gitignore", ".gitkeep", ".gitattributes", "README.md", ".DS_Store"})
+from git_aide.gitio.status import QUIET, changed_paths
 
 
 def blob_id(data: bytes) -> str:
@@ -92,29 +90,6 @@ def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, by
     return read_dirty(cache, top, paths, contents, warnings) if paths else []
 
 
-def changed_paths(top: str, status: Spawned | None) -> list[str]:
-    """The files of the memories folder that differ from the index, as `git status` names
-    them (an ignored folder's expanded)."""
-    if status is None:
-        raise GitError("git could not be started")
-    rc, out, err = status.wait()
-    if rc != 0:
-        lines = err.decode(errors="replace").strip().splitlines()
-        raise GitError(f"git status failed: {lines[-1] if lines else rc}")
-    paths: set[str] = set()
-    for item in out.decode(errors="surrogateescape").split("\0"):
-        if item[1:2] == " ":
-            # Staged and unchanged since ("A ", "M "): the index holds it as it is, so it
-            # does not differ from the index's listing (a fresh `remember` is such a file).
-            continue
-        path = item[3:]
-        if path.endswith("/"):  # an ignored folder (personal memories) is named, not listed
-            paths.update(_files_below(top, path))
-        elif path:
-            paths.add(path)
-    # The personal folder's own .gitignore and the like are no memories and say nothing:
-    # not reading them keeps a clean tree's recall from hashing anything.
-    return sorted(p for p in paths if p.rsplit("/", 1)[-1] not in QUIET)
 
 
 def worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],
@@ -128,12 +103,6 @@ def worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],
     return [(p, b) for p, b in listing if is_candidate(p, warnings)]
 
 
-def _files_below(top: str, folder: str) -> list[str]:
-    out: list[str] = []
-    for base, _dirs, files in os.walk(os.path.join(top, folder)):
-        rel = os.path.relpath(base, top).replace(os.sep, "/")
-        out.extend(f"{rel}/{name}" for name in files)
-    return out
 
 
 def guess_dirty(table: dict[str, tuple[int, int, int, int, str]], top: str

@@ -14,8 +14,9 @@ from __future__ import annotations
 import time
 
 from git_aide.cache import views
-from git_aide.cache.folder import RACY_SECONDS, stat_sig
+from git_aide.cache.folder import RACY_SECONDS
 from git_aide.core import scope as scopes
+from git_aide.core.files import stat_sig
 from git_aide.gitio.spawn import STATUS, spawn
 from git_aide.read import listing
 from git_aide.read.overlay import Overlay

@@ -12,6 +12,7 @@ and then take git's answer: `speculate()` is that whole protocol, in one place.
 from __future__ import annotations
 
 from git_aide.gitio import folders
+from git_aide.gitio.status import changed_paths
 from git_aide.read import listing
 
 TYPE_CHECKING = False
@@ -94,7 +95,7 @@ class Overlay:
         instead of the guess; whether the guess was right (nothing changed then)."""
         snap, top, live = self.snap, self.top, self.live
         snap.pending = None
-        paths = self.changed if self.changed is not None else listing.changed_paths(
+        paths = self.changed if self.changed is not None else changed_paths(
             top, self.status)
         dirty = (listing.read_dirty(self.cache, top, paths, self.contents, live, self.table)
                  if paths else [])
