@@ -146,6 +146,10 @@ TOPIC_DISTANCE = float("inf")
 #: How much the path's own words weigh against specificity (1: a memory holding every
 #: rare word of the path gains as much as a scope naming the file is worth).
 PATH_WEIGHT = 1.0
+#: The same for a project-wide memory in a path recall: small enough that it never
+#: lifts one above a scoped memory (whose specificity is at least 1 / (1 + its
+#: distance)), enough to order the project-wide ones.
+PROJECT_WIDE_PATH_WEIGHT = 0.01
 #: A memory of one layer and an overlapping scope that shares this share of its words
 #: with a newer one is taken as superseded by it (section 4).
 SUPERSEDED_SIMILARITY = 0.3
@@ -275,7 +279,7 @@ def _stem_text(e: Entry) -> bytes:
 def rank(hits: list[Hit], *, limit: int, diversity_min: int,
          scorer: Callable[[list[Hit]], None] | None = None,
          project_wide_limit: int = -1, path_words_: set[str] | None = None,
-         body: bytes | None = None) -> list[Hit]:
+         body: bytes | None = None, named: list[bytes] | None = None) -> list[Hit]:
     """Order (section 4 step 2), cap project-wide memories (step 3), cut at the limit
     and, when asked, rebalance layers (step 4)."""
     if scorer is not None:
@@ -292,7 +296,8 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
     if path_words_:
         weights = _weigh_path_words(hits, path_words_, body)
         if project_wide_limit >= 0:
-            hits = _cap_project_wide(hits, project_wide_limit, weights, body)
+            hits = _cap_project_wide(hits, project_wide_limit, weights, body,
+                                     below_scoped=scorer is None, named=named or [])
     key = _sort_key()
     window = heapq.nsmallest(max(SUPERSESSION_WINDOW * limit, 30), hits, key=key)
     _mark_superseded(window)
@@ -376,9 +381,16 @@ def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
 
 
 def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
-                      body: bytes | None) -> list[Hit]:
+                      body: bytes | None, below_scoped: bool = False,
+                      named: list[bytes] | None = None) -> list[Hit]:
     """Keep at most `cap` project-wide memories: those holding most of the path's (and
     query's) weighted words (none that holds none, unless --query found it relevant).
+
+    `below_scoped` (a path recall without --query): the path's words only order the
+    kept ones among themselves. A word of the path is no mention of the file ("The app
+    deploys on Fridays" for src/app.py): project-wide memories follow the scoped ones,
+    but for those that name a query file by its path or its name with the extension
+    (`named`, lower case), which are mentions of it.
 
     Their stored bytes are searched for the words (in a large store only the newest
     PROJECT_WIDE_SCAN), so nothing is parsed.
@@ -395,10 +407,13 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
         newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
         chosen = set(map(id, newest))
         wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
+    mentioning: set[int] = set()
     if weights:
+        texts = stored_texts([h.entry for h in wide], body)
+        if below_scoped and named:
+            mentioning = {i for at in holding(texts, named).values() for i in at}
         on = [0.0] * len(wide)
-        for w, at in holding(stored_texts([h.entry for h in wide], body),
-                             list(weights)).items():
+        for w, at in holding(texts, list(weights)).items():
             for i in at:
                 on[i] += weights[w]
         for h, v in zip(wide, on, strict=True):
@@ -406,6 +421,11 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
     kept = [h for h in wide if h.standing.on_path or h.standing.relevance]
     kept.sort(key=lambda h: (-h.standing.on_path - h.standing.relevance,
                              h.entry.updated_at.translate(_INVERT), h.entry.uuid))
+    if below_scoped:
+        mentions = {id(wide[i]) for i in mentioning}
+        for h in kept:
+            if id(h) not in mentions:
+                h.standing.on_path *= PROJECT_WIDE_PATH_WEIGHT
     out.extend(kept[:cap])
     return out
 
@@ -474,10 +494,13 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
         want = set().union(*(path_words(q.path) for q in queries))
         if query:
             want |= words(query)
+    # A file named by its path, or by its name with the extension, is mentioned.
+    named = sorted({n.lower().encode() for q in queries if not q.is_dir and q.path
+                    for n in (q.path, q.path.rpartition("/")[2]) if "." in n or "/" in n})
     return rank(hits, limit=limit,
                 diversity_min=diversity_min, scorer=scorer,
                 project_wide_limit=project_wide_limit if queries else -1,
-                path_words_=want, body=body)
+                path_words_=want, body=body, named=named)
 
 
 def listing(entries: list[Entry], filters: Filters) -> list[Hit]:

@@ -214,3 +214,19 @@ def test_a_directory_recall_takes_notes_naming_a_path_inside_it(repo: Path) -> N
     assert docs not in recall(repo, "examples/shopping/")
     # For another file of that directory, a note about cart.py is no mention.
     assert docs not in recall(repo, "examples/shop/basket.py")
+
+
+def test_a_common_word_of_the_path_does_not_lift_a_project_wide_memory(repo: Path) -> None:
+    """`recall src/app.py`: "The app deploys on Fridays" holds the file's stem as a plain
+    word, which is no mention of the file; the memories scoped to src/ come first."""
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("x = 1\n")
+    wide = remember(repo, "The app deploys on Fridays")["uuid"]
+    scoped = [remember(repo, what, "--scope", "src/**")["uuid"]
+              for what in ("Use black for formatting", "Handlers return dataclasses",
+                           "Logging goes through structlog", "No global state in src")]
+    got = uuids(aide_ok(repo, "recall", "src/app.py", "--json"))
+    assert sorted(got[:4]) == sorted(scoped) and got[4] == wide
+    # A project-wide memory that names the file itself is a mention, and stays ahead.
+    named = remember(repo, "src/app.py must stay import-free at start-up")["uuid"]
+    assert uuids(aide_ok(repo, "recall", "src/app.py", "--json"))[0] == named
