@@ -55,4 +55,4 @@ def words(text: str, parts: bool = True) -> frozenset[str]:
     """The lower-case words of a text, filler words and single characters left out;
     with `parts` identifiers split into their parts (see the module's docstring)."""
     found = (w.lower() for w in _PARTS.findall(text)) if parts else _RUNS.findall(text.lower())
-    return frozenset(w for w in found if len(w) > 1 and w not in STOP)
+    return frozenset(w for w in found if (len(w) > 1 or w.isdigit()) and w not in STOP)
