@@ -218,6 +218,16 @@ def order(hits: list[Hit], limit: int) -> list[Hit]:
     head = hits[:max(3 * limit, 30)]
     old = {o.uuid for o, _n, _s in pairs([h.entry for h in head], SUPERSEDED_SIMILARITY)}
     hits.sort(key=lambda h: h.entry.uuid in old)
+    # The score shown is the one that ordered the list: the superseded, after every
+    # current match, are scaled below the last of them (their own order kept).
+    current = [h.score or 0.0 for h in hits if h.entry.uuid not in old]
+    behind = [h for h in hits if h.entry.uuid in old]
+    if current and behind:
+        top = max(h.score or 0.0 for h in behind)
+        if top >= min(current) > 0:
+            scale = 0.99 * min(current) / top
+            for h in behind:
+                h.score = (h.score or 0.0) * scale
     return hits
 
 

@@ -245,3 +245,16 @@ def test_index_command(repo: Path) -> None:
     assert aide_ok(repo, "index", "--quiet").stdout == ""
     assert aide_ok(repo, "index", "--rebuild").returncode == 0
     assert found(repo, "indexed") != []
+
+
+def test_the_scores_shown_are_the_order_of_the_list(repo: Path) -> None:
+    """A memory superseded by a newer one follows every current match, and the score
+    `search --json` shows for it is below theirs (as the order says)."""
+    older = remember(repo, "flux capacitor flux setting: flux is 1.21 gigawatts of flux")
+    newer = remember(repo, "flux capacitor flux setting: flux is now 2.1 gigawatts")
+    other = remember(repo, "the release notes mention flux once")
+    doc = aide_ok(repo, "search", "flux", "--json").json()
+    got = [m["uuid"] for m in doc["memories"]]
+    assert got.index(older["uuid"]) > max(got.index(newer["uuid"]), got.index(other["uuid"]))
+    scores = [m["score"] for m in doc["memories"]]
+    assert scores == sorted(scores, reverse=True), scores
