@@ -325,12 +325,33 @@ def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,
 
 
 def _duplicates(entries: list[Entry], threshold: float) -> list[Finding]:
-    """The older memory of each near-duplicate pair, naming the newer one."""
-    return [Finding(o.uuid, o.path, "duplicate",
-                    f"says nearly what {n.uuid[:8]} says ({round(sim * 100)}% the same "
-                    f"words, both {o.layer})", f"forget it: `git aide forget {o.uuid[:8]}`",
-                    other=n.uuid)
-            for o, n, sim in duplicates.pairs(entries, threshold)]
+    """The older memory of each near-duplicate pair, naming the newer one.
+
+    Advice that deletes knowledge must be sure: `forget` is advised only when the two
+    say the same words, every value and name included (`is X` and `is Y`, `trigger` and
+    `batch trigger` are different facts); otherwise the two are to be compared."""
+    out = []
+    for o, n, sim in duplicates.pairs(entries, threshold):
+        if _same_words(o.what, n.what):
+            fix = f"forget it: `git aide forget {o.uuid[:8]}`"
+        else:
+            fix = (f"compare them (`git aide show {o.uuid[:8]}`, `git aide show "
+                   f"{n.uuid[:8]}`); forget one only if they say the same thing")
+        out.append(Finding(o.uuid, o.path, "duplicate",
+                           f"says nearly what {n.uuid[:8]} says ({round(sim * 100)}% the "
+                           f"same words, both {o.layer})", fix, other=n.uuid))
+    return out
+
+
+def _same_words(a: str, b: str) -> bool:
+    """Whether two texts hold the same words, every one counted (one letter, a number,
+    a filler word): what they differ in is only order, case and punctuation."""
+    import re
+
+    def cut(text: str) -> set[str]:
+        return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+    return cut(a) == cut(b)
 
 
 def orphaned_count(repo: Repo, snap: Snapshot) -> int:

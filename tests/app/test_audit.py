@@ -358,3 +358,22 @@ def test_brace_alternatives_that_moved_to_different_places(repo: Path) -> None:
     assert f["suggestion"] == {"scope": "{code/a/**,documentation/**}"}
     aide_ok(repo, "audit", "--fix")
     assert findings(repo) == []
+
+
+def test_audit_advises_forget_only_when_the_two_say_the_same_words(repo: Path) -> None:
+    """Different named things are different facts: "the trigger API endpoint is X" and
+    "the batch trigger API endpoint is Y" are compared, not one of them forgotten."""
+    old = remember(repo, "The trigger API endpoint is X")
+    backdate(repo, old, "2024-01-01T00:00:00.000Z")
+    new = remember(repo, "The batch trigger API endpoint is Y")
+    same_old = remember(repo, "Deploys happen on Fridays, after the freeze", "--layer",
+                        "guidelines")
+    backdate(repo, same_old, "2024-01-01T00:00:00.000Z")
+    remember(repo, "deploys happen on fridays after the freeze!", "--layer", "guidelines")
+    commit(repo, "memories")
+    by_uuid = {f["uuid"]: f for f in findings(repo) if f["kind"] == "duplicate"}
+    assert by_uuid[old["uuid"]]["other"] == new["uuid"]
+    lines = {line.split()[0]: line for line in aide_ok(repo, "audit").stdout.splitlines()}
+    different = lines[old["uuid"][:8]]
+    assert "forget it" not in different and f"git aide show {new['uuid'][:8]}" in different
+    assert "(forget it: `git aide forget " in lines[same_old["uuid"][:8]]
