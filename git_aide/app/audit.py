@@ -346,12 +346,9 @@ def _duplicates(entries: list[Entry], threshold: float) -> list[Finding]:
 def _same_words(a: str, b: str) -> bool:
     """Whether two texts hold the same words, every one counted (one letter, a number,
     a filler word): what they differ in is only order, case and punctuation."""
-    import re
+    from git_aide.core.words import every_word
 
-    def cut(text: str) -> set[str]:
-        return set(re.findall(r"[a-z0-9]+", text.lower()))
-
-    return cut(a) == cut(b)
+    return every_word(a) == every_word(b)
 
 
 def orphaned_count(repo: Repo, snap: Snapshot) -> int:

@@ -52,7 +52,14 @@ def plain(word: str) -> bool:
 
 
 def words(text: str, parts: bool = True) -> frozenset[str]:
-    """The lower-case words of a text, filler words and single characters left out;
-    with `parts` identifiers split into their parts (see the module's docstring)."""
+    """The lower-case words of a text, filler words and single letters left out (a
+    digit is a word: "fact 1" and "fact 2" differ); with `parts` identifiers split into
+    their parts (see the module's docstring)."""
     found = (w.lower() for w in _PARTS.findall(text)) if parts else _RUNS.findall(text.lower())
     return frozenset(w for w in found if (len(w) > 1 or w.isdigit()) and w not in STOP)
+
+
+def every_word(text: str) -> frozenset[str]:
+    """Every lower-case run of letters and digits of a text, none left out: what two
+    texts must share to say the same thing, names and values included."""
+    return frozenset(_RUNS.findall(text.lower()))
