@@ -102,11 +102,9 @@ def open_context(asked: Early | None = None) -> Context:
     """The context of the repository around the current directory.
 
     `asked`: git's questions already started (spawn.early)."""
-    from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import open_repo
 
-    repo = open_repo(asked)
-    return Context(repo, Cache(repo.cache_dir))
+    return context_of(open_repo(asked))
 
 
 def source(cached: bool, rev: str | None) -> tuple[str, str | None]:
