@@ -9,8 +9,10 @@ import contextlib
 import fcntl
 import json
 import os
+import select
 import subprocess
 import sys
+import time
 import uuid as uuidlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -294,3 +296,92 @@ def write_lock(repo: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+# -- agents: hook events and the MCP server, as an agent runs them ----------------------
+
+def hook(repo: Path, event: str, data: Any, agent: str = "claude",
+         env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """Run a hook with an event on stdin: (exit status, stdout, stderr)."""
+    stdin = data if isinstance(data, str) else json.dumps(data)
+    r = aide(repo, "hook", event, "--agent", agent, input=stdin, env=env)
+    assert "Traceback" not in r.stderr, r.stderr
+    return r.returncode, r.stdout, r.stderr
+
+
+def hook_context(stdout: str) -> str:
+    """The additionalContext of a Claude/Codex/Gemini reply."""
+    return json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def claude_read(repo: Path, rel: str, session: str = "s-1") -> dict[str, Any]:
+    """A Claude Code PreToolUse event for a Read, as Claude Code sends it."""
+    return {"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": str(repo),
+            "permission_mode": "default", "hook_event_name": "PreToolUse",
+            "tool_name": "Read", "tool_input": {"file_path": str(repo / rel)},
+            "tool_use_id": "toolu_01"}
+
+
+class McpServer:
+    """`git aide mcp` started as an agent starts it, spoken to line by line."""
+
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen([*AIDE, "mcp"], cwd=cwd, env={**BASE_ENV, **(env or {})},
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        self.buf = b""
+
+    def send(self, msg: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def recv(self, timeout: float = 30) -> dict[str, Any]:
+        """The next message, or a failure after `timeout` seconds (never a hang)."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
+            if not ready:
+                raise AssertionError(f"no answer within {timeout} s: {self.stderr()}")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise AssertionError(f"the server closed its output: {self.stderr()}")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def request(self, mid: int | str, method: str, params: dict[str, Any] | None = None
+                ) -> dict[str, Any]:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": mid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+        return self.recv()
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})})
+
+    def initialize(self, version: str = "2025-06-18", mid: int | str = 1) -> dict[str, Any]:
+        return self.request(mid, "initialize", {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "test-client", "version": "1.0"}})
+
+    def close(self, timeout: float = 20) -> tuple[int, str]:
+        """Close the client's side, as an agent does; (exit status, stderr)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError("the server did not exit once its client left") from None
+        return self.proc.returncode, self.stderr()
+
+    def stderr(self) -> str:
+        if self.proc.poll() is None:
+            return "(still running)"
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read().decode()

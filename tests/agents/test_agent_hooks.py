@@ -8,33 +8,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from helpers import BASE_ENV, CACHE, aide, git
+from helpers import BASE_ENV, CACHE, aide, claude_read, git, hook
+from helpers import hook_context as context
 from helpers import write_memory as write
-
-
-def hook(repo: Path, event: str, data: Any, agent: str = "claude",
-         env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    """Run a hook with an event on stdin: (exit status, stdout, stderr)."""
-    stdin = data if isinstance(data, str) else json.dumps(data)
-    r = aide(repo, "hook", event, "--agent", agent, input=stdin, env=env)
-    assert "Traceback" not in r.stderr, r.stderr
-    return r.returncode, r.stdout, r.stderr
-
-
-def context(stdout: str) -> str:
-    """The additionalContext of a Claude/Codex/Gemini reply."""
-    return json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
-
-
-def claude_read(repo: Path, rel: str, session: str = "s-1") -> dict[str, Any]:
-    """A Claude Code PreToolUse event for a Read, as Claude Code sends it."""
-    return {"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": str(repo),
-            "permission_mode": "default", "hook_event_name": "PreToolUse",
-            "tool_name": "Read", "tool_input": {"file_path": str(repo / rel)},
-            "tool_use_id": "toolu_01"}
 
 
 @pytest.fixture

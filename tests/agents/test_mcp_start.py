@@ -6,87 +6,19 @@ the SDK's own. Raw JSON-RPC over the server's pipes, as an agent speaks it."""
 from __future__ import annotations
 
 import json
-import os
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import AIDE, BASE_ENV, ROOT, aide_ok, git, remember
+from helpers import BASE_ENV, ROOT, aide_ok, git, remember
+from helpers import McpServer as Server
 
 pytest.importorskip("mcp")
 
-ROOT = ROOT
 TOOLS = {"aide_recall", "aide_remember", "aide_update", "aide_forget", "aide_memories",
          "aide_search", "aide_import", "aide_diff", "aide_log"}
-
-
-class Server:
-    """`git aide mcp` started as an agent starts it, spoken to line by line."""
-
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen([*AIDE, "mcp"], cwd=cwd, env={**BASE_ENV, **(env or {})},
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE)
-        self.buf = b""
-
-    def send(self, msg: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
-        self.proc.stdin.flush()
-
-    def recv(self, timeout: float = 30) -> dict[str, Any]:
-        """The next message, or a failure after `timeout` seconds (never a hang)."""
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([fd], [], [], max(0.0, left))
-            if not ready:
-                raise AssertionError(f"no answer within {timeout} s: {self.stderr()}")
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise AssertionError(f"the server closed its output: {self.stderr()}")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def request(self, mid: int | str, method: str, params: dict[str, Any] | None = None
-                ) -> dict[str, Any]:
-        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": mid, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.send(msg)
-        return self.recv()
-
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        self.send({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})})
-
-    def initialize(self, version: str = "2025-06-18", mid: int | str = 1) -> dict[str, Any]:
-        return self.request(mid, "initialize", {
-            "protocolVersion": version, "capabilities": {},
-            "clientInfo": {"name": "test-client", "version": "1.0"}})
-
-    def close(self, timeout: float = 20) -> tuple[int, str]:
-        """Close the client's side, as an agent does; (exit status, stderr)."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise AssertionError("the server did not exit once its client left") from None
-        return self.proc.returncode, self.stderr()
-
-    def stderr(self) -> str:
-        if self.proc.poll() is None:
-            return "(still running)"
-        assert self.proc.stderr is not None
-        return self.proc.stderr.read().decode()
 
 
 def test_a_regular_install_has_the_server() -> None:

@@ -17,7 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import AIDE, BASE_ENV, CACHE, aide, aide_ok, git, make_repo
+from helpers import AIDE, BASE_ENV, CACHE, aide, aide_ok, claude_read, git, hook, make_repo
+from helpers import McpServer as Server
+from helpers import hook_context as context
 
 from git_aide.cache import codec
 from git_aide.cache.disk import FORMAT
@@ -343,8 +345,6 @@ def damaged_view_repo(tmp_path: Path) -> Path:
 def test_a_damaged_cache_is_noticed_through_a_hook(tmp_path: Path) -> None:
     """The hooks say the cache's notices on stderr, as the command line does (they were
     dropped), and still answer as with no cache."""
-    from test_agent_hooks import claude_read, context, hook
-
     repo = damaged_view_repo(tmp_path)
     status, out, err = hook(repo, "pre-tool-use", claude_read(repo, "src/auth/login.py"))
     assert status == 0 and "auth tokens rotate hourly" in context(out)
@@ -357,8 +357,6 @@ def test_a_damaged_cache_is_noticed_through_a_hook(tmp_path: Path) -> None:
 def test_a_damaged_cache_is_noticed_through_the_mcp_server(tmp_path: Path) -> None:
     """The server says each call's notices in its log (stderr), once, and answers."""
     pytest.importorskip("mcp")
-    from test_mcp_start import Server
-
     repo = damaged_view_repo(tmp_path)
     srv = Server(repo)
     srv.initialize()
