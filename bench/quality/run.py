@@ -408,10 +408,15 @@ class BM25:
 # --- one pass ------------------------------------------------------------------------
 
 
-def evaluate(ds: Dataset, workdir: Path, in_process: bool = False) -> Outcome:
-    """Build the dataset's repository and run every query through the three systems."""
+def evaluate(ds: Dataset, workdir: Path, in_process: bool = False,
+             model: Path | None = None) -> Outcome:
+    """Build the dataset's repository and run every query through the three systems;
+    with `model`, git-aide's semantic search uses it (its vectors built first)."""
     key_of_path = build_repo(ds, workdir / ds.name)
     repo = workdir / ds.name
+    if model is not None:
+        _run(["git", "config", "aide.semantic.model", str(model)], repo)
+        _run([*aide_command(), "index", "--quiet"], repo)
     key_of_uuid = {Path(p).stem: k for p, k in key_of_path.items()}
     outcome = Outcome(ds)
     grep = Grep(repo, key_of_path)
@@ -465,13 +470,13 @@ def datasets(names: Sequence[str] | None, root: Path = DATA_DIR) -> list[Dataset
 
 
 def run(sets: Sequence[Dataset], keep: Path | None = None,
-        in_process: bool = False) -> list[Outcome]:
+        in_process: bool = False, model: Path | None = None) -> list[Outcome]:
     """Evaluate every dataset in a temporary folder (or in keep, left behind)."""
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-        return [evaluate(ds, keep, in_process) for ds in sets]
+        return [evaluate(ds, keep, in_process, model) for ds in sets]
     with tempfile.TemporaryDirectory(prefix="aide-quality-") as tmp:
-        return [evaluate(ds, Path(tmp), in_process) for ds in sets]
+        return [evaluate(ds, Path(tmp), in_process, model) for ds in sets]
 
 
 def report(outcomes: Sequence[Outcome]) -> dict[str, Any]:
@@ -506,13 +511,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="Call git-aide's functions in this process instead of one "
                              "process per query (fast, for iterating; the reported "
                              "figures come from the default, process, mode).")
+    parser.add_argument("--model", type=Path, metavar="DIR",
+                        help="Semantic search with the model in DIR (a folder holding "
+                             "model.onnx and tokenizer.json; README, Semantic search).")
     args = parser.parse_args(argv)
     try:
         sets = datasets(args.data, args.root)
     except (DatasetError, OSError, KeyError, ValueError) as exc:
         print(f"quality: error: {exc}", file=sys.stderr)
         return 2
-    outcomes = run(sets, args.keep, args.in_process)
+    outcomes = run(sets, args.keep, args.in_process, args.model)
     if args.json:
         print(json.dumps(report(outcomes), indent=1))
         return 0

@@ -14,6 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from git_aide.app.semantic import Semantic
     from git_aide.app.store import Written
     from git_aide.cache.folder import Cache
     from git_aide.cache.index import FullText
@@ -35,13 +36,14 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
                 *, query: str | None = None, layers: tuple[str, ...] | list[str] = (),
                 tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
                 limit: int | None = None, count: bool = True, index: FullText | None = None,
-                scoped_only: bool = False) -> list[Hit]:
+                scoped_only: bool = False, semantic: Semantic | None = None) -> list[Hit]:
     """`recall`: the memories relevant to `paths`, in section 4's order, cut at the limit.
 
     `index`: an open full-text index to reuse (the server keeps one); `count`: add the
     recall to the per-machine stats; `scoped_only`: only the memories whose scope covers
     a path (a hook injects a file's own memories): project-wide memories are not decoded
-    and no weak candidates (mentions, the file's stem elsewhere) are looked for.
+    and no weak candidates (mentions, the file's stem elsewhere) are looked for;
+    `semantic`: the model's state, whose cosines re-order the candidates of a --query.
     """
     from git_aide.core import memory
     from git_aide.rank import recall as rc
@@ -87,12 +89,17 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         mentions = (snap.mentioning(finder, relevant) if finder.active() and not scoped_only
                     else [])
         elsewhere: list[Entry] = []
-        rel = relevance
+        rel: Any = relevance
         if rel is not None and queries:
             elsewhere = _strong_matches(snap, ft, query or "", relevant)
         if rel is not None and newest is not None and not scoped_only:
             entries, rel = _question_wide(snap, ft, query or "", want, entries, decode,
                                           rel, mentions + elsewhere)
+        if rel is not None and semantic is not None and semantic.configured \
+                and semantic.ready():
+            from git_aide.app.semantic import recall_relevance
+
+            rel = recall_relevance(semantic, query or "", queries, rel)
         return rc.recall(
             entries, queries, filters(layers, tags, contributor), relevance=rel,
             limit=cut, min_depth=min_depth, diversity_min=diversity_min,
@@ -166,11 +173,28 @@ def _strong_matches(snap: Snapshot, ft: FullText, query: str, relevant: Any) -> 
 
 def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
                 layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
-                progress: Any = None) -> list[Hit]:
-    """`search`: the memories matching `query`, best first."""
+                progress: Any = None, mode: str = "auto", semantic: Semantic | None = None,
+                cache: Cache | None = None) -> list[Hit]:
+    """`search`: the memories matching `query`, best first. `mode`: "auto" (by words and,
+    when a model is configured, meaning), "keyword" or "semantic"; `semantic`: the
+    model's state to reuse (the server keeps one), else made from `cache`."""
     from git_aide.app import search as sr
 
     lim = limit if limit is not None else repo.settings.search_limit
+    if mode != "keyword":
+        from git_aide.app import semantic as sm
+
+        sem = semantic
+        if sem is None and cache is not None:
+            sem = sm.Semantic(repo, cache)
+        if sem is not None and sem.configured:
+            keep = filters(layers, (), None).keep if layers else None
+            return sm.search(sem, ft, snap, query, lim, mode, keep, progress)
+        if mode == "semantic":
+            from git_aide.core.errors import UsageError
+
+            raise UsageError("semantic search needs a model: set aide.semantic.model "
+                             "(git aide semantic fetch)")
     hits = sr.search_in(ft, snap, query, lim, progress) if not layers else None
     if hits is not None:
         return hits

@@ -151,8 +151,25 @@ def index(rebuild: bool, quiet: bool) -> None:
                 entries.setdefault(e.blob, e)
         with progress("indexing memories", quiet=quiet) as bar:
             added = sr.ensure_indexed(ctx.index(), list(entries.values()), bar)
+        embedded = _embed(ctx, list(entries.values()), quiet)
     if not quiet:
         out(f"Indexed {added} new memories; {len(entries)} in the cache for this checkout.")
+        if embedded is not None:
+            out(f"Embedded {embedded} new memories for semantic search.")
+
+
+def _embed(ctx: Any, entries: list[Any], quiet: bool) -> int | None:
+    """With a model configured, embed the memories that have no vector yet (every core
+    helps: nobody waits on `index` but its caller); None when there is no model."""
+    import os
+
+    from git_aide.app.semantic import Semantic
+
+    sem = ctx.noticed(Semantic(ctx.repo, ctx.cache, threads=os.cpu_count() or 1))
+    if not sem.ready():
+        return None
+    with progress("embedding memories", quiet=quiet) as bar:
+        return sem.embed_entries(entries, budget=None, progress=bar)
 
 
 @click.command()

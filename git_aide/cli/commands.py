@@ -119,25 +119,34 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
         # The snapshot's warnings are said once the answer is worked out: git compares
         # the working tree meanwhile.
         snap = ctx.snapshot(cached, rev, asked=asked, early=True)
-        ft = ctx.index() if query is not None and query.strip() else None
+        ft = sem = None
+        if query is not None and query.strip():
+            from git_aide.app.semantic import Semantic
+
+            ft = ctx.index()
+            sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
         hits = recall_hits(ctx.repo, ctx.cache, snap, paths, query=query, layers=layers,
-                           tags=tags, contributor=contributor, limit=limit, index=ft)
+                           tags=tags, contributor=contributor, limit=limit, index=ft,
+                           semantic=sem)
         warn(snap.warnings)
         render_hits(snap, hits, as_json)
 
 
 def search(query: str, *, layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
-           cached: bool = False, rev: str | None = None, as_json: bool = False,
-           asked: Early | None = None) -> None:
+           mode: str | None = None, cached: bool = False, rev: str | None = None,
+           as_json: bool = False, asked: Early | None = None) -> None:
     """`git aide search`."""
     from git_aide.app.answers import search_hits
+    from git_aide.app.semantic import Semantic
 
     with Opened(asked, cached=cached, rev=rev) as ctx:
         snap = ctx.snapshot(cached, rev, asked=asked)
         warn(snap.warnings)
+        sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
         with progress("indexing memories") as bar:
             hits = search_hits(ctx.repo, snap, ctx.index(), query, layers=layers,
-                               limit=limit, progress=bar)
+                               limit=limit, progress=bar, mode=mode or "auto",
+                               semantic=sem)
         render_hits(snap, hits, as_json)
 
 

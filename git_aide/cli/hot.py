@@ -88,6 +88,10 @@ class Hot:
         self.early = early
 
 
+def _modes() -> tuple[str, ...]:
+    return ("auto", "keyword", "semantic")
+
+
 def _json() -> Opt:
     return Opt("--json", dest="as_json", kind="flag", help="Print one JSON document.")
 
@@ -112,9 +116,13 @@ COMMANDS: dict[str, Hot] = {h.name: h for h in (
         Opt("--contributor", dest="contributor"),
         Opt("--limit", dest="limit", kind="count", help="Default: aide.recall.limit or 20."),
         *_source(), _json()], early=True),
-    Hot("search", "Where did we write about X? Full-text BM25, best first.", "query", [
+    Hot("search", "Where did we write about X? By words (BM25) and, with a model, by "
+        "meaning; best first.", "query", [
         _layer(),
         Opt("--limit", dest="limit", kind="count", help="Default: aide.search.limit or 20."),
+        Opt("--mode", dest="mode", kind="choice", choices=_modes,
+            help="auto (words, and meaning when aide.semantic.model is set), keyword "
+                 "or semantic."),
         *_source(), _json()], one_word=True, early=True),
     Hot("log", "Commits that changed shared memories, and what each changed. [-- PATH...]",
         "revs", [

@@ -1,0 +1,266 @@
+"""Semantic search: the model `aide.semantic.model` names, the memories' vectors, and
+the fused orders of `search` and `recall --query` (README, Semantic search).
+
+Everything here is optional. Without the `semantic` extra or a configured model,
+`Semantic.ready()` is False and the callers rank by words as before; a model that is
+configured but cannot be used (not fetched yet, offline, the extra missing) is said
+once per repository and reason, never an error.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import time
+
+from git_aide.core.errors import AideError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from git_aide.cache.folder import Cache
+    from git_aide.cache.index import FullText
+    from git_aide.cache.vectors import Vectors
+    from git_aide.gitio.repo import Repo
+    from git_aide.model.runtime import Embedder
+    from git_aide.rank.recall import Hit, Query
+    from git_aide.read.record import Entry
+    from git_aide.read.snapshot import Snapshot
+
+    Progress = Callable[[int, int], None]
+
+#: `search` modes, as aide-memory names them.
+MODES = ("auto", "keyword", "semantic")
+#: Seconds a command may spend embedding memories that have no vector yet before it
+#: answers with the vectors it has (`index` and the MCP server embed the rest).
+EMBED_BUDGET = 3.0
+#: The best cosine matches of the whole store a fused search weighs beside BM25's.
+SEMANTIC_CANDIDATES = 50
+#: Memories embedded in one go (a progress step; a write of the vectors file).
+CHUNK = 64
+
+
+def memory_text(entry: Entry) -> str:
+    """What of a memory is embedded: its what and its why."""
+    r = entry.record
+    return f"{r['what']} {r['why']}" if r.get("why") else str(r["what"])
+
+
+class Semantic:
+    """The model a repository's config names (loaded on first need) and its vectors."""
+
+    def __init__(self, repo: Repo, cache: Cache, threads: int = 1) -> None:
+        from git_aide.cache.vectors import folder_of
+        from git_aide.model.catalog import MODEL_KEY
+
+        #: The value of aide.semantic.model (None: not configured).
+        self.value = repo.config(MODEL_KEY)
+        #: `.git/aide/vectors`.
+        self.folder = folder_of(cache.root)
+        #: What the user should hear (said by the context, once per call).
+        self.notices: list[str] = []
+        #: Why the model cannot be used, once that is known.
+        self.error: str | None = None
+        self._threads = threads
+        self._embedder: Embedder | None = None
+        self._vectors: Vectors | None = None
+        #: Memories without a vector when the last ensure() stopped.
+        self.left = 0
+
+    @property
+    def configured(self) -> bool:
+        """Whether a model is configured (it may still fail to load)."""
+        return bool(self.value and self.value.strip())
+
+    def ready(self) -> bool:
+        """Whether the model is loaded (loading it now if need be); a failure is said
+        once per repository and reason, and the callers go on by words."""
+        if self._embedder is not None:
+            return True
+        if not self.configured or self.error is not None:
+            return False
+        try:
+            self._embedder = self.load()
+        except AideError as e:
+            self.error = str(e)
+            self._say_once(f"semantic search is off: {e}")
+            return False
+        return True
+
+    def load(self) -> Embedder:
+        """The model, loaded; AideError saying why it cannot be."""
+        from git_aide.model.catalog import resolve
+        from git_aide.model.runtime import Embedder
+
+        assert self.value is not None
+        os.makedirs(self.folder, exist_ok=True)
+        return Embedder(resolve(self.value), memo_dir=self.folder, threads=self._threads)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The loaded model (ready() first)."""
+        assert self._embedder is not None
+        return self._embedder
+
+    @property
+    def vectors(self) -> Vectors:
+        """The model's stored vectors, read again when another process added some."""
+        from git_aide.cache.vectors import Vectors
+
+        if self._vectors is None:
+            self._vectors = Vectors(self.folder, self.embedder.key)
+        self._vectors.load()
+        self.notices.extend(self._vectors.notices)
+        self._vectors.notices.clear()
+        return self._vectors
+
+    def _say_once(self, line: str) -> None:
+        import hashlib
+
+        mark = os.path.join(self.folder, "said-" + hashlib.sha1(line.encode()).hexdigest()[:12])
+        if os.path.exists(mark):
+            return
+        self.notices.append(line)
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+            with open(mark, "w"):
+                pass
+        except OSError:
+            pass
+
+    def ensure(self, snap: Snapshot, blobs: Iterable[str], budget: float | None = EMBED_BUDGET,
+               progress: Progress | None = None) -> int:
+        """Embed the memories among `blobs` that have no vector (decoding only those),
+        for at most `budget` seconds (None: all); returns how many were embedded."""
+        vecs = self.vectors
+        todo = vecs.missing(blobs)
+        if not todo:
+            self.left = 0
+            return 0
+        entries = snap.entries_of(set(todo))
+        return self.embed_entries(entries, budget, progress)
+
+    def embed_entries(self, entries: list[Entry], budget: float | None = EMBED_BUDGET,
+                      progress: Progress | None = None) -> int:
+        """Embed these memories (those without a vector), for at most `budget` seconds."""
+        vecs = self.vectors
+        have = vecs.rows
+        todo = list({e.blob: e for e in entries if e.blob not in have}.values())
+        start = time.monotonic()
+        done = 0
+        for at in range(0, len(todo), CHUNK):
+            if budget is not None and done and time.monotonic() - start > budget:
+                break
+            chunk = todo[at:at + CHUNK]
+            vecs.add([e.blob for e in chunk], self.embedder.embed([memory_text(e) for e in chunk]))
+            done += len(chunk)
+            if progress is not None:
+                progress(done, len(todo))
+        self.left = len(todo) - done
+        if self.left:
+            self.notices.append(f"semantic search weighed {len(have)} memories; "
+                                f"{self.left} have no vector yet (git aide index embeds them)")
+        return done
+
+    def cosines(self, text: str, blobs: Iterable[str]) -> dict[str, float]:
+        """Cosine of `text` to each of `blobs` that has a vector."""
+        have, matrix = self.vectors.of(blobs)
+        if not have:
+            return {}
+        q = self.embedder.embed([text])[0]
+        return dict(zip(have, (matrix @ q).tolist(), strict=True))
+
+
+def held_words(entry: Entry) -> frozenset[str]:
+    """The words of a memory that a question's words are looked for in."""
+    from git_aide.rank.fusion import query_words
+
+    r = entry.record
+    return query_words(" ".join([r["what"], r.get("why") or "", " ".join(r["tags"])]))
+
+
+def every_blob(snap: Snapshot) -> list[str]:
+    """The blob ids of a snapshot's memories, from its view when it names them."""
+    ids = snap.blob_ids()
+    if ids is not None:
+        return list(ids)
+    return [e.blob for e in snap.entries]
+
+
+def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, mode: str,
+           keep: Callable[[Entry], bool] | None = None, progress: Progress | None = None
+           ) -> list[Hit]:
+    """`search` by meaning (mode "semantic") or by words and meaning (mode "auto": by
+    words alone when the model cannot be used). `keep`: the --layer filter."""
+    from git_aide.app import search as sr
+    from git_aide.rank import fusion
+    from git_aide.rank.recall import Hit
+
+    want = max(limit, SEMANTIC_CANDIDATES)
+    bm25: dict[str, float] = {}
+    decoded: dict[str, Entry] = {}
+    if mode != "semantic":
+        found = sr.relevance_in(ft, snap, query, want, progress) if keep is None else None
+        if found is not None and found[0]:
+            bm25 = found[0]
+            decoded = {e.blob: e for e in found[1]}
+        else:
+            kept = [e for e in snap.entries if keep is None or keep(e)]
+            bm25 = sr.relevance(ft, kept, query, want, progress)
+            decoded = {e.blob: e for e in kept if e.blob in bm25}
+    asked = fusion.query_words(query)
+    cover = 0.0
+    if bm25:
+        top = max(bm25, key=lambda b: bm25[b])
+        if top in decoded:
+            cover = fusion.coverage(asked, held_words(decoded[top]))
+    if mode == "auto" and not sem.ready():
+        # The model cannot be used (said once): the keyword order.
+        lexical = sorted((e for b, e in decoded.items() if b in bm25), key=lambda e: e.path)
+        return sr.order([Hit(e, e.scope, score=bm25[e.blob]) for e in lexical], limit)[:limit]
+    if not sem.ready():
+        raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")
+    blobs = every_blob(snap)
+    sem.ensure(snap, blobs, progress=progress)
+    cos = sem.cosines(query, blobs)
+    near = heapq.nlargest(want, cos, key=lambda b: cos[b])
+    pool = set(near) | bm25.keys()
+    scores = fusion.fuse({b: cos[b] for b in pool if b in cos},
+                         {b: s for b, s in bm25.items() if b in pool}, cover) \
+        if mode != "semantic" else {b: cos[b] for b in near}
+    lacking = set(scores) - decoded.keys()
+    if lacking:
+        decoded.update((e.blob, e) for e in snap.entries_of(lacking))
+    entries = sorted((decoded[b] for b in scores if b in decoded), key=lambda e: e.path)
+    if keep is not None:
+        entries = [e for e in entries if keep(e)]
+    hits = [Hit(e, e.scope, score=scores[e.blob]) for e in entries]
+    return sr.order(hits, limit)[:limit]
+
+
+def recall_relevance(sem: Semantic, question: str, queries: list[Query],
+                     relevance: Callable[[list[Entry]], dict[str, float]]
+                     ) -> Callable[[list[Entry]], dict[str, float]]:
+    """`recall --query`'s relevance with a model: BM25 fused with the cosine of each
+    candidate to the question and the path's words (the candidates stay git-aide's own:
+    no memory is added by meaning alone)."""
+    from git_aide.rank import fusion
+    from git_aide.rank.weak import path_words
+
+    asked = fusion.query_words(question)
+    said = " ".join([question, *sorted({w for q in queries for w in path_words(q.path)})])
+
+    def fused(entries: list[Entry]) -> dict[str, float]:
+        bm25 = relevance(entries)
+        sem.embed_entries(entries)
+        cos = sem.cosines(said, [e.blob for e in entries])
+        cover = 0.0
+        if bm25:
+            top = max(bm25, key=lambda b: bm25[b])
+            best = next((e for e in entries if e.blob == top), None)
+            if best is not None:
+                cover = fusion.coverage(asked, held_words(best))
+        return fusion.fuse(cos, bm25, cover)
+
+    return fused

@@ -1,0 +1,177 @@
+"""Memory vectors of one model, by blob id: `<git common dir>/aide/vectors/<model>.vec`.
+
+Keyed like the rest of the cache by content (a blob never changes, so a vector is only
+ever missing, never stale) and by the model's identity (model/runtime.py), so every
+worktree, branch and revision shares them and another model never reads them.
+
+The file is a header (magic, dimension) and records appended end to end: the blob id's
+20 bytes and the vector as float16 (a unit vector loses nothing that ranking can see,
+and the file is half the size). Appends are one write each, under a lock. A record is
+checked when loaded: a vector that is not finite or not of unit length is damage, and
+the file is written again without it (a torn tail is simply dropped); what is dropped is
+embedded again when next wanted.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+
+from git_aide.core.files import lock, write_atomic
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import numpy as np
+
+MAGIC = b"AIDEVEC1"
+HEADER = struct.Struct("<8sII")
+#: How far from 1 a stored vector's length may be (float16 rounding is ~1e-3).
+NORM_SLACK = 0.02
+
+
+def folder_of(cache_root: str) -> str:
+    """The vectors folder beside a cache folder (`.git/aide/vectors`): the vectors do not
+    depend on the Python version, as the cache's marshal'd files do."""
+    return os.path.join(os.path.dirname(cache_root), "vectors")
+
+
+class Vectors:
+    """The stored vectors of one model: blob id -> unit vector (float32 in memory)."""
+
+    def __init__(self, folder: str, key: str) -> None:
+        #: The vectors folder.
+        self.folder = folder
+        #: The model's identity.
+        self.key = key
+        #: The file.
+        self.path = os.path.join(folder, f"{key}.vec")
+        #: Row of each blob id in `matrix`.
+        self.rows: dict[str, int] = {}
+        #: One unit vector a row (float32), or None before anything is loaded.
+        self.matrix: np.ndarray | None = None
+        #: Vector length (0: none stored yet).
+        self.dim = 0
+        #: What loading found wrong and repaired, for the user.
+        self.notices: list[str] = []
+        self._sig: tuple[int, ...] | None = None
+
+    def load(self) -> Vectors:
+        """Read the file (again, when it changed since it was read); never raises."""
+        from git_aide.core.files import stat_sig
+
+        sig = stat_sig(self.path)
+        if sig is not None and sig == self._sig:
+            return self
+        self._sig = sig
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+        self._parse(data)
+        return self
+
+    def _parse(self, data: bytes) -> None:
+        import numpy as np
+
+        self.rows, self.matrix, self.dim = {}, None, 0
+        if not data:
+            return
+        if len(data) < HEADER.size:
+            self._repair([], None, "the vectors file was cut short; it starts again")
+            return
+        magic, dim, _ = HEADER.unpack_from(data)
+        if magic != MAGIC or not 0 < dim <= 8192:
+            self._repair([], None, "the vectors file was damaged; it starts again")
+            return
+        rec = np.dtype([("blob", "S20"), ("vec", "<f2", (dim,))])
+        body = memoryview(data)[HEADER.size:]
+        whole = len(body) // rec.itemsize
+        table = np.frombuffer(body[:whole * rec.itemsize], dtype=rec)
+        vecs = table["vec"].astype(np.float32)
+        norms = np.linalg.norm(vecs, axis=1) if whole else np.zeros(0, dtype=np.float32)
+        good = np.isfinite(norms) & (np.abs(norms - 1.0) <= NORM_SLACK)
+        blobs = [b.hex() for b in table["blob"].tolist()]
+        if not good.all():
+            keep = [i for i in range(whole) if good[i]]
+            self._repair([blobs[i] for i in keep], vecs[keep],
+                         f"{whole - len(keep)} damaged memory vectors were dropped; "
+                         "they are embedded again when needed")
+            return
+        self.dim = int(dim)
+        self.rows = {b: i for i, b in enumerate(blobs)}
+        self.matrix = vecs
+
+    def _repair(self, blobs: list[str], vecs: np.ndarray | None, why: str) -> None:
+        """Write the file again with only the good records."""
+        self.notices.append(why)
+        os.makedirs(self.folder, exist_ok=True)
+        try:
+            with lock(self.path + ".lock", wait=10.0):
+                if vecs is None or not len(blobs):
+                    os.unlink(self.path)
+                else:
+                    write_atomic(self.path, self._encode(blobs, vecs, header=True),
+                                 sync=False)
+        except OSError:
+            pass  # read-only or busy: it is repaired next time
+        self.rows, self.matrix, self.dim = {}, None, 0
+        if vecs is not None and len(blobs):
+            self.dim = int(vecs.shape[1])
+            self.rows = {b: i for i, b in enumerate(blobs)}
+            self.matrix = vecs
+
+    def missing(self, blobs: Iterable[str]) -> list[str]:
+        """The blob ids among `blobs` without a vector, in their order, once each."""
+        have = self.rows
+        return list(dict.fromkeys(b for b in blobs if b not in have))
+
+    def add(self, blobs: list[str], vecs: np.ndarray) -> None:
+        """Store the vectors of `blobs` (appended; the file is made when missing)."""
+        import numpy as np
+
+        if not blobs:
+            return
+        dim = int(vecs.shape[1])
+        if self.dim and dim != self.dim:
+            raise ValueError(f"vectors of {dim} numbers, the file holds {self.dim}")
+        os.makedirs(self.folder, exist_ok=True)
+        with lock(self.path + ".lock", wait=10.0):
+            fresh = not os.path.exists(self.path) or os.path.getsize(self.path) < HEADER.size
+            data = self._encode(blobs, vecs, header=fresh)
+            if fresh:
+                write_atomic(self.path, data, sync=False)
+            else:
+                with open(self.path, "ab") as f:
+                    f.write(data)
+        start = 0 if self.matrix is None else int(self.matrix.shape[0])
+        for i, b in enumerate(blobs):
+            self.rows.setdefault(b, start + i)
+        block = vecs.astype(np.float16).astype(np.float32)
+        self.matrix = block if self.matrix is None else np.vstack([self.matrix, block])
+        self.dim = dim
+        from git_aide.core.files import stat_sig
+
+        self._sig = stat_sig(self.path)
+
+    def _encode(self, blobs: list[str], vecs: np.ndarray, header: bool) -> bytes:
+        import numpy as np
+
+        dim = int(vecs.shape[1])
+        rec = np.dtype([("blob", "S20"), ("vec", "<f2", (dim,))])
+        table = np.zeros(len(blobs), dtype=rec)
+        table["blob"] = [bytes.fromhex(b) for b in blobs]
+        table["vec"] = vecs.astype(np.float16)
+        head = HEADER.pack(MAGIC, dim, 0) if header else b""
+        return head + table.tobytes()
+
+    def of(self, blobs: Iterable[str]) -> tuple[list[str], np.ndarray]:
+        """(the blobs among `blobs` that have vectors, their vectors as rows)."""
+        import numpy as np
+
+        have = [b for b in blobs if b in self.rows]
+        if self.matrix is None or not have:
+            return [], np.zeros((0, self.dim or 1), dtype=np.float32)
+        return have, self.matrix[[self.rows[b] for b in have]]

@@ -1,0 +1,179 @@
+"""Running a sentence-embedding model: text in, unit vectors out.
+
+The model is an ONNX graph taking `input_ids` and `attention_mask` (and
+`token_type_ids` when it has that input) and giving either token vectors (batch x
+tokens x dim: they are mean-pooled under the mask, as sentence-transformers pools) or
+sentence vectors (batch x dim). Vectors are L2-normalised, so a dot product is a cosine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from git_aide.core.errors import AideError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy as np
+
+#: Tokens a text is cut to (all-MiniLM-L6-v2 was trained on 256).
+MAX_TOKENS = 256
+#: Texts embedded in one run of the model: sorted by length first, so that a batch
+#: pads little.
+BATCH = 32
+#: What a missing extra looks like to the user.
+NO_EXTRA = "semantic search needs the extra: pip install 'git-aide[semantic]'"
+
+
+def available() -> bool:
+    """Whether the semantic extra is installed (checked without importing it)."""
+    from importlib.util import find_spec
+
+    return all(find_spec(m) is not None for m in ("onnxruntime", "tokenizers", "numpy"))
+
+
+def model_files(folder: str) -> tuple[str, str]:
+    """(model.onnx, tokenizer.json) of a model folder; AideError saying what is missing."""
+    if not os.path.isdir(folder):
+        raise AideError(f"no model at {folder} (git aide semantic fetch gets one)")
+    onnx = os.path.join(folder, "model.onnx")
+    if not os.path.isfile(onnx):
+        found = sorted(n for n in os.listdir(folder) if n.endswith(".onnx"))
+        sub = os.path.join(folder, "onnx")
+        if not found and os.path.isdir(sub):
+            found = sorted(os.path.join("onnx", n) for n in os.listdir(sub)
+                           if n.endswith(".onnx"))
+        if len(found) != 1:
+            raise AideError(f"{folder} holds no model.onnx")
+        onnx = os.path.join(folder, found[0])
+    tok = os.path.join(folder, "tokenizer.json")
+    if not os.path.isfile(tok):
+        raise AideError(f"{folder} holds no tokenizer.json")
+    return onnx, tok
+
+
+def identity(folder: str, memo_dir: str | None = None) -> str:
+    """What the vectors of this model are keyed by: a digest of its two files' bytes, so
+    that the same model anywhere shares them and a changed one never reuses them.
+
+    Hashing 20-90 MB costs tens of milliseconds: the digest is kept in `memo_dir` (the
+    repository's vectors folder; the model's own folder may be read-only or shared),
+    keyed by the files' paths and stat, and computed again only when they change.
+    """
+    from git_aide.core.files import stat_sig
+
+    paths = model_files(folder)
+    sig = repr([(p, stat_sig(p)) for p in paths])
+    memo = None
+    if memo_dir is not None:
+        memo = os.path.join(memo_dir, "model-" + hashlib.sha1(sig.encode()).hexdigest()[:16])
+    if memo is None:
+        return _digest(paths)
+    try:
+        with open(memo, encoding="utf-8") as f:
+            kept_sig, _, digest = f.read().partition("\n")
+        if kept_sig == sig and len(digest) == 24:
+            return digest
+    except OSError:
+        pass
+    digest = _digest(paths)
+    try:
+        from git_aide.core.files import write_atomic
+
+        write_atomic(memo, f"{sig}\n{digest}".encode(), sync=False)
+    except OSError:
+        pass  # hashed again next time
+    return digest
+
+
+def _digest(paths: tuple[str, str]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        with open(p, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()[:24]
+
+
+class Embedder:
+    """A loaded model: `embed` turns texts into unit vectors."""
+
+    def __init__(self, folder: str, memo_dir: str | None = None, threads: int = 1) -> None:
+        """Load the model in `folder`; AideError (one line) when it cannot be.
+        `memo_dir`: where its identity is remembered; `threads`: onnxruntime's."""
+        if not available():
+            raise AideError(NO_EXTRA)
+        onnx, tok = model_files(folder)
+        #: The model's folder.
+        self.folder = folder
+        #: The key its vectors are stored under.
+        self.key = identity(folder, memo_dir)
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_file(tok)
+            tokenizer.enable_truncation(max_length=MAX_TOKENS)
+            tokenizer.no_padding()
+            opts = ort.SessionOptions()
+            # One thread for queries: an agent's calls run beside the agent's own work,
+            # and a dozen tokens gain nothing from more; `index` may take the machine.
+            opts.intra_op_num_threads = max(1, threads)
+            opts.inter_op_num_threads = 1
+            opts.log_severity_level = 3
+            session = ort.InferenceSession(onnx, opts, providers=["CPUExecutionProvider"])
+        except AideError:
+            raise
+        except Exception as e:  # onnxruntime and tokenizers raise their own kinds
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise AideError(f"cannot load the model in {folder}: {first}") from None
+        self._tokenizer: Any = tokenizer
+        self._session: Any = session
+        self._inputs = {i.name for i in session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= self._inputs:
+            raise AideError(f"the model in {folder} does not take input_ids and attention_mask")
+        #: The length of its vectors (known after the first embedding).
+        self.dim = 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of `texts` (len(texts) x dim, float32), in their order."""
+        import numpy as np
+
+        out: list[np.ndarray | None] = [None] * len(texts)
+        encodings = self._tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for at in range(0, len(order), BATCH):
+            batch = order[at:at + BATCH]
+            width = max(1, max(len(encodings[i].ids) for i in batch))
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, i in enumerate(batch):
+                seq = encodings[i].ids
+                ids[row, :len(seq)] = seq
+                mask[row, :len(seq)] = 1
+            feed = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            result = self._session.run(None, feed)[0]
+            vecs = self._pool(np.asarray(result, dtype=np.float32), mask)
+            for row, i in enumerate(batch):
+                out[i] = vecs[row]
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack(out)  # type: ignore[arg-type]
+
+    def _pool(self, result: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Sentence vectors, unit length: token vectors are averaged under the mask."""
+        import numpy as np
+
+        if result.ndim == 3:
+            m = mask[:, :, None].astype(np.float32)
+            summed = (result * m).sum(axis=1)
+            result = summed / np.maximum(m.sum(axis=1), 1.0)
+        norms = np.linalg.norm(result, axis=1, keepdims=True)
+        result = result / np.maximum(norms, 1e-12)
+        self.dim = int(result.shape[1])
+        return result.astype(np.float32)
