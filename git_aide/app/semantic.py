@@ -264,3 +264,60 @@ def recall_relevance(sem: Semantic, question: str, queries: list[Query],
         return fusion.fuse(cos, bm25, cover)
 
     return fused
+
+
+def fetch_model(name: str, mirror: str | None = None, progress: Progress | None = None,
+                configure: bool = True) -> dict[str, str]:
+    """`semantic fetch`: download a known model, check that it loads, and (`configure`)
+    name it in the user's git config; what was done, for the command to say."""
+    from git_aide.model import fetch
+    from git_aide.model.catalog import MODEL_KEY
+    from git_aide.model.runtime import Embedder, available
+
+    if not available():
+        from git_aide.model.runtime import NO_EXTRA
+
+        raise AideError(NO_EXTRA)
+    model = fetch.model_named(name)
+    folder = fetch.fetch(model, mirror, progress)
+    Embedder(folder).embed(["a sentence to check that the model runs"])
+    if configure:
+        from git_aide.gitio.repo import set_user_config
+
+        set_user_config(MODEL_KEY, model.name)
+    return {"model": model.name, "folder": folder, "revision": model.revision,
+            "licence": model.licence, "configured": MODEL_KEY if configure else ""}
+
+
+def status_doc(sem: Semantic, snap: Snapshot | None) -> dict[str, object]:
+    """`semantic status`: what is configured, whether it loads, how many of the
+    memories have vectors."""
+    from git_aide.model.catalog import resolve
+    from git_aide.model.runtime import available
+
+    doc: dict[str, object] = {
+        "extra_installed": available(),
+        "model": sem.value,
+        "folder": resolve(sem.value) if sem.configured and sem.value else None,
+        "loads": False, "error": None, "memories": None, "with_vectors": None,
+        "vectors_bytes": None,
+    }
+    if not sem.configured:
+        doc["error"] = "no model configured (git aide semantic fetch)"
+        return doc
+    if not sem.ready():
+        doc["error"] = sem.error
+        return doc
+    doc["loads"] = True
+    vecs = sem.vectors
+    doc["dim"] = sem.embedder.dim or vecs.dim or None
+    doc["key"] = sem.embedder.key
+    if snap is not None:
+        blobs = every_blob(snap)
+        doc["memories"] = len(set(blobs))
+        doc["with_vectors"] = len(set(blobs)) - len(vecs.missing(blobs))
+    try:
+        doc["vectors_bytes"] = os.path.getsize(vecs.path)
+    except OSError:
+        doc["vectors_bytes"] = 0
+    return doc

@@ -16,6 +16,7 @@ from git_aide.cli import commands
 from git_aide.cli.cold import COLD
 from git_aide.cli.hot import COMMANDS as HOT
 from git_aide.cli.hot import Hot
+from git_aide.cli.semantic import semantic
 
 
 class AideGroup(click.Group):
@@ -123,6 +124,7 @@ for _hot in HOT.values():
 
 for _cold in COLD:
     main.add_command(_cold)
+main.add_command(semantic)
 
 
 def run(argv: list[str] | None = None) -> int:

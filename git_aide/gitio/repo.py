@@ -390,3 +390,16 @@ def open_repo(asked: Early | None = None) -> Repo:
                 prefix=prefix)
     repo._asked_config = asked.config if asked is not None else None
     return repo
+
+
+def set_user_config(key: str, value: str) -> None:
+    """Set a key in the user's git config (`git config --global`), as `semantic fetch`
+    does for the model it got: a model serves every repository of its user."""
+    from git_aide.core.errors import AideError
+    from git_aide.gitio.spawn import spawn
+
+    proc = spawn("config", "--global", key, value)
+    code, _out, err = proc.wait() if proc is not None else (127, b"", b"git not found")
+    if code:
+        msg = err.decode(errors="replace").strip().splitlines()
+        raise AideError(f"git config --global {key} failed: {msg[-1] if msg else code}")
