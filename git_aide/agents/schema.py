@@ -74,15 +74,16 @@ TOOLS: list[dict[str, Any]] = [
               "rev": _REV,
           }),
     _tool("aide_search", "Search memories",
-          "Where did we write about X? Full-text search, best first "
-          "(`git aide search --json`).", {
+          "Where did we write about X? Search by words and, when a model is configured, "
+          "by meaning; best first (`git aide search --json`).", {
               "keyword": _param("string", "Words to look for"),
               "layer": _LAYER,
               "limit": _param("integer", "At most this many memories", minimum=0,
                               maximum=1000, default=50),
               "offset": _OFFSET,
-              "mode": _param("string", "Accepted for aide-memory prompts; git-aide always "
-                                       "ranks by BM25 with a substring fallback"),
+              "mode": _param("string", "auto (words, and meaning when aide.semantic.model "
+                                       "is set), keyword (words only) or semantic (meaning "
+                                       "only)", default="auto"),
               "rev": _REV,
           }, required=("keyword",)),
     _tool("aide_memories", "List memories",

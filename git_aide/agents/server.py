@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from git_aide.app.context import Context
+    from git_aide.app.semantic import Semantic
     from git_aide.cache.folder import Cache
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
@@ -60,6 +61,8 @@ class Memory:
         self._warm: dict[Any, Any] = {}
         #: The memories folder under inotify, when it can be (None: git status each call).
         self._watch: Any = None
+        #: Semantic search's model and vectors, once a call needed them.
+        self._semantic: Semantic | None = None
         #: Held by each call: one at a time.
         self.lock = threading.Lock()
 
@@ -96,6 +99,18 @@ class Memory:
         else:
             self._index.refresh()
         return self.context().noticed(self._index)
+
+    def semantic(self, repo: Repo, cache: Cache) -> Semantic:
+        """The model's state, kept between calls (loaded once); made anew when
+        aide.semantic.model names another model, or the last one could not be loaded
+        (it may have been fetched since)."""
+        from git_aide.app.semantic import Semantic
+        from git_aide.model.catalog import MODEL_KEY
+
+        sem = self._semantic
+        if sem is None or sem.error is not None or sem.value != repo.config(MODEL_KEY):
+            sem = self._semantic = Semantic(repo, cache)
+        return self.context().noticed(sem)
 
     def done(self) -> list[str]:
         """End the call under way: the notices its context gathered."""
@@ -199,7 +214,8 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
         ft = mem.index(cache) if query and query.strip() else None
         hits = answers.recall_hits(repo, cache, snap, a["paths"] or [], query=query,
                                    layers=a["layers"] or (), contributor=a["contributor"],
-                                   limit=a["limit"], index=ft)
+                                   limit=a["limit"], index=ft,
+                                   semantic=mem.semantic(repo, cache) if ft else None)
     at = f', "rev": {json.dumps(a["rev"])}' if a["rev"] else ""
     return _memories(repo, snap, hits,
                      'aide_recall {"ids": [these ids]' + at + "} returns them")
@@ -212,9 +228,11 @@ def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
     repo, cache, snap = mem.read(a["rev"])
     ft = mem.index(cache)
     skip = a["offset"]
+    mode = str(a.get("mode")) if a.get("mode") in ("keyword", "semantic") else "auto"
     hits = answers.search_hits(repo, snap, ft, a["keyword"],
                                layers=[a["layer"]] if a["layer"] else [],
-                               limit=a["limit"] + skip)[skip:]
+                               limit=a["limit"] + skip, mode=mode,
+                               semantic=mem.semantic(repo, cache))[skip:]
     return _memories(repo, snap, hits,
                      lambda n: f'call aide_search again with "offset": {skip + n}',
                      empty=f"Nothing matches {a['keyword']!r}.")
