@@ -147,6 +147,8 @@ class Semantic:
         vecs = self.vectors
         have = vecs.rows
         todo = list({e.blob: e for e in entries if e.blob not in have}.values())
+        # Shortest first, so that each batch pads its texts to nearly their own length.
+        todo.sort(key=lambda e: len(memory_text(e)))
         start = time.monotonic()
         done = 0
         for at in range(0, len(todo), CHUNK):
