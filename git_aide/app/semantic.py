@@ -323,3 +323,30 @@ def status_doc(sem: Semantic, snap: Snapshot | None) -> dict[str, object]:
     except OSError:
         doc["vectors_bytes"] = 0
     return doc
+
+
+def superseded_pairs(entries: list[Entry], sem: Semantic | None = None
+                     ) -> list[tuple[Entry, Entry]]:
+    """(older, newer) for each memory a newer one supersedes, over these memories: by
+    words, and by meaning too when the model is ready."""
+    from git_aide.rank.supersede import superseded
+
+    return superseded(entries, meaning_of(sem, entries))
+
+
+def meaning_of(sem: Semantic | None, entries: list[Entry]
+               ) -> Callable[[Entry, Entry], float | None] | None:
+    """The cosine of two of these memories' texts, for supersession; None without a
+    usable model. Their vectors are made first (within the embedding budget)."""
+    if sem is None or not sem.configured or not sem.ready():
+        return None
+    sem.embed_entries(entries)
+    vecs = sem.vectors
+
+    def cosine(a: Entry, b: Entry) -> float | None:
+        ra, rb = vecs.rows.get(a.blob), vecs.rows.get(b.blob)
+        if ra is None or rb is None or vecs.matrix is None:
+            return None
+        return float(vecs.matrix[ra] @ vecs.matrix[rb])
+
+    return cosine
