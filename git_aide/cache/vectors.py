@@ -31,6 +31,14 @@ HEADER = struct.Struct("<8sII")
 NORM_SLACK = 0.02
 
 
+def _record(dim: int) -> np.dtype:
+    """One record: the blob id's 20 bytes (as bytes: numpy's "S20" would drop a
+    trailing zero byte), then the vector."""
+    import numpy as np
+
+    return np.dtype([("blob", "u1", (20,)), ("vec", "<f2", (dim,))])
+
+
 def folder_of(cache_root: str) -> str:
     """The vectors folder beside a cache folder (`.git/aide/vectors`): the vectors do not
     depend on the Python version, as the cache's marshal'd files do."""
@@ -86,14 +94,15 @@ class Vectors:
         if magic != MAGIC or not 0 < dim <= 8192:
             self._repair([], None, "the vectors file was damaged; it starts again")
             return
-        rec = np.dtype([("blob", "S20"), ("vec", "<f2", (dim,))])
+        rec = _record(dim)
         body = memoryview(data)[HEADER.size:]
         whole = len(body) // rec.itemsize
         table = np.frombuffer(body[:whole * rec.itemsize], dtype=rec)
         vecs = table["vec"].astype(np.float32)
         norms = np.linalg.norm(vecs, axis=1) if whole else np.zeros(0, dtype=np.float32)
         good = np.isfinite(norms) & (np.abs(norms - 1.0) <= NORM_SLACK)
-        blobs = [b.hex() for b in table["blob"].tolist()]
+        ids = table["blob"].tobytes().hex()
+        blobs = [ids[i:i + 40] for i in range(0, len(ids), 40)]
         if not good.all():
             keep = [i for i in range(whole) if good[i]]
             self._repair([blobs[i] for i in keep], vecs[keep],
@@ -160,9 +169,9 @@ class Vectors:
         import numpy as np
 
         dim = int(vecs.shape[1])
-        rec = np.dtype([("blob", "S20"), ("vec", "<f2", (dim,))])
-        table = np.zeros(len(blobs), dtype=rec)
-        table["blob"] = [bytes.fromhex(b) for b in blobs]
+        table = np.zeros(len(blobs), dtype=_record(dim))
+        table["blob"] = np.frombuffer(bytes.fromhex("".join(blobs)), dtype=np.uint8
+                                      ).reshape(len(blobs), 20)
         table["vec"] = vecs.astype(np.float16)
         head = HEADER.pack(MAGIC, dim, 0) if header else b""
         return head + table.tobytes()
