@@ -18,6 +18,7 @@ from git_aide.core.errors import AideError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+    from typing import Any
 
     from git_aide.cache.folder import Cache
     from git_aide.cache.index import FullText
@@ -67,6 +68,9 @@ class Semantic:
         self._vectors: Vectors | None = None
         #: Memories without a vector when the last ensure() stopped.
         self.left = 0
+        #: (the snapshot's blob ids, the vectors' size then, those blobs with a vector,
+        #: their rows) of the last nearest(): a warm server asks again on the same ids.
+        self._subset: tuple[object, int, Any, Any] | None = None
 
     @property
     def configured(self) -> bool:
@@ -173,6 +177,42 @@ class Semantic:
         q = self.embedder.embed([text])[0]
         return dict(zip(have, (matrix @ q).tolist(), strict=True))
 
+    def nearest(self, text: str, snap: Snapshot, k: int, also: Iterable[str] = (),
+                progress: Progress | None = None) -> dict[str, float]:
+        """Cosine of `text` to the `k` memories of the snapshot nearest to it, and to
+        those of `also` (that have a vector). Their vectors are made first, within the
+        budget; which rows are the snapshot's is kept for the next call on it (the
+        server's warm snapshot)."""
+        import numpy as np
+
+        ids = snap.blob_ids()
+        source: object = ids if ids is not None else snap
+        vecs = self.vectors
+        kept = self._subset
+        if kept is None or kept[0] is not source or kept[1] != vecs.size:
+            blobs = list(ids) if ids is not None else [e.blob for e in snap.entries]
+            self.ensure(snap, blobs, progress=progress)
+            vecs = self.vectors
+            rows = np.fromiter((vecs.rows.get(b, -1) for b in blobs), dtype=np.int64,
+                               count=len(blobs))
+            have = rows >= 0
+            kept = (source, vecs.size, np.array(blobs, dtype=object)[have], rows[have])
+            self._subset = kept
+        _source, _size, names, rows = kept
+        if vecs.matrix is None or not len(rows):
+            return {}
+        q = self.embedder.embed([text])[0]
+        sims = vecs.matrix @ q
+        mine = sims[rows]
+        k = min(k, len(mine))
+        top = np.argpartition(-mine, k - 1)[:k] if k else np.zeros(0, dtype=np.int64)
+        out = {str(names[i]): float(mine[i]) for i in top}
+        for b in also:
+            r = vecs.rows.get(b)
+            if r is not None:
+                out[b] = float(sims[r])
+        return out
+
 
 def held_words(entry: Entry) -> frozenset[str]:
     """The words of a memory that a question's words are looked for in."""
@@ -223,9 +263,7 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
         return sr.order([Hit(e, e.scope, score=bm25[e.blob]) for e in lexical], limit)[:limit]
     if not sem.ready():
         raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")
-    blobs = every_blob(snap)
-    sem.ensure(snap, blobs, progress=progress)
-    cos = sem.cosines(query, blobs)
+    cos = sem.nearest(query, snap, want, bm25.keys(), progress)
     near = heapq.nlargest(want, cos, key=lambda b: cos[b])
     pool = set(near) | bm25.keys()
     scores = fusion.fuse({b: cos[b] for b in pool if b in cos},

@@ -132,6 +132,11 @@ class Vectors:
             self.rows = {b: i for i, b in enumerate(blobs)}
             self.matrix = vecs
 
+    @property
+    def size(self) -> int:
+        """How many rows are loaded (it grows with every add)."""
+        return 0 if self.matrix is None else int(self.matrix.shape[0])
+
     def missing(self, blobs: Iterable[str]) -> list[str]:
         """The blob ids among `blobs` without a vector, in their order, once each."""
         have = self.rows
