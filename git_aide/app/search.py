@@ -199,6 +199,11 @@ def _ranked(entries: list[Entry], scores: dict[str, float], limit: int) -> list[
 
 #: How much the newest of the matches gains over the oldest (a share of the score).
 RECENCY_WEIGHT = 0.1
+#: Supersession is checked among the best 3x `limit` matches (at least 30), and never
+#: among more than this many: a superseded match further down keeps its place. Checking
+#: costs the square of the matches compared (and reading each one's `what`); a list this
+#: long is read by a program, which gets every match anyway.
+SUPERSESSION_WINDOW = 1000
 
 
 def order(hits: list[Hit], limit: int) -> list[Hit]:
@@ -215,20 +220,24 @@ def order(hits: list[Hit], limit: int) -> list[Hit]:
         h.score = (h.score or 0.0) * (1.0 + RECENCY_WEIGHT * age[h.entry.updated_at])
     # Supersession among the best few (each is parsed to compare its words).
     hits.sort(key=lambda h: (-(h.score or 0.0), h.entry.uuid))
-    head = hits[:max(3 * limit, 30)]
+    head = hits[:min(max(3 * limit, 30), SUPERSESSION_WINDOW)]
     old = {o.uuid for o, _n, _s in pairs([h.entry for h in head], SUPERSEDED_SIMILARITY)}
-    hits.sort(key=lambda h: h.entry.uuid in old)
+    if not old:
+        return hits
+    # The superseded (all in the head) after every current match, each part in its
+    # order: a stable partition, not a sort of every match.
+    behind = [h for h in head if h.entry.uuid in old]
+    current = [h for h in head if h.entry.uuid not in old] + hits[len(head):]
     # The score shown is the one that ordered the list: the superseded, after every
     # current match, are scaled below the last of them (their own order kept).
-    current = [h.score or 0.0 for h in hits if h.entry.uuid not in old]
-    behind = [h for h in hits if h.entry.uuid in old]
-    if current and behind:
-        top = max(h.score or 0.0 for h in behind)
-        if top >= min(current) > 0:
-            scale = 0.99 * min(current) / top
+    if current:
+        least = current[-1].score or 0.0  # best first: the last is the least
+        top = behind[0].score or 0.0
+        if top >= least > 0:
+            scale = 0.99 * least / top
             for h in behind:
                 h.score = (h.score or 0.0) * scale
-    return hits
+    return current + behind
 
 
 def stats(entries: list[Entry], recalls: dict[str, tuple[int, str]], now: float
