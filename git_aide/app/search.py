@@ -199,18 +199,13 @@ def _ranked(entries: list[Entry], scores: dict[str, float], limit: int) -> list[
 
 #: How much the newest of the matches gains over the oldest (a share of the score).
 RECENCY_WEIGHT = 0.1
-#: Supersession is checked among the best 3x `limit` matches (at least 30), and never
-#: among more than this many: a superseded match further down keeps its place. Checking
-#: costs the square of the matches compared (and reading each one's `what`); a list this
-#: long is read by a program, which gets every match anyway.
-SUPERSESSION_WINDOW = 1000
 
 
 def order(hits: list[Hit], limit: int) -> list[Hit]:
     """Best first (section 4): the BM25F score, a little more for the newer of the
     matches; a memory superseded by a newer match after every current one."""
     from git_aide.rank.duplicates import pairs
-    from git_aide.rank.recall import SUPERSEDED_SIMILARITY
+    from git_aide.rank.recall import SUPERSEDED_SIMILARITY, supersession_window
 
     if not hits:
         return hits
@@ -218,9 +213,10 @@ def order(hits: list[Hit], limit: int) -> list[Hit]:
     age = {d: i / max(len(dates) - 1, 1) for i, d in enumerate(dates)}
     for h in hits:
         h.score = (h.score or 0.0) * (1.0 + RECENCY_WEIGHT * age[h.entry.updated_at])
-    # Supersession among the best few (each is parsed to compare its words).
+    # Supersession among the best few (each is parsed to compare its words), as many
+    # as recall compares: a superseded match further down keeps its place.
     hits.sort(key=lambda h: (-(h.score or 0.0), h.entry.uuid))
-    head = hits[:min(max(3 * limit, 30), SUPERSESSION_WINDOW)]
+    head = hits[:supersession_window(limit)]
     old = {o.uuid for o, _n, _s in pairs([h.entry for h in head], SUPERSEDED_SIMILARITY)}
     if not old:
         return hits
