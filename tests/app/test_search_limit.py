@@ -46,3 +46,25 @@ def test_a_large_limit_returns_every_match_best_first_superseded_last(repo: Path
     git(repo, "rm", "-q", f".aide/memories/technical/{newer['uuid']}.json")
     alone = uuids(aide_ok(repo, "search", "flux", "--limit", "1000000", "--json"))
     assert alone[0] == older["uuid"] and len(alone) == len(got) - 1
+
+
+def test_a_large_recall_limit_keeps_a_superseded_memory_below_its_replacement(
+        repo: Path) -> None:
+    old = valid_record(what="uploads are capped at 10 MB by MAX_UPLOAD_BYTES",
+                       scope="src/upload/limits.py", created_at=stamp(0), updated_at=stamp(0))
+    new = valid_record(what="uploads are capped at 50 MB by MAX_UPLOAD_BYTES since 2025",
+                       scope="src/upload/**", created_at=stamp(9), updated_at=stamp(9))
+    others = [valid_record(what=f"upload rule {i}: term{i}x term{i}y", scope="src/**",
+                           created_at=stamp(i + 1), updated_at=stamp(i + 1))
+              for i in range(5)]
+    for rec in (old, new, *others):
+        put(repo, rec)
+    got = uuids(aide_ok(repo, "recall", "src/upload/limits.py", "--limit", "1000000",
+                        "--json"))
+    # Without the newer note the old one would come first (it names the file).
+    assert got[:2] == [new["uuid"], old["uuid"]]
+    assert len(got) == 7
+    (repo / f".aide/memories/technical/{new['uuid']}.json").unlink()
+    alone = uuids(aide_ok(repo, "recall", "src/upload/limits.py", "--limit", "1000000",
+                          "--json"))
+    assert alone[0] == old["uuid"] and len(alone) == 6
