@@ -24,8 +24,9 @@ def words(text: str) -> frozenset[str]:
 #: long-lived process (the MCP server) checks supersession among the same memories on
 #: every search; reading `what` to split it costs more than comparing the sets.
 _KNOWN: dict[str, frozenset[str]] = {}
-#: How many word sets _KNOWN keeps (about 1 KB each) before it starts again.
-KNOWN_MAX = 50_000
+#: How many word sets _KNOWN keeps (about 1.5 KB each) before it starts again: ten
+#: times the most that one search or recall compares (rank/recall.SUPERSESSION_MOST).
+KNOWN_MAX = 10_000
 
 
 def word_set(e: Entry) -> frozenset[str]:
