@@ -209,10 +209,11 @@ def order(hits: list[Hit], limit: int) -> list[Hit]:
 
     if not hits:
         return hits
-    dates = sorted({h.entry.updated_at for h in hits})
-    age = {d: i / max(len(dates) - 1, 1) for i, d in enumerate(dates)}
-    for h in hits:
-        h.score = (h.score or 0.0) * (1.0 + RECENCY_WEIGHT * age[h.entry.updated_at])
+    stamps = [h.entry.updated_at for h in hits]
+    dates = sorted(set(stamps))
+    lift = {d: 1.0 + RECENCY_WEIGHT * (i / max(len(dates) - 1, 1)) for i, d in enumerate(dates)}
+    for h, d in zip(hits, stamps, strict=True):
+        h.score = (h.score or 0.0) * lift[d]
     # Supersession among the best few (each is parsed to compare its words), as many
     # as recall compares: a superseded match further down keeps its place.
     hits.sort(key=lambda h: (-(h.score or 0.0), h.entry.uuid))
