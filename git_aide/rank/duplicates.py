@@ -204,7 +204,7 @@ def _join(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int, 
 
 def _jaccard_sized(a: frozenset[str], b: frozenset[str], size: int, other: int) -> float:
     inter = len(a & b)
-    return inter / (size + other - inter)
+    return inter / (size + other - inter) if inter else 0.0
 
 
 def _fewest_shared(sizes: list[int], threshold: float) -> dict[int, dict[int, int]]:
