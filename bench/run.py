@@ -47,6 +47,11 @@ SCALE_RATIO = 12.0
 GREP_OK = (0, 1)
 #: How many new memories the catch-up rows merge in.
 CATCH_UP_COUNT = 1000
+#: A word in about a quarter of the generated memories (generate.py's words fall off as
+#: Zipf's law says), for a search that lists every match (issue 23).
+BROAD_WORD = "database"
+#: `search BROAD_WORD --limit 1000000`, in ms: every match (25,000 at 100,000 memories).
+SEARCH_ALL_MS = 2000.0
 
 
 @dataclass
@@ -338,6 +343,9 @@ def bench_size(n: int, args: argparse.Namespace, aide: list[str]) -> dict[str, A
     ):
         add(Row(key, label, [*aide, *cmd, "--json"], baseline_key=base, max_ratio=GREP_RATIO),
             paired=greps[base])
+    add(Row("search_all", f"`search {BROAD_WORD} --limit 1000000` (every match: a quarter "
+            "of the memories)", [*aide, "search", BROAD_WORD, "--limit", "1000000", "--json"],
+            max_ms=SEARCH_ALL_MS))
     history_rows(repo, meta, aide, add)
 
     if wanted("catchup_recall"):
@@ -492,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--regenerate", action="store_true", help="do not reuse repositories")
     ap.add_argument("--rows", metavar="KEYS",
                     help="time only these rows, comma-separated keys (startup, recall_file, "
-                         "recall_dir, recall_query, search, recall_rev, log, diff, "
+                         "recall_dir, recall_query, search, recall_rev, search_all, log, diff, "
                          "catchup_recall, catchup_search, full_index, merge_driver, "
                          "textconv, audit, agents: the MCP and hook rows)")
     ap.add_argument("--json", dest="json_out", metavar="FILE", help="write raw figures here")

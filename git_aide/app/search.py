@@ -205,30 +205,36 @@ def order(hits: list[Hit], limit: int) -> list[Hit]:
     """Best first (section 4): the BM25F score, a little more for the newer of the
     matches; a memory superseded by a newer match after every current one."""
     from git_aide.rank.duplicates import pairs
-    from git_aide.rank.recall import SUPERSEDED_SIMILARITY
+    from git_aide.rank.recall import SUPERSEDED_SIMILARITY, supersession_window
 
     if not hits:
         return hits
-    dates = sorted({h.entry.updated_at for h in hits})
-    age = {d: i / max(len(dates) - 1, 1) for i, d in enumerate(dates)}
-    for h in hits:
-        h.score = (h.score or 0.0) * (1.0 + RECENCY_WEIGHT * age[h.entry.updated_at])
-    # Supersession among the best few (each is parsed to compare its words).
+    stamps = [h.entry.updated_at for h in hits]
+    dates = sorted(set(stamps))
+    lift = {d: 1.0 + RECENCY_WEIGHT * (i / max(len(dates) - 1, 1)) for i, d in enumerate(dates)}
+    for h, d in zip(hits, stamps, strict=True):
+        h.score = (h.score or 0.0) * lift[d]
+    # Supersession among the best few (each is parsed to compare its words), as many
+    # as recall compares: a superseded match further down keeps its place.
     hits.sort(key=lambda h: (-(h.score or 0.0), h.entry.uuid))
-    head = hits[:max(3 * limit, 30)]
+    head = hits[:supersession_window(limit)]
     old = {o.uuid for o, _n, _s in pairs([h.entry for h in head], SUPERSEDED_SIMILARITY)}
-    hits.sort(key=lambda h: h.entry.uuid in old)
+    if not old:
+        return hits
+    # The superseded (all in the head) after every current match, each part in its
+    # order: a stable partition, not a sort of every match.
+    behind = [h for h in head if h.entry.uuid in old]
+    current = [h for h in head if h.entry.uuid not in old] + hits[len(head):]
     # The score shown is the one that ordered the list: the superseded, after every
     # current match, are scaled below the last of them (their own order kept).
-    current = [h.score or 0.0 for h in hits if h.entry.uuid not in old]
-    behind = [h for h in hits if h.entry.uuid in old]
-    if current and behind:
-        top = max(h.score or 0.0 for h in behind)
-        if top >= min(current) > 0:
-            scale = 0.99 * min(current) / top
+    if current:
+        least = current[-1].score or 0.0  # best first: the last is the least
+        top = behind[0].score or 0.0
+        if top >= least > 0:
+            scale = 0.99 * least / top
             for h in behind:
                 h.score = (h.score or 0.0) * scale
-    return hits
+    return current + behind
 
 
 def stats(entries: list[Entry], recalls: dict[str, tuple[int, str]], now: float

@@ -65,6 +65,7 @@ def is_project_wide(scope: str | None) -> bool:
     return scope is None or scope == "project"
 
 
+@lru_cache(maxsize=4096)  # many memories share a scope; a search may show thousands
 def check(scope: str) -> str | None:
     """Why a scope is invalid, or None when it is fine."""
     if not scope.strip():

@@ -3,8 +3,7 @@ nearly the same (README, Keeping memories true), for `audit` and for `remember`'
 
 from __future__ import annotations
 
-import math
-from collections import Counter
+import re
 
 from git_aide.core import scope as scopes
 from git_aide.core.memory import PERSONAL_DIR
@@ -19,6 +18,25 @@ def words(text: str) -> frozenset[str]:
     """A memory's normalised word set: lower case, identifiers whole (core/words.py says
     why), no filler words."""
     return _words(text, parts=False)
+
+
+#: Word sets by blob id, kept between calls: a blob's words never change, and a
+#: long-lived process (the MCP server) checks supersession among the same memories on
+#: every search; reading `what` to split it costs more than comparing the sets.
+_KNOWN: dict[str, frozenset[str]] = {}
+#: How many word sets _KNOWN keeps (about 1.5 KB each) before it starts again: ten
+#: times the most that one search or recall compares (rank/recall.SUPERSESSION_MOST).
+KNOWN_MAX = 10_000
+
+
+def word_set(e: Entry) -> frozenset[str]:
+    """words(e.what), once per blob."""
+    found = _KNOWN.get(e.blob)
+    if found is None:
+        if len(_KNOWN) >= KNOWN_MAX:
+            _KNOWN.clear()
+        found = _KNOWN[e.blob] = words(e.what)
+    return found
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -69,53 +87,160 @@ def _is_personal(path: str) -> bool:
 def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, float]]:
     """(older, newer, similarity): for each memory that has them, the closest newer
     memory of one layer (and one sharing) with an overlapping scope and nearly the same
-    words.
+    words (of two as close, the newest), older ones in the order of `entries`.
 
-    A similarity join, not a comparison of every pair: word sets are bit masks over the
-    vocabulary ranked rarest first; memories are taken smallest first, each probes the
-    index with the first |s| - ceil(t|s|) + 1 of its words and is indexed under the
-    first |s| - ceil(2t/(1+t)|s|) + 1 (two sets with Jaccard >= t share a word of
-    those prefixes), and a pair is compared only when its sizes allow Jaccard >= t.
+    A similarity join that prunes on any vocabulary: each group (layer, sharing) is
+    joined on its own, and a memory is compared only with those that share enough of
+    its words for the similarity to reach `threshold` (_join says how that is counted
+    for all of them at once), not with every memory that shares one word: a prefix
+    filter prunes nothing when every memory holds the same few frequent words.
     """
     if threshold <= 0:
         return []
-    sets = [words(e.what) for e in entries]
-    freq: Counter[str] = Counter(w for s in sets for w in s)
-    rank = {w: i for i, (w, _) in enumerate(sorted(freq.items(), key=lambda p: (p[1], p[0])))}
-    order = sorted((i for i, s in enumerate(sets) if s), key=lambda i: len(sets[i]))
-    masks: dict[int, int] = {}
-    index: dict[tuple[str, bool, int], list[int]] = {}
-    best: dict[int, tuple[float, int]] = {}
-    half = 2 * threshold / (1 + threshold)
-    for i in order:
-        e = entries[i]
-        toks = sorted(rank[w] for w in sets[i])
-        size = len(toks)
-        mask = 0
-        for t in toks:
-            mask |= 1 << t
-        masks[i] = mask
-        group = (e.layer, _is_personal(e.path))
-        seen: set[int] = set()
-        smallest = threshold * size
-        for t in toks[: size - math.ceil(threshold * size) + 1]:
-            for j in index.get((*group, t), ()):
-                if j in seen:
-                    continue
-                seen.add(j)
-                other = len(sets[j])
-                if other < smallest:
-                    continue
-                inter = (mask & masks[j]).bit_count()
-                sim = inter / (size + other - inter)
-                if sim < threshold or not overlap(e.compiled, entries[j].compiled):
-                    continue
-                older, newer = _older(entries, i, j)
-                if sim > best.get(older, (0.0, -1))[0]:
-                    best[older] = (sim, newer)
-        for t in toks[: size - math.ceil(half * size) + 1]:
-            index.setdefault((*group, t), []).append(i)
-    return [(entries[o], entries[n], sim) for o, (sim, n) in best.items()]
+    sets = [word_set(e) for e in entries]
+    groups: dict[tuple[str, bool], list[int]] = {}
+    for i, e in enumerate(entries):
+        if sets[i]:
+            groups.setdefault((e.layer, _is_personal(e.path)), []).append(i)
+    best: dict[int, tuple[float, tuple[str, str], int]] = {}
+    for members in groups.values():
+        for i, j, sim in _join([sets[i] for i in members], threshold):
+            a, b = members[i], members[j]
+            if not overlap(entries[a].compiled, entries[b].compiled):
+                continue
+            older, newer = _older(entries, a, b)
+            rank = (sim, _age(entries[newer]), newer)
+            if older not in best or rank > best[older]:
+                best[older] = rank
+    return [(entries[o], entries[best[o][2]], best[o][0]) for o in sorted(best)]
+
+
+def _age(e: Entry) -> tuple[str, str]:
+    return e.updated_at, e.uuid
+
+
+#: A word held by fewer than one in this many of a group's memories is counted from its
+#: list of holders; a more frequent one from its lane vector (_join).
+_RARE = 128
+#: Up to this many memories, comparing every pair costs less than counting in lanes.
+_FEW = 64
+#: A lane whose top bit is set: its count reached the bias's bound.
+_HIGH = re.compile(b"[\x80-\xff]")
+#: A lane of more than one byte whose top bit (masked) is set.
+_NONZERO = re.compile(b"[^\x00]")
+
+
+def _join(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int, float]]:
+    """(i, j, Jaccard similarity) of every pair of `sets` (i > j) at `threshold` or above.
+
+    Counting the words that memory i shares with every memory at once: each memory owns
+    a lane (one byte, or a few) of a long integer; a frequent word's vector has a 1 in
+    the lane of each memory that holds it, so the sum of the vectors of i's words holds,
+    in each lane, how many words that memory shares with i. Adding to each lane the bias
+    2^(top bit) - (the fewest shared words that reach `threshold` for those two sizes)
+    sets the lane's top bit exactly when the pair can reach it: the lanes with that bit
+    are the candidates, and only they are compared (a rare word's holders are counted
+    one by one, on top). Python adds integers of thousands of digits in C, so the work
+    per memory is a few additions, whatever the vocabulary."""
+    n = len(sets)
+    if n < 2:
+        return []
+    sizes = [len(s) for s in sets]
+    if n <= _FEW:
+        return [(p, q, sim) for p in range(n) for q in range(p)
+                if (sim := _jaccard_sized(sets[p], sets[q], sizes[p], sizes[q])) >= threshold]
+    width = 1
+    while 1 << (8 * width - 1) <= max(sizes):
+        width += 1
+    high = 1 << (8 * width - 1)
+    holders: dict[str, list[int]] = {}
+    for q, s in enumerate(sets):
+        for w in s:
+            holders.setdefault(w, []).append(q)
+    vectors: dict[str, int] = {}
+    rare: dict[str, list[int]] = {}
+    for w, qs in holders.items():
+        if len(qs) * _RARE < n:
+            rare[w] = qs
+            continue
+        buf = bytearray(n * width)
+        for q in qs:
+            buf[q * width] = 1
+        vectors[w] = int.from_bytes(buf, "little")
+    least = _fewest_shared(sorted(set(sizes)), threshold)
+    biases: dict[int, int] = {}
+    tops = _tops(n, width, high) if width > 1 else 0
+    out: list[tuple[int, int, float]] = []
+    for p, s in enumerate(sets):
+        size = sizes[p]
+        bias = biases.get(size)
+        if bias is None:
+            bias = biases[size] = _bias(sizes, least[size], high, width)
+        total = sum((vectors[w] for w in s if w in vectors), bias)
+        lanes = total.to_bytes(n * width + 1, "little")
+        found: set[int] = set()
+        if width == 1:
+            found.update(m.start() for m in _HIGH.finditer(lanes, 0, p))
+        else:
+            set_tops = (total & tops).to_bytes(n * width + 1, "little")
+            found.update(m.start() // width for m in _NONZERO.finditer(set_tops, 0, p * width))
+        counts: dict[int, int] = {}
+        for w in s:
+            for q in rare.get(w, ()):
+                if q >= p:
+                    break
+                counts[q] = counts.get(q, 0) + 1
+        for q, c in counts.items():
+            lane = int.from_bytes(lanes[q * width:(q + 1) * width], "little")
+            if lane & ~(high - 1) == 0 and lane + c >= high and least[size].get(sizes[q]):
+                found.add(q)
+        for q in found:
+            inter = len(s & sets[q])
+            sim = inter / (size + sizes[q] - inter)
+            if sim >= threshold:
+                out.append((p, q, sim))
+    return out
+
+
+def _jaccard_sized(a: frozenset[str], b: frozenset[str], size: int, other: int) -> float:
+    inter = len(a & b)
+    return inter / (size + other - inter) if inter else 0.0
+
+
+def _fewest_shared(sizes: list[int], threshold: float) -> dict[int, dict[int, int]]:
+    """For two sizes a and b, the fewest shared words whose similarity reaches
+    `threshold` (computed as the join computes it, so that no pair is missed), absent
+    when none does."""
+    least: dict[int, dict[int, int]] = {}
+    for a in sizes:
+        row = least[a] = {}
+        for b in sizes:
+            # x / (a + b - x) grows with x: start near the root and step to the fewest.
+            x = max(1, int(threshold * (a + b) / (1 + threshold)))
+            while x > 1 and (x - 1) / (a + b - x + 1) >= threshold:
+                x -= 1
+            while x <= min(a, b) and x / (a + b - x) < threshold:
+                x += 1
+            if x <= min(a, b):
+                row[b] = x
+    return least
+
+
+def _bias(sizes: list[int], least: dict[int, int], high: int, width: int) -> int:
+    """The lanes' biases for a memory whose least shared counts are `least`: high minus
+    that count, or 0 in a lane that cannot reach the threshold at all."""
+    if width == 1:
+        table = bytearray(256)
+        for b, x in least.items():
+            table[b] = high - x
+        return int.from_bytes(bytes(sizes).translate(table), "little")
+    return int.from_bytes(b"".join((high - least[b] if b in least else 0).to_bytes(width, "little")
+                                   for b in sizes), "little")
+
+
+def _tops(n: int, width: int, high: int) -> int:
+    """The top bit of each of n lanes."""
+    return int.from_bytes(high.to_bytes(width, "little") * n, "little")
 
 
 def _older(entries: list[Entry], i: int, j: int) -> tuple[int, int]:

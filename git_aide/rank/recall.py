@@ -161,6 +161,10 @@ PROJECT_WIDE_SCAN = 200
 PATH_WORDS_SCAN = 200
 #: How far down the provisional order supersession is looked for (times the limit).
 SUPERSESSION_WINDOW = 3
+#: ... but never among more than this many memories (recall's and search's), so that a
+#: --limit of a million costs what sorting costs: comparing words grows with the square
+#: of the memories compared. A superseded memory further down keeps its place.
+SUPERSESSION_MOST = 1000
 #: How much relevance to --query weighs against specificity (1: a perfect match is
 #: worth as much as a scope naming the file).
 QUERY_WEIGHT = 1.0
@@ -299,7 +303,7 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
             hits = _cap_project_wide(hits, project_wide_limit, weights, body,
                                      below_scoped=scorer is None, named=named or [])
     key = _sort_key()
-    window = heapq.nsmallest(max(SUPERSESSION_WINDOW * limit, 30), hits, key=key)
+    window = heapq.nsmallest(supersession_window(limit), hits, key=key)
     _mark_superseded(window)
     window.sort(key=key)
     cut = window[:limit]
@@ -311,6 +315,11 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
     if diversity_min and limit >= diversity_min and len(hits) > limit:
         cut = _diversify(cut, hits, key)
     return cut
+
+
+def supersession_window(limit: int) -> int:
+    """How many of the best memories are compared for supersession, for a limit."""
+    return min(max(SUPERSESSION_WINDOW * limit, 30), SUPERSESSION_MOST)
 
 
 def _standing_value(h: Hit) -> float:
