@@ -89,6 +89,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         mentions = (snap.mentioning(finder, relevant) if finder.active() and not scoped_only
                     else [])
         elsewhere: list[Entry] = []
+        meaning = None
         rel: Any = relevance
         if rel is not None and queries:
             elsewhere = _strong_matches(snap, ft, query or "", relevant)
@@ -97,15 +98,16 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
                                           rel, mentions + elsewhere)
         if rel is not None and semantic is not None and semantic.configured \
                 and semantic.ready():
-            from git_aide.app.semantic import recall_relevance
+            from git_aide.app.semantic import meaning_of, recall_relevance
 
             rel = recall_relevance(semantic, query or "", queries, rel)
+            meaning = meaning_of(semantic, entries)
         return rc.recall(
             entries, queries, filters(layers, tags, contributor), relevance=rel,
             limit=cut, min_depth=min_depth, diversity_min=diversity_min,
             project_wide_limit=pw_limit,
             mentions=mentions, elsewhere=elsewhere, query=query, body=snap.body(),
-            on_topic=finder.names_a_stem,
+            on_topic=finder.names_a_stem, meaning=meaning,
         )
 
     # Worked out (and ranked) while git compares the working tree, when the snapshot

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from git_aide.cache.index import FullText
     from git_aide.core.scope import Compiled
+    from git_aide.rank.supersede import Meaning
     from git_aide.read.snapshot import Snapshot
 
 Progress = Callable[[int, int], None]
@@ -201,11 +202,12 @@ def _ranked(entries: list[Entry], scores: dict[str, float], limit: int) -> list[
 RECENCY_WEIGHT = 0.1
 
 
-def order(hits: list[Hit], limit: int) -> list[Hit]:
+def order(hits: list[Hit], limit: int, meaning: Meaning | None = None) -> list[Hit]:
     """Best first (section 4): the BM25F score, a little more for the newer of the
-    matches; a memory superseded by a newer match after every current one."""
-    from git_aide.rank.duplicates import pairs
-    from git_aide.rank.recall import SUPERSEDED_SIMILARITY, supersession_window
+    matches; a memory superseded by a newer match after every current one (`meaning`:
+    a model's cosine of two memories, which supersession weighs when there is one)."""
+    from git_aide.rank.recall import supersession_window
+    from git_aide.rank.supersede import superseded
 
     if not hits:
         return hits
@@ -218,7 +220,7 @@ def order(hits: list[Hit], limit: int) -> list[Hit]:
     # as recall compares: a superseded match further down keeps its place.
     hits.sort(key=lambda h: (-(h.score or 0.0), h.entry.uuid))
     head = hits[:supersession_window(limit)]
-    old = {o.uuid for o, _n, _s in pairs([h.entry for h in head], SUPERSEDED_SIMILARITY)}
+    old = {o.uuid for o, _n in superseded([h.entry for h in head], meaning)}
     if not old:
         return hits
     # The superseded (all in the head) after every current match, each part in its

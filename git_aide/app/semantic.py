@@ -276,7 +276,7 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
     if keep is not None:
         entries = [e for e in entries if keep(e)]
     hits = [Hit(e, e.scope, score=scores[e.blob]) for e in entries]
-    return sr.order(hits, limit)[:limit]
+    return sr.order(hits, limit, meaning_of(sem, entries))[:limit]
 
 
 def recall_relevance(sem: Semantic, question: str, queries: list[Query],

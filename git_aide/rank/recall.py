@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
+    from git_aide.rank.supersede import Meaning
     from git_aide.read.record import Entry
 
 _LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
@@ -150,9 +151,6 @@ PATH_WEIGHT = 1.0
 #: lifts one above a scoped memory (whose specificity is at least 1 / (1 + its
 #: distance)), enough to order the project-wide ones.
 PROJECT_WIDE_PATH_WEIGHT = 0.01
-#: A memory of one layer and an overlapping scope that shares this share of its words
-#: with a newer one is taken as superseded by it (section 4).
-SUPERSEDED_SIMILARITY = 0.3
 #: How many project-wide memories (the newest) a path recall looks through for shared
 #: words: a large store holds thousands, and reading them all would double a recall.
 PROJECT_WIDE_SCAN = 200
@@ -283,7 +281,8 @@ def _stem_text(e: Entry) -> bytes:
 def rank(hits: list[Hit], *, limit: int, diversity_min: int,
          scorer: Callable[[list[Hit]], None] | None = None,
          project_wide_limit: int = -1, path_words_: set[str] | None = None,
-         body: bytes | None = None, named: list[bytes] | None = None) -> list[Hit]:
+         body: bytes | None = None, named: list[bytes] | None = None,
+         meaning: Meaning | None = None) -> list[Hit]:
     """Order (section 4 step 2), cap project-wide memories (step 3), cut at the limit
     and, when asked, rebalance layers (step 4)."""
     if scorer is not None:
@@ -304,7 +303,7 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
                                      below_scoped=scorer is None, named=named or [])
     key = _sort_key()
     window = heapq.nsmallest(supersession_window(limit), hits, key=key)
-    _mark_superseded(window)
+    _mark_superseded(window, meaning)
     window.sort(key=key)
     cut = window[:limit]
     if len(window) < len(hits) and any(h.standing.superseded for h in cut):
@@ -439,12 +438,12 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
     return out
 
 
-def _mark_superseded(window: list[Hit]) -> None:
-    """Flag the memories a newer one of the window supersedes (section 4)."""
-    from git_aide.rank.duplicates import pairs
+def _mark_superseded(window: list[Hit], meaning: Meaning | None = None) -> None:
+    """Flag the memories a newer one of the window supersedes (rank/supersede.py)."""
+    from git_aide.rank.supersede import superseded
 
     by_uuid = {h.entry.uuid: h for h in window}
-    for older, newer, _sim in pairs([h.entry for h in window], SUPERSEDED_SIMILARITY):
+    for older, newer in superseded([h.entry for h in window], meaning):
         by_uuid[older.uuid].standing.superseded = by_uuid[newer.uuid]
 
 
@@ -479,7 +478,8 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
            project_wide_limit: int = 3, mentions: list[Entry] = (),  # type: ignore[assignment]
            elsewhere: list[Entry] = (),  # type: ignore[assignment]
            query: str | None = None, body: bytes | None = None,
-           on_topic: Callable[[bytes], bool] | None = None) -> list[Hit]:
+           on_topic: Callable[[bytes], bool] | None = None,
+           meaning: Meaning | None = None) -> list[Hit]:
     """The whole of section 4's recall: select, score, sort, cap, cut, rebalance.
 
     `relevance` scores the selected entries against --query (blob id -> score);
@@ -509,7 +509,7 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
     return rank(hits, limit=limit,
                 diversity_min=diversity_min, scorer=scorer,
                 project_wide_limit=project_wide_limit if queries else -1,
-                path_words_=want, body=body, named=named)
+                path_words_=want, body=body, named=named, meaning=meaning)
 
 
 def listing(entries: list[Entry], filters: Filters) -> list[Hit]:
