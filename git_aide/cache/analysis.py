@@ -9,6 +9,8 @@ the stems of the words the memories use (postings.py).
 
 from __future__ import annotations
 
+from collections import Counter
+
 from git_aide.core.words import TOKEN, plain, prepare, tokens
 
 TYPE_CHECKING = False
@@ -155,12 +157,13 @@ class Analyser:
         """term -> frequency in a text (already prepared), as Whoosh's TEXT field counts."""
         memo = self._memo
         out: dict[str, int] = {}
-        for token in tokens(text):
+        # Counted by token first (in C): a text repeats its words.
+        for token, n in Counter(tokens(text)).items():
             found = memo.get(token)
             if found is None:
                 found = self._token(token)
             for term in found:
-                out[term] = out.get(term, 0) + 1
+                out[term] = out.get(term, 0) + n
         return out
 
     def note_stems(self, text: str) -> None:

@@ -107,7 +107,8 @@ def add_all(writer: Any, docs: list[tuple[str, dict[str, str]]], analysis: Analy
         perdoc.start_doc(i)
         for name, f in fobjs:
             if name in fields:
-                perdoc.add_field(name, f, None, fields[name][0])
+                if fields[name][0]:  # nothing is kept of a field without a length
+                    perdoc.add_field(name, f, None, fields[name][0])
                 continue
             length = 0
             for tbytes, freq, weight, vbytes in f.index(values[name]):
@@ -117,18 +118,22 @@ def add_all(writer: Any, docs: list[tuple[str, dict[str, str]]], analysis: Analy
                              length if f.scorable else 0)
         perdoc.finish_doc()
         if progress is not None and i % 100 == 0:
-            progress(i)
+            progress(i // 2)  # analysing is about half of the work, writing the rest
     batch.stems = analysis.stems
-    _write_postings(writer, batch, other)
+    half = len(docs) // 2
+    _write_postings(writer, batch, other, None if progress is None else
+                    lambda share: progress(half + int(share * (len(docs) - half))))
     writer.docnum = len(docs)
     writer._added = True
     return batch
 
 
 def _write_postings(writer: Any, batch: postings.Batch,
-                    other: dict[str, dict[bytes, list[tuple[int, float, bytes]]]]) -> None:
+                    other: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
+                    progress: Callable[[float], None] | None) -> None:
     """Every term's postings, field by field and term by term in byte order, as
-    Whoosh's pool would hand them to its codec's field writer."""
+    Whoosh's pool would hand them to its codec's field writer; `progress` is told the
+    share of the postings written, now and then."""
     from whoosh.codec.whoosh3 import W3PostingsWriter
     from whoosh.system import pack_uint
     from whoosh.util.numeric import byte_to_length, length_to_byte
@@ -143,6 +148,9 @@ def _write_postings(writer: Any, batch: postings.Batch,
             said[name] = [byte_to_length(b) if (b := length_to_byte(v)) else None
                           for v in exact]
     packed: dict[int, bytes] = {}
+    total = sum(len(d) for terms in batch.posts.values() for d, _f in terms.values()) or 1
+    done = 0
+    step = total // 50 + 1
     for name in sorted({*batch.posts, *other}):
         f = schema[name]
         fw.start_field(name, f)
@@ -173,6 +181,9 @@ def _write_postings(writer: Any, batch: postings.Batch,
                     for row in zip(docs, weights, values, of, strict=True):
                         add(*row)
                 fw.finish_term()
+                if progress is not None and (done + len(docs)) // step > done // step:
+                    progress((done + len(docs)) / total)
+                done += len(docs)
         fw.finish_field()
 
 

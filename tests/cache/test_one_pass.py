@@ -142,6 +142,17 @@ def test_more_after_a_one_pass_index(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert native == pytest.approx(expected, rel=1e-9), query
 
 
+def test_one_pass_reports_progress(tmp_path: Path) -> None:
+    """The bar moves while the documents are analysed and while the segment is
+    written, never back, and ends at the last document."""
+    rng = random.Random(2)
+    docs = [(f"{i:040x}", _fields(rng)) for i in range(1000)]
+    seen: list[int] = []
+    FullText(str(tmp_path)).add(docs, seen.append)
+    assert seen == sorted(seen) and len(set(seen)) > 20
+    assert seen[-1] >= 990 and max(s for s in seen if s < 500) >= 450
+
+
 def _memories(repo: Path, count: int) -> None:
     # Each at its own time: which of two alike memories supersedes the other is then
     # decided by the memories, not by the order a command happened to meet them in.
