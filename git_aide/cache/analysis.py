@@ -143,28 +143,38 @@ class Analyser:
         self._words = analyzer(w)
         #: token -> its terms, as Whoosh's analyzer gives them.
         self._memo: dict[str, tuple[str, ...]] = {}
+        #: token -> its one term, for the tokens that make exactly one (most do).
+        self._one: dict[str, str] = {}
         #: The stem of every plain word met (what stems() gives for the same texts).
         self.stems: dict[str, str] = {}
 
     def _token(self, token: str) -> tuple[str, ...]:
         found = tuple(t.text for t in self._words(token, mode="index"))
         self._memo[token] = found
+        if len(found) == 1:
+            self._one[token] = found[0]
         if plain(token):
             self.stems[token.lower()] = found[0]
         return found
 
-    def terms(self, text: str) -> dict[str, int]:
-        """term -> frequency in a text (already prepared), as Whoosh's TEXT field counts."""
+    def terms(self, text: str) -> tuple[int, dict[str, int]]:
+        """(how many terms, term -> frequency) of a text (already prepared), as
+        Whoosh's TEXT field counts them."""
+        found = tokens(text)
+        one = list(map(self._one.get, found))
+        if None not in one:  # every token one known term: counted in C
+            return len(one), Counter(one)  # type: ignore[arg-type]
         memo = self._memo
         out: dict[str, int] = {}
-        # Counted by token first (in C): a text repeats its words.
-        for token, n in Counter(tokens(text)).items():
-            found = memo.get(token)
-            if found is None:
-                found = self._token(token)
-            for term in found:
+        length = 0
+        for token, n in Counter(found).items():
+            terms = memo.get(token)
+            if terms is None:
+                terms = self._token(token)
+            for term in terms:
                 out[term] = out.get(term, 0) + n
-        return out
+            length += n * len(terms)
+        return length, out
 
     def note_stems(self, text: str) -> None:
         """Keep the stems of the plain words of a text analysed otherwise (a scope)."""

@@ -51,7 +51,7 @@ PER_BUCKET = 8
 MAX_TABLES = 8
 
 #: One document's fields: field -> (length as Whoosh counts it, [(term, frequency)]).
-Fields = dict[str, tuple[int, list[tuple[str, int]]]]
+Fields = dict[str, "tuple[int, Iterable[tuple[str, int]]]"]
 
 
 def _key(field: str, term: str) -> str:

@@ -73,8 +73,8 @@ class Analysis:
         terms, for a document's values as `add_document` gets them."""
         out: postings.Fields = {}
         for name in WORDS:
-            terms = list(self._words.terms(values[name]).items())
-            out[name] = (sum(n for _t, n in terms) if self._scorable[name] else 0, terms)
+            length, terms = self._words.terms(values[name])
+            out[name] = (length if self._scorable[name] else 0, terms.items())
         for name in VALUES:
             key = (name, values[name])
             found = self._by_value.get(key)
