@@ -25,7 +25,7 @@ import heapq
 import os
 from collections.abc import Callable, Iterable, Iterator
 
-from git_aide.cache import analysis, idtable, postings, segment
+from git_aide.cache import analysis, idtable, postings
 from git_aide.cache.analysis import prepare
 from git_aide.core import files
 
@@ -340,6 +340,8 @@ class FullText:
         todo = [(blob, _values(blob, r)) for blob, r in docs if blob not in have]
         if not todo:
             return 0
+        from git_aide.cache import segment  # only a write needs it, never a query
+
         analysis = segment.Analysis(self._w, ix.schema)
         report = None if progress is None else (lambda i: progress(offset + i))
         writer = ix.writer(timeout=WRITER_TIMEOUT, limitmb=256)
