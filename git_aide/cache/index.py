@@ -14,8 +14,9 @@ just words and nothing can raise a syntax error. Fragments of words are not inde
 (stems are): search.py looks for them in the memories themselves.
 
 A little over 400 lines: opening, rebuilding, filling and asking the index share one
-state (its folder, its lock, its id table); the id table is idtable.py's, the analysis
-analysis.py's, the tables a warm search reads postings.py's.
+state (its folder, its lock, its id table); the id table is idtable.py's, a first
+index written in one pass segment.py's, the analysis analysis.py's, the tables a warm
+search reads postings.py's.
 """
 
 from __future__ import annotations
