@@ -14,8 +14,9 @@ just words and nothing can raise a syntax error. Fragments of words are not inde
 (stems are): search.py looks for them in the memories themselves.
 
 A little over 400 lines: opening, rebuilding, filling and asking the index share one
-state (its folder, its lock, its id table); the id table is idtable.py's, the analysis
-analysis.py's, the tables a warm search reads postings.py's.
+state (its folder, its lock, its id table); the id table is idtable.py's, a first
+index written in one pass segment.py's, the analysis analysis.py's, the tables a warm
+search reads postings.py's.
 """
 
 from __future__ import annotations
@@ -36,8 +37,11 @@ if TYPE_CHECKING:
 #: Bumped when the schema, the analysis or the layout of our own files in the index
 #: changes; a mismatch rebuilds the index.
 FORMAT = 8
-#: Documents per segment of a large first index.
+#: Documents per segment of Whoosh's own writer; a batch of more is written in one pass.
 BATCH = 10_000
+#: Whether a first index and a large batch are written in one pass (segment.py);
+#: tests turn it off to compare with Whoosh's own writer.
+ONE_PASS = True
 #: How long a writer waits for another process's Whoosh lock, in seconds.
 WRITER_TIMEOUT = 30.0
 #: What a damaged index is reported as.
@@ -65,6 +69,13 @@ def _best(tables: postings.Tables, scores: dict[int, float], allowed: set[str],
         if len(out) >= want or len(scores) <= limit:
             return out
         limit *= 4
+
+
+def _values(blob: str, r: dict[str, Any]) -> dict[str, str]:
+    """A memory's fields as the index gets them."""
+    return {"blob": blob, "what": prepare(r["what"]), "why": prepare(r["why"] or ""),
+            "context_label": prepare(r["context_label"] or ""),
+            "tags": ",".join(r["tags"]), "scope": r["scope"] or ""}
 
 
 def _stamp() -> str:
@@ -291,15 +302,19 @@ class FullText:
             progress: Callable[[int], None] | None = None) -> int:
         """Index (blob id, record) pairs the index lacks; returns how many were added.
 
-        A large first index is written in segments of BATCH documents, each committed
-        without merging: one writer for 100,000 documents spends most of its time
-        merging sorted runs, and the cost grows faster than the count.
+        A first index, or a batch of more than BATCH documents, is written in one pass
+        as one segment (segment.py). Smaller batches go through Whoosh's writer in
+        segments of at most BATCH documents, each committed with Whoosh's merging.
         """
         if not docs:
             return 0
         ix = self._open()
         have = self._have or set()
         todo = [(blob, r) for blob, r in docs if blob not in have]
+        if not todo:
+            return 0
+        if ONE_PASS and (not have or len(todo) > BATCH):
+            return self._add_batch(ix, todo, 0, progress, merge=None)
         added = 0
         for start in range(0, len(todo), BATCH):
             added += self._add_batch(ix, todo[start:start + BATCH], start, progress,
@@ -307,39 +322,43 @@ class FullText:
         return added
 
     def _add_batch(self, ix: Any, docs: list[tuple[str, dict[str, Any]]], offset: int,
-                   progress: Callable[[int], None] | None, merge: bool) -> int:
+                   progress: Callable[[int], None] | None, merge: bool | None) -> int:
         # Under our lock, so that the id table written after the commit describes
         # exactly the state the commit made.
         with self._lock():
             return self._add_locked(ix, docs, offset, progress, merge)
 
     def _add_locked(self, ix: Any, docs: list[tuple[str, dict[str, Any]]], offset: int,
-                    progress: Callable[[int], None] | None, merge: bool) -> int:
+                    progress: Callable[[int], None] | None, merge: bool | None) -> int:
+        """Add the documents; `merge` None: in one pass (segment.py), when the schema
+        allows it."""
         if not self.in_memory:
             # Another process may have added some since this one opened the index.
             ix = self._ix = self._w.index.open_dir(self.root)
             if not self._verified(locked=True):
                 raise ValueError("the full-text index changed behind git-aide's back")
         have = self._have or set()
+        todo = [(blob, _values(blob, r)) for blob, r in docs if blob not in have]
+        if not todo:
+            return 0
+        from git_aide.cache import segment  # only a write needs it, never a query
+
+        analysis = segment.Analysis(self._w, ix.schema)
+        report = None if progress is None else (lambda i: progress(offset + i))
         writer = ix.writer(timeout=WRITER_TIMEOUT, limitmb=256)
         try:
-            added: list[str] = []
-            fields: list[dict[str, str]] = []
-            for i, (blob, r) in enumerate(docs):
-                if blob in have:
-                    continue
-                doc = {"what": prepare(r["what"]), "why": prepare(r["why"] or ""),
-                       "context_label": prepare(r["context_label"] or ""),
-                       "tags": ",".join(r["tags"]), "scope": r["scope"] or ""}
-                writer.add_document(blob=blob, **doc)
-                added.append(blob)
-                fields.append(doc)
-                if progress is not None and i % 100 == 0:
-                    progress(offset + i)
-            if not added:
-                writer.cancel()
-                return 0
-            writer.commit(merge=merge)
+            if merge is None and segment.one_pass_fields(ix.schema, self._w.formats):
+                batch = segment.add_all(writer, todo, analysis, report)
+                merge = False
+            else:
+                batch = postings.Batch()
+                for i, (blob, values) in enumerate(todo):
+                    writer.add_document(**values)
+                    batch.add(blob, analysis.fields(values))
+                    if report is not None and i % 100 == 0:
+                        report(i)
+                batch.stems = analysis.stems
+            writer.commit(merge=bool(merge))
         except BaseException:
             with contextlib.suppress(Exception):
                 writer.cancel()
@@ -347,11 +366,10 @@ class FullText:
         self._forget_tables()
         if not self.in_memory:
             self._ix = self._w.index.open_dir(self.root)  # the state just committed
-            postings.write(self.root, self._ix, list(zip(added, fields, strict=True)),
-                           QUERIED)
-        self._have = have | set(added)
+            postings.write(self.root, self._ix, batch, QUERIED)
+        self._have = have | set(batch.blobs)
         self._save_table(self._have)
-        return len(added)
+        return len(batch.blobs)
 
     # -- searching -----------------------------------------------------------------
 

@@ -51,7 +51,7 @@ PER_BUCKET = 8
 MAX_TABLES = 8
 
 #: One document's fields: field -> (length as Whoosh counts it, [(term, frequency)]).
-Fields = dict[str, tuple[int, list[tuple[str, int]]]]
+Fields = dict[str, "tuple[int, Iterable[tuple[str, int]]]"]
 
 
 def _key(field: str, term: str) -> str:
@@ -62,38 +62,60 @@ def _key(field: str, term: str) -> str:
 _STEM = "\1"
 
 
-def build(docs: list[tuple[str, Fields]], boosts: dict[str, float],
-          scorable: dict[str, bool], quantize: tuple[Any, Any],
-          totals: dict[str, int], stems: dict[str, str]) -> bytes:
-    """A table of the documents (blob id, fields), in this order.
+class Batch:
+    """The documents of one table, analysed: blob ids, lengths, postings by term."""
+
+    def __init__(self) -> None:
+        #: The blob ids, in document order.
+        self.blobs: list[str] = []
+        #: Each field's length per document, as Whoosh counts it (0: no length).
+        self.lengths: dict[str, array[int]] = {}
+        #: field -> term -> (documents, frequencies), documents ascending.
+        self.posts: dict[str, dict[str, tuple[array[int], array[int]]]] = {}
+        #: The plain words of the documents, each with the stem Whoosh gives it.
+        self.stems: dict[str, str] = {}
+
+    def add(self, blob: str, fields: Fields) -> None:
+        """The next document: its blob id and its fields' lengths and terms."""
+        i = len(self.blobs)
+        self.blobs.append(blob)
+        for field, (length, terms) in fields.items():
+            lengths = self.lengths.get(field)
+            if lengths is None:
+                lengths = self.lengths[field] = array("I", bytes(4 * i))
+                self.posts[field] = {}
+            lengths.append(length)
+            posts = self.posts[field]
+            for term, freq in terms:
+                entry = posts.get(term)
+                if entry is None:
+                    entry = posts[term] = (array("I"), array("I"))
+                entry[0].append(i)
+                entry[1].append(freq)
+
+
+def build(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
+          quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:
+    """A table of the batch's documents, in its order.
 
     `boosts`: each field's weight per occurrence; `scorable`: which fields have lengths
     (BM25) rather than a plain weight; `quantize`: Whoosh's length_to_byte and
     byte_to_length, since its searcher sees a document's length only as a byte says it;
     `totals`: each field's total length over the whole index as Whoosh counts it now
-    (its merges add up the lengths as bytes say them, so only it can tell); `stems`:
-    the plain words of the documents, each with the stem Whoosh gives it.
+    (its merges add up the lengths as bytes say them, so only it can tell).
     """
     byte_of = quantize[0]
-    n = len(docs)
-    blobs = bytearray()
-    codes = {f: bytearray(n) for f, s in scorable.items() if s}
-    posts: dict[str, tuple[array[int], array[int]]] = {}
-    for i, (blob, fields) in enumerate(docs):
-        blobs += bytes.fromhex(blob)
-        for field, (length, terms) in fields.items():
-            if field in codes and length:
-                codes[field][i] = byte_of(length)
-            for term, freq in terms:
-                key = _key(field, term)
-                entry = posts.get(key)
-                if entry is None:
-                    entry = posts[key] = (array("I"), array("I"))
-                entry[0].append(i)
-                entry[1].append(freq)
-    return _encode(n, bytes(blobs), {f: bytes(c) for f, c in codes.items()}, totals,
-                   {k: (d.tobytes(), f.tobytes()) for k, (d, f) in posts.items()},
-                   boosts, scorable, quantize, stems)
+    n = len(batch.blobs)
+    codes: dict[str, bytes] = {}
+    for f, s in scorable.items():
+        if s:
+            lengths = batch.lengths.get(f, ())
+            codes[f] = bytes(byte_of(v) if v else 0 for v in lengths).ljust(n, b"\0")
+    blobs = b"".join(bytes.fromhex(b) for b in batch.blobs)
+    return _encode(n, blobs, codes, totals,
+                   {_key(field, t): (d.tobytes(), f.tobytes())
+                    for field, terms in batch.posts.items() for t, (d, f) in terms.items()},
+                   boosts, scorable, quantize, batch.stems)
 
 
 def _encode(n: int, blobs: bytes, codes: dict[str, bytes], totals: dict[str, int],
@@ -290,16 +312,14 @@ def name(now_ns: int, existing: Iterable[str]) -> str:
     return f"postings-{max(now_ns, latest + 1)}{SUFFIX}"
 
 
-def write(root: str, ix: Any, docs: list[tuple[str, dict[str, str]]],
-          fields: tuple[str, ...]) -> None:
-    """Write documents just committed to Whoosh's index `ix` (in folder `root`) as a
-    table, with the terms, weights and lengths Whoosh's own `fields` gave them; merge the
-    smaller tables when there are too many. Called under the index's lock."""
+def write(root: str, ix: Any, batch: Batch, fields: tuple[str, ...]) -> None:
+    """Write a batch of documents just committed to Whoosh's index `ix` (in folder
+    `root`) as a table, with the weights and lengths Whoosh's own `fields` give them
+    (the batch's terms are Whoosh's: segment.Analysis); merge the smaller tables when
+    there are too many. Called under the index's lock."""
     import time
 
     from whoosh.util.numeric import byte_to_length, length_to_byte
-
-    from git_aide.cache.analysis import stems
 
     quantize = (length_to_byte, byte_to_length)
     schema = ix.schema
@@ -307,20 +327,12 @@ def write(root: str, ix: Any, docs: list[tuple[str, dict[str, str]]],
         totals = {f: int(reader.field_length(f)) for f in fields if schema[f].scorable}
     boosts = {f: float(schema[f].format.field_boost) for f in fields}
     scorable = {f: bool(schema[f].scorable) for f in fields}
-    rows: list[tuple[str, Fields]] = []
-    for blob, doc in docs:
-        made: Fields = {}
-        for f in fields:
-            terms = [(t.decode("utf-8"), freq) for t, freq, _w, _v in schema[f].index(doc[f])]
-            made[f] = (sum(n for _t, n in terms) if scorable[f] else 0, terms)
-        rows.append((blob, made))
-    words = stems([doc[f] for _b, doc in docs for f in fields if f != "tags"])
 
     def names() -> list[str]:
         return [n for n in os.listdir(root) if n.endswith(SUFFIX)]
 
     _put(root, name(time.time_ns(), names()),
-         build(rows, boosts, scorable, quantize, totals, words))
+         build(batch, boosts, scorable, quantize, totals))
     tables = sorted(names(), key=lambda n: os.path.getsize(os.path.join(root, n)))
     if len(tables) > MAX_TABLES:
         # All but the largest are merged, unless together they outgrow it: each

@@ -1,0 +1,207 @@
+"""A large batch of documents written in one pass: each analysed once, its postings
+gathered by term, then written as one Whoosh segment and one postings table.
+
+Whoosh's own writer (`add_document`) analyses every field of every document, pools
+each posting as a tuple, sorts the pool at the commit, and asks its per-document reader
+for a document's length once per posting; postings.py then analysed every field again
+for its table. That made a first index of 10,000 memories cost ~10 s. Here:
+
+- the word fields are analysed once per distinct token (analysis.Analyser: Whoosh's
+  own analyzer, so the terms are Whoosh's), the scope and the tags once per distinct
+  value, by the field itself;
+- the postings are gathered already grouped by field and term (arrays of documents and
+  frequencies), which is what the postings table stores too;
+- the segment is written through Whoosh's own writer and codec: its per-document
+  writer gets each document's stored fields and lengths as `add_document` gives them,
+  its field writer each term's postings in the order the pool would have sorted them,
+  with the weights, values and lengths `add_document` and the codec's `add_postings`
+  would have passed; the writer's commit then closes the segment and writes the TOC as
+  for any commit. tests/cache/test_one_pass.py holds the result to what Whoosh's
+  `add_document` makes of the same documents.
+
+Only fields whose format is Whoosh's Frequency take the gathered path (every field the
+schema queries); any other field (the blob id) is indexed by the field itself.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+from git_aide.cache import postings
+from git_aide.cache.analysis import Analyser
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+#: The fields analysed word by word (the analysis.analyzer chain).
+WORDS = ("what", "why", "context_label")
+#: The fields analysed by the field itself, once per distinct value.
+VALUES = ("scope", "tags")
+
+
+def one_pass_fields(schema: Any, formats: Any) -> bool:
+    """Whether every queried field of the schema is one the gathered path writes as
+    `add_document` would (Frequency postings; no vectors, spelling, column or stored
+    value)."""
+    for name in (*WORDS, *VALUES):
+        f = schema[name]
+        if type(f.format) is not formats.Frequency or f.vector or f.column_type \
+                or f.separate_spelling() or f.stored:
+            return False
+    return True
+
+
+class Analysis:
+    """The terms of the queried fields of documents, as Whoosh's fields give them."""
+
+    def __init__(self, w: Any, schema: Any) -> None:
+        self._words = Analyser(w)
+        self._schema = schema
+        self._scorable = {n: bool(schema[n].scorable) for n in (*WORDS, *VALUES)}
+        #: (field, value) -> its terms, for the fields analysed by value.
+        self._by_value: dict[tuple[str, str], list[tuple[str, int]]] = {}
+
+    @property
+    def stems(self) -> dict[str, str]:
+        """The stem of every plain word of the documents analysed so far."""
+        return self._words.stems
+
+    def fields(self, values: dict[str, str]) -> postings.Fields:
+        """Each queried field's length (as Whoosh counts it: 0 when it keeps none) and
+        terms, for a document's values as `add_document` gets them."""
+        out: postings.Fields = {}
+        for name in WORDS:
+            length, terms = self._words.terms(values[name])
+            out[name] = (length if self._scorable[name] else 0, terms.items())
+        for name in VALUES:
+            key = (name, values[name])
+            found = self._by_value.get(key)
+            if found is None:
+                found = self._by_value[key] = [
+                    (t.decode("utf-8"), n) for t, n, _w, _v in self._schema[name].index(key[1])]
+                if name != "tags":
+                    self._words.note_stems(key[1])
+            out[name] = (sum(n for _t, n in found) if self._scorable[name] else 0, found)
+        return out
+
+
+def add_all(writer: Any, docs: list[tuple[str, dict[str, str]]], analysis: Analysis,
+            progress: Callable[[int], None] | None = None) -> postings.Batch:
+    """Write the documents (blob id, the fields' values as `add_document` would get
+    them) into a new Whoosh `writer`: their stored fields and lengths, then their
+    postings; the caller commits (without merging: nothing went into the writer's
+    pool). Returns the batch for the postings table."""
+    schema = writer.schema
+    fobjs = [(n, schema[n]) for n in sorted(schema.names())]
+    batch = postings.Batch()
+    # Postings of the fields left to Whoosh: field -> term bytes -> [(doc, weight, value)].
+    other: dict[str, dict[bytes, list[tuple[int, float, bytes]]]] = {}
+    perdoc = writer.perdocwriter
+    if writer.docnum != 0:
+        raise ValueError("one pass needs a writer of its own segment")
+    for i, (blob, values) in enumerate(docs):
+        fields = analysis.fields(values)
+        batch.add(blob, fields)
+        perdoc.start_doc(i)
+        for name, f in fobjs:
+            if name in fields:
+                if fields[name][0]:  # nothing is kept of a field without a length
+                    perdoc.add_field(name, f, None, fields[name][0])
+                continue
+            length = 0
+            for tbytes, freq, weight, vbytes in f.index(values[name]):
+                length += freq
+                other.setdefault(name, {}).setdefault(tbytes, []).append((i, weight, vbytes))
+            perdoc.add_field(name, f, values[name] if f.stored else None,
+                             length if f.scorable else 0)
+        perdoc.finish_doc()
+        if progress is not None and i % 100 == 0:
+            progress(i // 2)  # analysing is about half of the work, writing the rest
+    batch.stems = analysis.stems
+    half = len(docs) // 2
+    _write_postings(writer, batch, other, None if progress is None else
+                    lambda share: progress(half + int(share * (len(docs) - half))))
+    writer.docnum = len(docs)
+    writer._added = True
+    return batch
+
+
+def _write_postings(writer: Any, batch: postings.Batch,
+                    other: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
+                    progress: Callable[[float], None] | None) -> None:
+    """Every term's postings, field by field and term by term in byte order, as
+    Whoosh's pool would hand them to its codec's field writer; `progress` is told the
+    share of the postings written, now and then."""
+    from whoosh.codec.whoosh3 import W3PostingsWriter
+    from whoosh.system import pack_uint
+    from whoosh.util.numeric import byte_to_length, length_to_byte
+
+    schema = writer.schema
+    fw = writer.fieldwriter
+    # What the codec's add_postings passes as a posting's length: what the document's
+    # length byte says (None for a zero byte; 0 for a field that keeps no lengths).
+    said: dict[str, list[int | None]] = {}
+    for name, exact in batch.lengths.items():
+        if schema[name].scorable:
+            said[name] = [byte_to_length(b) if (b := length_to_byte(v)) else None
+                          for v in exact]
+    packed: dict[int, bytes] = {}
+    total = sum(len(d) for terms in batch.posts.values() for d, _f in terms.values()) or 1
+    done = 0
+    step = total // 50 + 1
+    for name in sorted({*batch.posts, *other}):
+        f = schema[name]
+        fw.start_field(name, f)
+        add = fw.add
+        if name in other:
+            for tbytes, rows in sorted(other[name].items()):
+                fw.start_term(tbytes)
+                for doc, weight, vbytes in rows:
+                    add(doc, weight, vbytes, 0)
+                fw.finish_term()
+        else:
+            boost = f.format.field_boost
+            lengths = said.get(name)
+            # Whoosh's postings writer takes one posting a call (a few µs each): its
+            # own writer's blocks are filled here as add_posting fills them.
+            bulk = type(fw._postwriter) is W3PostingsWriter
+            terms = batch.posts[name]
+            for tbytes, term in sorted((t.encode("utf-8"), t) for t in terms):
+                docs, freqs = terms[term]
+                fw.start_term(tbytes)
+                weights = [n * boost for n in freqs]
+                values = [packed.get(n) or packed.setdefault(n, pack_uint(n)) for n in freqs]
+                of: list[int | None] = [lengths[d] for d in docs] if lengths is not None \
+                    else [0] * len(docs)
+                if bulk:
+                    _fill(fw._postwriter, docs, weights, values, of)
+                else:
+                    for row in zip(docs, weights, values, of, strict=True):
+                        add(*row)
+                fw.finish_term()
+                if progress is not None and (done + len(docs)) // step > done // step:
+                    progress((done + len(docs)) / total)
+                done += len(docs)
+        fw.finish_field()
+
+
+def _fill(pw: Any, docs: array[int], weights: list[float], values: list[bytes],
+          lengths: list[int | None]) -> None:
+    """One term's postings into Whoosh's W3PostingsWriter `pw`, block by block, leaving
+    it as that many add_posting calls would: a full block is written when the next
+    posting comes, the last one by finish_postings."""
+    limit = pw._blocklimit
+    for start in range(0, len(docs), limit):
+        if start:
+            pw._write_block()
+        end = start + limit
+        ws = weights[start:end]
+        pw._ids = docs[start:end]
+        pw._weights = array("f", ws)
+        pw._values = [v for v in values[start:end] if v]
+        pw._maxweight = max(0, *ws)
+        known = [n for n in lengths[start:end] if n]
+        pw._minlength = min(known) if known else None
+        pw._maxlength = max(known) if known else 0
