@@ -24,6 +24,7 @@ import threading
 
 from git_aide import __version__
 from git_aide.agents.schema import INSTRUCTIONS, TOOLS, ArgumentError, check_arguments, speak
+from git_aide.agents.warm import Answers, ConfigFiles, call_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,20 +63,36 @@ class Memory:
         self._watch: Any = None
         #: Held by each call: one at a time.
         self.lock = threading.Lock()
+        #: The stat of the config's files when it was read (agents/warm.py).
+        self._config = ConfigFiles()
+        #: The reading tools' answers while nothing they depend on changed.
+        self.answers = Answers()
+        #: This call's files that may differ from the index, and git's questions
+        #: started (`_changes`), once asked.
+        self._now: tuple[list[str] | None, Early] | None = None
+        #: Whether the watch vouched for this call's files (without git status).
+        self._vouched = False
+        #: The memories the call under way recalled, for the per-machine counts.
+        self.counted: list[str] = []
+        #: The warnings the call under way said of its snapshot.
+        self.said: list[str] = []
+        #: Recalls answered and not counted yet: (cache, the memories recalled).
+        self.uncounted: list[tuple[Cache, list[str]]] = []
 
     def context(self) -> Context:
         """The context of the call under way: the repository around the server's
-        directory, its config read afresh for each call, and a cache handle of its own,
-        so that packs other processes wrote count."""
+        directory, its config read again when a file it comes from changed
+        (agents/warm.py), and a cache handle of its own, so that packs other processes
+        wrote count."""
         if self._ctx is None:
             from git_aide.app.context import context_of
             from git_aide.gitio.repo import open_repo
-            from git_aide.gitio.spawn import CONFIG, spawn
 
             if self._repo is None:
                 self._repo = open_repo()
-            else:
-                self._repo.reread_config(spawn(*CONFIG))
+                self._config.read(self._repo)
+            elif not self._config.unchanged(self._repo):
+                self._config.read(self._repo)
             self._ctx = context_of(self._repo)
         return self._ctx
 
@@ -98,9 +115,29 @@ class Memory:
         return self.context().noticed(self._index)
 
     def done(self) -> list[str]:
-        """End the call under way: the notices its context gathered."""
+        """End the call under way: the notices its context gathered. The memories it
+        recalled are counted once it has answered (`count`)."""
         ctx, self._ctx = self._ctx, None
+        if self.counted and ctx is not None:
+            self.uncounted.append((ctx.cache, self.counted))
+        self._now = None
+        self.counted = []
+        self.said = []
         return ctx.take_notices() if ctx is not None else []
+
+    def count(self) -> None:
+        """Add the recalls answered so far to the per-machine stats: after the answer,
+        since the stats file's rename waits for the disk (a few ms) and an agent need
+        not wait for it. Best effort, as the stats are."""
+        from git_aide.app import answers
+
+        with self.lock:
+            todo, self.uncounted = self.uncounted, []
+            for cache, uuids in todo:
+                try:
+                    answers.count_recalled(cache, uuids)
+                except Exception:  # noqa: BLE001,S110 -- a count lost is no failure
+                    pass
 
     def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
         """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
@@ -110,7 +147,8 @@ class Memory:
         changed: list[str] | None = None
         if rev is None:
             repo = self.repo()
-            changed, asked = self._changes(repo)
+            changed, asked = self._now or self._changes(repo)
+            self._now = None
         else:
             check_revision(rev)
             # Start git's question before anything else, as the command line does.
@@ -119,9 +157,26 @@ class Memory:
         ctx = self.context()
         cache = ctx.cache
         snap = ctx.snapshot(False, rev, asked=asked, warm=self._warm, changed=changed)
+        self.said = list(snap.warnings)
         for line in snap.warnings:
             sys.stderr.write(f"git-aide: warning: {line}\n")
         return repo, cache, snap
+
+    def state(self, full_text: bool) -> Any:
+        """What the working tree's answers depend on now (agents/warm.py), or None when
+        the watch cannot vouch for the memory files; `full_text`: the full-text index
+        on disk too. Asks the watch once per call (read() takes its answer)."""
+        repo = self.repo()
+        if self._now is None:
+            self._now = self._changes(repo)
+        if not self._vouched or self._config.sig is None or self._watch is None:
+            return None
+        state: tuple[Any, ...] = (self._config.sig, id(self._watch), self._watch.generation)
+        if full_text:
+            from git_aide.app.context import index_state
+
+            state += (index_state(self.context().cache),)
+        return state
 
     def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:
         """The memory files that may differ from the index, from the folder's watch
@@ -131,6 +186,7 @@ class Memory:
         from git_aide.gitio.spawn import STATUS, Early, spawn
         from git_aide.gitio.status import changed_paths
 
+        self._vouched = False
         top = repo.require_worktree("reading the working tree")
         wanted = repo.settings.mcp_watch
         if self._watch is not None and (not wanted or self._watch.top != top):
@@ -143,6 +199,7 @@ class Memory:
             return None, Early(status=spawn(*STATUS))
         changed = watch.changed(repo.index_file)
         if changed is not None:
+            self._vouched = True
             return changed, Early()
         watching = watch.prepare()
         sig = stat_sig(repo.index_file)
@@ -151,7 +208,11 @@ class Memory:
             return None, Early(status=status)
         paths = changed_paths(top, status)
         watch.baseline(repo.index_file, sig, paths)
-        return paths, Early()
+        # Asked again at once: the files touched while git looked count too, and the
+        # watch vouches for the answer only if the index kept still meanwhile.
+        now = watch.changed(repo.index_file)
+        self._vouched = now is not None
+        return (paths if now is None else now), Early()
 
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
@@ -184,9 +245,50 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
     return doc, memories_text(doc, empty=empty, budget=cap)
 
 
+def _kept(mem: Memory, name: str, a: dict[str, Any], work: Callable[[], Answer],
+          full_text: bool = False, more: Any = ()) -> Answer:
+    """`work()`'s answer on the working tree, or the one an identical call got while
+    nothing it depends on changed since (agents/warm.py); a revision's is worked out.
+    `full_text`: the answer depends on the full-text index; `more`: on these too."""
+    from git_aide.app.context import index_state
+
+    if a.get("rev") is not None:
+        return work()
+    state = mem.state(False)
+    if state is not None and full_text:
+        state += (index_state(mem.context().cache),)
+    key = call_key(name, a, more)
+    kept = mem.answers.get(state, key)
+    if kept is not None:
+        doc, text, counted, said = kept
+        for line in said:
+            sys.stderr.write(f"git-aide: warning: {line}\n")
+        mem.counted = list(counted)
+        return doc, text
+    doc, text = work()
+    # A search adds the documents the index lacked: the answer is kept for the state
+    # it left only if no other process changed the index meanwhile.
+    if state is not None and full_text:
+        if mem.state(False) != state[:-1]:
+            return doc, text
+        state = mem.answers.enter((*state[:-1], index_state(mem.context().cache)))
+    mem.answers.put(state, key, (doc, text, list(mem.counted), list(mem.said)))
+    return doc, text
+
+
 def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
     """The memories relevant to paths (as `recall --json`), or those `ids` names."""
     from git_aide.app import answers
+
+    query = a["query"]
+    asks = bool(query and query.strip()) and not a["ids"]
+    more = () if a["ids"] or a["rev"] else answers.query_key(mem.repo(), a["paths"] or [])
+    return _kept(mem, "aide_recall", a, lambda: _recall(mem, a), asks, more)
+
+
+def _recall(mem: Memory, a: dict[str, Any]) -> Answer:
+    from git_aide.app import answers
+
     repo, cache, snap = mem.read(a["rev"])
     if a["ids"]:
         chosen: dict[str, Entry] = {}
@@ -199,7 +301,8 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
         ft = mem.index(cache) if query and query.strip() else None
         hits = answers.recall_hits(repo, cache, snap, a["paths"] or [], query=query,
                                    layers=a["layers"] or (), contributor=a["contributor"],
-                                   limit=a["limit"], index=ft)
+                                   limit=a["limit"], index=ft, count=False)
+        mem.counted = [h.entry.uuid for h in hits]
     at = f', "rev": {json.dumps(a["rev"])}' if a["rev"] else ""
     return _memories(repo, snap, hits,
                      'aide_recall {"ids": [these ids]' + at + "} returns them")
@@ -207,6 +310,10 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
     """Full-text search, best first, from `offset` on (as `search --json`)."""
+    return _kept(mem, "aide_search", a, lambda: _search(mem, a), True)
+
+
+def _search(mem: Memory, a: dict[str, Any]) -> Answer:
     from git_aide.app import answers
 
     repo, cache, snap = mem.read(a["rev"])
@@ -222,6 +329,10 @@ def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def aide_memories(mem: Memory, a: dict[str, Any]) -> Answer:
     """Every memory that passes the filters, from `offset` on (as `list --json`)."""
+    return _kept(mem, "aide_memories", a, lambda: _listed(mem, a))
+
+
+def _listed(mem: Memory, a: dict[str, Any]) -> Answer:
     from git_aide.app import answers
 
     repo, _cache, snap = mem.read(a["rev"])
@@ -363,6 +474,10 @@ WORK: dict[str, Callable[[Memory, dict[str, Any]], Answer]] = {
 }
 
 
+#: The tools that only read, whose answers on the working tree may be given again.
+READING = frozenset({"aide_recall", "aide_search", "aide_memories"})
+
+
 def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | None, bool]:
     """One tool call: (text, structured content, is it an error). Never raises: any
     failure is a tool error of one line (app/boundary.py), and the server lives on. The
@@ -379,9 +494,14 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
             message, _status = failure(e)
             return speak(message or type(e).__name__)[:2000], None, True
         finally:
+            if name not in READING:
+                mem.answers.clear()  # it wrote: nothing kept is vouched for now
             line = notice_line(mem.done())
             if line is not None:
                 sys.stderr.write(line + "\n")
+            if mem.uncounted:
+                # Waits for the lock: runs once this answer is on its way.
+                threading.Thread(target=mem.count, name="aide-count").start()
 
 
 # -- the SDK's server ---------------------------------------------------------------------------

@@ -109,6 +109,22 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     return hits
 
 
+def query_key(repo: Repo, paths: tuple[str, ...] | list[str]) -> tuple[tuple[str, bool], ...]:
+    """The query paths of a recall as the working tree has them now (repo-relative,
+    and whether each is a folder): what a kept answer must have been asked for."""
+    from git_aide.rank import recall as rc
+
+    return tuple((q.path, q.is_dir) for q in rc.query_paths(repo.worktree, repo.prefix, paths))
+
+
+def count_recalled(cache: Cache, uuids: list[str]) -> None:
+    """Add a recall of these memories to the per-machine stats (an answer given again
+    counts as recall_hits' own does)."""
+    from git_aide.core import memory
+
+    cache.count_recall(uuids, memory.now())
+
+
 def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries: list[Entry],
                    decode: Any, relevance: Any, weak: list[Entry]
                    ) -> tuple[list[Entry], Any]:

@@ -98,6 +98,19 @@ def preload() -> None:
     import git_aide.read.load  # noqa: F401
 
 
+def index_state(cache: Cache) -> tuple[object, ...]:
+    """The stat of the full-text index on disk (its folder, stamp and id table): any
+    document added, or the index rebuilt, changes it."""
+    import os
+
+    from git_aide.cache.idtable import TABLE
+    from git_aide.core.files import stat_sig
+
+    root = os.path.join(cache.root, "whoosh")
+    return tuple(stat_sig(p) for p in (root, os.path.join(root, "STAMP"),
+                                       os.path.join(root, TABLE)))
+
+
 def open_context(asked: Early | None = None) -> Context:
     """The context of the repository around the current directory.
 
