@@ -70,6 +70,8 @@ class Memory:
         #: This call's files that may differ from the index, and git's questions
         #: started (`_changes`), once asked.
         self._now: tuple[list[str] | None, Early] | None = None
+        #: How many watches were made: a new one's generations start again.
+        self._watches = 0
         #: Whether the watch vouched for this call's files (without git status).
         self._vouched = False
         #: The memories the call under way recalled, for the per-machine counts.
@@ -171,7 +173,7 @@ class Memory:
             self._now = self._changes(repo)
         if not self._vouched or self._config.sig is None or self._watch is None:
             return None
-        state: tuple[Any, ...] = (self._config.sig, id(self._watch), self._watch.generation)
+        state: tuple[Any, ...] = (self._config.sig, self._watches, self._watch.generation)
         if full_text:
             from git_aide.app.context import index_state
 
@@ -194,6 +196,7 @@ class Memory:
             self._watch = None
         if wanted and self._watch is None:
             self._watch = Watch(top)
+            self._watches += 1
         watch = self._watch
         if watch is None:
             return None, Early(status=spawn(*STATUS))

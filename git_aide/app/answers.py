@@ -63,7 +63,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
 
     min_depth = repo.settings.recall_min_scope_depth
     # Decode only the memories whose scope is relevant: most of a large store is not.
-    relevant = rc.scope_filter(queries, min_depth)
+    relevant = _scope_filter(queries, min_depth)
     pw_limit = repo.settings.recall_project_wide_limit
     # A path recall without filters weighs only the newest project-wide memories and
     # those its question finds (recall._cap_project_wide): the rest need not be decoded.
@@ -84,8 +84,8 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         # Memories elsewhere that name a query path in their text, or a query file's
         # stem in their scope or text: weak candidates, found by one pass over the
         # stored contents, not by decoding every memory.
-        mentions = (snap.mentioning(finder, relevant) if finder.active() and not scoped_only
-                    else [])
+        mentions = (snap.mentioning(finder, relevant, finder.kept())
+                    if finder.active() and not scoped_only else [])
         elsewhere: list[Entry] = []
         rel = relevance
         if rel is not None and queries:
@@ -107,6 +107,31 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())
     return hits
+
+
+#: The scope filters of the query paths asked about lately, each with the verdicts it
+#: gave: a long-lived process (the MCP server) asks about the same files again, over
+#: the same scopes (its views stay decoded), and need not decide each scope again.
+_FILTERS: dict[Any, Any] = {}
+#: How many of them are kept, and how many recalls one serves before it is made
+#: again (the scopes of files laid over a view are new each time: its verdicts grow).
+KEPT_FILTERS = 32
+FILTER_USES = 1000
+
+
+def _scope_filter(queries: list[Any], min_depth: int) -> Any:
+    """rank/recall.scope_filter for these paths, made once per process (it keeps each
+    verdict with its compiled scope, so a verdict never outlives what it is about)."""
+    from git_aide.rank import recall as rc
+
+    key = (tuple((q.path, q.is_dir) for q in queries), min_depth)
+    got = _FILTERS.pop(key, None)
+    if got is None or got[1] >= FILTER_USES:
+        while len(_FILTERS) >= KEPT_FILTERS:
+            _FILTERS.pop(next(iter(_FILTERS)))
+        got = (rc.scope_filter(queries, min_depth), 0)
+    _FILTERS[key] = (got[0], got[1] + 1)  # the newest last: the oldest go first
+    return got[0]
 
 
 def query_key(repo: Repo, paths: tuple[str, ...] | list[str]) -> tuple[tuple[str, bool], ...]:

@@ -145,3 +145,40 @@ def test_every_recall_counts_whether_worked_out_or_given_again(repo: Path) -> No
     assert status == 0, err
     top = aide_ok(repo, "stats", "--json").json()["most_recalled"]
     assert [(m["uuid"], m["recalls"]) for m in top] == [(uuid, 3)]
+
+
+def test_mentions_follow_hand_edits_while_the_view_stays(repo: Path) -> None:
+    # The server keeps what a search of the saved view found for a file; the files
+    # that differ from the index are searched afresh each call.
+    (repo / "src/auth").mkdir(parents=True)
+    (repo / FILE).write_text("print('hi')\n")
+    a = remember(repo, "login.py must not log passwords", "--scope", "docs/**")["path"]
+    b = remember(repo, "docs are built nightly", "--scope", "docs/**")["path"]
+    remember(repo, "the throttling of login retries lives in the gateway",
+             "--scope", "tools/**")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memories")
+    srv = start(repo)
+    try:
+        for step, change in (
+                ("start", None), ("again", None),
+                ("a no longer names it", lambda: edit_by_hand(repo, a, "passwords are "
+                                                               "never logged")),
+                ("b names it", lambda: edit_by_hand(repo, b, "see src/auth/login.py for "
+                                                   "the retry rules")),
+                ("a names it again", lambda: edit_by_hand(repo, a, "login.py must not "
+                                                           "log passwords")),
+                ("back as committed", lambda: git(repo, "checkout", "--", ".aide"))):
+            if change is not None:
+                change()
+            for args, argv in (({"paths": [FILE]}, [FILE]),
+                               ({"paths": ["src/auth/"]}, ["src/auth/"])):
+                got = call(srv, "aide_recall", args)
+                assert got == aide_ok(repo, "recall", *argv, "--json").json(), (step, args)
+            names = whats(call(srv, "aide_recall", {"paths": [FILE]}))
+            assert ("login.py must not log passwords" in names) == (
+                step not in ("a no longer names it", "b names it")), step
+            assert ("see src/auth/login.py for the retry rules" in names) == (
+                step in ("b names it", "a names it again")), step
+    finally:
+        srv.close()
