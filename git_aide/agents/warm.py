@@ -1,4 +1,5 @@
-"""What a warm server's answers depend on, so that it need not ask or work them out again.
+"""The warm state of the MCP server (`Memory`), and what its answers depend on, so that
+it need not ask git or work an answer out again.
 
 A reading tool's answer on the working tree depends on: the memory files (the index
 and the files that differ from it; agents/watch.py's generation changes whenever the
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import threading
 import time
 
 from git_aide.core.files import stat_sig
@@ -27,8 +30,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from git_aide.app.context import Context
+    from git_aide.cache.folder import Cache
+    from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
-    from git_aide.gitio.spawn import Spawned
+    from git_aide.gitio.spawn import Early, Spawned
+    from git_aide.read.snapshot import Snapshot
 
 #: A file whose stat is younger than this (seconds) may change again without its stat
 #: changing (the file system's timestamp granularity): it vouches for nothing yet.
@@ -159,3 +166,176 @@ class Answers:
 def call_key(name: str, arguments: dict[str, Any], *more: Any) -> Any:
     """What identifies a call: its tool, its checked arguments, and `more`."""
     return (name, json.dumps(arguments, sort_keys=True, default=str), more)
+
+
+class Memory:
+    """The warm state of one server process: the repository and its full-text index;
+    and the context of the call under way (app/context.py), whose notices `call` says.
+
+    Calls run one at a time, under `lock`, in the SDK's worker threads.
+    """
+
+    def __init__(self) -> None:
+        self._repo: Repo | None = None
+        self._index: FullText | None = None
+        #: The context of the call under way: its repository and a cache handle.
+        self._ctx: Context | None = None
+        #: The views read lately, decoded: a state's entries never change (sources.load).
+        self._warm: dict[Any, Any] = {}
+        #: The memories folder under inotify, when it can be (None: git status each call).
+        self._watch: Any = None
+        #: Held by each call: one at a time.
+        self.lock = threading.Lock()
+        #: The stat of the config's files when it was read (agents/warm.py).
+        self._config = ConfigFiles()
+        #: The reading tools' answers while nothing they depend on changed.
+        self.answers = Answers()
+        #: This call's files that may differ from the index, and git's questions
+        #: started (`_changes`), once asked.
+        self._now: tuple[list[str] | None, Early] | None = None
+        #: How many watches were made: a new one's generations start again.
+        self._watches = 0
+        #: Whether the watch vouched for this call's files (without git status).
+        self._vouched = False
+        #: The memories the call under way recalled, for the per-machine counts.
+        self.counted: list[str] = []
+        #: The warnings the call under way said of its snapshot.
+        self.said: list[str] = []
+        #: Recalls answered and not counted yet: (cache, the memories recalled).
+        self.uncounted: list[tuple[Cache, list[str]]] = []
+
+    def context(self) -> Context:
+        """The context of the call under way: the repository around the server's
+        directory, its config read again when a file it comes from changed
+        (agents/warm.py), and a cache handle of its own, so that packs other processes
+        wrote count."""
+        if self._ctx is None:
+            from git_aide.app.context import context_of
+            from git_aide.gitio.repo import open_repo
+
+            if self._repo is None:
+                self._repo = open_repo()
+                self._config.read(self._repo)
+            elif not self._config.unchanged(self._repo):
+                self._config.read(self._repo)
+            self._ctx = context_of(self._repo)
+        return self._ctx
+
+    def repo(self) -> Repo:
+        """The repository of the call under way."""
+        return self.context().repo
+
+    def cache(self, repo: Repo) -> Cache:
+        """The cache handle of the call under way."""
+        return self.context().cache
+
+    def index(self, cache: Cache) -> FullText:
+        """The full-text index, kept open; what it holds is read again each call."""
+        from git_aide.app import search as sr
+
+        if self._index is None:
+            self._index = sr.open_index(cache)
+        else:
+            self._index.refresh()
+        return self.context().noticed(self._index)
+
+    def done(self) -> list[str]:
+        """End the call under way: the notices its context gathered. The memories it
+        recalled are counted once it has answered (`count`)."""
+        ctx, self._ctx = self._ctx, None
+        if self.counted and ctx is not None:
+            self.uncounted.append((ctx.cache, self.counted))
+        self._now = None
+        self.counted = []
+        self.said = []
+        return ctx.take_notices() if ctx is not None else []
+
+    def count(self) -> None:
+        """Add the recalls answered so far to the per-machine stats: after the answer,
+        since the stats file's rename waits for the disk (a few ms) and an agent need
+        not wait for it. Best effort, as the stats are."""
+        from git_aide.app import answers
+
+        with self.lock:
+            todo, self.uncounted = self.uncounted, []
+            for cache, uuids in todo:
+                try:
+                    answers.count_recalled(cache, uuids)
+                except Exception:  # noqa: BLE001,S110 -- a count lost is no failure
+                    pass
+
+    def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
+        """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
+        from git_aide.gitio.repo import check_revision
+        from git_aide.gitio.spawn import Early, resolve_query, spawn
+
+        changed: list[str] | None = None
+        if rev is None:
+            repo = self.repo()
+            changed, asked = self._now or self._changes(repo)
+            self._now = None
+        else:
+            check_revision(rev)
+            # Start git's question before anything else, as the command line does.
+            asked = Early(resolve=spawn("cat-file", "--batch-check", input=resolve_query(rev)))
+            repo = self.repo()
+        ctx = self.context()
+        cache = ctx.cache
+        snap = ctx.snapshot(False, rev, asked=asked, warm=self._warm, changed=changed)
+        self.said = list(snap.warnings)
+        for line in snap.warnings:
+            sys.stderr.write(f"git-aide: warning: {line}\n")
+        return repo, cache, snap
+
+    def state(self, full_text: bool) -> Any:
+        """What the working tree's answers depend on now (agents/warm.py), or None when
+        the watch cannot vouch for the memory files; `full_text`: the full-text index
+        on disk too. Asks the watch once per call (read() takes its answer)."""
+        repo = self.repo()
+        if self._now is None:
+            self._now = self._changes(repo)
+        if not self._vouched or self._config.sig is None or self._watch is None:
+            return None
+        state: tuple[Any, ...] = (self._config.sig, self._watches, self._watch.generation)
+        if full_text:
+            from git_aide.app.context import index_state
+
+            state += (index_state(self.context().cache),)
+        return state
+
+    def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:
+        """The memory files that may differ from the index, from the folder's watch
+        (agents/watch.py); or, when git must say, its status started."""
+        from git_aide.agents.watch import Watch
+        from git_aide.core.files import stat_sig
+        from git_aide.gitio.spawn import STATUS, Early, spawn
+        from git_aide.gitio.status import changed_paths
+
+        self._vouched = False
+        top = repo.require_worktree("reading the working tree")
+        wanted = repo.settings.mcp_watch
+        if self._watch is not None and (not wanted or self._watch.top != top):
+            self._watch.close()
+            self._watch = None
+        if wanted and self._watch is None:
+            self._watch = Watch(top)
+            self._watches += 1
+        watch = self._watch
+        if watch is None:
+            return None, Early(status=spawn(*STATUS))
+        changed = watch.changed(repo.index_file)
+        if changed is not None:
+            self._vouched = True
+            return changed, Early()
+        watching = watch.prepare()
+        sig = stat_sig(repo.index_file)
+        status = spawn(*STATUS)
+        if not watching:
+            return None, Early(status=status)
+        paths = changed_paths(top, status)
+        watch.baseline(repo.index_file, sig, paths)
+        # Asked again at once: the files touched while git looked count too, and the
+        # watch vouches for the answer only if the index kept still meanwhile.
+        now = watch.changed(repo.index_file)
+        self._vouched = now is not None
+        return (paths if now is None else now), Early()
