@@ -4,16 +4,18 @@ The tools keep aide-memory's names and parameters, and call the same functions a
 commands (answers.py, store.py): each tool's structured content is the document the
 matching command prints with `--json`, its text a short markdown rendering, both within
 a budget of characters (agents/text.py). The process stays up between calls, so its
-imports, its repository handle and its full-text index stay warm; every call still
-lists its source afresh (the index, a tree, and the memory files that differ from the
-index: from git status, or from the kernel's events once git has answered,
-agents/watch.py), so a memory edited by hand between two calls is seen.
+imports, its repository handle and its full-text index stay warm (agents/warm.py's
+Memory); every call learns what changed in its source (the index, a tree, and the
+memory files that differ from the index: from git status, or from the kernel's events
+once git has answered, agents/watch.py), so a memory edited by hand between two calls
+is seen; and while nothing a reading tool's answer depends on changed, an identical call gets the
+same answer again without working it out (agents/warm.py).
 
 The start of a connection is answered before the SDK is imported
 (agents/handshake.py); the tools' schema is agents/schema.py's.
 
-A little over 400 lines: nine tools' work over one warm state, each a few lines
-that call app/ and shape its answer for an agent.
+Nine tools' work over one warm state, each a few lines that call app/ and shape its
+answer for an agent.
 """
 
 from __future__ import annotations
@@ -24,149 +26,19 @@ import threading
 
 from git_aide import __version__
 from git_aide.agents.schema import INSTRUCTIONS, TOOLS, ArgumentError, check_arguments, speak
+from git_aide.agents.warm import Memory, call_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from git_aide.app.context import Context
-    from git_aide.app.semantic import Semantic
-    from git_aide.cache.folder import Cache
-    from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
-    from git_aide.gitio.spawn import Early
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
     #: What a tool's work gives: its structured content and its text.
     Answer = tuple[dict[str, Any], str]
-
-
-
-
-class Memory:
-    """The warm state of one server process: the repository and its full-text index;
-    and the context of the call under way (app/context.py), whose notices `call` says.
-
-    Calls run one at a time, under `lock`, in the SDK's worker threads.
-    """
-
-    def __init__(self) -> None:
-        self._repo: Repo | None = None
-        self._index: FullText | None = None
-        #: The context of the call under way: its repository and a cache handle.
-        self._ctx: Context | None = None
-        #: The views read lately, decoded: a state's entries never change (sources.load).
-        self._warm: dict[Any, Any] = {}
-        #: The memories folder under inotify, when it can be (None: git status each call).
-        self._watch: Any = None
-        #: Semantic search's model and vectors, once a call needed them.
-        self._semantic: Semantic | None = None
-        #: Held by each call: one at a time.
-        self.lock = threading.Lock()
-
-    def context(self) -> Context:
-        """The context of the call under way: the repository around the server's
-        directory, its config read afresh for each call, and a cache handle of its own,
-        so that packs other processes wrote count."""
-        if self._ctx is None:
-            from git_aide.app.context import context_of
-            from git_aide.gitio.repo import open_repo
-            from git_aide.gitio.spawn import CONFIG, spawn
-
-            if self._repo is None:
-                self._repo = open_repo()
-            else:
-                self._repo.reread_config(spawn(*CONFIG))
-            self._ctx = context_of(self._repo)
-        return self._ctx
-
-    def repo(self) -> Repo:
-        """The repository of the call under way."""
-        return self.context().repo
-
-    def cache(self, repo: Repo) -> Cache:
-        """The cache handle of the call under way."""
-        return self.context().cache
-
-    def index(self, cache: Cache) -> FullText:
-        """The full-text index, kept open; what it holds is read again each call."""
-        from git_aide.app import search as sr
-
-        if self._index is None:
-            self._index = sr.open_index(cache)
-        else:
-            self._index.refresh()
-        return self.context().noticed(self._index)
-
-    def semantic(self, repo: Repo, cache: Cache) -> Semantic:
-        """The model's state, kept between calls (loaded once); made anew when
-        aide.semantic.model names another model, or the last one could not be loaded
-        (it may have been fetched since)."""
-        from git_aide.app.semantic import Semantic
-        from git_aide.model.catalog import MODEL_KEY
-
-        sem = self._semantic
-        if sem is None or sem.error is not None or sem.value != repo.config(MODEL_KEY):
-            sem = self._semantic = Semantic(repo, cache)
-        return self.context().noticed(sem)
-
-    def done(self) -> list[str]:
-        """End the call under way: the notices its context gathered."""
-        ctx, self._ctx = self._ctx, None
-        return ctx.take_notices() if ctx is not None else []
-
-    def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
-        """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
-        from git_aide.gitio.repo import check_revision
-        from git_aide.gitio.spawn import Early, resolve_query, spawn
-
-        changed: list[str] | None = None
-        if rev is None:
-            repo = self.repo()
-            changed, asked = self._changes(repo)
-        else:
-            check_revision(rev)
-            # Start git's question before anything else, as the command line does.
-            asked = Early(resolve=spawn("cat-file", "--batch-check", input=resolve_query(rev)))
-            repo = self.repo()
-        ctx = self.context()
-        cache = ctx.cache
-        snap = ctx.snapshot(False, rev, asked=asked, warm=self._warm, changed=changed)
-        for line in snap.warnings:
-            sys.stderr.write(f"git-aide: warning: {line}\n")
-        return repo, cache, snap
-
-    def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:
-        """The memory files that may differ from the index, from the folder's watch
-        (agents/watch.py); or, when git must say, its status started."""
-        from git_aide.agents.watch import Watch
-        from git_aide.core.files import stat_sig
-        from git_aide.gitio.spawn import STATUS, Early, spawn
-        from git_aide.gitio.status import changed_paths
-
-        top = repo.require_worktree("reading the working tree")
-        wanted = repo.settings.mcp_watch
-        if self._watch is not None and (not wanted or self._watch.top != top):
-            self._watch.close()
-            self._watch = None
-        if wanted and self._watch is None:
-            self._watch = Watch(top)
-        watch = self._watch
-        if watch is None:
-            return None, Early(status=spawn(*STATUS))
-        changed = watch.changed(repo.index_file)
-        if changed is not None:
-            return changed, Early()
-        watching = watch.prepare()
-        sig = stat_sig(repo.index_file)
-        status = spawn(*STATUS)
-        if not watching:
-            return None, Early(status=status)
-        paths = changed_paths(top, status)
-        watch.baseline(repo.index_file, sig, paths)
-        return paths, Early()
 
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
@@ -199,9 +71,50 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
     return doc, memories_text(doc, empty=empty, budget=cap)
 
 
+def _kept(mem: Memory, name: str, a: dict[str, Any], work: Callable[[], Answer],
+          full_text: bool = False, more: Any = ()) -> Answer:
+    """`work()`'s answer on the working tree, or the one an identical call got while
+    nothing it depends on changed since (agents/warm.py); a revision's is worked out.
+    `full_text`: the answer depends on the full-text index; `more`: on these too."""
+    from git_aide.app.context import index_state
+
+    if a.get("rev") is not None:
+        return work()
+    state = mem.state(False)
+    if state is not None and full_text:
+        state += (index_state(mem.context().cache),)
+    key = call_key(name, a, more)
+    kept = mem.answers.get(state, key)
+    if kept is not None:
+        doc, text, counted, said = kept
+        for line in said:
+            sys.stderr.write(f"git-aide: warning: {line}\n")
+        mem.counted = list(counted)
+        return doc, text
+    doc, text = work()
+    # A search adds the documents the index lacked: the answer is kept for the state
+    # it left only if no other process changed the index meanwhile.
+    if state is not None and full_text:
+        if mem.state(False) != state[:-1]:
+            return doc, text
+        state = mem.answers.enter((*state[:-1], index_state(mem.context().cache)))
+    mem.answers.put(state, key, (doc, text, list(mem.counted), list(mem.said)))
+    return doc, text
+
+
 def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
     """The memories relevant to paths (as `recall --json`), or those `ids` names."""
     from git_aide.app import answers
+
+    query = a["query"]
+    asks = bool(query and query.strip()) and not a["ids"]
+    more = () if a["ids"] or a["rev"] else answers.query_key(mem.repo(), a["paths"] or [])
+    return _kept(mem, "aide_recall", a, lambda: _recall(mem, a), asks, more)
+
+
+def _recall(mem: Memory, a: dict[str, Any]) -> Answer:
+    from git_aide.app import answers
+
     repo, cache, snap = mem.read(a["rev"])
     if a["ids"]:
         chosen: dict[str, Entry] = {}
@@ -214,8 +127,9 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
         ft = mem.index(cache) if query and query.strip() else None
         hits = answers.recall_hits(repo, cache, snap, a["paths"] or [], query=query,
                                    layers=a["layers"] or (), contributor=a["contributor"],
-                                   limit=a["limit"], index=ft,
+                                   limit=a["limit"], index=ft, count=False,
                                    semantic=mem.semantic(repo, cache) if ft else None)
+        mem.counted = [h.entry.uuid for h in hits]
     at = f', "rev": {json.dumps(a["rev"])}' if a["rev"] else ""
     return _memories(repo, snap, hits,
                      'aide_recall {"ids": [these ids]' + at + "} returns them")
@@ -223,6 +137,10 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
     """Full-text search, best first, from `offset` on (as `search --json`)."""
+    return _kept(mem, "aide_search", a, lambda: _search(mem, a), True)
+
+
+def _search(mem: Memory, a: dict[str, Any]) -> Answer:
     from git_aide.app import answers
 
     repo, cache, snap = mem.read(a["rev"])
@@ -240,6 +158,10 @@ def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def aide_memories(mem: Memory, a: dict[str, Any]) -> Answer:
     """Every memory that passes the filters, from `offset` on (as `list --json`)."""
+    return _kept(mem, "aide_memories", a, lambda: _listed(mem, a))
+
+
+def _listed(mem: Memory, a: dict[str, Any]) -> Answer:
     from git_aide.app import answers
 
     repo, _cache, snap = mem.read(a["rev"])
@@ -381,6 +303,10 @@ WORK: dict[str, Callable[[Memory, dict[str, Any]], Answer]] = {
 }
 
 
+#: The tools that only read, whose answers on the working tree may be given again.
+READING = frozenset({"aide_recall", "aide_search", "aide_memories"})
+
+
 def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | None, bool]:
     """One tool call: (text, structured content, is it an error). Never raises: any
     failure is a tool error of one line (app/boundary.py), and the server lives on. The
@@ -397,9 +323,14 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
             message, _status = failure(e)
             return speak(message or type(e).__name__)[:2000], None, True
         finally:
+            if name not in READING:
+                mem.answers.clear()  # it wrote: nothing kept is vouched for now
             line = notice_line(mem.done())
             if line is not None:
                 sys.stderr.write(line + "\n")
+            if mem.uncounted:
+                # Waits for the lock: runs once this answer is on its way.
+                threading.Thread(target=mem.count, name="aide-count").start()
 
 
 # -- the SDK's server ---------------------------------------------------------------------------

@@ -118,6 +118,9 @@ class Watch:
         self._rescan = False
         #: The memories folder watched: (device, inode).
         self._root: tuple[int, int] | None = None
+        #: Grows whenever an event is read or git is asked again: the same number
+        #: twice means that nothing under the memories folder changed in between.
+        self.generation = 0
 
     def changed(self, index_file: str) -> list[str] | None:
         """The files that may differ from the index, or None when git must be asked
@@ -137,6 +140,7 @@ class Watch:
     def prepare(self) -> bool:
         """Before git is asked for a baseline: watch the folders and files (again) and
         forget the events so far. False when this tree cannot be watched."""
+        self.generation += 1
         self._touched.clear()
         self._index_sig = None
         if self._fd >= 0 and self._mounts_changed():
@@ -169,6 +173,7 @@ class Watch:
 
     def close(self) -> None:
         """Stop watching (the kernel drops every watch with the descriptor)."""
+        self.generation += 1
         for fd in (self._fd, self._mounts):
             if fd >= 0:
                 os.close(fd)
@@ -311,6 +316,8 @@ class Watch:
             except OSError:
                 self.close()
                 return
+            if data:
+                self.generation += 1
             at = 0
             while at + _EVENT.size <= len(data) and self._fd >= 0:
                 wd, mask, _cookie, size = _EVENT.unpack_from(data, at)

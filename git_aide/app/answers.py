@@ -65,7 +65,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
 
     min_depth = repo.settings.recall_min_scope_depth
     # Decode only the memories whose scope is relevant: most of a large store is not.
-    relevant = rc.scope_filter(queries, min_depth)
+    relevant = _scope_filter(queries, min_depth)
     pw_limit = repo.settings.recall_project_wide_limit
     # A path recall without filters weighs only the newest project-wide memories and
     # those its question finds (recall._cap_project_wide): the rest need not be decoded.
@@ -86,8 +86,8 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         # Memories elsewhere that name a query path in their text, or a query file's
         # stem in their scope or text: weak candidates, found by one pass over the
         # stored contents, not by decoding every memory.
-        mentions = (snap.mentioning(finder, relevant) if finder.active() and not scoped_only
-                    else [])
+        mentions = (snap.mentioning(finder, relevant, finder.kept())
+                    if finder.active() and not scoped_only else [])
         elsewhere: list[Entry] = []
         meaning = None
         rel: Any = relevance
@@ -116,6 +116,47 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())
     return hits
+
+
+#: The scope filters of the query paths asked about lately, each with the verdicts it
+#: gave: a long-lived process (the MCP server) asks about the same files again, over
+#: the same scopes (its views stay decoded), and need not decide each scope again.
+_FILTERS: dict[Any, Any] = {}
+#: How many of them are kept, and how many recalls one serves before it is made
+#: again (the scopes of files laid over a view are new each time: its verdicts grow).
+KEPT_FILTERS = 32
+FILTER_USES = 1000
+
+
+def _scope_filter(queries: list[Any], min_depth: int) -> Any:
+    """rank/recall.scope_filter for these paths, made once per process (it keeps each
+    verdict with its compiled scope, so a verdict never outlives what it is about)."""
+    from git_aide.rank import recall as rc
+
+    key = (tuple((q.path, q.is_dir) for q in queries), min_depth)
+    got = _FILTERS.pop(key, None)
+    if got is None or got[1] >= FILTER_USES:
+        while len(_FILTERS) >= KEPT_FILTERS:
+            _FILTERS.pop(next(iter(_FILTERS)))
+        got = (rc.scope_filter(queries, min_depth), 0)
+    _FILTERS[key] = (got[0], got[1] + 1)  # the newest last: the oldest go first
+    return got[0]
+
+
+def query_key(repo: Repo, paths: tuple[str, ...] | list[str]) -> tuple[tuple[str, bool], ...]:
+    """The query paths of a recall as the working tree has them now (repo-relative,
+    and whether each is a folder): what a kept answer must have been asked for."""
+    from git_aide.rank import recall as rc
+
+    return tuple((q.path, q.is_dir) for q in rc.query_paths(repo.worktree, repo.prefix, paths))
+
+
+def count_recalled(cache: Cache, uuids: list[str]) -> None:
+    """Add a recall of these memories to the per-machine stats (an answer given again
+    counts as recall_hits' own does)."""
+    from git_aide.core import memory
+
+    cache.count_recall(uuids, memory.now())
 
 
 def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries: list[Entry],

@@ -98,6 +98,27 @@ def preload() -> None:
     import git_aide.read.load  # noqa: F401
 
 
+def index_state(cache: Cache) -> tuple[object, ...]:
+    """The stat of the full-text index on disk (its folder, stamp and id table) and of
+    the memory vectors: any document added, or the index rebuilt, changes it."""
+    import os
+
+    from git_aide.cache.idtable import TABLE
+    from git_aide.core.files import stat_sig
+
+    root = os.path.join(cache.root, "whoosh")
+    # Semantic search's vectors (cache/vectors.py) count too: one embedded since changes
+    # what a search by meaning finds.
+    vectors = os.path.join(os.path.dirname(cache.root), "vectors")
+    try:
+        kept = sorted(n for n in os.listdir(vectors) if n.endswith(".vec"))
+    except OSError:
+        kept = []
+    return tuple(stat_sig(p) for p in (root, os.path.join(root, "STAMP"),
+                                       os.path.join(root, TABLE),
+                                       *(os.path.join(vectors, n) for n in kept)))
+
+
 def open_context(asked: Early | None = None) -> Context:
     """The context of the repository around the current directory.
 

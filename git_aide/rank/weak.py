@@ -144,6 +144,8 @@ class WeakFinder:
         self.common: set[str] = set()
         # Hits per stem so far: without a view, each memory file is searched apart.
         self._found: dict[str, int] = {}
+        #: What it looks for: the query paths, and whether each names a folder.
+        self._key = ("weak", tuple((q.path, q.is_dir) for q in queries))
         plain = [q for q in queries if not file_stem(q)]
         plain += [Place(q.path.rpartition("/")[0], True) for _s, _r, _f, q, _h in self.stems
                   if "/" in q.path]
@@ -152,6 +154,18 @@ class WeakFinder:
     def active(self) -> bool:
         """Whether there is anything to find."""
         return bool(self.stems) or self._names is not None
+
+    def kept(self) -> tuple[Any, Callable[[], Any], Callable[[Any], None]]:
+        """What it looks for (its query paths), and how to save and restore what it
+        counted: a long-lived process keeps what a search of the same bytes found
+        (Snapshot.mentioning)."""
+        return (self._key, self._state, self._restore)
+
+    def _state(self) -> tuple[dict[str, int], set[str]]:
+        return dict(self._found), set(self.common)
+
+    def _restore(self, state: tuple[dict[str, int], set[str]]) -> None:
+        self._found, self.common = dict(state[0]), set(state[1])
 
     def __call__(self, data: bytes) -> list[int]:
         """Offsets in `data` where a weak candidate may be."""

@@ -70,7 +70,7 @@ class Source:
 class Reader:
     """What an entry needs to fetch its whole record: shared by all entries of a read."""
 
-    __slots__ = ("cache", "repo", "view")
+    __slots__ = ("cache", "repo", "view", "found")
 
     def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None) -> None:
         #: The cache (to report damage).
@@ -79,6 +79,10 @@ class Reader:
         self.repo = repo
         #: The view file the entries came from, which holds their contents.
         self.view = view
+        #: What a search of the view's contents found, by what was searched for (a
+        #: long-lived process keeps the reader, and its view never changes):
+        #: (offsets, the finder's state after it), see Snapshot.mentioning.
+        self.found: dict[Any, tuple[list[int], Any]] = {}
 
 
 class Entry(tuple):  # type: ignore[type-arg]

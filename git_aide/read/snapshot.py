@@ -26,6 +26,14 @@ if TYPE_CHECKING:
     from git_aide.read.overlay import Overlay
     from git_aide.read.record import Group
 
+    #: What a finder looks for, its state, and how to restore that state.
+    Kept = tuple[Any, Callable[[], Any], Callable[[Any], None]]
+
+
+#: Searches of a view's contents a long-lived process keeps (one per file or folder
+#: asked about lately).
+KEPT_SEARCHES = 64
+
 
 class Made(list):  # type: ignore[type-arg]
     """A group's entries, made once and kept by a long-lived process (keep_decoded)."""
@@ -274,6 +282,24 @@ class Snapshot:
                    for path, blob, meta, raw in payload if blob in blobs)
         return out
 
+    def _found_in(self, body: bytes, found: Callable[[bytes], list[int]],
+                  kept: Kept | None) -> list[int]:
+        """The sorted offsets of `found`'s matches in the view's run, kept by the reader
+        of a long-lived process (see mentioning)."""
+        memo = self._reader.found if self.keep_decoded and kept is not None else None
+        if memo is None or kept is None:
+            return sorted(found(body))
+        key, state, restore = kept
+        got = memo.get(key)
+        if got is not None:
+            restore(got[1])
+            return got[0]
+        offsets = sorted(found(body))
+        while len(memo) >= KEPT_SEARCHES:
+            memo.pop(next(iter(memo)))
+        memo[key] = (offsets, state())
+        return offsets
+
     def _view_entries(self, blobs: set[str] | frozenset[str]) -> list[Entry] | None:
         """The view's memories whose blob is one of these (not of files the working tree
         changed), decoding only their groups; None when a group proved damaged."""
@@ -289,7 +315,8 @@ class Snapshot:
         return out
 
     def mentioning(self, found: Callable[[bytes], list[int]],
-                   skip: Callable[[scopes.Compiled | None], bool]) -> list[Entry]:
+                   skip: Callable[[scopes.Compiled | None], bool],
+                   kept: Kept | None = None) -> list[Entry]:
         """The memories outside the groups that `skip` keeps whose file content holds a
         match: `found(bytes)` gives the offsets of the matches in some bytes.
 
@@ -297,6 +324,10 @@ class Snapshot:
         decoded only when something matched. Without one, the contents are joined into
         one run all the same, so that a finder that counts what it sees (a file's stem
         common in the store brings no candidates) counts the same store either way.
+
+        `kept`: (what `found` looks for, its state, a way to restore that state): a
+        long-lived process keeps what the view's run gave (a view never changes) and
+        searches only the files laid over it the next time the same is looked for.
         """
         view = self._reader.view
         body = self.body()
@@ -308,7 +339,7 @@ class Snapshot:
                 begins.append(begins[-1] + len(t) + 1)  # "\n" between: no match spans two
             picked = {bisect_right(begins, at) - 1 for at in found(b"\n".join(texts))}
             return [every[i] for i in sorted(picked) if not skip(every[i].compiled)]
-        offsets = sorted(found(body))
+        offsets = self._found_in(body, found, kept)
 
         def laid() -> list[Entry]:  # the files laid over the view that match
             return [new_entry(Entry, (path, blob, meta, compiled, self._reader, raw))

@@ -1,0 +1,157 @@
+"""How long a warm `git aide mcp` takes per tool call (issue 23): `aide_search WORD` and
+`aide_recall FILE`, each asked again with nothing changed, and after a hand edit of a
+memory the answer holds (the edit is untimed; the answer must show it). Each is timed
+two ways: the round trip of one client over the server's pipes (spawned as an agent
+spawns it), and the same call in this process (agents/server.call on a warm Memory),
+which is the time spent in the server.
+
+    python3 bench/mcp_warm.py --repo PATH [--runs 30] [--aide 'git-aide'] [--json FILE]
+
+PATH is a repository bench/generate.py made (its .git/aide-bench.json names FILE and
+WORD); the memories it edits are put back at the end. Run it with the interpreter of the
+install to time (the in-process rows import git_aide from it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mcp_start import Wire, aide_command  # noqa: E402
+
+#: The issue's bars at 10,000 memories, in ms spent in the server per call.
+BARS = {"aide_search": 1.5, "aide_recall": 5.0}
+
+
+class Client:
+    """One `git aide mcp`, initialized, spoken to over its pipes."""
+
+    def __init__(self, cmd: list[str], repo: str, env: dict[str, str]) -> None:
+        self.wire = Wire(cmd, repo, env)
+        self.n = 1
+        self.ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "bench", "version": "1"}})
+        self.wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.n += 1
+        self.wire.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        return self.wire.recv()
+
+    def tool(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        res: dict[str, Any] = self.ask("tools/call", {"name": name, "arguments": args})["result"]
+        if res.get("isError"):
+            raise RuntimeError(f"{name} failed: {res['content']}")
+        doc: dict[str, Any] = res["structuredContent"]
+        return doc
+
+
+class Editor:
+    """Edits one memory file by hand, a new text each time; puts it back at the end."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.original = path.read_bytes()
+        self.n = 0
+
+    def edit(self) -> str:
+        self.n += 1
+        record = json.loads(self.original)
+        record["what"] = f"{record['what']} (edit {self.n} {time.time_ns()})"
+        self.path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        return str(record["what"])
+
+    def restore(self) -> None:
+        self.path.write_bytes(self.original)
+
+
+def timed(runs: int, before: Callable[[], str | None], call: Callable[[], dict[str, Any]]
+          ) -> list[float]:
+    """`runs` timings of call(), in ms; before() (untimed) gives the text the answer must
+    hold, or None."""
+    out = []
+    for _ in range(runs):
+        want = before()
+        t0 = time.perf_counter()
+        doc = call()
+        out.append((time.perf_counter() - t0) * 1000.0)
+        if want is not None and want not in [m["what"] for m in doc["memories"]]:
+            raise RuntimeError("an answer did not show the edit just made")
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repo", required=True, help="a repository bench/generate.py made")
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--aide", help="the git-aide command (default: beside this python)")
+    ap.add_argument("--json", help="also write every timing to this file")
+    args = ap.parse_args()
+    repo = os.path.abspath(args.repo)
+    info = json.loads(Path(repo, ".git", "aide-bench.json").read_text())
+    file, word = info["deep_file"], info["word"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    calls = {"aide_search": {"keyword": word}, "aide_recall": {"paths": [file]}}
+
+    os.chdir(repo)
+    from git_aide.agents import server
+
+    mem = server.Memory()
+    server.warm_up()
+
+    def local(name: str) -> Callable[[], dict[str, Any]]:
+        def run() -> dict[str, Any]:
+            text, doc, failed = server.call(mem, name, calls[name])
+            if failed or doc is None:
+                raise RuntimeError(f"{name} failed: {text}")
+            return doc
+        return run
+
+    client = Client([*aide_command(args.aide), "mcp"], repo, env)
+    editors = {}
+    for name in calls:
+        first = client.tool(name, calls[name])["memories"]
+        editors[name] = Editor(Path(repo, first[0]["path"]))
+    rows: dict[str, dict[str, list[float]]] = {}
+    try:
+        for name in calls:
+            ed = editors[name]
+            for how, before in (("again", lambda: None), ("after a hand edit", ed.edit)):
+                row = rows.setdefault(f"{name} ({how})", {})
+                for where, call in (("round trip", lambda n=name: client.tool(n, calls[n])),
+                                    ("in process", local(name))):
+                    call()  # warm: the first call after a switch reads the edit
+                    row[where] = timed(args.runs, before, call)
+                ed.restore()
+    finally:
+        for ed in editors.values():
+            ed.restore()
+        client.wire.close()
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"Warm MCP calls, {info['memories']} memories, median of {args.runs} "
+          f"(load average {load}; {os.cpu_count()} CPUs)\n")
+    print("| call | round trip | in process | bar (in process) |")
+    print("|---|---|---|---|")
+    for key, row in rows.items():
+        rt, ip = (statistics.median(row[w]) for w in ("round trip", "in process"))
+        bar = BARS[key.split()[0]] if info["memories"] <= 10000 else None
+        verdict = "-" if bar is None else f"{bar} ms: {'ok' if ip <= bar else 'over'}"
+        print(f"| {key} | {rt:.2f} ms | {ip:.2f} ms | {verdict} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"runs": args.runs, "load": os.getloadavg(),
+                                               "memories": info["memories"],
+                                               "rows": rows}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,356 @@
+"""The warm state of the MCP server (`Memory`), and what its answers depend on, so that
+it need not ask git or work an answer out again.
+
+A reading tool's answer on the working tree depends on: the memory files (the index
+and the files that differ from it; agents/watch.py's generation changes whenever the
+kernel reports anything under the memories folder, or git is asked again), the git
+config (the aide.* and user.* settings), the full-text index on disk (for a search or
+a question), and the call's arguments (with its paths as the tree has them now: a path
+may have become a folder). While none of these changed, the server gives an identical
+call's answer again, and does not spawn git to read its config.
+
+The config is vouched for by the stat of every file git reads it from: the repository's
+and the worktree's config, the global and system ones, every file an entry came from
+(includes) and every include's target, and HEAD (an `includeIf "onbranch:..."` follows
+it). A file changed within RACY_SECONDS of its stat is not trusted: its config is read
+again on the next call, as git treats a racily clean index entry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+
+from git_aide.core.files import stat_sig
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from git_aide.app.context import Context
+    from git_aide.app.semantic import Semantic
+    from git_aide.cache.folder import Cache
+    from git_aide.cache.index import FullText
+    from git_aide.gitio.repo import Repo
+    from git_aide.gitio.spawn import Early, Spawned
+    from git_aide.read.snapshot import Snapshot
+
+#: A file whose stat is younger than this (seconds) may change again without its stat
+#: changing (the file system's timestamp granularity): it vouches for nothing yet.
+RACY_SECONDS = 2.0
+#: Every config entry with the file it came from: the files to stat.
+ORIGINS = ("config", "--list", "--show-origin", "-z")
+#: Answers kept for one state: the identical calls an agent repeats, a few files each.
+KEPT_ANSWERS = 64
+
+
+def config_files(repo: Repo) -> list[str]:
+    """The files git reads the config from wherever it has no entries yet (then
+    `origins` names the others), and HEAD."""
+    env = os.environ
+    home = os.path.expanduser("~")
+    out = [os.path.join(repo.common_dir, "config"),
+           os.path.join(repo.git_dir, "config.worktree"),
+           os.path.join(repo.git_dir, "HEAD"),
+           env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"]
+    given = env.get("GIT_CONFIG_GLOBAL")
+    if given:
+        out.append(given)
+    else:
+        xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        out += [os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
+    return [os.path.abspath(p) for p in out]
+
+
+def origins(out: bytes) -> set[str]:
+    """The files `git config --list --show-origin -z` read (relative to the current
+    directory, as git names them), and the targets of their includes."""
+    found: set[str] = set()
+    items = out.split(b"\0")
+    for origin, entry in zip(items[::2], items[1::2], strict=False):
+        kind, _, where = os.fsdecode(origin).partition(":")
+        if kind != "file" or not where:
+            continue
+        where = os.path.abspath(where)
+        found.add(where)
+        key, _, value = os.fsdecode(entry).partition("\n")
+        key = key.lower()
+        if value and (key == "include.path"
+                      or (key.startswith("includeif.") and key.endswith(".path"))):
+            target = os.path.expanduser(value)
+            found.add(os.path.join(os.path.dirname(where), target))
+    return found
+
+
+class ConfigFiles:
+    """The stat of the files a repository's config was last read from."""
+
+    def __init__(self) -> None:
+        #: Files besides config_files() that the config came from (includes).
+        self.more: set[str] = set()
+        #: Their stat when the config was last read; None: read it again.
+        self.sig: tuple[Any, ...] | None = None
+
+    def current(self, repo: Repo) -> tuple[Any, ...] | None:
+        """The files' stat now; None when one changed too lately to be trusted."""
+        names = sorted(set(config_files(repo)) | self.more)
+        sigs = tuple(stat_sig(n) for n in names)
+        now = time.time()
+        if any(s is not None and now - max(s[1], s[3]) / 1e9 < RACY_SECONDS for s in sigs):
+            return None
+        return (tuple(names), sigs)
+
+    def unchanged(self, repo: Repo) -> bool:
+        """Whether the config read last is still what git would read."""
+        return self.sig is not None and self.current(repo) == self.sig
+
+    def read(self, repo: Repo) -> None:
+        """Read the config again (on the repository's next use of it), and stat its files
+        first, so that a change made meanwhile is seen next time."""
+        from git_aide.gitio.spawn import CONFIG, spawn
+
+        sig = self.current(repo)
+        asked = spawn(*ORIGINS)
+        repo.reread_config(spawn(*CONFIG))
+        self.sig = sig
+        self._learn(asked)
+
+    def _learn(self, asked: Spawned | None) -> None:
+        """Take the files the config came from; a file not statted before makes the
+        next call read the config again (it is statted then)."""
+        found = origins(asked.wait()[1]) if asked is not None else set()
+        known = set(self.sig[0]) if self.sig is not None else set()
+        if not found <= known:
+            self.more |= found
+            self.sig = None
+
+
+class Answers:
+    """The reading tools' answers of one state of the memories, config and index."""
+
+    def __init__(self) -> None:
+        self._state: Any = None
+        self._kept: dict[Any, Any] = {}
+
+    def get(self, state: Any, key: Any) -> Any:
+        """The answer kept for `key` in this state, or None (a new state forgets the
+        answers of the last)."""
+        if state is None or state != self._state:
+            self.enter(state)
+            return None
+        return self._kept.get(key)
+
+    def enter(self, state: Any) -> Any:
+        """Make `state` the current one (the answers of another are forgotten)."""
+        if state != self._state:
+            self._kept.clear()
+            self._state = state
+        return state
+
+    def put(self, state: Any, key: Any, answer: Any) -> None:
+        """Keep an answer worked out in `state` (which must still hold when it ends)."""
+        if state is None or state != self._state:
+            return
+        while len(self._kept) >= KEPT_ANSWERS:
+            self._kept.pop(next(iter(self._kept)))
+        self._kept[key] = answer
+
+    def clear(self) -> None:
+        """Forget every answer (a tool wrote)."""
+        self._kept.clear()
+        self._state = None
+
+
+def call_key(name: str, arguments: dict[str, Any], *more: Any) -> Any:
+    """What identifies a call: its tool, its checked arguments, and `more`."""
+    return (name, json.dumps(arguments, sort_keys=True, default=str), more)
+
+
+class Memory:
+    """The warm state of one server process: the repository and its full-text index;
+    and the context of the call under way (app/context.py), whose notices `call` says.
+
+    Calls run one at a time, under `lock`, in the SDK's worker threads.
+    """
+
+    def __init__(self) -> None:
+        self._repo: Repo | None = None
+        self._index: FullText | None = None
+        #: The context of the call under way: its repository and a cache handle.
+        self._ctx: Context | None = None
+        #: The views read lately, decoded: a state's entries never change (sources.load).
+        self._warm: dict[Any, Any] = {}
+        #: The memories folder under inotify, when it can be (None: git status each call).
+        self._watch: Any = None
+        #: Semantic search's model and vectors, once a call needed them.
+        self._semantic: Semantic | None = None
+        #: Held by each call: one at a time.
+        self.lock = threading.Lock()
+        #: The stat of the config's files when it was read (agents/warm.py).
+        self._config = ConfigFiles()
+        #: The reading tools' answers while nothing they depend on changed.
+        self.answers = Answers()
+        #: This call's files that may differ from the index, and git's questions
+        #: started (`_changes`), once asked.
+        self._now: tuple[list[str] | None, Early] | None = None
+        #: How many watches were made: a new one's generations start again.
+        self._watches = 0
+        #: Whether the watch vouched for this call's files (without git status).
+        self._vouched = False
+        #: The memories the call under way recalled, for the per-machine counts.
+        self.counted: list[str] = []
+        #: The warnings the call under way said of its snapshot.
+        self.said: list[str] = []
+        #: Recalls answered and not counted yet: (cache, the memories recalled).
+        self.uncounted: list[tuple[Cache, list[str]]] = []
+
+    def context(self) -> Context:
+        """The context of the call under way: the repository around the server's
+        directory, its config read again when a file it comes from changed
+        (agents/warm.py), and a cache handle of its own, so that packs other processes
+        wrote count."""
+        if self._ctx is None:
+            from git_aide.app.context import context_of
+            from git_aide.gitio.repo import open_repo
+
+            if self._repo is None:
+                self._repo = open_repo()
+                self._config.read(self._repo)
+            elif not self._config.unchanged(self._repo):
+                self._config.read(self._repo)
+            self._ctx = context_of(self._repo)
+        return self._ctx
+
+    def repo(self) -> Repo:
+        """The repository of the call under way."""
+        return self.context().repo
+
+    def cache(self, repo: Repo) -> Cache:
+        """The cache handle of the call under way."""
+        return self.context().cache
+
+    def index(self, cache: Cache) -> FullText:
+        """The full-text index, kept open; what it holds is read again each call."""
+        from git_aide.app import search as sr
+
+        if self._index is None:
+            self._index = sr.open_index(cache)
+        else:
+            self._index.refresh()
+        return self.context().noticed(self._index)
+
+    def semantic(self, repo: Repo, cache: Cache) -> Semantic:
+        """The model's state, kept between calls (loaded once); made anew when
+        aide.semantic.model names another model, or the last one could not be loaded
+        (it may have been fetched since)."""
+        from git_aide.app.semantic import Semantic
+        from git_aide.model.catalog import MODEL_KEY
+
+        sem = self._semantic
+        if sem is None or sem.error is not None or sem.value != repo.config(MODEL_KEY):
+            sem = self._semantic = Semantic(repo, cache)
+        return self.context().noticed(sem)
+
+    def done(self) -> list[str]:
+        """End the call under way: the notices its context gathered. The memories it
+        recalled are counted once it has answered (`count`)."""
+        ctx, self._ctx = self._ctx, None
+        if self.counted and ctx is not None:
+            self.uncounted.append((ctx.cache, self.counted))
+        self._now = None
+        self.counted = []
+        self.said = []
+        return ctx.take_notices() if ctx is not None else []
+
+    def count(self) -> None:
+        """Add the recalls answered so far to the per-machine stats: after the answer,
+        since the stats file's rename waits for the disk (a few ms) and an agent need
+        not wait for it. Best effort, as the stats are."""
+        from git_aide.app import answers
+
+        with self.lock:
+            todo, self.uncounted = self.uncounted, []
+            for cache, uuids in todo:
+                try:
+                    answers.count_recalled(cache, uuids)
+                except Exception:  # noqa: BLE001,S110 -- a count lost is no failure
+                    pass
+
+    def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
+        """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
+        from git_aide.gitio.repo import check_revision
+        from git_aide.gitio.spawn import Early, resolve_query, spawn
+
+        changed: list[str] | None = None
+        if rev is None:
+            repo = self.repo()
+            changed, asked = self._now or self._changes(repo)
+            self._now = None
+        else:
+            check_revision(rev)
+            # Start git's question before anything else, as the command line does.
+            asked = Early(resolve=spawn("cat-file", "--batch-check", input=resolve_query(rev)))
+            repo = self.repo()
+        ctx = self.context()
+        cache = ctx.cache
+        snap = ctx.snapshot(False, rev, asked=asked, warm=self._warm, changed=changed)
+        self.said = list(snap.warnings)
+        for line in snap.warnings:
+            sys.stderr.write(f"git-aide: warning: {line}\n")
+        return repo, cache, snap
+
+    def state(self, full_text: bool) -> Any:
+        """What the working tree's answers depend on now (agents/warm.py), or None when
+        the watch cannot vouch for the memory files; `full_text`: the full-text index
+        on disk too. Asks the watch once per call (read() takes its answer)."""
+        repo = self.repo()
+        if self._now is None:
+            self._now = self._changes(repo)
+        if not self._vouched or self._config.sig is None or self._watch is None:
+            return None
+        state: tuple[Any, ...] = (self._config.sig, self._watches, self._watch.generation)
+        if full_text:
+            from git_aide.app.context import index_state
+
+            state += (index_state(self.context().cache),)
+        return state
+
+    def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:
+        """The memory files that may differ from the index, from the folder's watch
+        (agents/watch.py); or, when git must say, its status started."""
+        from git_aide.agents.watch import Watch
+        from git_aide.core.files import stat_sig
+        from git_aide.gitio.spawn import STATUS, Early, spawn
+        from git_aide.gitio.status import changed_paths
+
+        self._vouched = False
+        top = repo.require_worktree("reading the working tree")
+        wanted = repo.settings.mcp_watch
+        if self._watch is not None and (not wanted or self._watch.top != top):
+            self._watch.close()
+            self._watch = None
+        if wanted and self._watch is None:
+            self._watch = Watch(top)
+            self._watches += 1
+        watch = self._watch
+        if watch is None:
+            return None, Early(status=spawn(*STATUS))
+        changed = watch.changed(repo.index_file)
+        if changed is not None:
+            self._vouched = True
+            return changed, Early()
+        watching = watch.prepare()
+        sig = stat_sig(repo.index_file)
+        status = spawn(*STATUS)
+        if not watching:
+            return None, Early(status=status)
+        paths = changed_paths(top, status)
+        watch.baseline(repo.index_file, sig, paths)
+        # Asked again at once: the files touched while git looked count too, and the
+        # watch vouches for the answer only if the index kept still meanwhile.
+        now = watch.changed(repo.index_file)
+        self._vouched = now is not None
+        return (paths if now is None else now), Early()
