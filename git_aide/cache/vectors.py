@@ -80,11 +80,11 @@ class Vectors:
         if not data:
             return
         if len(data) < HEADER.size:
-            self._repair([], None, "the vectors file was cut short; it starts again")
+            self._repair(data, [], None, "the vectors file was cut short; it starts again")
             return
         magic, dim, _ = HEADER.unpack_from(data)
         if magic != MAGIC or not 0 < dim <= 8192:
-            self._repair([], None, "the vectors file was damaged; it starts again")
+            self._repair(data, [], None, "the vectors file was damaged; it starts again")
             return
         rec = np.dtype([("blob", "S20"), ("vec", "<f2", (dim,))])
         body = memoryview(data)[HEADER.size:]
@@ -93,29 +93,45 @@ class Vectors:
         vecs = table["vec"].astype(np.float32)
         norms = np.linalg.norm(vecs, axis=1) if whole else np.zeros(0, dtype=np.float32)
         good = np.isfinite(norms) & (np.abs(norms - 1.0) <= NORM_SLACK)
-        blobs = [b.hex() for b in table["blob"].tolist()]
-        if not good.all():
+        # numpy drops an "S20" value's trailing NUL bytes: a blob id ending in 00 is
+        # padded back, or its vector is never found (and embedded again every time).
+        blobs = [b.ljust(20, b"\0").hex() for b in table["blob"].tolist()]
+        # A torn tail is cut off now: the next append would otherwise start mid-record
+        # and shift every record after it.
+        torn = len(body) % rec.itemsize
+        if torn or not good.all():
             keep = [i for i in range(whole) if good[i]]
-            self._repair([blobs[i] for i in keep], vecs[keep],
-                         f"{whole - len(keep)} damaged memory vectors were dropped; "
+            dropped = whole - len(keep) + (1 if torn else 0)
+            self._repair(data, [blobs[i] for i in keep], vecs[keep],
+                         f"{dropped} damaged memory vectors were dropped; "
                          "they are embedded again when needed")
             return
         self.dim = int(dim)
         self.rows = {b: i for i, b in enumerate(blobs)}
         self.matrix = vecs
 
-    def _repair(self, blobs: list[str], vecs: np.ndarray | None, why: str) -> None:
-        """Write the file again with only the good records."""
-        self.notices.append(why)
+    def _repair(self, data: bytes, blobs: list[str], vecs: np.ndarray | None,
+                why: str) -> None:
+        """Write the file again with only the good records (`data`: what was read)."""
+        from git_aide.core.files import LockBusy
+
         os.makedirs(self.folder, exist_ok=True)
         try:
             with lock(self.path + ".lock", wait=10.0):
-                if vecs is None or not len(blobs):
+                with open(self.path, "rb") as f:
+                    now = f.read()
+                if now != data:
+                    # Another process wrote meanwhile (what looked torn may have been
+                    # its append, half read): its file is kept and read again next time.
+                    self._sig = None
+                elif vecs is None or not len(blobs):
                     os.unlink(self.path)
+                    self.notices.append(why)
                 else:
                     write_atomic(self.path, self._encode(blobs, vecs, header=True),
                                  sync=False)
-        except OSError:
+                    self.notices.append(why)
+        except (OSError, LockBusy):
             pass  # read-only or busy: it is repaired next time
         self.rows, self.matrix, self.dim = {}, None, 0
         if vecs is not None and len(blobs):
@@ -139,13 +155,18 @@ class Vectors:
             raise ValueError(f"vectors of {dim} numbers, the file holds {self.dim}")
         os.makedirs(self.folder, exist_ok=True)
         with lock(self.path + ".lock", wait=10.0):
-            fresh = not os.path.exists(self.path) or os.path.getsize(self.path) < HEADER.size
+            size = os.path.getsize(self.path) if os.path.exists(self.path) else 0
+            fresh = size < HEADER.size
             data = self._encode(blobs, vecs, header=fresh)
             if fresh:
                 write_atomic(self.path, data, sync=False)
             else:
-                with open(self.path, "ab") as f:
+                with open(self.path, "r+b") as f:
+                    # Appended at a record's end: a torn tail (a writer killed mid-write)
+                    # is written over, not left to shift every record after it.
+                    f.seek(size - (size - HEADER.size) % (len(data) // len(blobs)))
                     f.write(data)
+                    f.truncate()
         start = 0 if self.matrix is None else int(self.matrix.shape[0])
         for i, b in enumerate(blobs):
             self.rows.setdefault(b, start + i)
