@@ -309,7 +309,7 @@ def status_doc(sem: Semantic, snap: Snapshot | None) -> dict[str, object]:
     if not sem.configured:
         doc["error"] = "no model configured (git aide semantic fetch)"
         return doc
-    if not sem.ready():
+    if not sem.ready(say=False):  # said in the status; search still says it once
         doc["error"] = sem.error
         return doc
     doc["loads"] = True
