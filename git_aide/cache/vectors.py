@@ -93,9 +93,10 @@ class Vectors:
         vecs = table["vec"].astype(np.float32)
         norms = np.linalg.norm(vecs, axis=1) if whole else np.zeros(0, dtype=np.float32)
         good = np.isfinite(norms) & (np.abs(norms - 1.0) <= NORM_SLACK)
-        # numpy drops an "S20" value's trailing NUL bytes: a blob id ending in 00 is
-        # padded back, or its vector is never found (and embedded again every time).
-        blobs = [b.ljust(20, b"\0").hex() for b in table["blob"].tolist()]
+        # From the raw bytes: numpy drops an "S20" value's trailing NUL bytes, and a blob
+        # id ending in 00 would never find its vector (and be embedded every time).
+        ids = table["blob"].tobytes().hex()
+        blobs = [ids[i:i + 40] for i in range(0, len(ids), 40)]
         # A torn tail is cut off now: the next append would otherwise start mid-record
         # and shift every record after it.
         torn = len(body) % rec.itemsize
