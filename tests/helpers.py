@@ -1,7 +1,9 @@
 """What the tests share: real git repositories in temporary folders, git and git-aide run
 as real processes, and the few ways of writing and committing files that tests repeat.
 
-The one helpers module: test files import from here; conftest.py holds the fixtures."""
+The one helpers module: test files import from here; conftest.py holds the fixtures.
+It is over 400 lines because it is the one place tests share code (no test imports
+another test module): its parts are headed by `# --` comments."""
 
 from __future__ import annotations
 
