@@ -8,8 +8,8 @@ The file is a header (magic, dimension) and records appended end to end: the blo
 20 bytes and the vector as float16 (a unit vector loses nothing that ranking can see,
 and the file is half the size). Appends are one write each, under a lock. A record is
 checked when loaded: a vector that is not finite or not of unit length is damage, and
-the file is written again without it (a torn tail is simply dropped); what is dropped is
-embedded again when next wanted.
+the file is written again without it (and without a torn tail: an append starts at a
+record's end); what is dropped is embedded again when next wanted.
 """
 
 from __future__ import annotations
