@@ -1,7 +1,9 @@
 """What the tests share: real git repositories in temporary folders, git and git-aide run
 as real processes, and the few ways of writing and committing files that tests repeat.
 
-The one helpers module: test files import from here; conftest.py holds the fixtures."""
+The one helpers module: test files import from here; conftest.py holds the fixtures.
+It is over 400 lines because it is the one place tests share code (no test imports
+another test module): its parts are headed by `# --` comments."""
 
 from __future__ import annotations
 
@@ -385,3 +387,122 @@ class McpServer:
             return "(still running)"
         assert self.proc.stderr is not None
         return self.proc.stderr.read().decode()
+
+
+# -- semantic search: a tiny model the tests build, and a server to fetch it from ------
+
+#: The tiny model's words that mean "signing in" (they share one direction) ...
+AUTH_WORDS = ("login", "signin", "authenticate", "authenticates", "password", "session",
+              "credentials")
+#: ... and those that mean "shipping a release" (another direction).
+SHIP_WORDS = ("deploy", "deploys", "release", "releases", "ship", "friday")
+#: Other words the tests' memories use: small vectors of their own, in neither direction.
+OTHER_WORDS = ("users", "user", "with", "a", "and", "get", "we", "on", "the", "is", "uses",
+               "database", "postgres", "tabs", "for", "indentation", "cache", "lives",
+               "in", "git", "tokens", "rotate", "every", "hour", "queue", "backed", "by",
+               "redis", "how", "do", "log", "in", "of", "to", "what", "when")
+#: The tiny model's vector length.
+TINY_DIM = 8
+
+
+def tiny_model(folder: Path) -> Path:
+    """A sentence model of a few kilobytes in `folder` (model.onnx + tokenizer.json), in
+    the form git-aide runs: token vectors (batch x tokens x 8) looked up from a table, a
+    lower-casing word-level tokenizer. Words of AUTH_WORDS point one way and SHIP_WORDS
+    another, so that search by meaning is testable without a real model."""
+    import random
+
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = {"[PAD]": 0, "[UNK]": 1}
+    for w in (*AUTH_WORDS, *SHIP_WORDS, *OTHER_WORDS):
+        vocab.setdefault(w, len(vocab))
+    rnd = random.Random(22)
+    table = np.zeros((len(vocab), TINY_DIM), dtype=np.float32)
+    # An unknown word has a small vector too: a text of unknown words is not a zero vector.
+    table[vocab["[UNK]"], TINY_DIM - 1] = 0.1
+    for w, i in vocab.items():
+        if w in AUTH_WORDS:
+            table[i, 0] = 1.0
+        elif w in SHIP_WORDS:
+            table[i, 1] = 1.0
+        elif i > 1:  # other words: small, in the dimensions neither meaning uses
+            table[i, 2:] = [rnd.uniform(-0.25, 0.25) for _ in range(TINY_DIM - 2)]
+    ints = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"])
+            for n in ("input_ids", "attention_mask", "token_type_ids")]
+    out = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
+                                        ["batch", "tokens", TINY_DIM])
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "input_ids"], ["last_hidden_state"], axis=0)],
+        "tiny", ints, [out], initializer=[numpy_helper.from_array(table, "table")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8  # what every supported onnxruntime reads
+    onnx.checker.check_model(model)
+    onnx.save(model, str(folder / "model.onnx"))
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.save(str(folder / "tokenizer.json"))
+    return folder
+
+
+def sha256_of(path: Path) -> str:
+    """The sha256 of a file, as a model catalog states it."""
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@contextlib.contextmanager
+def serve(root: Path) -> Iterator[tuple[str, list[str]]]:
+    """An HTTP server on 127.0.0.1 serving the files under `root`, in a thread, for the
+    length of the block: (its base URL, the paths asked for, in order)."""
+    import functools
+    import http.server
+    import threading
+
+    asked: list[str] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            super().do_GET()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+    server.timeout = 5
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def shared_model(name: str = "all-MiniLM-L6-v2-onnx-int8") -> Path | None:
+    """A real model in the project's shared/models/ beside the checkout (or beside a
+    folder above it), if there is one."""
+    for up in ROOT.parents:
+        folder = up / "shared" / "models" / name
+        if (folder / "model.onnx").is_file():
+            return folder
+    return None
+
+
+def error_line(r: Result) -> str:
+    """The one line a failed command said (no traceback, nothing else on stderr)."""
+    assert r.returncode != 0, r.stderr
+    lines = [x for x in r.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert lines[0].startswith("git-aide: error:"), lines[0]
+    return lines[0]

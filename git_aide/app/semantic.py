@@ -77,9 +77,10 @@ class Semantic:
         """Whether a model is configured (it may still fail to load)."""
         return bool(self.value and self.value.strip())
 
-    def ready(self) -> bool:
+    def ready(self, say: bool = True) -> bool:
         """Whether the model is loaded (loading it now if need be); a failure is said
-        once per repository and reason, and the callers go on by words."""
+        once per repository and reason, and the callers go on by words. `say=False`:
+        the caller makes the failure its error (said then, not also as a notice)."""
         if self._embedder is not None:
             return True
         if not self.configured or self.error is not None:
@@ -88,7 +89,8 @@ class Semantic:
             self._embedder = self.load()
         except AideError as e:
             self.error = str(e)
-            self._say_once(f"semantic search is off: {e}")
+            if say:
+                self._say_once(f"semantic search is off: {e}")
             return False
         return True
 
@@ -239,6 +241,8 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
     from git_aide.rank import fusion
     from git_aide.rank.recall import Hit
 
+    if mode == "semantic" and not sem.ready(say=False):
+        raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")
     want = max(limit, SEMANTIC_CANDIDATES)
     bm25: dict[str, float] = {}
     decoded: dict[str, Entry] = {}
@@ -345,7 +349,7 @@ def status_doc(sem: Semantic, snap: Snapshot | None) -> dict[str, object]:
     if not sem.configured:
         doc["error"] = "no model configured (git aide semantic fetch)"
         return doc
-    if not sem.ready():
+    if not sem.ready(say=False):  # said in the status; search still says it once
         doc["error"] = sem.error
         return doc
     doc["loads"] = True

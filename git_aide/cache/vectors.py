@@ -8,8 +8,8 @@ The file is a header (magic, dimension) and records appended end to end: the blo
 20 bytes and the vector as float16 (a unit vector loses nothing that ranking can see,
 and the file is half the size). Appends are one write each, under a lock. A record is
 checked when loaded: a vector that is not finite or not of unit length is damage, and
-the file is written again without it (a torn tail is simply dropped); what is dropped is
-embedded again when next wanted.
+the file is written again without it (and without a torn tail: an append starts at a
+record's end); what is dropped is embedded again when next wanted.
 """
 
 from __future__ import annotations
@@ -88,11 +88,11 @@ class Vectors:
         if not data:
             return
         if len(data) < HEADER.size:
-            self._repair([], None, "the vectors file was cut short; it starts again")
+            self._repair(data, [], None, "the vectors file was cut short; it starts again")
             return
         magic, dim, _ = HEADER.unpack_from(data)
         if magic != MAGIC or not 0 < dim <= 8192:
-            self._repair([], None, "the vectors file was damaged; it starts again")
+            self._repair(data, [], None, "the vectors file was damaged; it starts again")
             return
         rec = _record(dim)
         body = memoryview(data)[HEADER.size:]
@@ -103,28 +103,42 @@ class Vectors:
         good = np.isfinite(norms) & (np.abs(norms - 1.0) <= NORM_SLACK)
         ids = table["blob"].tobytes().hex()
         blobs = [ids[i:i + 40] for i in range(0, len(ids), 40)]
-        if not good.all():
+        # A torn tail is cut off now: the next append would otherwise start mid-record
+        # and shift every record after it.
+        torn = len(body) % rec.itemsize
+        if torn or not good.all():
             keep = [i for i in range(whole) if good[i]]
-            self._repair([blobs[i] for i in keep], vecs[keep],
-                         f"{whole - len(keep)} damaged memory vectors were dropped; "
+            dropped = whole - len(keep) + (1 if torn else 0)
+            self._repair(data, [blobs[i] for i in keep], vecs[keep],
+                         f"{dropped} damaged memory vectors were dropped; "
                          "they are embedded again when needed")
             return
         self.dim = int(dim)
         self.rows = {b: i for i, b in enumerate(blobs)}
         self.matrix = vecs
 
-    def _repair(self, blobs: list[str], vecs: np.ndarray | None, why: str) -> None:
-        """Write the file again with only the good records."""
-        self.notices.append(why)
+    def _repair(self, data: bytes, blobs: list[str], vecs: np.ndarray | None,
+                why: str) -> None:
+        """Write the file again with only the good records (`data`: what was read)."""
+        from git_aide.core.files import LockBusy
+
         os.makedirs(self.folder, exist_ok=True)
         try:
             with lock(self.path + ".lock", wait=10.0):
-                if vecs is None or not len(blobs):
+                with open(self.path, "rb") as f:
+                    now = f.read()
+                if now != data:
+                    # Another process wrote meanwhile (what looked torn may have been
+                    # its append, half read): its file is kept and read again next time.
+                    self._sig = None
+                elif vecs is None or not len(blobs):
                     os.unlink(self.path)
+                    self.notices.append(why)
                 else:
                     write_atomic(self.path, self._encode(blobs, vecs, header=True),
                                  sync=False)
-        except OSError:
+                    self.notices.append(why)
+        except (OSError, LockBusy):
             pass  # read-only or busy: it is repaired next time
         self.rows, self.matrix, self.dim = {}, None, 0
         if vecs is not None and len(blobs):
@@ -153,13 +167,18 @@ class Vectors:
             raise ValueError(f"vectors of {dim} numbers, the file holds {self.dim}")
         os.makedirs(self.folder, exist_ok=True)
         with lock(self.path + ".lock", wait=10.0):
-            fresh = not os.path.exists(self.path) or os.path.getsize(self.path) < HEADER.size
+            size = os.path.getsize(self.path) if os.path.exists(self.path) else 0
+            fresh = size < HEADER.size
             data = self._encode(blobs, vecs, header=fresh)
             if fresh:
                 write_atomic(self.path, data, sync=False)
             else:
-                with open(self.path, "ab") as f:
+                with open(self.path, "r+b") as f:
+                    # Appended at a record's end: a torn tail (a writer killed mid-write)
+                    # is written over, not left to shift every record after it.
+                    f.seek(size - (size - HEADER.size) % (len(data) // len(blobs)))
                     f.write(data)
+                    f.truncate()
         start = 0 if self.matrix is None else int(self.matrix.shape[0])
         for i, b in enumerate(blobs):
             self.rows.setdefault(b, start + i)

@@ -73,3 +73,30 @@ def test_a_warm_search_reads_the_postings_tables_not_whooshs_index(repo: Path) -
     # An identifier needs Whoosh's analysis (its intra-word filter), not its index.
     mods = imported(repo, "search", "rotateTokens", whole=True)
     assert "whoosh.analysis.intraword" in mods and "whoosh.index" not in mods
+
+
+#: The semantic extra: imported only when a model is configured and asked.
+MODEL_LIBS = {"onnxruntime", "tokenizers", "numpy", "onnx"}
+
+
+def test_without_a_model_nothing_of_the_semantic_extra_is_imported(repo: Path) -> None:
+    """The extra installed (the test extra holds it) but no aide.semantic.model: recall
+    and search import none of it, nor does --version."""
+    remember(repo, "auth tokens rotate", "--scope", "src/auth/**")
+    aide_ok(repo, "search", "tokens")
+    for argv in (("--version",), ("recall", "src/auth/x.ts"),
+                 ("recall", "src/auth/x.ts", "--query", "rotate"), ("search", "tokens"),
+                 ("search", "tokens", "--mode", "keyword"), ("search", "a-word-nobody-used")):
+        mods = imported(repo, *argv)
+        assert not mods & MODEL_LIBS, (argv, mods & MODEL_LIBS)
+
+
+def test_with_a_model_only_a_question_loads_it(repo: Path, tiny: Path) -> None:
+    """A recall without --query never asks the model, nor does a keyword search."""
+    remember(repo, "auth tokens rotate", "--scope", "src/auth/**")
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    aide_ok(repo, "search", "tokens")  # embeds the memory
+    for argv in (("recall", "src/auth/x.ts"), ("search", "tokens", "--mode", "keyword")):
+        mods = imported(repo, *argv)
+        assert not mods & MODEL_LIBS, (argv, mods & MODEL_LIBS)
+    assert "onnxruntime" in imported(repo, "search", "tokens")

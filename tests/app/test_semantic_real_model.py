@@ -1,0 +1,29 @@
+"""Search by meaning with the real all-MiniLM-L6-v2 (int8), when the project's shared/
+folder holds it (skipped otherwise: the tests never download a model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import aide_ok, git, remember, shared_model, uuids
+
+REAL = shared_model()
+
+
+@pytest.mark.skipif(REAL is None, reason="no shared/models/all-MiniLM-L6-v2-onnx-int8")
+def test_a_paraphrase_finds_the_memory_it_means(repo: Path) -> None:
+    tokens = remember(repo, "Access tokens are rotated on every refresh; the old refresh "
+                            "token is revoked", "--why", "stolen tokens expire quickly")
+    for what in ("We ship releases on Fridays after the QA sign-off",
+                 "The database is Postgres 16, migrations run with alembic",
+                 "Use tabs for indentation in the Go services",
+                 "CI caches the node_modules folder between runs"):
+        remember(repo, what)
+    git(repo, "config", "aide.semantic.model", str(REAL))
+    for mode in ("semantic", "auto"):
+        hits = uuids(aide_ok(repo, "search", "how do we log users in", "--mode", mode,
+                             "--json"))
+        assert hits and hits[0] == tokens["uuid"], mode
+    doc = aide_ok(repo, "semantic", "status", "--json").json()
+    assert doc["dim"] == 384 and doc["with_vectors"] == doc["memories"] == 5

@@ -1,0 +1,151 @@
+"""`git aide semantic fetch` (git_aide/model/fetch.py) against a local HTTP server that
+serves the tiny model in an upstream's layout, with a catalog of the tests' own
+($GIT_AIDE_MODEL_CATALOG)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from helpers import aide, aide_ok, error_line, git, remember, serve, sha256_of, uuids
+
+REPO = "tests/tiny-model"
+REVISION = "0123456789abcdef0123456789abcdef01234567"
+REMOTE = {"model.onnx": "onnx/model.onnx", "tokenizer.json": "tokenizer.json"}
+
+
+@pytest.fixture
+def upstream(tiny: Path, tmp_path: Path) -> Path:
+    """A folder laid out as an upstream serves a model: <repo>/resolve/<revision>/<path>."""
+    root = tmp_path / "upstream"
+    for local, remote in REMOTE.items():
+        dest = root / REPO / "resolve" / REVISION / remote
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tiny / local, dest)
+    return root
+
+
+def catalog(tmp_path: Path, tiny: Path, **wrong: str) -> Path:
+    """A catalog naming the tiny model `tiny`, with its files' sha256s (or `wrong` ones)."""
+    files = {local: [remote, wrong.get(local.split(".")[0], sha256_of(tiny / local))]
+             for local, remote in REMOTE.items()}
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps({"tiny": {"repo": REPO, "revision": REVISION, "files": files,
+                                         "licence": "CC0-1.0", "dim": 8}}))
+    return path
+
+
+@pytest.fixture
+def env(user_env: dict[str, str], tmp_path: Path, tiny: Path) -> dict[str, str]:
+    return {**user_env, "GIT_AIDE_MODEL_CATALOG": str(catalog(tmp_path, tiny))}
+
+
+def models(env: dict[str, str]) -> list[Path]:
+    """What is in the user's models folder (fetched models and leftovers alike)."""
+    folder = Path(env["XDG_CACHE_HOME"]) / "git-aide" / "models"
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+def user_model(repo: Path, env: dict[str, str]) -> str:
+    return git(repo, "config", "--global", "--get", "aide.semantic.model", check=False,
+               env=env).strip()
+
+
+def test_fetch_installs_checks_and_configures_then_search_works_by_meaning(
+        repo: Path, upstream: Path, env: dict[str, str], tiny: Path) -> None:
+    auth = remember(repo, "Users authenticate with a password and get a session")["uuid"]
+    remember(repo, "We ship releases on Friday")
+    with serve(upstream) as (url, asked):
+        r = aide_ok(repo, "semantic", "fetch", "tiny", "--mirror", url, env=env)
+    assert sorted(asked) == sorted(f"/{REPO}/resolve/{REVISION}/{p}" for p in REMOTE.values())
+    [folder] = models(env)
+    assert folder.name == f"tiny@{REVISION[:12]}"
+    for local in REMOTE:
+        assert sha256_of(folder / local) == sha256_of(tiny / local)
+    assert str(folder) in r.stdout and "CC0-1.0" in r.stdout
+    assert user_model(repo, env) == "tiny"
+    # The repository's own config is untouched: the model serves every repository.
+    assert git(repo, "config", "--local", "--get", "aide.semantic.model", check=False) == ""
+    # No word of "signin" is in the memory: it is found by meaning.
+    assert uuids(aide_ok(repo, "search", "signin", "--mode", "semantic", "--json",
+                         env=env))[0] == auth
+    doc = aide_ok(repo, "semantic", "status", "--json", env=env).json()
+    assert doc["model"] == "tiny" and doc["loads"] and doc["folder"] == str(folder)
+
+
+def test_fetch_twice_downloads_nothing_the_second_time(repo: Path, upstream: Path,
+                                                       env: dict[str, str]) -> None:
+    with serve(upstream) as (url, asked):
+        aide_ok(repo, "semantic", "fetch", "tiny", "--mirror", url, env=env)
+        first = len(asked)
+        aide_ok(repo, "semantic", "fetch", "tiny", "--mirror", url, env=env)
+    assert first == len(REMOTE) and len(asked) == first
+    assert len(models(env)) == 1
+
+
+def test_a_damaged_fetched_model_is_fetched_again(repo: Path, upstream: Path,
+                                                  env: dict[str, str], tiny: Path) -> None:
+    with serve(upstream) as (url, asked):
+        aide_ok(repo, "semantic", "fetch", "tiny", "--mirror", url, env=env)
+        [folder] = models(env)
+        (folder / "model.onnx").write_bytes(b"half a model")
+        aide_ok(repo, "semantic", "fetch", "tiny", "--mirror", url, env=env)
+    assert len(asked) == 2 * len(REMOTE)
+    assert models(env) == [folder]
+    assert sha256_of(folder / "model.onnx") == sha256_of(tiny / "model.onnx")
+
+
+def test_no_config_only_downloads(repo: Path, upstream: Path, env: dict[str, str]) -> None:
+    git(repo, "config", "--global", "aide.semantic.model", "/somewhere/else", env=env)
+    with serve(upstream) as (url, _asked):
+        r = aide_ok(repo, "semantic", "fetch", "tiny", "--mirror", url, "--no-config",
+                    env=env)
+    assert len(models(env)) == 1 and "Set aide.semantic.model" not in r.stdout
+    assert user_model(repo, env) == "/somewhere/else"
+
+
+def test_a_wrong_checksum_is_refused_and_installs_nothing(repo: Path, upstream: Path,
+                                                          env: dict[str, str], tiny: Path,
+                                                          tmp_path: Path) -> None:
+    bad = {**env, "GIT_AIDE_MODEL_CATALOG": str(catalog(tmp_path, tiny, tokenizer="0" * 64))}
+    git(repo, "config", "--global", "aide.semantic.model", "before", env=env)
+    with serve(upstream) as (url, asked):
+        line = error_line(aide(repo, "semantic", "fetch", "tiny", "--mirror", url,
+                                   env=bad))
+    assert asked  # it was downloaded, and then refused
+    assert "tokenizer.json" in line and "sha256" in line
+    assert models(env) == []  # not even a partial download
+    assert user_model(repo, env) == "before"
+
+
+def test_a_server_that_is_down_is_one_line(repo: Path, env: dict[str, str]) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    line = error_line(aide(repo, "semantic", "fetch", "tiny", "--mirror",
+                               f"http://127.0.0.1:{port}", env=env))
+    assert f"127.0.0.1:{port}" in line
+    assert models(env) == [] and user_model(repo, env) == ""
+
+
+def test_a_file_the_server_lacks_is_one_line(repo: Path, upstream: Path,
+                                             env: dict[str, str]) -> None:
+    (upstream / REPO / "resolve" / REVISION / "tokenizer.json").unlink()
+    with serve(upstream) as (url, _asked):
+        line = error_line(aide(repo, "semantic", "fetch", "tiny", "--mirror", url,
+                                   env=env))
+    assert "404" in line and models(env) == []
+
+
+def test_an_unknown_name_or_a_broken_catalog_is_one_line(repo: Path, env: dict[str, str],
+                                                         tmp_path: Path) -> None:
+    line = error_line(aide(repo, "semantic", "fetch", "no-such-model", env=env))
+    assert "no known model named 'no-such-model'" in line and "tiny" in line
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"tiny": {"repo": "x"}}')
+    line = error_line(aide(repo, "semantic", "fetch", "tiny",
+                               env={**env, "GIT_AIDE_MODEL_CATALOG": str(broken)}))
+    assert "not a model catalog" in line
