@@ -14,6 +14,7 @@ import os
 import time
 
 from git_aide.core.errors import AideError
+from git_aide.core.files import LockBusy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,6 +39,9 @@ MODES = ("auto", "keyword", "semantic")
 EMBED_BUDGET = 3.0
 #: The best cosine matches of the whole store a fused search weighs beside BM25's.
 SEMANTIC_CANDIDATES = 50
+#: The least cosine for which a memory that holds no word of the query is a match by
+#: meaning (all-MiniLM-L6-v2 gives unrelated texts about 0 to 0.15).
+MIN_COSINE = 0.2
 #: Memories embedded in one go (a progress step; a write of the vectors file).
 CHUNK = 64
 
@@ -161,7 +165,13 @@ class Semantic:
             if budget is not None and done and time.monotonic() - start > budget:
                 break
             chunk = todo[at:at + CHUNK]
-            vecs.add([e.blob for e in chunk], self.embedder.embed([memory_text(e) for e in chunk]))
+            made = self.embedder.embed([memory_text(e) for e in chunk])
+            try:
+                vecs.add([e.blob for e in chunk], made)
+            except LockBusy:
+                # Another process holds the vectors file: it is embedding too. What is
+                # missing is embedded another time; this answer goes on without it.
+                break
             done += len(chunk)
             if progress is not None:
                 progress(done, len(todo))
@@ -268,7 +278,10 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
     if not sem.ready():
         raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")
     cos = sem.nearest(query, snap, want, bm25.keys(), progress)
-    near = heapq.nlargest(want, cos, key=lambda b: cos[b])
+    # A memory that no word of the query matches is a candidate by meaning alone, and
+    # only when it is near enough: far ones would fill the list with noise.
+    near = [b for b in heapq.nlargest(want, cos, key=lambda b: cos[b])
+            if cos[b] >= MIN_COSINE or b in bm25]
     pool = set(near) | bm25.keys()
     scores = fusion.fuse({b: cos[b] for b in pool if b in cos},
                          {b: s for b, s in bm25.items() if b in pool}, cover) \
