@@ -278,10 +278,11 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
     if not sem.ready():
         raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")
     cos = sem.nearest(query, snap, want, bm25.keys(), progress)
-    # A memory that no word of the query matches is a candidate by meaning alone, and
-    # only when it is near enough: far ones would fill the list with noise.
+    # In "auto", a memory that no word of the query matches is a candidate by meaning
+    # alone only when it is near enough: far ones would fill the list with noise.
+    # "semantic" asks for the nearest, however near.
     near = [b for b in heapq.nlargest(want, cos, key=lambda b: cos[b])
-            if cos[b] >= MIN_COSINE or b in bm25]
+            if mode == "semantic" or cos[b] >= MIN_COSINE or b in bm25]
     pool = set(near) | bm25.keys()
     scores = fusion.fuse({b: cos[b] for b in pool if b in cos},
                          {b: s for b, s in bm25.items() if b in pool}, cover) \
