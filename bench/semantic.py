@@ -111,8 +111,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+#: Distinct questions for the warm calls: the server gives an identical call its answer
+#: again (agents/warm.py), so each timed call asks something new.
+TOPICS = ("database schema", "user sessions", "payment retries", "build cache",
+          "feature flags", "error pages", "api tokens", "log rotation", "image uploads",
+          "search ranking", "email templates", "cron jobs", "rate limits", "dark mode",
+          "test fixtures", "docker images", "locale files", "audit trail",
+          "websocket reconnects", "csv exports")
+
+
 def warm(repo: str, runs: int, grep: float) -> list[tuple[str, str]]:
-    """A warm MCP aide_search, in the server's own code, in this process."""
+    """A warm MCP aide_search, in the server's own code, in this process: each call a
+    question not asked before (a repeated call is answered from the server's memory)."""
     here = os.getcwd()
     os.chdir(repo)
     try:
@@ -120,14 +130,19 @@ def warm(repo: str, runs: int, grep: float) -> list[tuple[str, str]]:
 
         mem = Memory()
         out = []
-        for label, mode in (("warm MCP `aide_search` QUESTION, with the model", "auto"),
-                            ("warm MCP `aide_search` QUESTION, keyword", "keyword")):
-            args = {"keyword": QUESTION, "mode": mode}
-            call(mem, "aide_search", args)  # warms the index, the model, the vectors
+        asks = [f"how do we handle {t} {i}" for i in range(max(1, runs // len(TOPICS)) + 1)
+                for t in TOPICS][:runs]
+        single = [t.split()[-1] for t in TOPICS]
+        for label, mode, words in (
+                ("warm MCP `aide_search` QUESTION, with the model", "auto", asks),
+                ("warm MCP `aide_search` QUESTION, keyword", "keyword", asks),
+                ("warm MCP `aide_search` one word, with the model", "auto", single),
+                ("warm MCP `aide_search` one word, keyword", "keyword", single)):
+            call(mem, "aide_search", {"keyword": "warming up", "mode": mode})
             times = []
-            for _ in range(runs):
+            for text in words:
                 start = time.perf_counter()
-                call(mem, "aide_search", args)
+                call(mem, "aide_search", {"keyword": text, "mode": mode})
                 times.append((time.perf_counter() - start) * 1000)
             t = statistics.median(times)
             out.append((label, f"{t:.1f} ms ({t / grep:.2f}x git grep)"))

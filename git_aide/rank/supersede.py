@@ -55,10 +55,22 @@ def superseded(entries: list[Entry], meaning: Meaning | None = None
                ) -> list[tuple[Entry, Entry]]:
     """(older, newer) for each memory that a newer one of `entries` supersedes.
     `meaning`: the cosine of two memories' texts (None when either has no vector)."""
+    from git_aide.rank.duplicates import words
+
     found = pairs(entries, MEANING_WORDS if meaning is not None else WORDS)
     out = []
+    told: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def said(e: Entry) -> tuple[frozenset[str], frozenset[str]]:
+        # A memory is in many pairs: its words and subject are worked out once.
+        got = told.get(id(e))
+        if got is None:
+            got = told[id(e)] = (words(e.what), subject(e.what))
+        return got
+
     for older, newer, sim in found:
-        if len(_shared(older, newer)) < SHARED or not subject(older.what) & subject(newer.what):
+        (wo, so), (wn, sn) = said(older), said(newer)
+        if len(wo & wn) < SHARED or not so & sn:
             continue
         cos = meaning(older, newer) if meaning is not None else None
         if cos is None:
@@ -69,8 +81,3 @@ def superseded(entries: list[Entry], meaning: Meaning | None = None
         out.append((older, newer))
     return out
 
-
-def _shared(a: Entry, b: Entry) -> frozenset[str]:
-    from git_aide.rank.duplicates import words
-
-    return words(a.what) & words(b.what)
