@@ -144,8 +144,10 @@ def worktree_paths(repo: Repo, top: str) -> Paths:
 
 
 def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
-          now: datetime | None = None) -> list[Finding]:
-    """Every finding about `entries` (memories of `snap`), in uuid order per kind."""
+          now: datetime | None = None,
+          alike: list[tuple[Entry, Entry, float]] | None = None) -> list[Finding]:
+    """Every finding about `entries` (memories of `snap`), in uuid order per kind.
+    `alike`: (older, newer, cosine) of the pairs a model finds alike (semantic.py)."""
     paths = source_paths(repo, snap)
     walk = pathlog.walk(repo, snap.source.kind, snap.source.commit, [e.path for e in entries],
                         paths.untracked)
@@ -174,7 +176,7 @@ def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
             stale = _stale(e, c, walk, since, settings, when)
             if stale is not None:
                 findings.append(stale)
-    findings.extend(_duplicates(entries, settings.audit_duplicate_threshold))
+    findings.extend(_duplicates(entries, settings.audit_duplicate_threshold, alike or []))
     order = {"moved": 0, "orphaned": 1, "duplicate": 2, "stale": 3}
     findings.sort(key=lambda f: (order[f.kind], f.path))
     return findings
@@ -324,7 +326,9 @@ def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,
                    f"written {days} days ago", "re-read it against the code; update or forget it")
 
 
-def _duplicates(entries: list[Entry], threshold: float) -> list[Finding]:
+def _duplicates(entries: list[Entry], threshold: float,
+                alike: list[tuple[Entry, Entry, float]] = ()  # type: ignore[assignment]
+                ) -> list[Finding]:
     """The older memory of each near-duplicate pair, naming the newer one.
 
     Advice that deletes knowledge must be sure: `forget` is advised only when the two
@@ -340,6 +344,20 @@ def _duplicates(entries: list[Entry], threshold: float) -> list[Finding]:
         out.append(Finding(o.uuid, o.path, "duplicate",
                            f"says nearly what {n.uuid[:8]} says ({round(sim * 100)}% the "
                            f"same words, both {o.layer})", fix, other=n.uuid))
+    # By meaning (a model is configured): only what words did not already pair, and
+    # never with advice to forget unless the words are the same.
+    told = {f.uuid for f in out}
+    if threshold > 0:
+        for o, n, cos in alike:
+            if o.uuid in told:
+                continue
+            told.add(o.uuid)
+            fix = (f"forget it: `git aide forget {o.uuid[:8]}`" if _same_words(o.what, n.what)
+                   else f"compare them (`git aide show {o.uuid[:8]}`, `git aide show "
+                        f"{n.uuid[:8]}`); forget one only if they say the same thing")
+            out.append(Finding(o.uuid, o.path, "duplicate",
+                               f"says by meaning nearly what {n.uuid[:8]} says (cosine "
+                               f"{cos:.2f}, both {o.layer})", fix, other=n.uuid))
     return out
 
 
@@ -378,7 +396,18 @@ def run(repo: Repo, snap: Snapshot, paths: list[str]) -> tuple[list[Finding], in
         queries = rc.query_paths(repo.worktree, repo.prefix, paths)
         keep = rc.scope_filter(queries, 0)
         entries = [e for e in entries if keep(e.compiled)]
-    return audit(repo, snap, entries, repo.settings), len(entries)
+    return audit(repo, snap, entries, repo.settings, alike=_alike(repo, entries)), len(entries)
+
+
+def _alike(repo: Repo, entries: list[Entry]) -> list[tuple[Entry, Entry, float]]:
+    """The pairs a configured model finds alike (none without one)."""
+    from git_aide.app.semantic import Semantic, similar_pairs
+    from git_aide.cache.folder import Cache
+
+    sem = Semantic(repo, Cache(repo.cache_dir))
+    if not sem.configured or not sem.ready():
+        return []
+    return similar_pairs(sem, entries)
 
 
 def fixes(snap: Snapshot, findings: list[Finding]) -> list[tuple[str, str, str]]:

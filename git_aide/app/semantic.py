@@ -406,3 +406,46 @@ def meaning_of(sem: Semantic | None, entries: list[Entry]
         return float(vecs.matrix[ra] @ vecs.matrix[rb])
 
     return cosine
+
+
+#: The cosine from which `audit` calls two memories of one layer and overlapping scopes
+#: near duplicates by meaning, whatever their words (all-MiniLM-L6-v2 gives a note and
+#: its reworded replacement 0.7 to 0.9, and notes that only share a topic up to 0.75).
+DUPLICATE_COSINE = 0.85
+
+
+def similar_pairs(sem: Semantic, entries: list[Entry], least: float = DUPLICATE_COSINE
+                  ) -> list[tuple[Entry, Entry, float]]:
+    """(older, newer, cosine) of the memories whose texts are at least `least` alike by
+    the model: one layer and sharing, overlapping scopes; each older memory with its
+    closest newer one. Vectors are made first (within the embedding budget)."""
+    import numpy as np
+
+    from git_aide.core.memory import PERSONAL_DIR
+    from git_aide.rank.duplicates import overlap
+
+    def personal(e: Entry) -> bool:
+        return e.path.startswith(PERSONAL_DIR + "/")
+
+    sem.embed_entries(entries)
+    vecs = sem.vectors
+    have = [e for e in entries if e.blob in vecs.rows]
+    if len(have) < 2 or vecs.matrix is None:
+        return []
+    m = vecs.matrix[[vecs.rows[e.blob] for e in have]]
+    best: dict[int, tuple[float, int]] = {}
+    for at in range(0, len(have), 512):
+        sims = m[at:at + 512] @ m.T
+        rows, cols = np.nonzero(sims >= least)
+        for i, j in zip((rows + at).tolist(), cols.tolist(), strict=True):
+            if i >= j:
+                continue
+            a, b = have[i], have[j]
+            if a.layer != b.layer or personal(a) != personal(b) \
+                    or not overlap(a.compiled, b.compiled):
+                continue
+            o, n = (i, j) if (a.updated_at, a.uuid) <= (b.updated_at, b.uuid) else (j, i)
+            cos = float(sims[i - at, j])
+            if cos > best.get(o, (0.0, -1))[0]:
+                best[o] = (cos, n)
+    return [(have[o], have[n], c) for o, (c, n) in sorted(best.items())]
