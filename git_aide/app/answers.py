@@ -98,7 +98,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
                                           rel, mentions + elsewhere)
         if rel is not None and semantic is not None and semantic.configured \
                 and semantic.ready():
-            from git_aide.app.semantic import meaning_of, recall_relevance
+            from git_aide.app.meaning import meaning_of, recall_relevance
 
             rel = recall_relevance(semantic, query or "", queries, rel)
             meaning = meaning_of(semantic, entries)
@@ -216,23 +216,20 @@ def _strong_matches(snap: Snapshot, ft: FullText, query: str, relevant: Any) -> 
 
 def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
                 layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
-                progress: Any = None, mode: str = "auto", semantic: Semantic | None = None,
-                cache: Cache | None = None) -> list[Hit]:
+                progress: Any = None, mode: str = "auto",
+                semantic: Semantic | None = None) -> list[Hit]:
     """`search`: the memories matching `query`, best first. `mode`: "auto" (by words and,
     when a model is configured, meaning), "keyword" or "semantic"; `semantic`: the
-    model's state to reuse (the server keeps one), else made from `cache`."""
+    model's state (app/semantic.py; None: by words)."""
     from git_aide.app import search as sr
 
     lim = limit if limit is not None else repo.settings.search_limit
     if mode != "keyword":
-        from git_aide.app import semantic as sm
+        if semantic is not None and semantic.configured:
+            from git_aide.app import meaning
 
-        sem = semantic
-        if sem is None and cache is not None:
-            sem = sm.Semantic(repo, cache)
-        if sem is not None and sem.configured:
             keep = filters(layers, (), None).keep if layers else None
-            return sm.search(sem, ft, snap, query, lim, mode, keep, progress)
+            return meaning.search(semantic, ft, snap, query, lim, mode, keep, progress)
         if mode == "semantic":
             from git_aide.core.errors import UsageError
 

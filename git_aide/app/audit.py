@@ -401,7 +401,8 @@ def run(repo: Repo, snap: Snapshot, paths: list[str]) -> tuple[list[Finding], in
 
 def _alike(repo: Repo, entries: list[Entry]) -> list[tuple[Entry, Entry, float]]:
     """The pairs a configured model finds alike (none without one)."""
-    from git_aide.app.semantic import Semantic, similar_pairs
+    from git_aide.app.meaning import similar_pairs
+    from git_aide.app.semantic import Semantic
     from git_aide.cache.folder import Cache
 
     sem = Semantic(repo, Cache(repo.cache_dir))

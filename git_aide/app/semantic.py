@@ -1,5 +1,6 @@
-"""Semantic search: the model `aide.semantic.model` names, the memories' vectors, and
-the fused orders of `search` and `recall --query` (README, Semantic search).
+"""Semantic search's state: the model `aide.semantic.model` names, the memories'
+vectors, and the `semantic fetch` and `status` commands (README, Semantic search). How
+its cosines mix with words in `search`, `recall --query` and `audit` is meaning.py's.
 
 Everything here is optional. Without the `semantic` extra or a configured model,
 `Semantic.ready()` is False and the callers rank by words as before; a model that is
@@ -9,7 +10,6 @@ once per repository and reason, never an error.
 
 from __future__ import annotations
 
-import heapq
 import os
 import time
 
@@ -22,11 +22,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from git_aide.cache.folder import Cache
-    from git_aide.cache.index import FullText
     from git_aide.cache.vectors import Vectors
     from git_aide.gitio.repo import Repo
     from git_aide.model.runtime import Embedder
-    from git_aide.rank.recall import Hit, Query
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
@@ -37,11 +35,6 @@ MODES = ("auto", "keyword", "semantic")
 #: Seconds a command may spend embedding memories that have no vector yet before it
 #: answers with the vectors it has (`index` and the MCP server embed the rest).
 EMBED_BUDGET = 3.0
-#: The best cosine matches of the whole store a fused search weighs beside BM25's.
-SEMANTIC_CANDIDATES = 50
-#: The least cosine for which a memory that holds no word of the query is a match by
-#: meaning (all-MiniLM-L6-v2 gives unrelated texts about 0 to 0.15).
-MIN_COSINE = 0.2
 #: Memories embedded in one go (a progress step; a write of the vectors file).
 CHUNK = 64
 
@@ -202,7 +195,7 @@ class Semantic:
         vecs = self.vectors
         kept = self._subset
         if kept is None or kept[0] is not source or kept[1] != vecs.size:
-            blobs = list(ids) if ids is not None else [e.blob for e in snap.entries]
+            blobs = every_blob(snap)
             self.ensure(snap, blobs, progress=progress)
             vecs = self.vectors
             rows = np.fromiter((vecs.rows.get(b, -1) for b in blobs), dtype=np.int64,
@@ -226,102 +219,12 @@ class Semantic:
         return out
 
 
-def held_words(entry: Entry) -> frozenset[str]:
-    """The words of a memory that a question's words are looked for in."""
-    from git_aide.rank.fusion import query_words
-
-    r = entry.record
-    return query_words(" ".join([r["what"], r.get("why") or "", " ".join(r["tags"])]))
-
-
 def every_blob(snap: Snapshot) -> list[str]:
     """The blob ids of a snapshot's memories, from its view when it names them."""
     ids = snap.blob_ids()
     if ids is not None:
         return list(ids)
     return [e.blob for e in snap.entries]
-
-
-def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, mode: str,
-           keep: Callable[[Entry], bool] | None = None, progress: Progress | None = None
-           ) -> list[Hit]:
-    """`search` by meaning (mode "semantic") or by words and meaning (mode "auto": by
-    words alone when the model cannot be used). `keep`: the --layer filter."""
-    from git_aide.app import search as sr
-    from git_aide.rank import fusion
-    from git_aide.rank.recall import Hit
-
-    if mode == "semantic" and not sem.ready(say=False):
-        raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")
-    want = max(limit, SEMANTIC_CANDIDATES)
-    bm25: dict[str, float] = {}
-    decoded: dict[str, Entry] = {}
-    if mode != "semantic":
-        found = sr.relevance_in(ft, snap, query, want, progress) if keep is None else None
-        if found is not None and found[0]:
-            bm25 = found[0]
-            decoded = {e.blob: e for e in found[1]}
-        else:
-            kept = [e for e in snap.entries if keep is None or keep(e)]
-            bm25 = sr.relevance(ft, kept, query, want, progress)
-            decoded = {e.blob: e for e in kept if e.blob in bm25}
-    asked = fusion.query_words(query)
-    cover = 0.0
-    if bm25:
-        top = max(bm25, key=lambda b: bm25[b])
-        if top in decoded:
-            cover = fusion.coverage(asked, held_words(decoded[top]))
-    if mode == "auto" and not sem.ready():
-        # The model cannot be used (said once): the keyword order.
-        lexical = sorted((e for b, e in decoded.items() if b in bm25), key=lambda e: e.path)
-        return sr.order([Hit(e, e.scope, score=bm25[e.blob]) for e in lexical], limit)[:limit]
-    if not sem.ready():
-        raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")
-    cos = sem.nearest(query, snap, want, bm25.keys(), progress)
-    # In "auto", a memory that no word of the query matches is a candidate by meaning
-    # alone only when it is near enough: far ones would fill the list with noise.
-    # "semantic" asks for the nearest, however near.
-    near = [b for b in heapq.nlargest(want, cos, key=lambda b: cos[b])
-            if mode == "semantic" or cos[b] >= MIN_COSINE or b in bm25]
-    pool = set(near) | bm25.keys()
-    scores = fusion.fuse({b: cos[b] for b in pool if b in cos},
-                         {b: s for b, s in bm25.items() if b in pool}, cover) \
-        if mode != "semantic" else {b: cos[b] for b in near}
-    lacking = set(scores) - decoded.keys()
-    if lacking:
-        decoded.update((e.blob, e) for e in snap.entries_of(lacking))
-    entries = sorted((decoded[b] for b in scores if b in decoded), key=lambda e: e.path)
-    if keep is not None:
-        entries = [e for e in entries if keep(e)]
-    hits = [Hit(e, e.scope, score=scores[e.blob]) for e in entries]
-    return sr.order(hits, limit, meaning_of(sem, entries))[:limit]
-
-
-def recall_relevance(sem: Semantic, question: str, queries: list[Query],
-                     relevance: Callable[[list[Entry]], dict[str, float]]
-                     ) -> Callable[[list[Entry]], dict[str, float]]:
-    """`recall --query`'s relevance with a model: BM25 fused with the cosine of each
-    candidate to the question and the path's words (the candidates stay git-aide's own:
-    no memory is added by meaning alone)."""
-    from git_aide.rank import fusion
-    from git_aide.rank.weak import path_words
-
-    asked = fusion.query_words(question)
-    said = " ".join([question, *sorted({w for q in queries for w in path_words(q.path)})])
-
-    def fused(entries: list[Entry]) -> dict[str, float]:
-        bm25 = relevance(entries)
-        sem.embed_entries(entries)
-        cos = sem.cosines(said, [e.blob for e in entries])
-        cover = 0.0
-        if bm25:
-            top = max(bm25, key=lambda b: bm25[b])
-            best = next((e for e in entries if e.blob == top), None)
-            if best is not None:
-                cover = fusion.coverage(asked, held_words(best))
-        return fusion.fuse(cos, bm25, cover)
-
-    return fused
 
 
 def fetch_model(name: str, mirror: str | None = None, progress: Progress | None = None,
@@ -379,73 +282,3 @@ def status_doc(sem: Semantic, snap: Snapshot | None) -> dict[str, object]:
     except OSError:
         doc["vectors_bytes"] = 0
     return doc
-
-
-def superseded_pairs(entries: list[Entry], sem: Semantic | None = None
-                     ) -> list[tuple[Entry, Entry]]:
-    """(older, newer) for each memory a newer one supersedes, over these memories: by
-    words, and by meaning too when the model is ready."""
-    from git_aide.rank.supersede import superseded
-
-    return superseded(entries, meaning_of(sem, entries))
-
-
-def meaning_of(sem: Semantic | None, entries: list[Entry]
-               ) -> Callable[[Entry, Entry], float | None] | None:
-    """The cosine of two of these memories' texts, for supersession; None without a
-    usable model. Their vectors are made first (within the embedding budget)."""
-    if sem is None or not sem.configured or not sem.ready():
-        return None
-    sem.embed_entries(entries)
-    vecs = sem.vectors
-
-    def cosine(a: Entry, b: Entry) -> float | None:
-        ra, rb = vecs.rows.get(a.blob), vecs.rows.get(b.blob)
-        if ra is None or rb is None or vecs.matrix is None:
-            return None
-        return float(vecs.matrix[ra] @ vecs.matrix[rb])
-
-    return cosine
-
-
-#: The cosine from which `audit` calls two memories of one layer and overlapping scopes
-#: near duplicates by meaning, whatever their words (all-MiniLM-L6-v2 gives a note and
-#: its reworded replacement 0.7 to 0.9, and notes that only share a topic up to 0.75).
-DUPLICATE_COSINE = 0.85
-
-
-def similar_pairs(sem: Semantic, entries: list[Entry], least: float = DUPLICATE_COSINE
-                  ) -> list[tuple[Entry, Entry, float]]:
-    """(older, newer, cosine) of the memories whose texts are at least `least` alike by
-    the model: one layer and sharing, overlapping scopes; each older memory with its
-    closest newer one. Vectors are made first (within the embedding budget)."""
-    import numpy as np
-
-    from git_aide.core.memory import PERSONAL_DIR
-    from git_aide.rank.duplicates import overlap
-
-    def personal(e: Entry) -> bool:
-        return e.path.startswith(PERSONAL_DIR + "/")
-
-    sem.embed_entries(entries)
-    vecs = sem.vectors
-    have = [e for e in entries if e.blob in vecs.rows]
-    if len(have) < 2 or vecs.matrix is None:
-        return []
-    m = vecs.matrix[[vecs.rows[e.blob] for e in have]]
-    best: dict[int, tuple[float, int]] = {}
-    for at in range(0, len(have), 512):
-        sims = m[at:at + 512] @ m.T
-        rows, cols = np.nonzero(sims >= least)
-        for i, j in zip((rows + at).tolist(), cols.tolist(), strict=True):
-            if i >= j:
-                continue
-            a, b = have[i], have[j]
-            if a.layer != b.layer or personal(a) != personal(b) \
-                    or not overlap(a.compiled, b.compiled):
-                continue
-            o, n = (i, j) if (a.updated_at, a.uuid) <= (b.updated_at, b.uuid) else (j, i)
-            cos = float(sims[i - at, j])
-            if cos > best.get(o, (0.0, -1))[0]:
-                best[o] = (cos, n)
-    return [(have[o], have[n], c) for o, (c, n) in sorted(best.items())]
