@@ -20,9 +20,6 @@ if TYPE_CHECKING:
 
 #: The best cosine matches of the whole store a fused search weighs beside BM25's.
 SEMANTIC_CANDIDATES = 50
-#: The least cosine for which a memory that holds no word of the query is a match by
-#: meaning (all-MiniLM-L6-v2 gives unrelated texts about 0 to 0.15).
-MIN_COSINE = 0.2
 
 
 def coverage(question: str, bm25: dict[str, float], entries: dict[str, Entry]) -> float:
@@ -70,11 +67,10 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
         return sr.order([Hit(e, e.scope, score=bm25[e.blob]) for e in lexical], limit)[:limit]
     cover = coverage(query, bm25, decoded)
     cos = sem.nearest(query, snap, want, bm25.keys(), progress)
-    # In "auto", a memory that no word of the query matches is a candidate by meaning
-    # alone only when it is near enough: far ones would fill the list with noise.
-    # "semantic" asks for the nearest, however near.
-    near = [b for b in heapq.nlargest(want, cos, key=lambda b: cos[b])
-            if mode == "semantic" or cos[b] >= MIN_COSINE or b in bm25]
+    # No floor on the cosine: a paraphrase's memory may score as low as 0.11 ("how do
+    # we log users in" for a note on token rotation), beside unrelated notes at 0.05 to
+    # 0.09; the fused score orders them, and a floor of 0.2 lost it.
+    near = heapq.nlargest(want, cos, key=lambda b: cos[b])
     pool = set(near) | bm25.keys()
     scores = fusion.fuse({b: cos[b] for b in pool if b in cos},
                          {b: s for b, s in bm25.items() if b in pool}, cover) \
