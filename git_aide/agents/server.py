@@ -142,11 +142,13 @@ def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def _search(mem: Memory, a: dict[str, Any]) -> Answer:
     from git_aide.app import answers
+    from git_aide.app.semantic import MODES
 
     repo, cache, snap = mem.read(a["rev"])
     ft = mem.index(cache)
     skip = a["offset"]
-    mode = str(a.get("mode")) if a.get("mode") in ("keyword", "semantic") else "auto"
+    # aide-memory's prompts may send another word: read liberally, as "auto".
+    mode = str(a.get("mode")) if a.get("mode") in MODES else "auto"
     hits = answers.search_hits(repo, snap, ft, a["keyword"],
                                layers=[a["layer"]] if a["layer"] else [],
                                limit=a["limit"] + skip, mode=mode,

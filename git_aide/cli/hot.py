@@ -89,7 +89,9 @@ class Hot:
 
 
 def _modes() -> tuple[str, ...]:
-    return ("auto", "keyword", "semantic")
+    from git_aide.app.semantic import MODES
+
+    return MODES
 
 
 def _json() -> Opt:
