@@ -1,0 +1,36 @@
+"""The MCP tools search by meaning when a model is configured: `aide_search` takes
+aide-memory's `mode`, and `aide_recall`'s question uses the model (tiny test model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import McpServer, git, remember
+
+pytest.importorskip("mcp")
+
+
+def _uuids(srv: McpServer, mid: int, tool: str, args: dict[str, Any]) -> list[str]:
+    res = srv.request(mid, "tools/call", {"name": tool, "arguments": args})["result"]
+    assert not res.get("isError"), res
+    return [m["uuid"] for m in res["structuredContent"]["memories"]]
+
+
+def test_aide_search_mode_and_recall_question_use_the_model(repo: Path, tiny: Path) -> None:
+    auth = remember(repo, "Users authenticate with a password")["uuid"]
+    remember(repo, "We deploy on friday")
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    srv = McpServer(repo)
+    try:
+        srv.initialize()
+        srv.notify("notifications/initialized")
+        # No memory holds the word: by meaning it is found, by words it is not.
+        assert _uuids(srv, 2, "aide_search", {"keyword": "signin", "mode": "semantic"})[0] == auth
+        assert _uuids(srv, 3, "aide_search", {"keyword": "signin", "mode": "keyword"}) == []
+        assert _uuids(srv, 4, "aide_search", {"keyword": "signin"})[0] == auth
+        assert _uuids(srv, 5, "aide_recall", {"paths": ["README.md"],
+                                              "query": "signin"})[0] == auth
+    finally:
+        srv.close()
