@@ -27,6 +27,9 @@ from git_aide.read.snapshot import Snapshot
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from git_aide.app.semantic import Semantic
     from git_aide.core.settings import Settings
 
 
@@ -145,7 +148,7 @@ def worktree_paths(repo: Repo, top: str) -> Paths:
 
 def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
           now: datetime | None = None,
-          alike: list[tuple[Entry, Entry, float]] | None = None) -> list[Finding]:
+          alike: Sequence[tuple[Entry, Entry, float]] = ()) -> list[Finding]:
     """Every finding about `entries` (memories of `snap`), in uuid order per kind.
     `alike`: (older, newer, cosine) of the pairs a model finds alike (semantic.py)."""
     paths = source_paths(repo, snap)
@@ -176,7 +179,7 @@ def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
             stale = _stale(e, c, walk, since, settings, when)
             if stale is not None:
                 findings.append(stale)
-    findings.extend(_duplicates(entries, settings.audit_duplicate_threshold, alike or []))
+    findings.extend(_duplicates(entries, settings.audit_duplicate_threshold, alike))
     order = {"moved": 0, "orphaned": 1, "duplicate": 2, "stale": 3}
     findings.sort(key=lambda f: (order[f.kind], f.path))
     return findings
@@ -327,8 +330,7 @@ def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,
 
 
 def _duplicates(entries: list[Entry], threshold: float,
-                alike: list[tuple[Entry, Entry, float]] = ()  # type: ignore[assignment]
-                ) -> list[Finding]:
+                alike: Sequence[tuple[Entry, Entry, float]] = ()) -> list[Finding]:
     """The older memory of each near-duplicate pair, naming the newer one.
 
     Advice that deletes knowledge must be sure: `forget` is advised only when the two
@@ -385,10 +387,12 @@ def orphaned_count(repo: Repo, snap: Snapshot) -> int:
     return n
 
 
-def run(repo: Repo, snap: Snapshot, paths: list[str]) -> tuple[list[Finding], int]:
+def run(repo: Repo, snap: Snapshot, paths: list[str], semantic: Semantic | None = None
+        ) -> tuple[list[Finding], int]:
     """`git aide audit`: the findings about the memories relevant to `paths` (all when
     none), and how many memories were audited. Nothing is written: `--fix` is the
-    command's, through the write use case (`fixes`, then app/store.py's update)."""
+    command's, through the write use case (`fixes`, then app/store.py's update).
+    `semantic`: the model's state, whose near duplicates by meaning count too."""
     from git_aide.rank import recall as rc
 
     entries = snap.entries
@@ -396,19 +400,12 @@ def run(repo: Repo, snap: Snapshot, paths: list[str]) -> tuple[list[Finding], in
         queries = rc.query_paths(repo.worktree, repo.prefix, paths)
         keep = rc.scope_filter(queries, 0)
         entries = [e for e in entries if keep(e.compiled)]
-    return audit(repo, snap, entries, repo.settings, alike=_alike(repo, entries)), len(entries)
+    alike: list[tuple[Entry, Entry, float]] = []
+    if semantic is not None and semantic.configured and semantic.ready():
+        from git_aide.app.meaning import similar_pairs
 
-
-def _alike(repo: Repo, entries: list[Entry]) -> list[tuple[Entry, Entry, float]]:
-    """The pairs a configured model finds alike (none without one)."""
-    from git_aide.app.meaning import similar_pairs
-    from git_aide.app.semantic import Semantic
-    from git_aide.cache.folder import Cache
-
-    sem = Semantic(repo, Cache(repo.cache_dir))
-    if not sem.configured or not sem.ready():
-        return []
-    return similar_pairs(sem, entries)
+        alike = similar_pairs(semantic, entries)
+    return audit(repo, snap, entries, repo.settings, alike=alike), len(entries)
 
 
 def fixes(snap: Snapshot, findings: list[Finding]) -> list[tuple[str, str, str]]:

@@ -388,7 +388,10 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
     with Opened(cached=cached, rev=rev) as ctx:
         snap = ctx.snapshot(cached, rev)
         warn(snap.warnings)
-        findings, audited = au.run(ctx.repo, snap, list(paths))
+        from git_aide.app.semantic import Semantic
+
+        sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
+        findings, audited = au.run(ctx.repo, snap, list(paths), sem)
         fixed = au.fixes(snap, findings) if fix else []
         if fixed:
             from git_aide.app import store
