@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from git_aide.core.words import STOP
-from git_aide.rank.duplicates import pairs
+from git_aide.rank.duplicates import pairs, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,8 +55,6 @@ def superseded(entries: list[Entry], meaning: Meaning | None = None
                ) -> list[tuple[Entry, Entry]]:
     """(older, newer) for each memory that a newer one of `entries` supersedes.
     `meaning`: the cosine of two memories' texts (None when either has no vector)."""
-    from git_aide.rank.duplicates import words
-
     found = pairs(entries, MEANING_WORDS if meaning is not None else WORDS)
     out = []
     told: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
