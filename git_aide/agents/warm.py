@@ -179,6 +179,8 @@ class Memory:
     def __init__(self) -> None:
         self._repo: Repo | None = None
         self._index: FullText | None = None
+        #: The index's stat when it was last read (index()).
+        self._index_seen: Any = None
         #: The context of the call under way: its repository and a cache handle.
         self._ctx: Context | None = None
         #: The views read lately, decoded: a state's entries never change (sources.load).
@@ -233,13 +235,19 @@ class Memory:
         return self.context().cache
 
     def index(self, cache: Cache) -> FullText:
-        """The full-text index, kept open; what it holds is read again each call."""
+        """The full-text index, kept open; what it holds is read again when the index's
+        stat (app/context.index_state: its folder, stamp and id table) changed: another
+        process added to it or rebuilt it. Every document added renames a new id table
+        into place (a new inode), so an unchanged stat is an unchanged index."""
         from git_aide.app import search as sr
+        from git_aide.app.context import index_state
 
+        now = index_state(cache)
         if self._index is None:
             self._index = sr.open_index(cache)
-        else:
+        elif now != self._index_seen:
             self._index.refresh()
+        self._index_seen = now
         return self.context().noticed(self._index)
 
     def semantic(self, repo: Repo, cache: Cache) -> Semantic:
