@@ -45,6 +45,9 @@ RACY_SECONDS = 2.0
 ORIGINS = ("config", "--list", "--show-origin", "-z")
 #: Answers kept for one state: the identical calls an agent repeats, a few files each.
 KEPT_ANSWERS = 64
+#: Seconds without a call after which the documents a call would have added to the
+#: full-text index are written (cache/pending.py): an agent's calls come in bursts.
+IDLE_SECONDS = 1.0
 
 
 def config_files(repo: Repo) -> list[str]:
@@ -208,6 +211,8 @@ class Memory:
         self.said: list[str] = []
         #: Recalls answered and not counted yet: (cache, the memories recalled).
         self.uncounted: list[tuple[Cache, list[str]]] = []
+        #: Calls ended so far: an idle write waits for a quiet spell (write_idle).
+        self.calls = 0
 
     def context(self) -> Context:
         """The context of the call under way: the repository around the server's
@@ -245,6 +250,7 @@ class Memory:
         now = index_state(cache)
         if self._index is None:
             self._index = sr.open_index(cache)
+            self._index.deferring = True
         elif now != self._index_seen:
             self._index.refresh()
         self._index_seen = now
@@ -266,12 +272,31 @@ class Memory:
         """End the call under way: the notices its context gathered. The memories it
         recalled are counted once it has answered (`count`)."""
         ctx, self._ctx = self._ctx, None
+        self.calls += 1
+        if self._index is not None:
+            self._index.begin()
         if self.counted and ctx is not None:
             self.uncounted.append((ctx.cache, self.counted))
         self._now = None
         self.counted = []
         self.said = []
         return ctx.take_notices() if ctx is not None else []
+
+    def pending(self) -> bool:
+        """Whether documents wait to be written into the full-text index."""
+        return self._index is not None and bool(self._index.pending.docs)
+
+    def write_idle(self, calls: int) -> None:
+        """Write the pending documents into the full-text index, if no call came since
+        the `calls`-th ended (the next one's end asks again). Best effort: a document
+        not written is written by the next process that needs it."""
+        with self.lock:
+            if calls != self.calls or self._index is None:
+                return
+            try:
+                self._index.write_pending()
+            except Exception:  # noqa: BLE001,S110 -- the index is a cache
+                pass
 
     def count(self) -> None:
         """Add the recalls answered so far to the per-machine stats: after the answer,

@@ -26,7 +26,7 @@ import heapq
 import os
 from collections.abc import Callable, Iterable, Iterator
 
-from git_aide.cache import analysis, idtable, postings
+from git_aide.cache import analysis, idtable, pending, postings
 from git_aide.cache.analysis import prepare
 from git_aide.core import files
 
@@ -42,6 +42,10 @@ BATCH = 10_000
 #: Whether a first index and a large batch are written in one pass (segment.py);
 #: tests turn it off to compare with Whoosh's own writer.
 ONE_PASS = True
+#: Segments in the index before an addition merges the small ones (Whoosh's MERGE_SMALL);
+#: fewer, and a small addition is committed as a segment of its own, so that the total
+#: field lengths Whoosh records are the last ones plus the new documents' (pending.py).
+MAX_SEGMENTS = 10
 #: How long a writer waits for another process's Whoosh lock, in seconds.
 WRITER_TIMEOUT = 30.0
 #: What a damaged index is reported as.
@@ -69,6 +73,21 @@ def _best(tables: postings.Tables, scores: dict[int, float], allowed: set[str],
         if len(out) >= want or len(scores) <= limit:
             return out
         limit *= 4
+
+
+def _merge_small_ones(writer: Any, segments: list[Any]) -> list[Any]:
+    """Whoosh merge policy: every segment but the largest goes into the new one, so the
+    index has two segments after (Whoosh's MERGE_SMALL may leave MAX_SEGMENTS, and
+    merge again at the next addition)."""
+    from whoosh.reading import SegmentReader
+
+    keep = max(segments, key=lambda seg: seg.doc_count_all(), default=None)
+    for seg in segments:
+        if seg is not keep:
+            reader = SegmentReader(writer.storage, writer.schema, seg)
+            writer.add_reader(reader)
+            reader.close()
+    return [keep] if keep is not None else []
 
 
 def _values(blob: str, r: dict[str, Any]) -> dict[str, str]:
@@ -106,6 +125,11 @@ class FullText:
         self._scored: tuple[list[tuple[str, str]], dict[int, float]] | None = None
         #: True when the index lives in memory (the cache folder cannot be written).
         self.in_memory = False
+        #: Whether a small addition is kept in memory until write_pending() (a
+        #: long-lived process: cache/pending.py), rather than written at once.
+        self.deferring = False
+        #: What this process would have written and has not yet.
+        self.pending = pending.Pending()
 
     @property
     def _w(self) -> Any:
@@ -264,6 +288,41 @@ class FullText:
         self._tables = None
         self._scored = None
 
+    def _collection(self) -> postings.Tables | None:
+        """The tables on disk, and after them the pending documents the call under way
+        would have written (pending.py); None without tables."""
+        tables = self._postings()
+        if tables is None or not (self.pending.live and self.pending.docs):
+            return tables
+        return tables.plus(self.pending.table(self._w, self._open().schema, tables, _values))
+
+    def begin(self) -> None:
+        """A new call of a long-lived process: the documents pending count only once it
+        asks for them again (add())."""
+        if self.pending.live:
+            self._scored = None
+        self.pending.begin()
+
+    def write_pending(self) -> int:
+        """Write what was kept pending (the process is idle); how many were written."""
+        docs = self.pending.take()
+        self._scored = None
+        if not docs:
+            return 0
+        deferring, self.deferring = self.deferring, False
+        try:
+            return self.add(docs)
+        finally:
+            self.deferring = deferring
+
+    def _may_defer(self, count: int) -> bool:
+        """Whether `count` new documents may stay pending: few, added to an index on
+        disk that has its tables, by a commit that would merge no segments."""
+        if not self.deferring or self.in_memory or count > pending.MOST or not self._have:
+            return False
+        segments = sum(1 for n in self._state if n.endswith(".seg"))
+        return segments < MAX_SEGMENTS and self._postings() is not None
+
     # -- writing -------------------------------------------------------------------
 
     def missing(self, blobs: Iterable[str]) -> list[str]:
@@ -304,8 +363,19 @@ class FullText:
 
         A first index, or a batch of more than BATCH documents, is written in one pass
         as one segment (segment.py). Smaller batches go through Whoosh's writer in
-        segments of at most BATCH documents, each committed with Whoosh's merging.
+        segments of at most BATCH documents, each committed as a segment of its own
+        until MAX_SEGMENTS, then with Whoosh's merging. A process that defers (a warm
+        server) keeps a few pending instead (pending.py): they count as added.
         """
+        if not docs and not self.deferring:
+            return 0
+        if self.deferring and self._checked():
+            have = self._have or set()
+            todo = [(blob, r) for blob, r in docs if blob not in have]
+            if self._may_defer(len(todo)):
+                self.pending.set(todo)
+                self._scored = None
+                return len(todo)
         if not docs:
             return 0
         ix = self._open()
@@ -358,7 +428,11 @@ class FullText:
                     if report is not None and i % 100 == 0:
                         report(i)
                 batch.stems = analysis.stems
-            writer.commit(merge=bool(merge))
+            if merge and len(ix._segments()) >= MAX_SEGMENTS:
+                writer.commit(mergetype=_merge_small_ones)
+            else:
+                # A segment of its own until there are many (pending.py relies on it).
+                writer.commit(merge=False)
         except BaseException:
             with contextlib.suppress(Exception):
                 writer.cancel()
@@ -382,14 +456,16 @@ class FullText:
         pairs = [(fld, w) for w in self.terms(text) for fld in QUERIED if fld != "tags"]
         return pairs + [("tags", w.lower()) for w in text.replace(",", " ").split()]
 
-    def _scores(self, pairs: list[tuple[str, str]]) -> dict[int, float] | None:
-        """Every document's score from the postings tables; None without them."""
-        tables = self._postings()
+    def _scores(self, pairs: list[tuple[str, str]]
+                ) -> tuple[postings.Tables, dict[int, float]] | None:
+        """The postings tables (with the pending documents) and every document's score
+        from them; None without tables."""
+        tables = self._collection()
         if tables is None:
             return None
         if self._scored is None or self._scored[0] != pairs:
             self._scored = (pairs, tables.scores(pairs))
-        return self._scored[1]
+        return tables, self._scored[1]
 
     def warm(self, text: str) -> None:
         """Check the index and score every document for a query, so that this overlaps
@@ -404,9 +480,9 @@ class FullText:
         pairs = self._pairs(text)
         if not pairs:
             return {}
-        scores = self._scores(pairs)
-        if scores is not None and self._tables:  # scores come from the tables
-            return _best(self._tables, scores, allowed, want)
+        scored = self._scores(pairs)
+        if scored is not None:  # scores come from the tables
+            return _best(scored[0], scored[1], allowed, want)
         ix = self._open()
         q = self._w.query
         return self._run(ix, q.Or([q.Term(f, w) for f, w in pairs]), allowed, want)

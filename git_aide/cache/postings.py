@@ -148,12 +148,16 @@ class Table:
     __slots__ = ("path", "n", "blobs", "codes", "totals", "boosts", "scorable", "lengths",
                  "_offsets", "_crcs", "_map", "_base", "width")
 
-    def __init__(self, path: str) -> None:
-        #: Where it is.
+    def __init__(self, path: str, data: bytes | None = None) -> None:
+        #: Where it is (or what it stands for, when `data` holds it in memory).
         self.path = path
-        with open(path, "rb") as f:
-            #: The file, mapped (buckets are read from it on demand).
-            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        #: The file, mapped (buckets are read from it on demand); or its bytes.
+        self._map: mmap.mmap | bytes
+        if data is not None:
+            self._map = data
+        else:
+            with open(path, "rb") as f:
+                self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         try:
             head, base = codec.unframe(KIND, FORMAT, self._map)
         except ValueError as e:
@@ -227,7 +231,8 @@ class Table:
 
     def close(self) -> None:
         """Unmap the file."""
-        self._map.close()
+        if isinstance(self._map, mmap.mmap):
+            self._map.close()
 
 
 class Tables:
@@ -244,6 +249,15 @@ class Tables:
             at += t.n
         #: How many documents the collection holds (Whoosh's doc_count_all).
         self.count = at
+
+    def plus(self, table: Table) -> Tables:
+        """These tables and one more after them (documents not written yet: see
+        cache/pending.py), sharing the tables (closing this one closes them)."""
+        more = Tables([])
+        more.tables = [*self.tables, table]
+        more.starts = [*self.starts, self.count]
+        more.count = self.count + table.n
+        return more
 
     def stem(self, word: str) -> str | None:
         """The stem of a plain word some document uses, or None."""

@@ -1,0 +1,87 @@
+"""Documents a long-lived process has analysed but not yet written to the full-text
+index: scored after the postings tables on disk, as if written.
+
+Writing one document into Whoosh's index (its writer, a commit, a postings table, a new
+id table) costs a warm search about 30 ms, many times the rest of it, and an agent edits
+a memory and searches again at once. So the MCP server (agents/warm.py) defers the write
+of what a call would add: those documents are analysed as the write would analyse them,
+put in one postings table held in memory, and scored after the tables on disk with the
+statistics of the index as the write would leave it (how many documents, each term's
+document frequency, each field's total length). The server writes them when it is idle.
+
+The answer equals the one a command run at that moment gets (it writes, then reads its
+tables), exactly: a write is deferred only when Whoosh would commit it without merging
+segments (index.py merges only past MAX_SEGMENTS), so the totals it would record are
+the last table's plus the new documents' own lengths; and the documents counted are
+exactly those the call would have written, in its order (`set` each call; a call that
+adds nothing counts none, `begin`).
+"""
+
+from __future__ import annotations
+
+from git_aide.cache import postings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+#: At most this many documents are deferred; a call that would add more writes them.
+MOST = 64
+
+
+class Pending:
+    """The documents a warm process would have written, and their table in memory."""
+
+    def __init__(self) -> None:
+        #: (blob id, record), in the order they would have been written.
+        self.docs: list[tuple[str, dict[str, Any]]] = []
+        #: Whether the call under way asked for them: only then are they scored.
+        self.live = False
+        #: The table of `docs` over the tables on disk it was made for: (key, table).
+        self._made: tuple[Any, postings.Table] | None = None
+
+    def begin(self) -> None:
+        """A new call: nothing it asked for yet."""
+        self.live = False
+
+    def set(self, docs: list[tuple[str, dict[str, Any]]]) -> None:
+        """What the call under way would write (those already kept are kept)."""
+        if [b for b, _v in docs] != [b for b, _v in self.docs]:
+            self.docs = list(docs)
+            self._made = None
+        self.live = True
+
+    def take(self) -> list[tuple[str, dict[str, Any]]]:
+        """The documents to write now; none are pending after."""
+        docs, self.docs, self._made, self.live = self.docs, [], None, False
+        return docs
+
+    def table(self, w: Any, schema: Any, disk: postings.Tables,
+              values: Callable[[str, dict[str, Any]], dict[str, str]]) -> postings.Table:
+        """The documents' postings table, to be read after the tables `disk` (`values`:
+        a record's fields as the index gets them): their
+        terms, lengths and stems as the write would record them, with the totals
+        Whoosh would record after a commit that merges nothing."""
+        key = (id(disk), disk.count)
+        if self._made is not None and self._made[0] == key:
+            return self._made[1]
+        from whoosh.util.numeric import byte_to_length, length_to_byte
+
+        from git_aide.cache.segment import Analysis
+
+        analysis = Analysis(w, schema)
+        batch = postings.Batch()
+        for blob, record in self.docs:
+            batch.add(blob, analysis.fields(values(blob, record)))
+        batch.stems = analysis.stems
+        fields = list(batch.lengths)
+        before = disk.tables[-1].totals if disk.tables else {}
+        totals = {f: int(before.get(f, 0)) + sum(batch.lengths[f])
+                  for f in fields if schema[f].scorable}
+        data = postings.build(batch, {f: float(schema[f].format.field_boost) for f in fields},
+                              {f: bool(schema[f].scorable) for f in fields},
+                              (length_to_byte, byte_to_length), totals)
+        table = postings.Table("<pending>", data)
+        self._made = (key, table)
+        return table
