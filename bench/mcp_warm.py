@@ -1,9 +1,11 @@
 """How long a warm `git aide mcp` takes per tool call (issue 23): `aide_search WORD` and
 `aide_recall FILE`, each asked again with nothing changed, and after a hand edit of a
-memory the answer holds (the edit is untimed; the answer must show it). Each is timed
-two ways: the round trip of one client over the server's pipes (spawned as an agent
-spawns it), and the same call in this process (agents/server.call on a warm Memory),
-which is the time spent in the server.
+memory the answer holds (the edit is untimed; the answer must show it); and
+`aide_search` of a word not asked before, each call another. Each is timed two ways:
+the round trip of one client over the server's pipes (spawned as an agent spawns it),
+and the same call in this process (agents/server.call on a warm Memory), which is the
+time spent in the server. `git grep -i -l WORD` over the same tree is timed in the same
+run, alternating with the calls, for scale.
 
     python3 bench/mcp_warm.py --repo PATH [--runs 30] [--aide 'git-aide'] [--json FILE]
 
@@ -28,8 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mcp_start import Wire, aide_command  # noqa: E402
 
-#: The issue's bars at 10,000 memories, in ms spent in the server per call.
-BARS = {"aide_search": 1.5, "aide_recall": 5.0}
+#: The issue's bars in ms spent in the server per call: at 10,000 memories, at 100,000.
+BARS = {10_000: {"aide_search": 1.5, "aide_recall": 5.0},
+        100_000: {"aide_search": 5.0, "aide_recall": 20.0}}
+#: Words of the generated memories (bench/generate.WORDS) asked one per call: past the
+#: filler words, so that each matches some memories.
+NEW_WORDS = 20
 
 
 class Client:
@@ -89,6 +95,16 @@ def timed(runs: int, before: Callable[[], str | None], call: Callable[[], dict[s
     return out
 
 
+def grep_ms(repo: str, word: str, env: dict[str, str]) -> float:
+    """One `git grep -i -l WORD` over the memories of the working tree, in ms."""
+    import subprocess
+
+    t0 = time.perf_counter()
+    subprocess.run(["git", "grep", "-i", "-l", word, "--", ".aide/memories"], cwd=repo,
+                   env=env, capture_output=True, check=False)
+    return (time.perf_counter() - t0) * 1000.0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", required=True, help="a repository bench/generate.py made")
@@ -101,12 +117,21 @@ def main() -> int:
     file, word = info["deep_file"], info["word"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     calls = {"aide_search": {"keyword": word}, "aide_recall": {"paths": [file]}}
+    from generate import WORDS
+
+    fresh = iter([w for w in WORDS[NEW_WORDS:] if w != word] * 4)
 
     os.chdir(repo)
     from git_aide.agents import server
 
     mem = server.Memory()
     server.warm_up()
+
+    def local_args(name: str, a: dict[str, Any]) -> dict[str, Any]:
+        text, doc, failed = server.call(mem, name, a)
+        if failed or doc is None:
+            raise RuntimeError(f"{name} failed: {text}")
+        return doc
 
     def local(name: str) -> Callable[[], dict[str, Any]]:
         def run() -> dict[str, Any]:
@@ -132,24 +157,34 @@ def main() -> int:
                     call()  # warm: the first call after a switch reads the edit
                     row[where] = timed(args.runs, before, call)
                 ed.restore()
+        row = rows.setdefault("aide_search (a new word each call)", {})
+        for where, ask in (("round trip", lambda a: client.tool("aide_search", a)),
+                           ("in process", lambda a: local_args("aide_search", a))):
+            row[where] = timed(args.runs, lambda: None,
+                               lambda ask=ask: ask({"keyword": next(fresh)}))
+        greps = [grep_ms(repo, word, env) for _ in range(args.runs)]
     finally:
         for ed in editors.values():
             ed.restore()
         client.wire.close()
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    grep = statistics.median(greps)
     print(f"Warm MCP calls, {info['memories']} memories, median of {args.runs} "
-          f"(load average {load}; {os.cpu_count()} CPUs)\n")
-    print("| call | round trip | in process | bar (in process) |")
-    print("|---|---|---|---|")
+          f"(load average {load}; {os.cpu_count()} CPUs); `git grep -i -l {word}` "
+          f"{grep:.1f} ms\n")
+    print("| call | round trip | x git grep | in process | bar (in process) |")
+    print("|---|---:|---:|---:|---|")
+    bars = BARS.get(info["memories"], {})
     for key, row in rows.items():
         rt, ip = (statistics.median(row[w]) for w in ("round trip", "in process"))
-        bar = BARS[key.split()[0]] if info["memories"] <= 10000 else None
+        bar = bars.get(key.split()[0])
         verdict = "-" if bar is None else f"{bar} ms: {'ok' if ip <= bar else 'over'}"
-        print(f"| {key} | {rt:.2f} ms | {ip:.2f} ms | {verdict} |")
+        print(f"| {key} | {rt:.2f} ms | {rt / grep:.2f} | {ip:.2f} ms | {verdict} |")
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": args.runs, "load": os.getloadavg(),
                                                "memories": info["memories"],
-                                               "rows": rows}, indent=2) + "\n")
+                                               "git_grep": greps, "rows": rows},
+                                              indent=2) + "\n")
     return 0
 
 

@@ -40,6 +40,8 @@ class Pending:
         self.live = False
         #: The table of `docs` over the tables on disk it was made for: (key, table).
         self._made: tuple[Any, postings.Table] | None = None
+        #: Whoosh's analysis, kept (it remembers each token's terms) for one schema.
+        self._analysis: tuple[Any, Any] | None = None
 
     def begin(self) -> None:
         """A new call: nothing it asked for yet."""
@@ -70,10 +72,13 @@ class Pending:
 
         from git_aide.cache.segment import Analysis
 
-        analysis = Analysis(w, schema)
+        if self._analysis is None or self._analysis[0] is not schema:
+            self._analysis = (schema, Analysis(w, schema))
+        analysis = self._analysis[1]
         batch = postings.Batch()
         for blob, record in self.docs:
             batch.add(blob, analysis.fields(values(blob, record)))
+        # The stems of every word met so far: a word's stem is the same whoever met it.
         batch.stems = analysis.stems
         fields = list(batch.lengths)
         before = disk.tables[-1].totals if disk.tables else {}

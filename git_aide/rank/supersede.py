@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from git_aide.core.words import STOP
-from git_aide.rank.duplicates import pairs, words
+from git_aide.rank.duplicates import KNOWN_MAX, pairs, word_set
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,24 +51,29 @@ def subject(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: Subjects by blob id, kept between calls as duplicates.word_set keeps word sets.
+_SUBJECTS: dict[str, frozenset[str]] = {}
+
+
+def subject_of(e: Entry) -> frozenset[str]:
+    """subject(e.what), once per blob."""
+    found = _SUBJECTS.get(e.blob)
+    if found is None:
+        if len(_SUBJECTS) >= KNOWN_MAX:
+            _SUBJECTS.clear()
+        found = _SUBJECTS[e.blob] = subject(e.what)
+    return found
+
+
 def superseded(entries: list[Entry], meaning: Meaning | None = None
                ) -> list[tuple[Entry, Entry]]:
     """(older, newer) for each memory that a newer one of `entries` supersedes.
     `meaning`: the cosine of two memories' texts (None when either has no vector)."""
     found = pairs(entries, MEANING_WORDS if meaning is not None else WORDS)
     out = []
-    told: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
-
-    def said(e: Entry) -> tuple[frozenset[str], frozenset[str]]:
-        # A memory is in many pairs: its words and subject are worked out once.
-        got = told.get(id(e))
-        if got is None:
-            got = told[id(e)] = (words(e.what), subject(e.what))
-        return got
-
     for older, newer, sim in found:
-        (wo, so), (wn, sn) = said(older), said(newer)
-        if len(wo & wn) < SHARED or not so & sn:
+        if len(word_set(older) & word_set(newer)) < SHARED \
+                or not subject_of(older) & subject_of(newer):
             continue
         cos = meaning(older, newer) if meaning is not None else None
         if cos is None:
