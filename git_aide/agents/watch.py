@@ -19,10 +19,19 @@ git is asked again whenever the answer could be stale in a way the events do not
 the index file changed (a commit, `git add`, a checkout), a folder was created, removed
 or moved, a mount changed, the kernel's queue overflowed, or many files were touched.
 Where inotify is missing or not trustworthy (not Linux, a network or FUSE file system
-at or below the memories folder, a symbolic link among the memory folders), where the
-memory files outnumber the share of the user's inotify watches a server may take
-(`FILE_WATCH_SHARE`), or when `aide.mcp.watch` is false, every call asks git, as the
-command line does.
+at or below the memories folder, a symbolic link among the memory folders), or when
+`aide.mcp.watch` is false, every call asks git, as the command line does.
+
+A large store (more memory files than the share of the user's inotify watches a server
+may take, `FILE_WATCH_SHARE`; 100,000 memories, say) cannot have a watch per file. Its
+folders are watched, and each file that has another name (more than one link) when it
+is listed or when it appears: a write through a name outside the tree reaches only such
+a file. One case is left to time: a link made from outside the memories folder to a
+file that had one name, then a write through that link. The kernel tells no folder of
+the link, so git is asked again (and the files' links counted again) once the last look
+is REBASE_SECONDS old: such a write is seen within that time, where every other one is
+seen at the next call. Asking git every call instead would cost a large store a few
+hundred ms per call.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ import errno
 import os
 import select
 import struct
+import time
 
 from git_aide.core.files import stat_sig
 from git_aide.core.memory import MEMORIES_DIR
@@ -80,6 +90,9 @@ MAX_TOUCHED = 64
 FILE_WATCH_SHARE = 4
 #: The user's inotify watches when the kernel does not say (its smallest default).
 DEFAULT_MAX_WATCHES = 8192
+#: In a large store (folders watched, not every file), git is asked again once its last
+#: answer is this old (seconds): the bound on seeing a write through a link made later.
+REBASE_SECONDS = 60.0
 
 
 class Watch:
@@ -100,8 +113,14 @@ class Watch:
         self._file_wd: dict[str, int] = {}
         #: The most memory files watched (FILE_WATCH_SHARE of the user's watches).
         self._budget = 0
-        #: Gave up: more memory files than the budget, or the kernel refused a watch.
+        #: Gave up: more multiply-linked memory files than the budget, or the kernel
+        #: refused a watch.
         self._too_many = False
+        #: A large store: the folders are watched, and only the files with more than
+        #: one link (see the module's docstring).
+        self.large = False
+        #: When git last answered (time.monotonic()).
+        self._asked_at = 0.0
         #: /proc/self/mountinfo, open to hear of any mount or unmount (-1: not open).
         self._mounts = -1
         #: Polls `_mounts`: the kernel flags the open mount table when it changes.
@@ -135,6 +154,10 @@ class Watch:
                 or stat_sig(index_file) != self._index_sig or not self._same_root()):
             self._index_sig = None
             return None
+        if self.large and time.monotonic() - self._asked_at > REBASE_SECONDS:
+            self._index_sig = None
+            self._rescan = True  # count the links again, too
+            return None
         return sorted(self._touched.union(self._baseline))
 
     def prepare(self) -> bool:
@@ -158,6 +181,7 @@ class Watch:
         """git's answer, asked after `prepare`, with the index's stat read before it."""
         self._baseline = list(paths)
         self._index_sig = sig if sig is not None and sig == stat_sig(index_file) else None
+        self._asked_at = time.monotonic()
 
     def _same_root(self) -> bool:
         """Whether the memories folder is still the one watched: a watch follows its
@@ -261,9 +285,7 @@ class Watch:
                             files.append(f"{rel}/{e.name}")
             except OSError:
                 continue  # removed just now: its parent's watch said so
-        if len(files) > self._budget:
-            self._give_up()
-            return
+        self.large = len(files) > self._budget
         for path in files:
             if not self._watch_file(path):
                 return
@@ -273,6 +295,8 @@ class Watch:
         watch had to be given up (too many files)."""
         assert self._libc is not None
         self._forget_file(path)
+        if self.large and not _linked_elsewhere(os.path.join(self.top, path)):
+            return True  # one name, in a watched folder: the folder reports its writes
         if len(self._files) >= self._budget:
             self._give_up()
             return False
@@ -347,6 +371,14 @@ class Watch:
                         self._forget_file(path)
                     elif mask & (_IN_CREATE | _IN_MOVED_TO) and not self._rescan:
                         self._watch_file(path)
+
+
+def _linked_elsewhere(path: str) -> bool:
+    """Whether a file has more than one name (hard links)."""
+    try:
+        return os.lstat(path).st_nlink > 1
+    except OSError:
+        return False  # gone again: its folder's watch said so
 
 
 def max_watches() -> int:

@@ -1,0 +1,98 @@
+"""A store with more memory files than the server's share of inotify watches (agents/
+watch.py, a large store) is watched by its folders and its multiply-linked files: git
+is not asked on every call, and every edit is still seen. The server runs in this
+process (agents/server.call on a Memory), with its share made small enough that five
+memories are a large store."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import BASE_ENV, aide_ok, commit, write_memory
+
+from git_aide.agents import server, watch
+from git_aide.core import memory
+
+pytest.importorskip("mcp")
+
+
+def edit_in_place(path: Path, what: str) -> None:
+    """Rewrite a memory file in place (same inode), through whichever name `path` is."""
+    record = json.loads(path.read_text())
+    record["what"] = what
+    with open(path, "r+", encoding="utf-8") as f:
+        f.write(json.dumps(record, indent=2) + "\n")
+        f.truncate()
+
+
+@pytest.fixture
+def large(repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Path]]:
+    """Five memories, committed; this process in the repository, with the user's
+    watches shared so that a server may watch two files each."""
+    paths = [repo / memory.relpath(write_memory(repo, f"memory number {i}")) for i in range(5)]
+    commit(repo)
+    for k, v in BASE_ENV.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(watch, "FILE_WATCH_SHARE", max(watch.max_watches() // 2, 1))
+    return repo, paths
+
+
+def answer(mem: server.Memory) -> Any:
+    text, doc, failed = server.call(mem, "aide_memories", {"limit": 1000})
+    assert not failed, text
+    return doc
+
+
+def whats(doc: Any) -> list[str]:
+    return sorted(m["what"] for m in doc["memories"])
+
+
+def listed(repo: Path) -> list[str]:
+    return whats(aide_ok(repo, "list", "--json").json())
+
+
+def test_a_large_store_sees_every_edit_without_asking_git_each_call(
+        large: tuple[Path, list[Path]], tmp_path: Path) -> None:
+    repo, paths = large
+    backup = tmp_path / "backup.json"
+    os.link(paths[1], backup)  # before the server starts
+    mem = server.Memory()
+    answer(mem)
+    assert mem._watch is not None and mem._watch.large
+    answer(mem)
+    assert mem._vouched  # the folder's watch answered, not git
+
+    edit_in_place(paths[0], "edited by its own name")
+    assert whats(answer(mem)) == listed(repo)
+    assert mem._vouched
+    edit_in_place(backup, "edited through a link made before the server started")
+    assert "edited through a link made before the server started" in whats(answer(mem))
+    new = repo / memory.relpath(write_memory(repo, "a new memory file"))
+    assert "a new memory file" in whats(answer(mem))
+    assert whats(answer(mem)) == listed(repo)
+    assert new.exists()
+
+
+def test_a_link_made_later_from_outside_is_seen_within_the_rebase_time(
+        large: tuple[Path, list[Path]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, paths = large
+    monkeypatch.setattr(watch, "REBASE_SECONDS", 1.0)
+    mem = server.Memory()
+    answer(mem)
+    later = tmp_path / "later.json"
+    os.link(paths[2], later)
+    edit_in_place(later, "edited through a link made after the server looked")
+    time.sleep(1.2)
+    assert "edited through a link made after the server looked" in whats(answer(mem))
+    # Counted again: the file's own watch now reports the next write through the link.
+    answer(mem)
+    edit_in_place(later, "edited through that link again")
+    assert "edited through that link again" in whats(answer(mem))
+    assert mem._vouched
