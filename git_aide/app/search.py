@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
 from git_aide.cache.folder import Cache
 from git_aide.rank.recall import Filters, Hit
@@ -96,18 +96,18 @@ def relevance_in(ft: FullText, snap: Snapshot, query: str, want: int,
     ids = snap.blob_ids()
     if ids is None:
         return None
-    allowed = set(ids) if allowed is None else set(allowed)
+    among: Among | set[str] = Among(ids) if allowed is None else set(allowed)
 
     def work() -> tuple[dict[str, float], list[Entry]]:
-        missing = set(ft.missing(allowed))
+        missing = set(among.missing(ft) if isinstance(among, Among) else ft.missing(among))
         if missing:
             live = snap.entries_of(missing)
             _ensure(ft, live, progress)
             # Blobs of files removed since the view was saved were never indexed: they
             # leave now, or every query would decode their groups again.
-            allowed.difference_update(missing - {e.blob for e in live})
+            among.difference_update(missing - {e.blob for e in live})
         while True:
-            scores = ft.search(query, allowed, want)
+            scores = ft.search(query, among, want)
             wanted = [b for b in sorted(scores, key=lambda b: -scores[b])
                       if skip is None or not skip(snap.scope_of(b))]
             entries, found, tried = _decode_best(snap, wanted, scores, need)
@@ -116,9 +116,37 @@ def relevance_in(ft: FullText, snap: Snapshot, query: str, want: int,
             gone = tried - found
             if not gone or (need is not None and len(found) >= need):
                 return scores, entries
-            allowed.difference_update(gone)
+            among.difference_update(gone)
 
     return robust(ft, work)
+
+
+class Among:
+    """The blobs a search of a whole snapshot may find: its blob ids (read, never
+    copied: a long-lived process asks on every call), but those left out."""
+
+    def __init__(self, ids: Mapping[str, int]) -> None:
+        #: The snapshot's blob ids.
+        self.ids = ids
+        #: Those left out (not indexed and gone, or gone from the working tree).
+        self.out: set[str] = set()
+
+    def __contains__(self, blob: object) -> bool:
+        return blob in self.ids and blob not in self.out
+
+    def difference_update(self, blobs: Iterable[str]) -> None:
+        """Leave these out."""
+        self.out.update(blobs)
+
+    def missing(self, ft: FullText) -> list[str]:
+        """The blobs the full-text index lacks: those of the view it was asked of
+        before (kept by the index while neither changed), and those laid over it."""
+        from git_aide.read.snapshot import Laid
+
+        ids = self.ids
+        if isinstance(ids, Laid):
+            return [*ft.missing(ids.base), *ft.missing(set(ids.laid))]
+        return ft.missing(ids)
 
 
 def _decode_best(snap: Snapshot, wanted: list[str], scores: dict[str, float], need: int | None

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 
 from git_aide.cache import analysis, idtable, pending, postings
 from git_aide.cache.analysis import prepare
@@ -56,7 +56,7 @@ DAMAGED = "the full-text index was damaged; rebuilt it"
 QUERIED = ("what", "why", "context_label", "scope", "tags")
 
 
-def _best(tables: postings.Tables, scores: dict[int, float], allowed: set[str],
+def _best(tables: postings.Tables, scores: dict[int, float], allowed: Container[str],
           want: int) -> dict[str, float]:
     """The allowed blobs among the best-scored documents, as FullText._run takes them
     from Whoosh: the best max(3 * want, 60), then four times as many until `want` of
@@ -125,6 +125,8 @@ class FullText:
         self._scored: tuple[list[tuple[str, str]], dict[int, float]] | None = None
         #: True when the index lives in memory (the cache folder cannot be written).
         self.in_memory = False
+        #: missing()'s last answer for a dict: (the dict, the ids held, the answer).
+        self._missing_of: tuple[dict[str, Any], set[str], list[str]] | None = None
         #: Whether a small addition is kept in memory until write_pending() (a
         #: long-lived process: cache/pending.py), rather than written at once.
         self.deferring = False
@@ -326,12 +328,20 @@ class FullText:
     # -- writing -------------------------------------------------------------------
 
     def missing(self, blobs: Iterable[str]) -> list[str]:
-        """The blob ids the index does not hold yet."""
+        """The blob ids the index does not hold yet. Of a dict (a view's blob ids, which
+        never change), the answer is kept while the index holds the same."""
         if not self._checked():
             self._open()
         have = self._have or set()
         if isinstance(blobs, set | frozenset):
             return list(blobs - have)
+        if isinstance(blobs, dict):
+            kept = self._missing_of
+            if kept is not None and kept[0] is blobs and kept[1] is have:
+                return list(kept[2])
+            found = [b for b in blobs if b not in have]
+            self._missing_of = (blobs, have, found)
+            return list(found)
         return [b for b in dict.fromkeys(blobs) if b not in have]
 
     @property
@@ -475,7 +485,7 @@ class FullText:
             if pairs:
                 self._scores(pairs)
 
-    def search(self, text: str, allowed: set[str], want: int) -> dict[str, float]:
+    def search(self, text: str, allowed: Container[str], want: int) -> dict[str, float]:
         """BM25F scores of the best `want` allowed blobs that match a word of the text."""
         pairs = self._pairs(text)
         if not pairs:
@@ -487,7 +497,8 @@ class FullText:
         q = self._w.query
         return self._run(ix, q.Or([q.Term(f, w) for f, w in pairs]), allowed, want)
 
-    def _run(self, ix: Any, query: Any, allowed: set[str], want: int) -> dict[str, float]:
+    def _run(self, ix: Any, query: Any, allowed: Container[str], want: int
+             ) -> dict[str, float]:
         # Whoosh skips whole blocks of postings that cannot reach a top-N list, so asking
         # for a few more than wanted is far cheaper than scoring every match. The index
         # also holds other revisions' blobs: widen until enough of this source's are in.
