@@ -64,9 +64,16 @@ def _best(tables: postings.Tables, scores: dict[int, float], allowed: Container[
     limit = max(want * 3, 60)
     while True:
         out: dict[str, float] = {}
-        # Best first, the first added first among equals; only the cut is sorted.
-        ranked = heapq.nlargest(limit, scores.items(), key=lambda kv: (kv[1], -kv[0]))
-        for doc, score in ranked:
+        # Best first, the first added first among equals; only the cut is sorted: the
+        # least score of the best `limit` (compared in C), then every document at or
+        # above it in order.
+        if len(scores) > limit:
+            least = heapq.nlargest(limit, scores.values())[-1]
+            cut = [(-v, d) for d, v in scores.items() if v >= least]
+        else:
+            cut = [(-v, d) for d, v in scores.items()]
+        cut.sort()
+        for score, doc in ((-v, d) for v, d in cut[:limit]):
             blob = tables.blob(doc)
             if blob in allowed:
                 out[blob] = score

@@ -298,10 +298,24 @@ class Tables:
             per = K1 * B / avgfl
             for start, t, (docs, freqs) in found:
                 codes, lengths = t.codes[field], t.lengths
-                for d, f in zip(docs, freqs, strict=True):
-                    w = f * boost
-                    s = idf * ((w * (K1 + 1)) / (w + (k1b + per * lengths[codes[d]])))
-                    out[start + d] = out.get(start + d, 0.0) + s
+                # A term met once in a document scores by the document's length code
+                # alone: 256 scores, worked out as the general case below works them.
+                once = [idf * ((boost * (K1 + 1)) / (boost + (k1b + per * lengths[c])))
+                        for c in range(256)]
+                if max(freqs, default=1) == 1:
+                    got = [once[codes[d]] for d in docs]
+                else:
+                    got = [once[codes[d]] if f == 1 else
+                           idf * ((f * boost * (K1 + 1))
+                                  / (f * boost + (k1b + per * lengths[codes[d]])))
+                           for d, f in zip(docs, freqs, strict=True)]
+                keys = docs if start == 0 else [start + d for d in docs]
+                if not out:
+                    out = dict(zip(keys, got, strict=True))
+                    continue
+                get = out.get
+                for k, sc in zip(keys, got, strict=True):
+                    out[k] = get(k, 0.0) + sc
         return out
 
     def close(self) -> None:
