@@ -70,12 +70,24 @@ class Laid(Mapping[str, int]):
 class Made(list):  # type: ignore[type-arg]
     """A group's entries, made once and kept by a long-lived process (keep_decoded)."""
 
-    __slots__ = ("span",)
+    __slots__ = ("span", "_at")
 
     def __init__(self, entries: list[Entry], span: Any) -> None:
         super().__init__(entries)
         #: The slice of the view its rows came from.
         self.span = span
+        self._at: dict[str, list[int]] | None = None
+
+    def of(self, blobs: Collection[str]) -> list[Entry]:
+        """Its entries whose blob is one of these, in its order: found by blob, not by
+        a pass over a group that may hold thousands."""
+        if self._at is None:
+            at: dict[str, list[int]] = {}
+            for i, e in enumerate(self):
+                at.setdefault(e.blob, []).append(i)
+            self._at = at
+        found = self._at
+        return [self[i] for i in sorted(i for b in blobs for i in found.get(b, ()))]
 
 
 class Snapshot:
@@ -343,7 +355,10 @@ class Snapshot:
             made = self._made(g, blobs)
             if made is None:
                 return None
-            out.extend(e for e in made if e.blob in blobs and e.path not in drop)
+            if isinstance(made, Made) and len(blobs) * 8 < len(made):
+                out.extend(e for e in made.of(blobs) if e.path not in drop)
+            else:
+                out.extend(e for e in made if e.blob in blobs and e.path not in drop)
         return out
 
     def mentioning(self, found: Callable[[bytes], list[int]],
