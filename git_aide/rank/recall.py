@@ -11,12 +11,13 @@ from __future__ import annotations
 import heapq
 import math
 import os
+from operator import attrgetter
 
 from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError
 from git_aide.core.memory import LAYERS
 from git_aide.core.words import words
-from git_aide.rank.weak import holding, mention_finder, path_words, stored_texts
+from git_aide.rank.weak import held, mention_finder, path_words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -297,12 +298,22 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
             st.relevance = h.score / top
         h.standing = st
     if path_words_:
-        weights = _weigh_path_words(hits, path_words_, body)
+        wanted = [w.encode() for w in sorted(path_words_)]
+        weights = _weigh_path_words(hits, wanted, body)
         if project_wide_limit >= 0:
             hits = _cap_project_wide(hits, project_wide_limit, weights, body,
-                                     below_scoped=scorer is None, named=named or [])
+                                     below_scoped=scorer is None, named=named or [],
+                                     wanted=wanted)
     key = _sort_key()
-    window = heapq.nsmallest(supersession_window(limit), hits, key=key)
+    size = supersession_window(limit)
+    pool = hits
+    if len(hits) > size:
+        # Only a memory whose value is among the best `size` values can be in the
+        # window (the value leads the key): the key is made for those alone.
+        values = [_plain_value(h.standing) for h in hits]
+        least = heapq.nlargest(size, values)[-1]
+        pool = [h for h, v in zip(hits, values, strict=True) if v >= least]
+    window = heapq.nsmallest(size, pool, key=key)
     _mark_superseded(window, meaning)
     window.sort(key=key)
     cut = window[:limit]
@@ -342,6 +353,8 @@ def _plain_value(st: _Standing) -> float:
 
 
 _INVERT = str.maketrans("0123456789", "9876543210")
+#: A hit's scope distance (its standing made).
+_DISTANCE = attrgetter("standing.distance")
 
 
 def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
@@ -354,7 +367,7 @@ def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
     )
 
 
-def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
+def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None
                       ) -> dict[bytes, float]:
     """Give each scoped or weak candidate its share of the path's words (section 4's
     weak relevance), and return each word's weight.
@@ -369,11 +382,11 @@ def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
     if len(mine) > PATH_WORDS_SCAN:
         # A large store: the most specific scoped ones, and every weak candidate.
         scoped = [h for h in mine if not h.mention]
-        mine = heapq.nsmallest(PATH_WORDS_SCAN, scoped, key=lambda h: h.standing.distance)
-        mine += [h for h in hits if h.mention]
+        # A stable sort, as nsmallest is: equal distances keep their order.
+        scoped.sort(key=_DISTANCE)
+        mine = scoped[:PATH_WORDS_SCAN] + [h for h in hits if h.mention]
     n = len(mine)
-    holders = holding(stored_texts([h.entry for h in mine], body),
-                       [w.encode() for w in sorted(want)])
+    holders = held([h.entry for h in mine], body, want)
     idf = {w: max(0.0, math.log((n + 1) / (len(at) + 0.5))) for w, at in holders.items()}
     total = sum(idf.values())
     if total <= 0:
@@ -390,7 +403,8 @@ def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
 
 def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
                       body: bytes | None, below_scoped: bool = False,
-                      named: list[bytes] | None = None) -> list[Hit]:
+                      named: list[bytes] | None = None,
+                      wanted: list[bytes] | None = None) -> list[Hit]:
     """Keep at most `cap` project-wide memories: those holding most of the path's (and
     query's) weighted words (none that holds none, unless --query found it relevant).
 
@@ -401,7 +415,8 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
     (`named`, lower case), which are mentions of it.
 
     Their stored bytes are searched for the words (in a large store only the newest
-    PROJECT_WIDE_SCAN), so nothing is parsed.
+    PROJECT_WIDE_SCAN), so nothing is parsed. `wanted`: every word `weights` was
+    worked out from (what a long-lived process keeps per blob, weak.held).
     """
     out: list[Hit] = []
     wide: list[Hit] = []
@@ -417,13 +432,14 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
         wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
     mentioning: set[int] = set()
     if weights:
-        texts = stored_texts([h.entry for h in wide], body)
+        entries = [h.entry for h in wide]
         if below_scoped and named:
-            mentioning = {i for at in holding(texts, named).values() for i in at}
+            mentioning = {i for at in held(entries, body, named).values() for i in at}
         on = [0.0] * len(wide)
-        for w, at in holding(texts, list(weights)).items():
-            for i in at:
-                on[i] += weights[w]
+        found = held(entries, body, wanted or list(weights))
+        for w, v in weights.items():
+            for i in found[w]:
+                on[i] += v
         for h, v in zip(wide, on, strict=True):
             h.standing.on_path = v
     kept = [h for h in wide if h.standing.on_path or h.standing.relevance]
