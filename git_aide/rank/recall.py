@@ -66,12 +66,15 @@ class Filters:
 
 
 class Hit:
-    """A ranked memory: the entry, the scope that made it relevant, and its relevance."""
+    """A ranked memory: the entry, the scope that made it relevant, its relevance, and
+    what orders it (section 4 step 2; one object per candidate, since a path recall of
+    a large store has thousands)."""
 
-    __slots__ = ("entry", "matched_scope", "score", "depth", "standing", "mention")
+    __slots__ = ("entry", "matched_scope", "score", "depth", "distance", "relevance",
+                 "on_path", "superseded", "mention")
 
     def __init__(self, entry: Entry, matched_scope: str | None, score: float | None = None,
-                 depth: int = 0) -> None:
+                 depth: int = 0, distance: float = -1.0) -> None:
         #: The memory.
         self.entry = entry
         #: Its scope when it was relevant by scope, None when project-wide.
@@ -80,9 +83,15 @@ class Hit:
         self.score = score
         #: Scope depth.
         self.depth = depth
-        #: Its distance to the query path (section 4), then what ranks it; None for a
-        #: project-wide memory.
-        self.standing: Any = None
+        #: Scope distance to the query path (section 3's order); -1 for project-wide.
+        self.distance = distance
+        #: Relevance to --query, 0..1 (the best match is 1).
+        self.relevance = 0.0
+        #: Weak relevance to the path's own words (and --query's), 0..1: the share of
+        #: their weight, rarer words weighing more, that the memory holds.
+        self.on_path = 0.0
+        #: The hit whose memory supersedes this one, or None.
+        self.superseded: Hit | None = None
         #: Whether it is here only because its text names a query path.
         self.mention = False
 
@@ -175,23 +184,6 @@ ELSEWHERE_DISTANCE = float("inf")
 
 
 
-class _Standing:
-    """What orders one hit (section 4 step 2), computed once per hit."""
-
-    __slots__ = ("distance", "relevance", "superseded", "on_path")
-
-    def __init__(self, distance: float) -> None:
-        #: Scope distance to the query path (section 3's order); -1 for project-wide.
-        self.distance = distance
-        #: Relevance to --query, 0..1 (the best match is 1).
-        self.relevance = 0.0
-        #: Weak relevance to the path's own words (and --query's), 0..1: the share of
-        #: their weight, rarer words weighing more, that the memory holds.
-        self.on_path = 0.0
-        #: The hit whose memory supersedes this one, or None.
-        self.superseded: Hit | None = None
-
-
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
            min_depth: int, mentions: list[Entry] = (),  # type: ignore[assignment]
            elsewhere: list[Entry] = (),  # type: ignore[assignment]
@@ -203,26 +195,36 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
     keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
     # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
     distances: dict[str, float | None] = {}
+    # Per compiled scope (by id: each lives as long as the entries that hold it, all
+    # through the call): (scope, distance, depth), or None when it is not relevant.
+    # The entries of a group share their compiled scope, so this is decided once each.
+    verdicts: dict[int, tuple[str, float, int] | None] = {}
     hits: list[Hit] = []
+    append = hits.append
     for e in entries:
         if keep is not None and not keep(e):
             continue
         c = e.compiled
         if c is None:
-            hits.append(Hit(e, None))
+            append(Hit(e, None))
             continue
-        if not relevant(c):
-            continue
-        scope = e.scope
-        assert scope is not None  # only a project-wide scope (None) has no compiled form
-        d = distances.get(scope, -1.0)
-        if d == -1.0:
-            d = _distance(scope, c, queries, min_depth)
-            distances[scope] = d
-        if d is not None:
-            h = Hit(e, scope, depth=c.depth)
-            h.standing = d
-            hits.append(h)
+        got = verdicts.get(id(c), False)
+        if got is False or (got is not None and got[0] != e.scope):
+            got = None
+            if relevant(c):
+                scope = e.scope
+                assert scope is not None  # only a project-wide scope has no compiled form
+                d = distances.get(scope, -1.0)
+                if d == -1.0:
+                    d = _distance(scope, c, queries, min_depth)
+                    distances[scope] = d
+                if d is not None:
+                    got = (scope, d, c.depth)
+            verdicts[id(c)] = got
+        if got is not None:
+            append(Hit(e, got[0], None, got[2], got[1]))
+    if not mentions and not elsewhere:
+        return hits
     seen = {h.entry.uuid for h in hits}
     for e in mentions:
         if e.uuid in seen or (keep is not None and not keep(e)):
@@ -234,17 +236,14 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
         else:
             continue
         seen.add(e.uuid)
-        h = Hit(e, None, depth=e.compiled.depth if e.compiled else 0)
-        h.standing = d
+        h = Hit(e, None, None, e.compiled.depth if e.compiled else 0, d)
         h.mention = True
         hits.append(h)
     for e in elsewhere:
         if e.uuid in seen or e.compiled is None or (keep is not None and not keep(e)):
             continue
         seen.add(e.uuid)
-        h = Hit(e, None, depth=e.compiled.depth)
-        h.standing = ELSEWHERE_DISTANCE
-        hits.append(h)
+        hits.append(Hit(e, None, None, e.compiled.depth, ELSEWHERE_DISTANCE))
     return hits
 
 
@@ -290,13 +289,12 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
         scorer(hits)
     if limit <= 0:
         return []
-    top = max((h.score or 0.0) for h in hits) if hits else 0.0
-    for h in hits:
-        d = h.standing
-        st = _Standing(-1.0 if d is None else d)
-        if top > 0 and h.score:
-            st.relevance = h.score / top
-        h.standing = st
+    # Only a scorer gives scores: select's hits have none.
+    top = max((h.score or 0.0) for h in hits) if hits and scorer is not None else 0.0
+    if top > 0:
+        for h in hits:
+            if h.score:
+                h.relevance = h.score / top
     if path_words_:
         wanted = [w.encode() for w in sorted(path_words_)]
         weights = _weigh_path_words(hits, wanted, body)
@@ -310,14 +308,14 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
     if len(hits) > size:
         # Only a memory whose value is among the best `size` values can be in the
         # window (the value leads the key): the key is made for those alone.
-        values = [_plain_value(h.standing) for h in hits]
+        values = [_plain_value(h) for h in hits]
         least = heapq.nlargest(size, values)[-1]
         pool = [h for h, v in zip(hits, values, strict=True) if v >= least]
     window = heapq.nsmallest(size, pool, key=key)
     _mark_superseded(window, meaning)
     window.sort(key=key)
     cut = window[:limit]
-    if len(window) < len(hits) and any(h.standing.superseded for h in cut):
+    if len(window) < len(hits) and any(h.superseded for h in cut):
         # Superseded memories may have sunk below the window: the next ones move up.
         inside = set(map(id, window))
         rest = heapq.nsmallest(limit, (h for h in hits if id(h) not in inside), key=key)
@@ -335,26 +333,25 @@ def supersession_window(limit: int) -> int:
 def _standing_value(h: Hit) -> float:
     """Specificity plus relevance to --query; a superseded memory just below its
     replacement."""
-    st: _Standing = h.standing
-    if st.superseded:
+    if h.superseded:
         # Just below the memory that replaces it, wherever that stands.
-        own = _plain_value(st)
-        return min(own, _standing_value(st.superseded) - 1e-9)
-    return _plain_value(st)
+        own = _plain_value(h)
+        return min(own, _standing_value(h.superseded) - 1e-9)
+    return _plain_value(h)
 
 
-def _plain_value(st: _Standing) -> float:
+def _plain_value(h: Hit) -> float:
     """1 / (1 + scope distance), 0 project-wide, plus the weighted relevance."""
-    if st.distance < 0:  # project-wide
+    if h.distance < 0:  # project-wide
         spec = 0.0
     else:
-        spec = 1.0 / (1.0 + st.distance)
-    return spec + QUERY_WEIGHT * st.relevance + PATH_WEIGHT * st.on_path
+        spec = 1.0 / (1.0 + h.distance)
+    return spec + QUERY_WEIGHT * h.relevance + PATH_WEIGHT * h.on_path
 
 
 _INVERT = str.maketrans("0123456789", "9876543210")
-#: A hit's scope distance (its standing made).
-_DISTANCE = attrgetter("standing.distance")
+#: A hit's scope distance.
+_DISTANCE = attrgetter("distance")
 
 
 def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
@@ -397,7 +394,7 @@ def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None
         for i in holders[w]:
             on[i] += v
     for h, v in zip(mine, on, strict=True):
-        h.standing.on_path = v
+        h.on_path = v
     return weights
 
 
@@ -429,7 +426,7 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
         # A store of thousands: the newest few hundred, and those --query found.
         newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
         chosen = set(map(id, newest))
-        wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
+        wide = newest + [h for h in wide if h.relevance and id(h) not in chosen]
     mentioning: set[int] = set()
     if weights:
         entries = [h.entry for h in wide]
@@ -441,15 +438,15 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
             for i in found[w]:
                 on[i] += v
         for h, v in zip(wide, on, strict=True):
-            h.standing.on_path = v
-    kept = [h for h in wide if h.standing.on_path or h.standing.relevance]
-    kept.sort(key=lambda h: (-h.standing.on_path - h.standing.relevance,
+            h.on_path = v
+    kept = [h for h in wide if h.on_path or h.relevance]
+    kept.sort(key=lambda h: (-h.on_path - h.relevance,
                              h.entry.updated_at.translate(_INVERT), h.entry.uuid))
     if below_scoped:
         mentions = {id(wide[i]) for i in mentioning}
         for h in kept:
             if id(h) not in mentions:
-                h.standing.on_path *= PROJECT_WIDE_PATH_WEIGHT
+                h.on_path *= PROJECT_WIDE_PATH_WEIGHT
     out.extend(kept[:cap])
     return out
 
@@ -460,7 +457,7 @@ def _mark_superseded(window: list[Hit], meaning: Meaning | None = None) -> None:
 
     by_uuid = {h.entry.uuid: h for h in window}
     for older, newer in superseded([h.entry for h in window], meaning):
-        by_uuid[older.uuid].standing.superseded = by_uuid[newer.uuid]
+        by_uuid[older.uuid].superseded = by_uuid[newer.uuid]
 
 
 def _diversify(cut: list[Hit], hits: list[Hit], key: Callable[[Hit], tuple[object, ...]]
