@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 import math
 import os
+from itertools import groupby
 from operator import attrgetter
 
 from git_aide.core import scope as scopes
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
     from git_aide.read.record import Entry
 
 _LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
+#: A hit's scope distance.
+_DISTANCE = attrgetter("distance")
+#: An entry's compiled scope (None: project-wide).
+_COMPILED = attrgetter("compiled")
 
 
 class Query:
@@ -195,34 +200,29 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
     keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
     # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
     distances: dict[str, float | None] = {}
-    # Per compiled scope (by id: each lives as long as the entries that hold it, all
-    # through the call): (scope, distance, depth), or None when it is not relevant.
-    # The entries of a group share their compiled scope, so this is decided once each.
-    verdicts: dict[int, tuple[str, float, int] | None] = {}
     hits: list[Hit] = []
-    append = hits.append
-    for e in entries:
-        if keep is not None and not keep(e):
-            continue
-        c = e.compiled
+    # A snapshot's entries come group by group, and the entries of a group share their
+    # compiled scope (and its text): each run of them is decided at once.
+    for c, group in groupby(entries, key=_COMPILED):
+        run = group if keep is None else filter(keep, group)
         if c is None:
-            append(Hit(e, None))
+            hits.extend([Hit(e, None) for e in run])
             continue
-        got = verdicts.get(id(c), False)
-        if got is False or (got is not None and got[0] != e.scope):
-            got = None
-            if relevant(c):
-                scope = e.scope
-                assert scope is not None  # only a project-wide scope has no compiled form
-                d = distances.get(scope, -1.0)
-                if d == -1.0:
-                    d = _distance(scope, c, queries, min_depth)
-                    distances[scope] = d
-                if d is not None:
-                    got = (scope, d, c.depth)
-            verdicts[id(c)] = got
-        if got is not None:
-            append(Hit(e, got[0], None, got[2], got[1]))
+        if not relevant(c):
+            continue
+        first = next(run, None)
+        if first is None:
+            continue
+        scope = first.scope
+        assert scope is not None  # only a project-wide scope has no compiled form
+        d = distances.get(scope, -1.0)
+        if d == -1.0:
+            d = _distance(scope, c, queries, min_depth)
+            distances[scope] = d
+        if d is not None:
+            depth = c.depth
+            hits.append(Hit(first, scope, None, depth, d))
+            hits.extend([Hit(e, scope, None, depth, d) for e in run])
     if not mentions and not elsewhere:
         return hits
     seen = {h.entry.uuid for h in hits}
@@ -350,8 +350,6 @@ def _plain_value(h: Hit) -> float:
 
 
 _INVERT = str.maketrans("0123456789", "9876543210")
-#: A hit's scope distance.
-_DISTANCE = attrgetter("distance")
 
 
 def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
