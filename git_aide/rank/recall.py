@@ -308,7 +308,9 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
     if len(hits) > size:
         # Only a memory whose value is among the best `size` values can be in the
         # window (the value leads the key): the key is made for those alone.
-        values = [_plain_value(h) for h in hits]
+        qw, pw = QUERY_WEIGHT, PATH_WEIGHT  # _plain_value's sum, inline: thousands
+        values = [(0.0 if h.distance < 0 else 1.0 / (1.0 + h.distance))
+                  + qw * h.relevance + pw * h.on_path for h in hits]
         least = heapq.nlargest(size, values)[-1]
         pool = [h for h, v in zip(hits, values, strict=True) if v >= least]
     window = heapq.nsmallest(size, pool, key=key)
@@ -373,7 +375,7 @@ def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None
     """
     if not want:
         return {}
-    mine = [h for h in hits if h.entry.compiled is not None or h.mention]
+    mine = [h for h in hits if h.distance >= 0]  # all but the project-wide ones
     if len(mine) > PATH_WORDS_SCAN:
         # A large store: the most specific scoped ones, and every weak candidate.
         scoped = [h for h in mine if not h.mention]
@@ -413,13 +415,9 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
     PROJECT_WIDE_SCAN), so nothing is parsed. `wanted`: every word `weights` was
     worked out from (what a long-lived process keeps per blob, weak.held).
     """
-    out: list[Hit] = []
-    wide: list[Hit] = []
-    for h in hits:
-        if h.entry.compiled is not None or h.mention:
-            out.append(h)
-        else:
-            wide.append(h)
+    # Only a project-wide memory (not a mention) stands at a negative distance.
+    out = [h for h in hits if h.distance >= 0]
+    wide = [h for h in hits if h.distance < 0]
     if len(wide) > PROJECT_WIDE_SCAN:
         # A store of thousands: the newest few hundred, and those --query found.
         newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
