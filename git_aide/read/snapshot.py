@@ -38,12 +38,20 @@ KEPT_SEARCHES = 64
 class Made(list):  # type: ignore[type-arg]
     """A group's entries, made once and kept by a long-lived process (keep_decoded)."""
 
-    __slots__ = ("span",)
+    __slots__ = ("span", "_paths")
 
     def __init__(self, entries: list[Entry], span: Any) -> None:
         super().__init__(entries)
         #: The slice of the view its rows came from.
         self.span = span
+        self._paths: frozenset[str] | None = None
+
+    def holds_any(self, paths: frozenset[str]) -> bool:
+        """Whether one of its entries is at one of these paths (the files laid over the
+        view: a group that holds none of them is taken whole)."""
+        if self._paths is None:
+            self._paths = frozenset(e.path for e in self)
+        return not self._paths.isdisjoint(paths)
 
 
 class Snapshot:
@@ -115,6 +123,7 @@ class Snapshot:
         out: list[Entry] = []
         wide = 0
         later: list[int] = []  # project-wide groups left for now: older than enough
+        drop = self._drop
         for i, (compiled, _payload) in enumerate(self._groups):
             if not keep(compiled):
                 continue
@@ -124,11 +133,11 @@ class Snapshot:
             made = self._made(i)
             if made is None:  # damaged, and built again from the listing
                 return self.entries_where(keep, newest_wide)
-            out.extend(made)
+            if drop and (not isinstance(made, Made) or made.holds_any(drop)):
+                out.extend([e for e in made if e.path not in drop])
+            else:
+                out.extend(made)
             wide += len(made) if compiled is None else 0
-        drop = self._drop
-        if drop:
-            out = [e for e in out if e.path not in drop]
         if later:
             # The working tree may have removed some of the newest: older ones move up
             # until enough remain (the files laid over the view do not count: they may
