@@ -153,19 +153,42 @@ class Entry(tuple):  # type: ignore[type-arg]
     def what(self) -> str:
         """Its `what`, read without checking the whole record: comparing the words of a
         few dozen memories (supersession, near duplicates) need not validate them."""
+        blob = self[1]
+        got = _WHATS.get(blob)
+        if got is not None:
+            return got
         data = self.data()
+        value = None
         if data:
             try:
                 value = memory.load_json(data).get("what")
             except (memory.MemoryFormatError, AttributeError):
                 value = None
-            if isinstance(value, str):
-                return value
-        return self.record["what"]
+        if not isinstance(value, str):
+            value = self.record["what"]
+        if len(_WHATS) >= KEPT_RECORDS:
+            _WHATS.clear()
+        _WHATS[blob] = value
+        return value
 
     @property
     def record(self) -> dict[str, Any]:
-        """The whole record, parsed from the bytes kept with the entry."""
+        """The whole record, parsed from the bytes kept with the entry (a copy of its
+        own: the caller may change it)."""
+        key = (self[0], self[1])
+        got = _RECORDS.get(key)
+        if got is not None:
+            return {k: v[:] if type(v) is list else v for k, v in got.items()}
+        record = self._parse()
+        if all(type(v) in _ATOMS or (type(v) is list and all(type(x) in _ATOMS for x in v))
+               for v in record.values()):
+            # Only a flat record is kept: its copy above is then a whole one.
+            if len(_RECORDS) >= KEPT_RECORDS:
+                _RECORDS.clear()
+            _RECORDS[key] = {k: v[:] if type(v) is list else v for k, v in record.items()}
+        return record
+
+    def _parse(self) -> dict[str, Any]:
         reader: Reader = self[4]
         path, blob, data = self[0], self[1], self[5]
         checked = False
@@ -182,6 +205,16 @@ class Entry(tuple):  # type: ignore[type-arg]
         except memory.MemoryFormatError:
             raise AideError(f"{path} changed while it was being read; try again") from None
 
+
+#: Each memory's `what`, by blob id, and its whole record, by path and blob id (a
+#: missing `shared` comes from the path): a blob's bytes never change, and a
+#: long-lived process (the MCP server) shows and compares the same memories again.
+_WHATS: dict[str, str] = {}
+_RECORDS: dict[tuple[str, str], dict[str, Any]] = {}
+#: How many of each are kept before they start again.
+KEPT_RECORDS = 4096
+#: The values a kept record may hold (and lists of them): a copy of it is whole.
+_ATOMS = frozenset((str, int, float, bool, type(None)))
 
 #: Makes an Entry from its six fields at C speed: new_entry(Entry, (path, ...)).
 new_entry = tuple.__new__
