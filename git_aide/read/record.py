@@ -178,14 +178,13 @@ class Entry(tuple):  # type: ignore[type-arg]
         key = (self[0], self[1])
         got = _RECORDS.get(key)
         if got is not None:
-            return {k: v[:] if type(v) is list else v for k, v in got.items()}
+            return _copy(got)
         record = self._parse()
-        if all(type(v) in _ATOMS or (type(v) is list and all(type(x) in _ATOMS for x in v))
-               for v in record.values()):
-            # Only a flat record is kept: its copy above is then a whole one.
+        if all(_shallow(v) for v in record.values()):
+            # Only a record two levels deep is kept: _copy() then copies it whole.
             if len(_RECORDS) >= KEPT_RECORDS:
                 _RECORDS.clear()
-            _RECORDS[key] = {k: v[:] if type(v) is list else v for k, v in record.items()}
+            _RECORDS[key] = _copy(record)
         return record
 
     def _parse(self) -> dict[str, Any]:
@@ -213,8 +212,24 @@ _WHATS: dict[str, str] = {}
 _RECORDS: dict[tuple[str, str], dict[str, Any]] = {}
 #: How many of each are kept before they start again.
 KEPT_RECORDS = 4096
-#: The values a kept record may hold (and lists of them): a copy of it is whole.
+#: The values a kept record may hold (and lists and objects of them).
 _ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
+def _shallow(v: Any) -> bool:
+    """Whether a record's value is an atom, or a list or object of atoms."""
+    t = type(v)
+    if t is list:
+        return all(type(x) in _ATOMS for x in v)
+    if t is dict:
+        return all(type(x) in _ATOMS for x in v.values())
+    return t in _ATOMS
+
+
+def _copy(record: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a kept record that shares nothing a caller could change with it."""
+    return {k: (v[:] if type(v) is list else dict(v) if type(v) is dict else v)
+            for k, v in record.items()}
 
 #: Makes an Entry from its six fields at C speed: new_entry(Entry, (path, ...)).
 new_entry = tuple.__new__
