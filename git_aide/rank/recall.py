@@ -33,6 +33,8 @@ _LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
 _DISTANCE = attrgetter("distance")
 #: An entry's compiled scope (None: project-wide).
 _COMPILED = attrgetter("compiled")
+#: When a hit's memory last changed.
+_UPDATED = attrgetter("entry.updated_at")
 
 
 class Query:
@@ -420,7 +422,8 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
     wide = [h for h in hits if h.distance < 0]
     if len(wide) > PROJECT_WIDE_SCAN:
         # A store of thousands: the newest few hundred, and those --query found.
-        newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
+        # (As nlargest: equal times keep their order, a stable sort's.)
+        newest = sorted(wide, key=_UPDATED, reverse=True)[:PROJECT_WIDE_SCAN]
         chosen = set(map(id, newest))
         wide = newest + [h for h in wide if h.relevance and id(h) not in chosen]
     mentioning: set[int] = set()
@@ -436,6 +439,11 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
         for h, v in zip(wide, on, strict=True):
             h.on_path = v
     kept = [h for h in wide if h.on_path or h.relevance]
+    if len(kept) > cap:
+        # Only the first `cap` are kept: those whose share leads the key is enough.
+        firsts = [-h.on_path - h.relevance for h in kept]
+        least = max(heapq.nsmallest(cap, firsts), default=-math.inf)
+        kept = [h for h, f in zip(kept, firsts, strict=True) if f <= least]
     kept.sort(key=lambda h: (-h.on_path - h.relevance,
                              h.entry.updated_at.translate(_INVERT), h.entry.uuid))
     if below_scoped:
