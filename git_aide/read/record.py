@@ -70,7 +70,7 @@ class Source:
 class Reader:
     """What an entry needs to fetch its whole record: shared by all entries of a read."""
 
-    __slots__ = ("cache", "repo", "view", "found")
+    __slots__ = ("cache", "repo", "view", "found", "passes")
 
     def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None) -> None:
         #: The cache (to report damage).
@@ -83,6 +83,9 @@ class Reader:
         #: long-lived process keeps the reader, and its view never changes):
         #: (offsets, the finder's state after it), see Snapshot.mentioning.
         self.found: dict[Any, tuple[list[int], Any]] = {}
+        #: Which groups a scope filter keeps, by the filter (it and the groups it was
+        #: asked about held, so that neither id is reused): see Snapshot.entries_where.
+        self.passes: dict[int, tuple[Any, Any, list[bool]]] = {}
 
 
 class Entry(tuple):  # type: ignore[type-arg]

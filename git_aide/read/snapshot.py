@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 #: Searches of a view's contents a long-lived process keeps (one per file or folder
 #: asked about lately).
 KEPT_SEARCHES = 64
+#: Scope filters whose verdicts on a view's groups it keeps (one per query path).
+KEPT_FILTERS = 32
 
 
 class Made(list):  # type: ignore[type-arg]
@@ -118,14 +120,17 @@ class Snapshot:
         """The memories whose (compiled) scope passes `keep`; the others stay undecoded.
 
         `newest_wide`: of the project-wide memories, at least the newest this many are
-        enough (a view keeps them newest first, in groups); None: all of them.
+        enough (a view keeps them newest first, in groups); None: all of them. `keep`
+        gives a scope the same verdict each time: a long-lived process keeps its
+        verdicts on the groups of a view.
         """
         out: list[Entry] = []
         wide = 0
         later: list[int] = []  # project-wide groups left for now: older than enough
         drop = self._drop
+        passes = self._passes(keep)
         for i, (compiled, _payload) in enumerate(self._groups):
-            if not keep(compiled):
+            if not passes[i]:
                 continue
             if compiled is None and newest_wide is not None and wide >= newest_wide:
                 later.append(i)
@@ -159,6 +164,24 @@ class Snapshot:
                 out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
                            for path, blob, meta, raw in payload)
         return out
+
+    def _passes(self, keep: Callable[[scopes.Compiled | None], bool]) -> list[bool]:
+        """keep()'s verdict on each group, kept by the reader of a long-lived process
+        while the groups are the same (damage builds new ones)."""
+        groups = self._groups
+        if not self.keep_decoded:
+            return [keep(c) for c, _p in groups]
+        memo = self._reader.passes
+        got = memo.get(id(keep))
+        if got is not None and got[0] is keep and got[1] is groups \
+                and len(got[2]) == len(groups):
+            return got[2]
+        verdicts = [keep(c) for c, _p in groups]
+        memo.pop(id(keep), None)
+        while len(memo) >= KEPT_FILTERS:
+            memo.pop(next(iter(memo)))
+        memo[id(keep)] = (keep, groups, verdicts)
+        return verdicts
 
     def _made(self, i: int, only: Collection[str] | None = None) -> list[Entry] | None:
         """The entries of group `i`, decoded (and kept, in a long-lived process); None
