@@ -23,7 +23,6 @@ from git_aide.rank.weak import held, mention_finder, path_words
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Any
 
     from git_aide.rank.supersede import Meaning
     from git_aide.read.record import Entry
@@ -206,7 +205,7 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
     # A snapshot's entries come group by group, and the entries of a group share their
     # compiled scope (and its text): each run of them is decided at once.
     for c, group in groupby(entries, key=_COMPILED):
-        run = group if keep is None else filter(keep, group)
+        run = group if keep is None else filter(keep, group)  # noqa: B031 -- once
         if c is None:
             hits.extend([Hit(e, None) for e in run])
             continue

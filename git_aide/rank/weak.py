@@ -271,13 +271,13 @@ def held(entries: list[Entry], body: bytes | None, needles: list[bytes]
             for k in at:
                 found[k].append(j)
         for i, t, f in zip(todo, texts, found, strict=True):
-            per[i] = got = tuple(f)
+            per[i] = tuple(f)
             if t is not None:
-                memo[entries[i][1]] = got
+                memo[entries[i][1]] = tuple(f)
     out: dict[bytes, list[int]] = {n: [] for n in needles}
     lists = [out[n] for n in needles]
-    for i, got in enumerate(per):
-        for j in got:  # type: ignore[union-attr]
+    for i, words_held in enumerate(per):
+        for j in words_held or ():
             lists[j].append(i)
     return out
 
