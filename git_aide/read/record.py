@@ -169,7 +169,7 @@ class Entry(tuple):  # type: ignore[type-arg]
                 value = None
         if not isinstance(value, str):
             value = self.record["what"]
-        if len(_WHATS) >= KEPT_RECORDS:
+        if len(_WHATS) >= KEPT_WHATS:
             _WHATS.clear()
         _WHATS[blob] = value
         return value
@@ -213,8 +213,10 @@ class Entry(tuple):  # type: ignore[type-arg]
 #: long-lived process (the MCP server) shows and compares the same memories again.
 _WHATS: dict[str, str] = {}
 _RECORDS: dict[tuple[str, str], dict[str, Any]] = {}
-#: How many of each are kept before they start again.
-KEPT_RECORDS = 4096
+#: How many of each are kept before they start again: a recall compares up to a
+#: thousand (rank/recall.SUPERSESSION_MOST) and shows a few dozen.
+KEPT_WHATS = 10_000
+KEPT_RECORDS = 1024
 #: The values a kept record may hold (and lists and objects of them).
 _ATOMS = frozenset((str, int, float, bool, type(None)))
 
