@@ -112,10 +112,26 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
 
     # Worked out (and ranked) while git compares the working tree, when the snapshot
     # was loaded early; again only if git names other files than guessed.
-    hits = speculate(snap, gather)
+    hits = _paused(speculate, snap, gather)
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())
     return hits
+
+
+def _paused(work: Any, *args: Any) -> Any:
+    """`work(*args)` without the cyclic garbage collector: a path recall makes a hit per
+    candidate (thousands in a large store), freed by reference counting as soon as the
+    answer is cut, and a collection meanwhile would promote them and, every few calls,
+    walk a long-lived process's whole heap (its decoded views) for nothing."""
+    import gc
+
+    if not gc.isenabled():
+        return work(*args)
+    gc.disable()
+    try:
+        return work(*args)
+    finally:
+        gc.enable()
 
 
 #: The scope filters of the query paths asked about lately, each with the verdicts it

@@ -11,22 +11,29 @@ from __future__ import annotations
 import heapq
 import math
 import os
+from itertools import groupby
+from operator import attrgetter
 
 from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError
 from git_aide.core.memory import LAYERS
 from git_aide.core.words import words
-from git_aide.rank.weak import holding, mention_finder, path_words, stored_texts
+from git_aide.rank.weak import held, mention_finder, path_words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Any
 
     from git_aide.rank.supersede import Meaning
     from git_aide.read.record import Entry
 
 _LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
+#: A hit's scope distance.
+_DISTANCE = attrgetter("distance")
+#: An entry's compiled scope (None: project-wide).
+_COMPILED = attrgetter("compiled")
+#: When a hit's memory last changed.
+_UPDATED = attrgetter("entry.updated_at")
 
 
 class Query:
@@ -65,12 +72,15 @@ class Filters:
 
 
 class Hit:
-    """A ranked memory: the entry, the scope that made it relevant, and its relevance."""
+    """A ranked memory: the entry, the scope that made it relevant, its relevance, and
+    what orders it (section 4 step 2; one object per candidate, since a path recall of
+    a large store has thousands)."""
 
-    __slots__ = ("entry", "matched_scope", "score", "depth", "standing", "mention")
+    __slots__ = ("entry", "matched_scope", "score", "depth", "distance", "relevance",
+                 "on_path", "superseded", "mention")
 
     def __init__(self, entry: Entry, matched_scope: str | None, score: float | None = None,
-                 depth: int = 0) -> None:
+                 depth: int = 0, distance: float = -1.0) -> None:
         #: The memory.
         self.entry = entry
         #: Its scope when it was relevant by scope, None when project-wide.
@@ -79,9 +89,15 @@ class Hit:
         self.score = score
         #: Scope depth.
         self.depth = depth
-        #: Its distance to the query path (section 4), then what ranks it; None for a
-        #: project-wide memory.
-        self.standing: Any = None
+        #: Scope distance to the query path (section 3's order); -1 for project-wide.
+        self.distance = distance
+        #: Relevance to --query, 0..1 (the best match is 1).
+        self.relevance = 0.0
+        #: Weak relevance to the path's own words (and --query's), 0..1: the share of
+        #: their weight, rarer words weighing more, that the memory holds.
+        self.on_path = 0.0
+        #: The hit whose memory supersedes this one, or None.
+        self.superseded: Hit | None = None
         #: Whether it is here only because its text names a query path.
         self.mention = False
 
@@ -174,23 +190,6 @@ ELSEWHERE_DISTANCE = float("inf")
 
 
 
-class _Standing:
-    """What orders one hit (section 4 step 2), computed once per hit."""
-
-    __slots__ = ("distance", "relevance", "superseded", "on_path")
-
-    def __init__(self, distance: float) -> None:
-        #: Scope distance to the query path (section 3's order); -1 for project-wide.
-        self.distance = distance
-        #: Relevance to --query, 0..1 (the best match is 1).
-        self.relevance = 0.0
-        #: Weak relevance to the path's own words (and --query's), 0..1: the share of
-        #: their weight, rarer words weighing more, that the memory holds.
-        self.on_path = 0.0
-        #: The hit whose memory supersedes this one, or None.
-        self.superseded: Hit | None = None
-
-
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
            min_depth: int, mentions: list[Entry] = (),  # type: ignore[assignment]
            elsewhere: list[Entry] = (),  # type: ignore[assignment]
@@ -203,25 +202,30 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
     # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
     distances: dict[str, float | None] = {}
     hits: list[Hit] = []
-    for e in entries:
-        if keep is not None and not keep(e):
-            continue
-        c = e.compiled
+    # A snapshot's entries come group by group, and the entries of a group share their
+    # compiled scope (and its text): each run of them is decided at once.
+    for c, group in groupby(entries, key=_COMPILED):
+        run = group if keep is None else filter(keep, group)  # noqa: B031 -- once
         if c is None:
-            hits.append(Hit(e, None))
+            hits.extend([Hit(e, None) for e in run])
             continue
         if not relevant(c):
             continue
-        scope = e.scope
-        assert scope is not None  # only a project-wide scope (None) has no compiled form
+        first = next(run, None)
+        if first is None:
+            continue
+        scope = first.scope
+        assert scope is not None  # only a project-wide scope has no compiled form
         d = distances.get(scope, -1.0)
         if d == -1.0:
             d = _distance(scope, c, queries, min_depth)
             distances[scope] = d
         if d is not None:
-            h = Hit(e, scope, depth=c.depth)
-            h.standing = d
-            hits.append(h)
+            depth = c.depth
+            hits.append(Hit(first, scope, None, depth, d))
+            hits.extend([Hit(e, scope, None, depth, d) for e in run])
+    if not mentions and not elsewhere:
+        return hits
     seen = {h.entry.uuid for h in hits}
     for e in mentions:
         if e.uuid in seen or (keep is not None and not keep(e)):
@@ -233,17 +237,14 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
         else:
             continue
         seen.add(e.uuid)
-        h = Hit(e, None, depth=e.compiled.depth if e.compiled else 0)
-        h.standing = d
+        h = Hit(e, None, None, e.compiled.depth if e.compiled else 0, d)
         h.mention = True
         hits.append(h)
     for e in elsewhere:
         if e.uuid in seen or e.compiled is None or (keep is not None and not keep(e)):
             continue
         seen.add(e.uuid)
-        h = Hit(e, None, depth=e.compiled.depth)
-        h.standing = ELSEWHERE_DISTANCE
-        hits.append(h)
+        hits.append(Hit(e, None, None, e.compiled.depth, ELSEWHERE_DISTANCE))
     return hits
 
 
@@ -289,24 +290,35 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
         scorer(hits)
     if limit <= 0:
         return []
-    top = max((h.score or 0.0) for h in hits) if hits else 0.0
-    for h in hits:
-        d = h.standing
-        st = _Standing(-1.0 if d is None else d)
-        if top > 0 and h.score:
-            st.relevance = h.score / top
-        h.standing = st
+    # Only a scorer gives scores: select's hits have none.
+    top = max((h.score or 0.0) for h in hits) if hits and scorer is not None else 0.0
+    if top > 0:
+        for h in hits:
+            if h.score:
+                h.relevance = h.score / top
     if path_words_:
-        weights = _weigh_path_words(hits, path_words_, body)
+        wanted = [w.encode() for w in sorted(path_words_)]
+        weights = _weigh_path_words(hits, wanted, body)
         if project_wide_limit >= 0:
             hits = _cap_project_wide(hits, project_wide_limit, weights, body,
-                                     below_scoped=scorer is None, named=named or [])
+                                     below_scoped=scorer is None, named=named or [],
+                                     wanted=wanted)
     key = _sort_key()
-    window = heapq.nsmallest(supersession_window(limit), hits, key=key)
+    size = supersession_window(limit)
+    pool = hits
+    if len(hits) > size:
+        # Only a memory whose value is among the best `size` values can be in the
+        # window (the value leads the key): the key is made for those alone.
+        qw, pw = QUERY_WEIGHT, PATH_WEIGHT  # _plain_value's sum, inline: thousands
+        values = [(0.0 if h.distance < 0 else 1.0 / (1.0 + h.distance))
+                  + qw * h.relevance + pw * h.on_path for h in hits]
+        least = heapq.nlargest(size, values)[-1]
+        pool = [h for h, v in zip(hits, values, strict=True) if v >= least]
+    window = heapq.nsmallest(size, pool, key=key)
     _mark_superseded(window, meaning)
     window.sort(key=key)
     cut = window[:limit]
-    if len(window) < len(hits) and any(h.standing.superseded for h in cut):
+    if len(window) < len(hits) and any(h.superseded for h in cut):
         # Superseded memories may have sunk below the window: the next ones move up.
         inside = set(map(id, window))
         rest = heapq.nsmallest(limit, (h for h in hits if id(h) not in inside), key=key)
@@ -324,21 +336,20 @@ def supersession_window(limit: int) -> int:
 def _standing_value(h: Hit) -> float:
     """Specificity plus relevance to --query; a superseded memory just below its
     replacement."""
-    st: _Standing = h.standing
-    if st.superseded:
+    if h.superseded:
         # Just below the memory that replaces it, wherever that stands.
-        own = _plain_value(st)
-        return min(own, _standing_value(st.superseded) - 1e-9)
-    return _plain_value(st)
+        own = _plain_value(h)
+        return min(own, _standing_value(h.superseded) - 1e-9)
+    return _plain_value(h)
 
 
-def _plain_value(st: _Standing) -> float:
+def _plain_value(h: Hit) -> float:
     """1 / (1 + scope distance), 0 project-wide, plus the weighted relevance."""
-    if st.distance < 0:  # project-wide
+    if h.distance < 0:  # project-wide
         spec = 0.0
     else:
-        spec = 1.0 / (1.0 + st.distance)
-    return spec + QUERY_WEIGHT * st.relevance + PATH_WEIGHT * st.on_path
+        spec = 1.0 / (1.0 + h.distance)
+    return spec + QUERY_WEIGHT * h.relevance + PATH_WEIGHT * h.on_path
 
 
 _INVERT = str.maketrans("0123456789", "9876543210")
@@ -354,7 +365,7 @@ def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
     )
 
 
-def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
+def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None
                       ) -> dict[bytes, float]:
     """Give each scoped or weak candidate its share of the path's words (section 4's
     weak relevance), and return each word's weight.
@@ -365,15 +376,15 @@ def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
     """
     if not want:
         return {}
-    mine = [h for h in hits if h.entry.compiled is not None or h.mention]
+    mine = [h for h in hits if h.distance >= 0]  # all but the project-wide ones
     if len(mine) > PATH_WORDS_SCAN:
         # A large store: the most specific scoped ones, and every weak candidate.
         scoped = [h for h in mine if not h.mention]
-        mine = heapq.nsmallest(PATH_WORDS_SCAN, scoped, key=lambda h: h.standing.distance)
-        mine += [h for h in hits if h.mention]
+        # A stable sort, as nsmallest is: equal distances keep their order.
+        scoped.sort(key=_DISTANCE)
+        mine = scoped[:PATH_WORDS_SCAN] + [h for h in hits if h.mention]
     n = len(mine)
-    holders = holding(stored_texts([h.entry for h in mine], body),
-                       [w.encode() for w in sorted(want)])
+    holders = held([h.entry for h in mine], body, want)
     idf = {w: max(0.0, math.log((n + 1) / (len(at) + 0.5))) for w, at in holders.items()}
     total = sum(idf.values())
     if total <= 0:
@@ -384,13 +395,14 @@ def _weigh_path_words(hits: list[Hit], want: set[str], body: bytes | None
         for i in holders[w]:
             on[i] += v
     for h, v in zip(mine, on, strict=True):
-        h.standing.on_path = v
+        h.on_path = v
     return weights
 
 
 def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
                       body: bytes | None, below_scoped: bool = False,
-                      named: list[bytes] | None = None) -> list[Hit]:
+                      named: list[bytes] | None = None,
+                      wanted: list[bytes] | None = None) -> list[Hit]:
     """Keep at most `cap` project-wide memories: those holding most of the path's (and
     query's) weighted words (none that holds none, unless --query found it relevant).
 
@@ -401,39 +413,43 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
     (`named`, lower case), which are mentions of it.
 
     Their stored bytes are searched for the words (in a large store only the newest
-    PROJECT_WIDE_SCAN), so nothing is parsed.
+    PROJECT_WIDE_SCAN), so nothing is parsed. `wanted`: every word `weights` was
+    worked out from (what a long-lived process keeps per blob, weak.held).
     """
-    out: list[Hit] = []
-    wide: list[Hit] = []
-    for h in hits:
-        if h.entry.compiled is not None or h.mention:
-            out.append(h)
-        else:
-            wide.append(h)
+    # Only a project-wide memory (not a mention) stands at a negative distance.
+    out = [h for h in hits if h.distance >= 0]
+    wide = [h for h in hits if h.distance < 0]
     if len(wide) > PROJECT_WIDE_SCAN:
         # A store of thousands: the newest few hundred, and those --query found.
-        newest = heapq.nlargest(PROJECT_WIDE_SCAN, wide, key=lambda h: h.entry.updated_at)
+        # (As nlargest: equal times keep their order, a stable sort's.)
+        newest = sorted(wide, key=_UPDATED, reverse=True)[:PROJECT_WIDE_SCAN]
         chosen = set(map(id, newest))
-        wide = newest + [h for h in wide if h.standing.relevance and id(h) not in chosen]
+        wide = newest + [h for h in wide if h.relevance and id(h) not in chosen]
     mentioning: set[int] = set()
     if weights:
-        texts = stored_texts([h.entry for h in wide], body)
+        entries = [h.entry for h in wide]
         if below_scoped and named:
-            mentioning = {i for at in holding(texts, named).values() for i in at}
+            mentioning = {i for at in held(entries, body, named).values() for i in at}
         on = [0.0] * len(wide)
-        for w, at in holding(texts, list(weights)).items():
-            for i in at:
-                on[i] += weights[w]
+        found = held(entries, body, wanted or list(weights))
+        for w, v in weights.items():
+            for i in found[w]:
+                on[i] += v
         for h, v in zip(wide, on, strict=True):
-            h.standing.on_path = v
-    kept = [h for h in wide if h.standing.on_path or h.standing.relevance]
-    kept.sort(key=lambda h: (-h.standing.on_path - h.standing.relevance,
+            h.on_path = v
+    kept = [h for h in wide if h.on_path or h.relevance]
+    if len(kept) > cap:
+        # Only the first `cap` are kept: those whose share leads the key is enough.
+        firsts = [-h.on_path - h.relevance for h in kept]
+        least = max(heapq.nsmallest(cap, firsts), default=-math.inf)
+        kept = [h for h, f in zip(kept, firsts, strict=True) if f <= least]
+    kept.sort(key=lambda h: (-h.on_path - h.relevance,
                              h.entry.updated_at.translate(_INVERT), h.entry.uuid))
     if below_scoped:
         mentions = {id(wide[i]) for i in mentioning}
         for h in kept:
             if id(h) not in mentions:
-                h.standing.on_path *= PROJECT_WIDE_PATH_WEIGHT
+                h.on_path *= PROJECT_WIDE_PATH_WEIGHT
     out.extend(kept[:cap])
     return out
 
@@ -444,7 +460,7 @@ def _mark_superseded(window: list[Hit], meaning: Meaning | None = None) -> None:
 
     by_uuid = {h.entry.uuid: h for h in window}
     for older, newer in superseded([h.entry for h in window], meaning):
-        by_uuid[older.uuid].standing.superseded = by_uuid[newer.uuid]
+        by_uuid[older.uuid].superseded = by_uuid[newer.uuid]
 
 
 def _diversify(cut: list[Hit], hits: list[Hit], key: Callable[[Hit], tuple[object, ...]]

@@ -238,6 +238,50 @@ def holding(texts: list[bytes], needles: list[bytes]) -> dict[bytes, list[int]]:
     return out
 
 
+#: Which of some words each memory's stored bytes hold, by the words looked for and
+#: the blob id (a blob's bytes never change): a long-lived process (the MCP server)
+#: recalls the same files again and need not search the same memories again.
+_HELD: dict[tuple[bytes, ...], dict[str, tuple[int, ...]]] = {}
+#: How many lists of words are kept, and how many blobs each keeps before it starts
+#: again (each hand edit makes a new blob).
+KEPT_WORD_LISTS = 64
+KEPT_BLOBS = 50_000
+
+
+def held(entries: list[Entry], body: bytes | None, needles: list[bytes]
+         ) -> dict[bytes, list[int]]:
+    """holding() of the entries' stored texts (stored_texts()) for distinct `needles`,
+    with what each blob holds kept between calls; an entry whose stored bytes are not
+    at hand (its texts stand in for them) is searched each time."""
+    key = tuple(needles)
+    memo = _HELD.pop(key, None)
+    if memo is None or len(memo) > KEPT_BLOBS:
+        while len(_HELD) >= KEPT_WORD_LISTS:
+            _HELD.pop(next(iter(_HELD)))
+        memo = {}
+    _HELD[key] = memo  # the newest last: the oldest go first
+    per: list[tuple[int, ...] | None] = [memo.get(e[1]) for e in entries]
+    todo = [i for i, got in enumerate(per) if got is None]
+    if todo:
+        texts = [stored_bytes(entries[i], body) for i in todo]
+        found: list[list[int]] = [[] for _ in todo]
+        for j, at in enumerate(holding([stored_text(entries[i], body) if t is None else t
+                                        for i, t in zip(todo, texts, strict=True)],
+                                       needles).values()):
+            for k in at:
+                found[k].append(j)
+        for i, t, f in zip(todo, texts, found, strict=True):
+            per[i] = tuple(f)
+            if t is not None:
+                memo[entries[i][1]] = tuple(f)
+    out: dict[bytes, list[int]] = {n: [] for n in needles}
+    lists = [out[n] for n in needles]
+    for i, words_held in enumerate(per):
+        for j in words_held or ():
+            lists[j].append(i)
+    return out
+
+
 def stored_texts(entries: list[Entry], body: bytes | None) -> list[bytes]:
     """The entries' stored bytes (from the view's run when there is one)."""
     if body is not None:

@@ -70,7 +70,7 @@ class Source:
 class Reader:
     """What an entry needs to fetch its whole record: shared by all entries of a read."""
 
-    __slots__ = ("cache", "repo", "view", "found")
+    __slots__ = ("cache", "repo", "view", "found", "passes")
 
     def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None) -> None:
         #: The cache (to report damage).
@@ -83,6 +83,9 @@ class Reader:
         #: long-lived process keeps the reader, and its view never changes):
         #: (offsets, the finder's state after it), see Snapshot.mentioning.
         self.found: dict[Any, tuple[list[int], Any]] = {}
+        #: Which groups a scope filter keeps, by the filter (it and the groups it was
+        #: asked about held, so that neither id is reused): see Snapshot.entries_where.
+        self.passes: dict[int, tuple[Any, Any, list[bool]]] = {}
 
 
 class Entry(tuple):  # type: ignore[type-arg]
@@ -153,19 +156,41 @@ class Entry(tuple):  # type: ignore[type-arg]
     def what(self) -> str:
         """Its `what`, read without checking the whole record: comparing the words of a
         few dozen memories (supersession, near duplicates) need not validate them."""
+        blob = self[1]
+        got = _WHATS.get(blob)
+        if got is not None:
+            return got
         data = self.data()
+        value = None
         if data:
             try:
                 value = memory.load_json(data).get("what")
             except (memory.MemoryFormatError, AttributeError):
                 value = None
-            if isinstance(value, str):
-                return value
-        return self.record["what"]
+        if not isinstance(value, str):
+            value = self.record["what"]
+        if len(_WHATS) >= KEPT_WHATS:
+            _WHATS.clear()
+        _WHATS[blob] = value
+        return value
 
     @property
     def record(self) -> dict[str, Any]:
-        """The whole record, parsed from the bytes kept with the entry."""
+        """The whole record, parsed from the bytes kept with the entry (a copy of its
+        own: the caller may change it)."""
+        key = (self[0], self[1])
+        got = _RECORDS.get(key)
+        if got is not None:
+            return _copy(got)
+        record = self._parse()
+        if all(_shallow(v) for v in record.values()):
+            # Only a record two levels deep is kept: _copy() then copies it whole.
+            if len(_RECORDS) >= KEPT_RECORDS:
+                _RECORDS.clear()
+            _RECORDS[key] = _copy(record)
+        return record
+
+    def _parse(self) -> dict[str, Any]:
         reader: Reader = self[4]
         path, blob, data = self[0], self[1], self[5]
         checked = False
@@ -182,6 +207,34 @@ class Entry(tuple):  # type: ignore[type-arg]
         except memory.MemoryFormatError:
             raise AideError(f"{path} changed while it was being read; try again") from None
 
+
+#: Each memory's `what`, by blob id, and its whole record, by path and blob id (a
+#: missing `shared` comes from the path): a blob's bytes never change, and a
+#: long-lived process (the MCP server) shows and compares the same memories again.
+_WHATS: dict[str, str] = {}
+_RECORDS: dict[tuple[str, str], dict[str, Any]] = {}
+#: How many of each are kept before they start again: a recall compares up to a
+#: thousand (rank/recall.SUPERSESSION_MOST) and shows a few dozen.
+KEPT_WHATS = 10_000
+KEPT_RECORDS = 1024
+#: The values a kept record may hold (and lists and objects of them).
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
+def _shallow(v: Any) -> bool:
+    """Whether a record's value is an atom, or a list or object of atoms."""
+    t = type(v)
+    if t is list:
+        return all(type(x) in _ATOMS for x in v)
+    if t is dict:
+        return all(type(x) in _ATOMS for x in v.values())
+    return t in _ATOMS
+
+
+def _copy(record: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a kept record that shares nothing a caller could change with it."""
+    return {k: (v[:] if type(v) is list else dict(v) if type(v) is dict else v)
+            for k, v in record.items()}
 
 #: Makes an Entry from its six fields at C speed: new_entry(Entry, (path, ...)).
 new_entry = tuple.__new__

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 #: Searches of a view's contents a long-lived process keeps (one per file or folder
 #: asked about lately).
 KEPT_SEARCHES = 64
+#: Scope filters whose verdicts on a view's groups it keeps (one per query path).
+KEPT_FILTERS = 32
 
 
 class Laid(Mapping[str, int]):
@@ -70,13 +72,14 @@ class Laid(Mapping[str, int]):
 class Made(list):  # type: ignore[type-arg]
     """A group's entries, made once and kept by a long-lived process (keep_decoded)."""
 
-    __slots__ = ("span", "_at")
+    __slots__ = ("span", "_at", "_paths")
 
     def __init__(self, entries: list[Entry], span: Any) -> None:
         super().__init__(entries)
         #: The slice of the view its rows came from.
         self.span = span
         self._at: dict[str, list[int]] | None = None
+        self._paths: frozenset[str] | None = None
 
     def of(self, blobs: Collection[str]) -> list[Entry]:
         """Its entries whose blob is one of these, in its order: found by blob, not by
@@ -88,6 +91,13 @@ class Made(list):  # type: ignore[type-arg]
             self._at = at
         found = self._at
         return [self[i] for i in sorted(i for b in blobs for i in found.get(b, ()))]
+
+    def holds_any(self, paths: frozenset[str]) -> bool:
+        """Whether one of its entries is at one of these paths (the files laid over the
+        view: a group that holds none of them is taken whole)."""
+        if self._paths is None:
+            self._paths = frozenset(e.path for e in self)
+        return not self._paths.isdisjoint(paths)
 
 
 class Snapshot:
@@ -154,13 +164,17 @@ class Snapshot:
         """The memories whose (compiled) scope passes `keep`; the others stay undecoded.
 
         `newest_wide`: of the project-wide memories, at least the newest this many are
-        enough (a view keeps them newest first, in groups); None: all of them.
+        enough (a view keeps them newest first, in groups); None: all of them. `keep`
+        gives a scope the same verdict each time: a long-lived process keeps its
+        verdicts on the groups of a view.
         """
         out: list[Entry] = []
         wide = 0
         later: list[int] = []  # project-wide groups left for now: older than enough
+        drop = self._drop
+        passes = self._passes(keep)
         for i, (compiled, _payload) in enumerate(self._groups):
-            if not keep(compiled):
+            if not passes[i]:
                 continue
             if compiled is None and newest_wide is not None and wide >= newest_wide:
                 later.append(i)
@@ -168,11 +182,11 @@ class Snapshot:
             made = self._made(i)
             if made is None:  # damaged, and built again from the listing
                 return self.entries_where(keep, newest_wide)
-            out.extend(made)
+            if drop and (not isinstance(made, Made) or made.holds_any(drop)):
+                out.extend([e for e in made if e.path not in drop])
+            else:
+                out.extend(made)
             wide += len(made) if compiled is None else 0
-        drop = self._drop
-        if drop:
-            out = [e for e in out if e.path not in drop]
         if later:
             # The working tree may have removed some of the newest: older ones move up
             # until enough remain (the files laid over the view do not count: they may
@@ -194,6 +208,24 @@ class Snapshot:
                 out.extend(new_entry(Entry, (path, blob, meta, compiled, reader, raw))
                            for path, blob, meta, raw in payload)
         return out
+
+    def _passes(self, keep: Callable[[scopes.Compiled | None], bool]) -> list[bool]:
+        """keep()'s verdict on each group, kept by the reader of a long-lived process
+        while the groups are the same (damage builds new ones)."""
+        groups = self._groups
+        if not self.keep_decoded:
+            return [keep(c) for c, _p in groups]
+        memo = self._reader.passes
+        got = memo.get(id(keep))
+        if got is not None and got[0] is keep and got[1] is groups \
+                and len(got[2]) == len(groups):
+            return got[2]
+        verdicts = [keep(c) for c, _p in groups]
+        memo.pop(id(keep), None)
+        while len(memo) >= KEPT_FILTERS:
+            memo.pop(next(iter(memo)))
+        memo[id(keep)] = (keep, groups, verdicts)
+        return verdicts
 
     def _made(self, i: int, only: Collection[str] | None = None) -> list[Entry] | None:
         """The entries of group `i`, decoded (and kept, in a long-lived process); None

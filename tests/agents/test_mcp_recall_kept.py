@@ -1,0 +1,112 @@
+"""What a warm MCP server keeps between recalls (which path words each memory's blob
+holds, each scope's verdict, the decoded groups of the view) never outlives what it is
+about: after each hand edit that changes whether or how a memory applies to a file,
+the next `aide_recall` of that file is the command line's answer for what is there now."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import McpServer, aide_ok, git, remember
+
+pytest.importorskip("mcp")
+
+FILE = "src/billing/invoice_totals.py"
+
+
+def start(repo: Path) -> McpServer:
+    srv = McpServer(repo)
+    srv.initialize()
+    srv.notify("notifications/initialized")
+    return srv
+
+
+def recall(srv: McpServer, repo: Path, *more: str) -> dict[str, Any]:
+    """The server's answer for FILE, checked equal to the command line's."""
+    res = srv.request("aide_recall", "tools/call",
+                      {"name": "aide_recall", "arguments": {"paths": [FILE, *more]}})
+    res = res["result"]
+    assert not res.get("isError"), res
+    got: dict[str, Any] = res["structuredContent"]
+    assert got == aide_ok(repo, "recall", FILE, *more, "--json").json()
+    return got
+
+
+def whats(doc: dict[str, Any]) -> list[str]:
+    return [m["what"] for m in doc["memories"]]
+
+
+def edit(repo: Path, rel: str, **fields: Any) -> None:
+    path = repo / rel
+    record = json.loads(path.read_text())
+    record.update(fields)
+    path.write_text(json.dumps(record, indent=2) + "\n")
+
+
+def test_hand_edits_that_change_what_applies_to_a_file(repo: Path) -> None:
+    own = remember(repo, "invoice totals round half to even", "--scope", "src/billing/**",
+                   "--layer", "area_context")["path"]
+    other = remember(repo, "the search index rebuilds nightly", "--scope", "src/search/**",
+                     "--layer", "technical")["path"]
+    wide = remember(repo, "deploys happen on Tuesdays", "--layer", "guidelines")["path"]
+    for i in range(6):  # more notes of the folder, so that the edited ones must rank
+        remember(repo, f"billing note {i} about currencies", "--scope", "src/billing/**",
+                 "--layer", "technical")
+        remember(repo, f"a project-wide note {i}", "--layer", "preferences")
+    git(repo, "commit", "-qm", "memories")
+    srv = start(repo)
+    try:
+        first = recall(srv, repo)
+        assert "invoice totals round half to even" in whats(first)
+        assert "the search index rebuilds nightly" not in whats(first)
+
+        # Its scope no longer reaches the file: it is gone from the next answer.
+        edit(repo, own, scope="src/search/**")
+        assert "invoice totals round half to even" not in whats(recall(srv, repo))
+
+        # Another one's scope now names the file: it comes first.
+        edit(repo, other, scope=FILE)
+        assert whats(recall(srv, repo))[0] == "the search index rebuilds nightly"
+
+        # A project-wide note that now names the file by its path is a mention of it,
+        # and one whose words no longer hold the path's words falls back again.
+        edit(repo, wide, what=f"deploys wait for {FILE} to pass its checks")
+        assert f"deploys wait for {FILE} to pass its checks" in whats(recall(srv, repo))
+        edit(repo, wide, what="deploys happen on Tuesdays")
+        assert "deploys happen on Tuesdays" not in whats(recall(srv, repo))[:2]
+
+        # Back to the bytes it was committed with (a blob seen before): as at first.
+        edit(repo, own, scope="src/billing/**")
+        edit(repo, other, scope="src/search/**")
+        assert whats(recall(srv, repo)) == whats(first)
+
+        # A recall of the folder too: the edits count there as well.
+        edit(repo, own, scope="src/billing/invoice_totals.py")
+        assert whats(recall(srv, repo, "src/billing/"))[0] == \
+            "invoice totals round half to even"
+    finally:
+        srv.close()
+
+
+def test_a_memory_moved_into_the_folder_by_hand_ranks_by_its_new_words(repo: Path) -> None:
+    """A new file (untracked) in the store, then its words changed: each time the next
+    answer weighs the words the file holds now."""
+    for i in range(4):
+        remember(repo, f"currency note {i}", "--scope", "src/billing/**",
+                 "--layer", "technical")
+    git(repo, "commit", "-qm", "memories")
+    srv = start(repo)
+    try:
+        recall(srv, repo)
+        fresh = remember(repo, "rounding is banker's rounding", "--scope", "src/**",
+                         "--layer", "technical")["path"]
+        assert "rounding is banker's rounding" in whats(recall(srv, repo))
+        edit(repo, fresh, what="invoice totals use banker's rounding")
+        assert whats(recall(srv, repo))[0] == "invoice totals use banker's rounding"
+        edit(repo, fresh, scope="docs/**")
+        assert "invoice totals use banker's rounding" not in whats(recall(srv, repo))
+    finally:
+        srv.close()
