@@ -254,7 +254,13 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
     hits = sr.search_in(ft, snap, query, lim, progress) if not layers else None
     if hits is not None:
         return hits
-    return sr.search(ft, snap.entries, query, filters(layers, (), None), lim, progress)
+    entries = None
+    if not layers and snap.blob_ids() is not None:
+        # search_in() found no word of the query in any memory: only fragments can
+        # match, and only memories whose files spell them are read.
+        entries = sr.fragment_candidates(snap, query)
+    return sr.search(ft, snap.entries if entries is None else entries, query,
+                     filters(layers, (), None), lim, progress)
 
 
 def chosen_hits(entries: list[Entry]) -> list[Hit]:

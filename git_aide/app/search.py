@@ -180,10 +180,45 @@ def _decode_best(snap: Snapshot, wanted: list[str], scores: dict[str, float], ne
 _FRAGMENT_FIELDS = (("what", 3.0), ("context_label", 2.0), ("why", 1.0), ("scope", 0.5))
 
 
+def _fragments_of(query: str) -> list[str]:
+    return [w for w in (x.strip("\"'()*?[]{}:,.;!") for x in query.lower().split())
+            if len(w) >= 3][:8]
+
+
+def fragment_candidates(snap: Snapshot, query: str) -> list[Entry] | None:
+    """The memories that may hold one of the query's fragments (fragments() then says
+    which do), found in the view's run of file contents at once rather than by parsing
+    every memory; None when that cannot be told so (no view, or a fragment that a JSON
+    file may spell otherwise). A memory whose file has bytes outside ASCII or a `\\u`
+    escape is always one: its text, lowered, may hold what its bytes do not spell."""
+    frags = _fragments_of(query)
+    if not frags or any(not f.isascii() or not f.replace("-", "").replace("_", "").isalnum()
+                        for f in frags) or snap.body() is None:
+        return None
+    return snap.mentioning(lambda body: _spelling(body, frags), lambda _c: False)
+
+
+def _spelling(body: bytes, frags: list[str]) -> list[int]:
+    """Where the bytes hold a fragment (in any case), a `\\u` escape or a byte outside
+    ASCII. Found with bytes' own search (a regular expression that ignores case reads
+    10 MB in 0.1 s, `find` on the lowered bytes in a few ms)."""
+    import re
+
+    low = body.lower()
+    out: list[int] = []
+    for lit in [*(f.encode() for f in frags), b"\\u"]:
+        at = low.find(lit)
+        while at >= 0:
+            out.append(at)
+            at = low.find(lit, at + len(lit))
+    if not body.isascii():
+        out.extend(m.start() for m in re.finditer(rb"[\x80-\xff]+", body))
+    return out
+
+
 def fragments(entries: list[Entry], query: str) -> dict[str, float]:
     """When no word matches: memories holding a fragment (`eterizat`) inside a word."""
-    frags = [w for w in (x.strip("\"'()*?[]{}:,.;!") for x in query.lower().split())
-             if len(w) >= 3][:8]
+    frags = _fragments_of(query)
     if not frags or not entries:
         return {}
     scores: dict[str, float] = {}

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 from helpers import AIDE, BASE_ENV, aide, aide_ok, git, make_repo, remember, uuids
+
+from git_aide.read.load import RACY_SECONDS
 
 
 @pytest.fixture
@@ -47,6 +50,33 @@ def test_best_match_first(repo: Path) -> None:
 def test_fragment_fallback(repo: Path) -> None:
     u = remember(repo, "Always use query parameterization in SQL")["uuid"]
     assert found(repo, "eterizat") == [u]
+
+
+def test_fragments_are_found_in_a_large_store_whatever_the_bytes_spell(repo: Path) -> None:
+    # Only the memories whose files spell a fragment are read for it (app/search.py);
+    # a text that holds it only once lowered (the Kelvin sign lowers to "k"), or only
+    # once a JSON escape is read, is still found, with its plain neighbours.
+    plain = remember(repo, "Always use query parameterization in SQL")["uuid"]
+    for i in range(30):
+        remember(repo, f"unrelated note number {i} about the build")
+    kelvin = remember(repo, "Kubernetes rollouts go region by region")
+    escaped = remember(repo, "mtls everywhere: handshakes in the mesh")
+    for doc, old, new in ((kelvin, "Kubernetes", "\u212aubernetes"),
+                          (escaped, "handshakes", "han\\u0064shakes")):
+        path = repo / doc["path"]
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memories")
+    # Once git's index is old enough to be trusted by its stat, the view is saved and
+    # searched (read/load.py): the path under test.
+    time.sleep(RACY_SECONDS + 0.2)
+    aide_ok(repo, "index")
+    aide_ok(repo, "list")
+    assert "\u212a".encode() in (repo / kelvin["path"]).read_bytes()
+    assert found(repo, "eterizat") == [plain]
+    assert found(repo, "kube") == [kelvin["uuid"]]
+    assert found(repo, "ndsha") == [escaped["uuid"]]
+    assert sorted(found(repo, "ubern eterizat")) == sorted([plain, kelvin["uuid"]])
 
 
 def test_update_and_forget_move_the_answers(repo: Path) -> None:
