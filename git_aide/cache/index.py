@@ -13,16 +13,16 @@ the same analyzer that indexed the documents, so quotes, `*`, `OR` or `col:x` ar
 just words and nothing can raise a syntax error. Fragments of words are not indexed
 (stems are): search.py looks for them in the memories themselves.
 
-A little over 400 lines: opening, rebuilding, filling and asking the index share one
-state (its folder, its lock, its id table); the id table is idtable.py's, a first
-index written in one pass segment.py's, the analysis analysis.py's, the tables a warm
-search reads postings.py's.
+Over 400 lines: opening, rebuilding, filling, asking the index and deferring what a
+warm process would add share one state (its folder, its lock, its id table); the id
+table is idtable.py's, a first index written in one pass and the merge policy
+segment.py's, the analysis analysis.py's, the tables a warm search reads and the cut of
+the best postings.py's, the documents a warm process defers pending.py's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import heapq
 import os
 from collections.abc import Callable, Container, Iterable, Iterator
 
@@ -54,47 +54,6 @@ DAMAGED = "the full-text index was damaged; rebuilt it"
 
 #: The fields a query looks in.
 QUERIED = ("what", "why", "context_label", "scope", "tags")
-
-
-def _best(tables: postings.Tables, scores: dict[int, float], allowed: Container[str],
-          want: int) -> dict[str, float]:
-    """The allowed blobs among the best-scored documents, as FullText._run takes them
-    from Whoosh: the best max(3 * want, 60), then four times as many until `want` of
-    them are allowed or none are left."""
-    limit = max(want * 3, 60)
-    while True:
-        out: dict[str, float] = {}
-        # Best first, the first added first among equals; only the cut is sorted: the
-        # least score of the best `limit` (compared in C), then every document at or
-        # above it in order.
-        if len(scores) > limit:
-            least = heapq.nlargest(limit, scores.values())[-1]
-            cut = [(-v, d) for d, v in scores.items() if v >= least]
-        else:
-            cut = [(-v, d) for d, v in scores.items()]
-        cut.sort()
-        for score, doc in ((-v, d) for v, d in cut[:limit]):
-            blob = tables.blob(doc)
-            if blob in allowed:
-                out[blob] = score
-        if len(out) >= want or len(scores) <= limit:
-            return out
-        limit *= 4
-
-
-def _merge_small_ones(writer: Any, segments: list[Any]) -> list[Any]:
-    """Whoosh merge policy: every segment but the largest goes into the new one, so the
-    index has two segments after (Whoosh's MERGE_SMALL may leave MAX_SEGMENTS, and
-    merge again at the next addition)."""
-    from whoosh.reading import SegmentReader
-
-    keep = max(segments, key=lambda seg: seg.doc_count_all(), default=None)
-    for seg in segments:
-        if seg is not keep:
-            reader = SegmentReader(writer.storage, writer.schema, seg)
-            writer.add_reader(reader)
-            reader.close()
-    return [keep] if keep is not None else []
 
 
 def _values(blob: str, r: dict[str, Any]) -> dict[str, str]:
@@ -446,7 +405,7 @@ class FullText:
                         report(i)
                 batch.stems = analysis.stems
             if merge and len(ix._segments()) >= MAX_SEGMENTS:
-                writer.commit(mergetype=_merge_small_ones)
+                writer.commit(mergetype=segment.merge_small_ones)
             else:
                 # A segment of its own until there are many (pending.py relies on it).
                 writer.commit(merge=False)
@@ -499,7 +458,7 @@ class FullText:
             return {}
         scored = self._scores(pairs)
         if scored is not None:  # scores come from the tables
-            return _best(scored[0], scored[1], allowed, want)
+            return postings.best(scored[0], scored[1], allowed, want)
         ix = self._open()
         q = self._w.query
         return self._run(ix, q.Or([q.Term(f, w) for f, w in pairs]), allowed, want)

@@ -20,6 +20,7 @@ of such words needs not even Whoosh's stemmer.
 
 from __future__ import annotations
 
+import heapq
 import marshal
 import mmap
 import os
@@ -33,7 +34,7 @@ from git_aide.core import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Container, Iterable
     from typing import Any
 
 #: The kind of file codec.py frames for a table, and its format: bumped with
@@ -413,3 +414,29 @@ def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -
                        first.boosts, first.scorable, quantize, stems)
     finally:
         tables.close()
+
+
+def best(tables: Tables, scores: dict[int, float], allowed: Container[str],
+          want: int) -> dict[str, float]:
+    """The allowed blobs among the best-scored documents, as FullText._run takes them
+    from Whoosh: the best max(3 * want, 60), then four times as many until `want` of
+    them are allowed or none are left."""
+    limit = max(want * 3, 60)
+    while True:
+        out: dict[str, float] = {}
+        # Best first, the first added first among equals; only the cut is sorted: the
+        # least score of the best `limit` (compared in C), then every document at or
+        # above it in order.
+        if len(scores) > limit:
+            least = heapq.nlargest(limit, scores.values())[-1]
+            cut = [(-v, d) for d, v in scores.items() if v >= least]
+        else:
+            cut = [(-v, d) for d, v in scores.items()]
+        cut.sort()
+        for score, doc in ((-v, d) for v, d in cut[:limit]):
+            blob = tables.blob(doc)
+            if blob in allowed:
+                out[blob] = score
+        if len(out) >= want or len(scores) <= limit:
+            return out
+        limit *= 4

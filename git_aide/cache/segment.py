@@ -205,3 +205,18 @@ def _fill(pw: Any, docs: array[int], weights: list[float], values: list[bytes],
         known = [n for n in lengths[start:end] if n]
         pw._minlength = min(known) if known else None
         pw._maxlength = max(known) if known else 0
+
+
+def merge_small_ones(writer: Any, segments: list[Any]) -> list[Any]:
+    """Whoosh merge policy: every segment but the largest goes into the new one, so the
+    index has two segments after (Whoosh's MERGE_SMALL may leave MAX_SEGMENTS, and
+    merge again at the next addition)."""
+    from whoosh.reading import SegmentReader
+
+    keep = max(segments, key=lambda seg: seg.doc_count_all(), default=None)
+    for seg in segments:
+        if seg is not keep:
+            reader = SegmentReader(writer.storage, writer.schema, seg)
+            writer.add_reader(reader)
+            reader.close()
+    return [keep] if keep is not None else []

@@ -18,7 +18,8 @@ import pytest
 from helpers import CACHE, aide_ok, git, remember
 
 from git_aide.cache import postings
-from git_aide.cache.index import QUERIED, FullText, _best
+from git_aide.cache.index import QUERIED, FullText
+from git_aide.cache.postings import best
 
 WORDS = ("migration", "migrations", "migrate", "retry", "retries", "HTTPAdapter",
          "MAX_UPLOAD_BYTES", "findByEmail", "serializer", "serializers", "cache",
@@ -129,9 +130,9 @@ def test_best_widens_like_whoosh() -> None:
 
     scores = {d: 1000.0 - d for d in range(500)}
     allowed = {_blob(d) for d in (10, 70, 300, 499)}
-    got = _best(Stub(), scores, allowed, 3)  # type: ignore[arg-type]
+    got = best(Stub(), scores, allowed, 3)  # type: ignore[arg-type]
     assert set(got) == {_blob(10), _blob(70), _blob(300), _blob(499)}
-    got = _best(Stub(), scores, allowed, 1)  # type: ignore[arg-type]
+    got = best(Stub(), scores, allowed, 1)  # type: ignore[arg-type]
     assert set(got) == {_blob(10)}
 
 
