@@ -1,7 +1,8 @@
 """How long a warm `git aide mcp` takes per tool call (issue 23): `aide_search WORD` and
 `aide_recall FILE`, each asked again with nothing changed, and after a hand edit of a
 memory the answer holds (the edit is untimed; the answer must show it); and
-`aide_search` of a word not asked before, each call another. Each is timed two ways:
+`aide_search` of a word not asked before, and `aide_recall` of a file not asked before,
+each call another. Each is timed two ways:
 the round trip of one client over the server's pipes (spawned as an agent spawns it),
 and the same call in this process (agents/server.call on a warm Memory), which is the
 time spent in the server. `git grep -i -l WORD` over the same tree is timed in the same
@@ -120,6 +121,13 @@ def main() -> int:
     from generate import WORDS
 
     fresh = iter([w for w in WORDS[NEW_WORDS:] if w != word] * 4)
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=repo, env=env, check=True,
+                            capture_output=True).stdout.decode().split("\0")
+    code = [f for f in listed if f and not f.startswith(".aide/") and f != file]
+    # Files spread over the tree, each asked once (every 97th: other folders each time).
+    others = iter(code[::97] * 2)
 
     os.chdir(repo)
     from git_aide.agents import server
@@ -162,6 +170,11 @@ def main() -> int:
                            ("in process", lambda a: local_args("aide_search", a))):
             row[where] = timed(args.runs, lambda: None,
                                lambda ask=ask: ask({"keyword": next(fresh)}))
+        row = rows.setdefault("aide_recall (a new file each call)", {})
+        for where, ask in (("round trip", lambda a: client.tool("aide_recall", a)),
+                           ("in process", lambda a: local_args("aide_recall", a))):
+            row[where] = timed(args.runs, lambda: None,
+                               lambda ask=ask: ask({"paths": [next(others)]}))
         greps = [grep_ms(repo, word, env) for _ in range(args.runs)]
     finally:
         for ed in editors.values():
