@@ -38,7 +38,7 @@ class Pending:
         self.docs: list[tuple[str, dict[str, Any]]] = []
         #: Whether the call under way asked for them: only then are they scored.
         self.live = False
-        #: The table of `docs` over the tables on disk it was made for: (key, table).
+        #: The table of `docs`, and the tables on disk it was made for: (those, table).
         self._made: tuple[Any, postings.Table] | None = None
         #: Whoosh's analysis, kept (it remembers each token's terms) for one schema.
         self._analysis: tuple[Any, Any] | None = None
@@ -65,8 +65,8 @@ class Pending:
         a record's fields as the index gets them): their
         terms, lengths and stems as the write would record them, with the totals
         Whoosh would record after a commit that merges nothing."""
-        key = (id(disk), disk.count)
-        if self._made is not None and self._made[0] == key:
+        # The very tables object, held (an id could be reused by the next state's).
+        if self._made is not None and self._made[0] is disk:
             return self._made[1]
         from whoosh.util.numeric import byte_to_length, length_to_byte
 
@@ -88,5 +88,5 @@ class Pending:
                               {f: bool(schema[f].scorable) for f in fields},
                               (length_to_byte, byte_to_length), totals)
         table = postings.Table("<pending>", data)
-        self._made = (key, table)
+        self._made = (disk, table)
         return table
