@@ -98,6 +98,9 @@ class FullText:
         self.deferring = False
         #: What this process would have written and has not yet.
         self.pending = pending.Pending()
+        #: How long to wait for another process's hold of the index's lock (None: as
+        #: long as it takes).
+        self.lock_wait: float | None = None
 
     @property
     def _w(self) -> Any:
@@ -186,7 +189,7 @@ class FullText:
             yield
             return
         os.makedirs(os.path.dirname(self.root), exist_ok=True)
-        with files.lock(self.root + ".lock"):
+        with files.lock(self.root + ".lock", self.lock_wait):
             yield
 
     def _create(self) -> Any:
@@ -272,16 +275,23 @@ class FullText:
         self.pending.begin()
 
     def write_pending(self) -> int:
-        """Write what was kept pending (the process is idle); how many were written."""
+        """Write what was kept pending (the process is idle); how many were written.
+        files.LockBusy when another process is writing the index: nothing is waited
+        for, and the documents stay pending."""
         docs = self.pending.take()
         self._scored = None
         if not docs:
             return 0
         deferring, self.deferring = self.deferring, False
+        self.lock_wait = 0.0
         try:
             return self.add(docs)
+        except files.LockBusy:
+            self.pending.restore(docs)
+            raise
         finally:
             self.deferring = deferring
+            self.lock_wait = None
 
     def _may_defer(self, count: int) -> bool:
         """Whether `count` new documents may stay pending: few, added to an index on
@@ -321,6 +331,8 @@ class FullText:
         self._ix = None
         self._have = None
         self._forget_tables()
+        # The call's work is done again on the new index, which writes what it needs.
+        self.pending.take()
         if self.in_memory:
             from whoosh.filedb.filestore import RamStorage
 
@@ -348,10 +360,15 @@ class FullText:
         if self.deferring and self._checked():
             have = self._have or set()
             todo = [(blob, r) for blob, r in docs if blob not in have]
-            if self._may_defer(len(todo)):
+            if self._may_defer(self.pending.adding(todo)):
                 self.pending.set(todo)
                 self._scored = None
                 return len(todo)
+            if self.pending.live and self.pending.docs:
+                # Written now, after what this call deferred: as the command line
+                # would have written its first addition, then this one.
+                docs = [*self.pending.take(), *docs]
+                self._scored = None
         if not docs:
             return 0
         ix = self._open()
@@ -419,6 +436,7 @@ class FullText:
             postings.write(self.root, self._ix, batch, QUERIED)
         self._have = have | set(batch.blobs)
         self._save_table(self._have)
+        self.pending.discard(self._have)
         return len(batch.blobs)
 
     # -- searching -----------------------------------------------------------------

@@ -23,7 +23,7 @@ from git_aide.cache import postings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
     from typing import Any
 
 #: At most this many documents are deferred; a call that would add more writes them.
@@ -48,11 +48,40 @@ class Pending:
         self.live = False
 
     def set(self, docs: list[tuple[str, dict[str, Any]]]) -> None:
-        """What the call under way would write (those already kept are kept)."""
-        if [b for b, _v in docs] != [b for b, _v in self.docs]:
+        """What the call under way would write: its first addition's documents, then
+        those of its later ones that are new (a recall with a question adds up to
+        three times, and the first writes what the later find already written)."""
+        if self.live:
+            have = {b for b, _r in self.docs}
+            more = [(b, r) for b, r in docs if b not in have]
+            if more:
+                self.docs = [*self.docs, *more]
+                self._made = None
+        elif [b for b, _r in docs] != [b for b, _r in self.docs]:
             self.docs = list(docs)
             self._made = None
         self.live = True
+
+    def adding(self, docs: list[tuple[str, dict[str, Any]]]) -> int:
+        """How many documents would be pending if the call under way added these."""
+        if not self.live:
+            return len(docs)
+        have = {b for b, _r in self.docs}
+        return len(self.docs) + sum(1 for b, _r in docs if b not in have)
+
+    def discard(self, blobs: Collection[str]) -> None:
+        """These were written (by this process or another): pending no more."""
+        kept = [(b, r) for b, r in self.docs if b not in blobs]
+        if len(kept) != len(self.docs):
+            self.docs = kept
+            self._made = None
+
+    def restore(self, docs: list[tuple[str, dict[str, Any]]]) -> None:
+        """Documents taken to be written and not written after all (the index was
+        busy): pending again, before any pended since."""
+        have = {b for b, _r in docs}
+        self.docs = [*docs, *(d for d in self.docs if d[0] not in have)]
+        self._made = None
 
     def take(self) -> list[tuple[str, dict[str, Any]]]:
         """The documents to write now; none are pending after."""

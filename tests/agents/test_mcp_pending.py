@@ -60,6 +60,7 @@ def same(got: dict[str, Any], want: dict[str, Any]) -> bool:
 
 
 def edit(path: Path, n: int, word: str = "") -> None:
+    """Rewrite a memory by hand: `what` names the edit, `why` is longer or shorter."""
     rec = json.loads(path.read_text())
     rec["what"] = f"Migration batches run overnight, edit {n}{word}"
     rec["why"] = WHY * (n % 4 + 1)
@@ -98,3 +99,116 @@ def test_an_edit_is_scored_before_it_is_written_and_written_when_idle(repo: Path
         assert same(search(srv, "quokka"), aide_ok(repo, "search", "quokka", "--json").json())
     finally:
         srv.close()
+
+
+# -- in this process (agents/server.call on a Memory): the edge cases of one call -------
+
+
+class Warm:
+    """The warm server's calls, made in this process."""
+
+    def __init__(self) -> None:
+        from git_aide.agents import server
+        from git_aide.agents.warm import Memory
+
+        self.server, self.mem = server, Memory()
+
+    def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        text, doc, failed = self.server.call(self.mem, name, args)
+        assert not failed, text
+        assert doc is not None
+        return doc
+
+
+def scores(doc: dict[str, Any]) -> list[tuple[str, float]]:
+    return [(m["what"], m["score"]) for m in doc["memories"]]
+
+
+@pytest.fixture
+def here(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The repository, with this process in it and the tests' environment."""
+    from helpers import BASE_ENV
+
+    for k, v in BASE_ENV.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def test_a_recall_with_a_question_scores_every_edit_its_additions_deferred(here: Path) -> None:
+    # Such a recall adds to the index up to three times in one call: what its first
+    # addition deferred counts in every later search, as the command line's first
+    # addition writes it before the later ones look.
+    recs = [write_memory(here, f"Migration note {i} on batches", why=WHY[:60] * (i % 3 + 1))
+            for i in range(8)]
+    recs += [write_memory(here, f"Migration rule {i} for docs", why=WHY[:60] * (i % 2 + 1),
+                          scope=f"docs/d{i}.md") for i in range(8)]
+    (here / "src").mkdir()
+    (here / "src/a.py").write_text("x\n")
+    commit(here)
+    aide_ok(here, "index")
+    paths = [here / memory.relpath(r) for r in recs]
+    warm = Warm()
+    warm.call("aide_recall", {"paths": ["src/a.py"], "query": "migration"})
+    edit(paths[1], 1)  # project-wide
+    rec = json.loads(paths[9].read_text())
+    rec["what"], rec["why"] = "Rule one changed entirely", "nothing"
+    paths[9].write_text(json.dumps(rec, indent=2) + "\n")  # scoped elsewhere
+    got = warm.call("aide_recall", {"paths": ["src/a.py"], "query": "migration overnight"})
+    want = aide_ok(here, "recall", "src/a.py", "--query", "migration overnight",
+                   "--json").json()
+    assert got["memories"] and scores(got) == scores(want)[:len(got["memories"])]
+
+
+def test_a_rebuild_during_a_call_counts_a_deferred_edit_once(here: Path) -> None:
+    recs = [write_memory(here, f"Migration note {i} on batches", why=WHY[:60] * (i % 3 + 1))
+            for i in range(12)]
+    commit(here)
+    aide_ok(here, "index")
+    paths = [here / memory.relpath(r) for r in recs]
+    warm = Warm()
+    warm.call("aide_search", {"keyword": "migration"})
+    edit(paths[0], 7, " (quokka)")
+    warm.call("aide_search", {"keyword": "migration"})  # deferred
+    for table in (here / CACHE / "whoosh").glob("*.qt"):  # damaged in place
+        size = table.stat().st_size
+        with open(table, "r+b") as f:
+            f.seek(size - 40)
+            f.write(b"\xff" * 40)
+    got = warm.call("aide_search", {"keyword": "batches"})  # rebuilt during this call
+    want = aide_ok(here, "search", "batches", "--json").json()
+    assert got["memories"] and scores(got) == scores(want)[:len(got["memories"])]
+
+
+def test_an_idle_write_never_holds_the_calls_while_another_process_writes(
+        here: Path) -> None:
+    import subprocess
+    import sys
+
+    recs = [write_memory(here, f"Migration note {i}") for i in range(6)]
+    commit(here)
+    aide_ok(here, "index")
+    warm = Warm()
+    warm.call("aide_search", {"keyword": "migration"})
+    edit(here / memory.relpath(recs[0]), 3)
+    warm.call("aide_search", {"keyword": "migration"})  # pending: the idle write is due
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time; "
+         "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); fcntl.flock(fd, fcntl.LOCK_EX); "
+         "print(1, flush=True); time.sleep(4)", str(here / CACHE / "whoosh.lock")],
+        stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None
+        holder.stdout.readline()
+        before = indexed(here)
+        time.sleep(IDLE_SECONDS + 0.5)  # the idle write found the index busy
+        t = time.monotonic()
+        warm.call("aide_recall", {"paths": ["src/x.py"]})
+        assert time.monotonic() - t < 1.0
+        assert indexed(here) == before
+    finally:
+        holder.wait()
+    deadline = time.monotonic() + IDLE_SECONDS + 10
+    while indexed(here) == before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(indexed(here) - before) == 1  # written once the index was free
