@@ -290,11 +290,19 @@ class Memory:
         """Write the pending documents into the full-text index, if no call came since
         the `calls`-th ended (the next one's end asks again). Best effort: a document
         not written is written by the next process that needs it."""
+        from git_aide.core.files import LockBusy
+
         with self.lock:
             if calls != self.calls or self._index is None:
                 return
             try:
                 self._index.write_pending()
+            except LockBusy:
+                # Another process is writing the index: try again later, never waiting
+                # for it while a call may be waiting for this lock.
+                later = threading.Timer(IDLE_SECONDS, self.write_idle, (calls,))
+                later.daemon = True
+                later.start()
             except Exception:  # noqa: BLE001,S110 -- the index is a cache
                 pass
 
