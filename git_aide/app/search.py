@@ -189,11 +189,15 @@ def fragment_candidates(snap: Snapshot, query: str) -> list[Entry] | None:
     """The memories that may hold one of the query's fragments (fragments() then says
     which do), found in the view's run of file contents at once rather than by parsing
     every memory; None when that cannot be told so (no view, or a fragment that a JSON
-    file may spell otherwise). A memory whose file has bytes outside ASCII or a `\\u`
-    escape is always one: its text, lowered, may hold what its bytes do not spell."""
+    file may spell otherwise, such as one with a digit). A memory whose file has bytes
+    outside ASCII or a `\\u` escape is always one: its text, lowered, may hold what its
+    bytes do not spell."""
     frags = _fragments_of(query)
+    # A number is read as its JSON text (core/memory: 1e5 is "100000.0"), which the
+    # file's bytes need not spell: a fragment with a digit is looked for everywhere.
     if not frags or any(not f.isascii() or not f.replace("-", "").replace("_", "").isalnum()
-                        for f in frags) or snap.body() is None:
+                        or any(c.isdigit() for c in f) for f in frags) \
+            or snap.body() is None:
         return None
     return snap.mentioning(lambda body: _spelling(body, frags), lambda _c: False)
 
