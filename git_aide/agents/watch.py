@@ -297,6 +297,12 @@ class Watch:
         self._forget_file(path)
         if self.large and not _linked_elsewhere(os.path.join(self.top, path)):
             return True  # one name, in a watched folder: the folder reports its writes
+        if len(self._files) >= self._budget and not self.large:
+            # The store outgrew a watch per file: watched as a large one from the next
+            # look (git is asked then, as after any rescan).
+            self.large = True
+            self._rescan = True
+            return True
         if len(self._files) >= self._budget:
             self._give_up()
             return False
