@@ -85,7 +85,9 @@ def clip(item: dict[str, Any], room: int) -> dict[str, Any] | None:
         if not texts:
             return None
         length, node, key = max(texts, key=lambda t: t[0])
-        if length <= 40:
+        if length <= 41:
+            # Cut to 40 and the ellipsis, it would be no shorter: what is left to cut
+            # is not text (a long list of tags), and cutting again would never end.
             return None
         # Escapes make a character cost more than one in JSON: cut, measure, cut again.
         node[key] = node[key][:max(40, length - over - 1)].rstrip() + "…"
@@ -97,9 +99,25 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
     """`doc` within `budget`: unchanged when it fits; else the first items of its lists
     `keys` (in that order, as if one list) that fit, with `truncated` and `more`; `hint`
     says how to get the rest (a function of how many items were kept, or a text)."""
-    if size(doc) <= budget:
-        return doc
     lists = [(k, doc[k]) for k in keys if isinstance(doc.get(k), list)]
+    # Each item is measured once: a candidate's size is then its frame's (the document
+    # with those lists empty) plus its items' and the commas between them, which is
+    # what serialising it whole would count, without serialising every item again for
+    # each candidate the search below tries.
+    known = {id(x): size(x) for _k, items in lists for x in items}
+    listed = {k for k, _v in lists}
+
+    def sized(out: dict[str, Any]) -> int:
+        frame = size({k: ([] if k in listed else v) for k, v in out.items()})
+        for k in listed:
+            kept = out.get(k) or ()
+            if kept:
+                frame += sum(known[id(x)] if id(x) in known else size(x) for x in kept)
+                frame += len(kept) - 1
+        return frame
+
+    if sized(doc) <= budget:
+        return doc
     total = sum(len(v) for _, v in lists)
 
     def make(n: int, first: dict[str, Any] | None = None, ids: int = MORE_IDS,
@@ -125,20 +143,20 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
         out["more"] = more
         return out
 
-    if size(make(0)) > budget:
+    if sized(make(0)) > budget:
         # Room for no item and not even the ids: the counts alone, then nothing else.
         for ids, with_hint in ((10, True), (0, True), (0, False)):
-            if size(small := make(0, ids=ids, with_hint=with_hint)) <= budget:
+            if sized(small := make(0, ids=ids, with_hint=with_hint)) <= budget:
                 return small
         return {"truncated": True,
                 "more": {k: len(v) for k, v in lists if v}}
-    n = _largest(lambda m: size(make(m)) <= budget, total)
+    n = _largest(lambda m: sized(make(m)) <= budget, total)
     if n == 0 and total:
         first = next(items[0] for _, items in lists if items)
         if isinstance(first, dict):
-            room = budget - size(make(1)) + size(first)
+            room = budget - sized(make(1)) + size(first)
             cut = clip(first, room)
-            if cut is not None and size(make(1, cut)) <= budget:
+            if cut is not None and sized(make(1, cut)) <= budget:
                 return make(1, cut)
     return make(n)
 

@@ -230,6 +230,23 @@ def test_a_memory_larger_than_the_budget_is_clipped_and_says_so(repo: Path) -> N
     session(repo, tiny)
 
 
+def test_a_memory_whose_tags_alone_outgrow_the_budget_is_an_answer_not_a_hang(
+        repo: Path) -> None:
+    # Its texts cut to the least leave it over the budget: clipping gives up (it used
+    # to cut the same 41 characters to 41 again, for ever) and the answer names it.
+    git(repo, "config", "aide.mcp.maxChars", "1000")
+    tags = [arg for i in range(150) for arg in ("--tag", f"tag-number-{i:04d}")]
+    many = remember(repo, "w" * 60, "--layer", "technical", "--why", "y" * 60, *tags)
+
+    async def work(call: Call) -> None:
+        doc = within(await asyncio.wait_for(call("aide_recall", ids=[many["uuid"]]), 20),
+                     budget=1000)
+        assert doc["memories"] == [] and doc["truncated"] is True
+        assert doc["more"]["ids"] == [many["uuid"][:8]]
+
+    session(repo, work)
+
+
 def test_schemas_carry_enums_and_errors_speak_the_tools_parameters(repo: Path) -> None:
     remember(repo, "review every migration twice", "--layer", "guidelines")
 
