@@ -96,3 +96,25 @@ def test_a_link_made_later_from_outside_is_seen_within_the_rebase_time(
     edit_in_place(later, "edited through that link again")
     assert "edited through that link again" in whats(answer(mem))
     assert mem._vouched
+
+
+def test_a_store_that_outgrows_a_watch_per_file_is_watched_as_a_large_one(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = [repo / memory.relpath(write_memory(repo, f"memory number {i}"))
+             for i in range(5)]
+    commit(repo)
+    for k, v in BASE_ENV.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(watch, "FILE_WATCH_SHARE", max(watch.max_watches() // 7, 1))
+    mem = server.Memory()
+    answer(mem)
+    assert mem._watch is not None and not mem._watch.large  # a watch per file
+    for i in range(5):
+        write_memory(repo, f"one more memory {i}")
+    assert whats(answer(mem)) == listed(repo)
+    answer(mem)
+    assert mem._watch.large and mem._vouched  # not given up: git is not asked each call
+    edit_in_place(paths[0], "edited once the store is large")
+    assert whats(answer(mem)) == listed(repo)
+    assert mem._vouched

@@ -61,8 +61,10 @@ def test_fragments_are_found_in_a_large_store_whatever_the_bytes_spell(repo: Pat
         remember(repo, f"unrelated note number {i} about the build")
     kelvin = remember(repo, "Kubernetes rollouts go region by region")
     escaped = remember(repo, "mtls everywhere: handshakes in the mesh")
+    number = remember(repo, "Budget cap for the batch job")
     for doc, old, new in ((kelvin, "Kubernetes", "\u212aubernetes"),
-                          (escaped, "handshakes", "han\\u0064shakes")):
+                          (escaped, "handshakes", "han\\u0064shakes"),
+                          (number, '"why": null', '"why": 1e5')):
         path = repo / doc["path"]
         path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
     git(repo, "add", "-A")
@@ -76,6 +78,8 @@ def test_fragments_are_found_in_a_large_store_whatever_the_bytes_spell(repo: Pat
     assert found(repo, "eterizat") == [plain]
     assert found(repo, "kube") == [kelvin["uuid"]]
     assert found(repo, "ndsha") == [escaped["uuid"]]
+    # A number is read as its JSON text ("100000.0"), which the bytes do not spell.
+    assert found(repo, "0000") == [number["uuid"]]
     assert sorted(found(repo, "ubern eterizat")) == sorted([plain, kelvin["uuid"]])
 
 
