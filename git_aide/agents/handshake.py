@@ -245,6 +245,9 @@ def _handover(reader: BinaryIO, start: Start, line: bytes) -> int:
             await server.run(r, w, server.create_initialization_options())
 
     anyio.run(serve)
+    from git_aide.agents.server import settle
+
+    settle()
     return 0
 
 

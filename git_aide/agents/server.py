@@ -350,6 +350,7 @@ def build(memory: Memory | None = None) -> Any:
     from mcp.shared.exceptions import MCPError
 
     mem = memory or Memory()
+    SERVED.append(mem)
     listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in TOOLS])
 
     async def list_tools(ctx: Any, params: Any) -> Any:
@@ -365,6 +366,18 @@ def build(memory: Memory | None = None) -> Any:
 
     return Server("git-aide", version=__version__, instructions=INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+#: The warm states of the servers this process built (one, when it serves an agent).
+SERVED: list[Memory] = []
+
+
+def settle() -> None:
+    """At the end of the connection: wait for the work after an answer under way (a
+    write cut off by the process's exit would leave the index for the next command to
+    rebuild), and write what is pending now if the index is free."""
+    for mem in SERVED:
+        mem.write_idle(mem.calls)
 
 
 def warm_up() -> Any:

@@ -101,6 +101,20 @@ def test_an_edit_is_scored_before_it_is_written_and_written_when_idle(repo: Path
         srv.close()
 
 
+def test_what_is_pending_is_written_when_the_client_leaves(repo: Path) -> None:
+    records = [write_memory(repo, f"Migration note {i} on batches") for i in range(4)]
+    commit(repo)
+    aide_ok(repo, "index")
+    srv = start(repo)
+    search(srv, "migration")
+    edit(repo / memory.relpath(records[0]), 5, " (quokka)")
+    before = indexed(repo)
+    assert search(srv, "quokka")["memories"]
+    code, err = srv.close()  # at once: before the server was idle for IDLE_SECONDS
+    assert code == 0, err
+    assert len(indexed(repo) - before) == 1
+
+
 # -- in this process (agents/server.call on a Memory): the edge cases of one call -------
 
 
