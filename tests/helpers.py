@@ -280,6 +280,14 @@ def put(repo: Path, rec: dict[str, Any] | None = None, *, folder: str | None = N
     return rel
 
 
+def edit_by_hand(repo: Path, rel: str, **fields: Any) -> None:
+    """Change a memory file the way a person in an editor would (no git-aide)."""
+    path = repo / rel
+    record = json.loads(path.read_text())
+    record.update(fields)
+    path.write_text(json.dumps(record, indent=2) + "\n")
+
+
 def write_memory(repo: Path, what: str, layer: str = "technical", **fields: Any) -> dict[str, Any]:
     """Write a memory file as any tool (or a person) would: canonical, not yet staged."""
     record = memory.new(what, layer=layer, contributor="Ada Tester", **fields)

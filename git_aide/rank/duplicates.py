@@ -11,6 +11,8 @@ from git_aide.core.words import words as _words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from git_aide.read.record import Entry
 
 
@@ -29,14 +31,20 @@ _KNOWN: dict[str, frozenset[str]] = {}
 KNOWN_MAX = 10_000
 
 
+def of_what(kept: dict[str, frozenset[str]], e: Entry,
+            make: Callable[[str], frozenset[str]]) -> frozenset[str]:
+    """make(e.what), once per blob while `kept` keeps it (KNOWN_MAX, then anew)."""
+    found = kept.get(e.blob)
+    if found is None:
+        if len(kept) >= KNOWN_MAX:
+            kept.clear()
+        found = kept[e.blob] = make(e.what)
+    return found
+
+
 def word_set(e: Entry) -> frozenset[str]:
     """words(e.what), once per blob."""
-    found = _KNOWN.get(e.blob)
-    if found is None:
-        if len(_KNOWN) >= KNOWN_MAX:
-            _KNOWN.clear()
-        found = _KNOWN[e.blob] = words(e.what)
-    return found
+    return of_what(_KNOWN, e, words)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

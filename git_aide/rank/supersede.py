@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from git_aide.core.words import STOP
-from git_aide.rank.duplicates import KNOWN_MAX, pairs, word_set
+from git_aide.rank.duplicates import of_what, pairs, word_set
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,12 +57,7 @@ _SUBJECTS: dict[str, frozenset[str]] = {}
 
 def subject_of(e: Entry) -> frozenset[str]:
     """subject(e.what), once per blob."""
-    found = _SUBJECTS.get(e.blob)
-    if found is None:
-        if len(_SUBJECTS) >= KNOWN_MAX:
-            _SUBJECTS.clear()
-        found = _SUBJECTS[e.blob] = subject(e.what)
-    return found
+    return of_what(_SUBJECTS, e, subject)
 
 
 def superseded(entries: list[Entry], meaning: Meaning | None = None

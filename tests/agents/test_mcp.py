@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import AIDE, BASE_ENV, aide_ok, git, remember
+from helpers import AIDE, BASE_ENV, aide_ok, edit_by_hand, git, remember
 
 pytest.importorskip("mcp")
 
@@ -23,14 +23,6 @@ TOOLS = {"aide_recall", "aide_remember", "aide_update", "aide_forget", "aide_mem
 def cli_json(repo: Path, *args: str) -> Any:
     """What the command line prints with --json."""
     return aide_ok(repo, *args, "--json").json()
-
-
-def edit_by_hand(repo: Path, rel: str, **fields: Any) -> None:
-    """Change a memory file the way a person in an editor would (no git-aide)."""
-    path = repo / rel
-    record = json.loads(path.read_text())
-    record.update(fields)
-    path.write_text(json.dumps(record, indent=2) + "\n")
 
 
 def test_every_tool_over_stdio(repo: Path) -> None:

@@ -5,12 +5,11 @@ the next `aide_recall` of that file is the command line's answer for what is the
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import McpServer, aide_ok, git, remember
+from helpers import McpServer, aide_ok, edit_by_hand, git, remember
 
 pytest.importorskip("mcp")
 
@@ -39,13 +38,6 @@ def whats(doc: dict[str, Any]) -> list[str]:
     return [m["what"] for m in doc["memories"]]
 
 
-def edit(repo: Path, rel: str, **fields: Any) -> None:
-    path = repo / rel
-    record = json.loads(path.read_text())
-    record.update(fields)
-    path.write_text(json.dumps(record, indent=2) + "\n")
-
-
 def test_hand_edits_that_change_what_applies_to_a_file(repo: Path) -> None:
     own = remember(repo, "invoice totals round half to even", "--scope", "src/billing/**",
                    "--layer", "area_context")["path"]
@@ -64,27 +56,27 @@ def test_hand_edits_that_change_what_applies_to_a_file(repo: Path) -> None:
         assert "the search index rebuilds nightly" not in whats(first)
 
         # Its scope no longer reaches the file: it is gone from the next answer.
-        edit(repo, own, scope="src/search/**")
+        edit_by_hand(repo, own, scope="src/search/**")
         assert "invoice totals round half to even" not in whats(recall(srv, repo))
 
         # Another one's scope now names the file: it comes first.
-        edit(repo, other, scope=FILE)
+        edit_by_hand(repo, other, scope=FILE)
         assert whats(recall(srv, repo))[0] == "the search index rebuilds nightly"
 
         # A project-wide note that now names the file by its path is a mention of it,
         # and one whose words no longer hold the path's words falls back again.
-        edit(repo, wide, what=f"deploys wait for {FILE} to pass its checks")
+        edit_by_hand(repo, wide, what=f"deploys wait for {FILE} to pass its checks")
         assert f"deploys wait for {FILE} to pass its checks" in whats(recall(srv, repo))
-        edit(repo, wide, what="deploys happen on Tuesdays")
+        edit_by_hand(repo, wide, what="deploys happen on Tuesdays")
         assert "deploys happen on Tuesdays" not in whats(recall(srv, repo))[:2]
 
         # Back to the bytes it was committed with (a blob seen before): as at first.
-        edit(repo, own, scope="src/billing/**")
-        edit(repo, other, scope="src/search/**")
+        edit_by_hand(repo, own, scope="src/billing/**")
+        edit_by_hand(repo, other, scope="src/search/**")
         assert whats(recall(srv, repo)) == whats(first)
 
         # A recall of the folder too: the edits count there as well.
-        edit(repo, own, scope="src/billing/invoice_totals.py")
+        edit_by_hand(repo, own, scope="src/billing/invoice_totals.py")
         assert whats(recall(srv, repo, "src/billing/"))[0] == \
             "invoice totals round half to even"
     finally:
@@ -104,9 +96,9 @@ def test_a_memory_moved_into_the_folder_by_hand_ranks_by_its_new_words(repo: Pat
         fresh = remember(repo, "rounding is banker's rounding", "--scope", "src/**",
                          "--layer", "technical")["path"]
         assert "rounding is banker's rounding" in whats(recall(srv, repo))
-        edit(repo, fresh, what="invoice totals use banker's rounding")
+        edit_by_hand(repo, fresh, what="invoice totals use banker's rounding")
         assert whats(recall(srv, repo))[0] == "invoice totals use banker's rounding"
-        edit(repo, fresh, scope="docs/**")
+        edit_by_hand(repo, fresh, scope="docs/**")
         assert "invoice totals use banker's rounding" not in whats(recall(srv, repo))
     finally:
         srv.close()
