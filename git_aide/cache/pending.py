@@ -7,7 +7,8 @@ a memory and searches again at once. So the MCP server (agents/warm.py) defers t
 of what a call would add: those documents are analysed as the write would analyse them,
 put in one postings table held in memory, and scored after the tables on disk with the
 statistics of the index as the write would leave it (how many documents, each term's
-document frequency, each field's total length). The server writes them when it is idle.
+document frequency, each field's total length). The server writes them when it is idle
+or its client leaves.
 
 The answer equals the one a command run at that moment gets (it writes, then reads its
 tables), exactly: a write is deferred only when Whoosh would commit it without merging
