@@ -142,12 +142,7 @@ def main() -> int:
         return doc
 
     def local(name: str) -> Callable[[], dict[str, Any]]:
-        def run() -> dict[str, Any]:
-            text, doc, failed = server.call(mem, name, calls[name])
-            if failed or doc is None:
-                raise RuntimeError(f"{name} failed: {text}")
-            return doc
-        return run
+        return lambda: local_args(name, calls[name])
 
     client = Client([*aide_command(args.aide), "mcp"], repo, env)
     editors = {}
