@@ -26,7 +26,7 @@ import threading
 
 from git_aide import __version__
 from git_aide.agents.schema import INSTRUCTIONS, TOOLS, ArgumentError, check_arguments, speak
-from git_aide.agents.warm import IDLE_SECONDS, Memory, call_key
+from git_aide.agents.warm import Memory, call_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -334,9 +334,7 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
                 # Waits for the lock: runs once this answer is on its way.
                 threading.Thread(target=mem.count, name="aide-count").start()
             if mem.pending():
-                later = threading.Timer(IDLE_SECONDS, mem.write_idle, (mem.calls,))
-                later.daemon = True
-                later.start()
+                mem.write_later()
 
 
 # -- the SDK's server ---------------------------------------------------------------------------

@@ -286,6 +286,13 @@ class Memory:
         """Whether documents wait to be written into the full-text index."""
         return self._index is not None and bool(self._index.pending.docs)
 
+    def write_later(self) -> None:
+        """Write the pending documents once IDLE_SECONDS pass without a call (write_idle),
+        on a thread of their own that never keeps the process up."""
+        later = threading.Timer(IDLE_SECONDS, self.write_idle, (self.calls,))
+        later.daemon = True
+        later.start()
+
     def write_idle(self, calls: int) -> None:
         """Write the pending documents into the full-text index, if no call came since
         the `calls`-th ended (the next one's end asks again). Best effort: a document
@@ -300,9 +307,7 @@ class Memory:
             except LockBusy:
                 # Another process is writing the index: try again later, never waiting
                 # for it while a call may be waiting for this lock.
-                later = threading.Timer(IDLE_SECONDS, self.write_idle, (calls,))
-                later.daemon = True
-                later.start()
+                self.write_later()
             except Exception:  # noqa: BLE001,S110 -- the index is a cache
                 pass
 
