@@ -298,8 +298,12 @@ class FullText:
         disk that has its tables, by a commit that would merge no segments."""
         if not self.deferring or self.in_memory or count > pending.MOST or not self._have:
             return False
-        segments = sum(1 for n in self._state if n.endswith(".seg"))
-        return segments < MAX_SEGMENTS and self._postings() is not None
+        return self._segments() < MAX_SEGMENTS and self._postings() is not None
+
+    def _segments(self) -> int:
+        """How many segments the state the id table vouched for has (each is one
+        compound file); an index in memory, for one command, counts none."""
+        return sum(1 for n in self._state if n.endswith(".seg"))
 
     # -- writing -------------------------------------------------------------------
 
@@ -421,7 +425,7 @@ class FullText:
                     if report is not None and i % 100 == 0:
                         report(i)
                 batch.stems = analysis.stems
-            if merge and len(ix._segments()) >= MAX_SEGMENTS:
+            if merge and self._segments() >= MAX_SEGMENTS:
                 writer.commit(mergetype=segment.merge_small_ones)
             else:
                 # A segment of its own until there are many (pending.py relies on it).
