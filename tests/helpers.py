@@ -458,6 +458,21 @@ def tiny_model(folder: Path) -> Path:
     return folder
 
 
+def broken_model(tiny: Path, folder: Path, damage: str) -> Path:
+    """A model folder at `folder` broken one way: "missing" (no folder at all), "no
+    tokenizer" (the tiny model without its tokenizer), "corrupt" (its model.onnx not a
+    model)."""
+    import shutil
+
+    if damage != "missing":
+        shutil.copytree(tiny, folder)
+    if damage == "no tokenizer":
+        (folder / "tokenizer.json").unlink()
+    if damage == "corrupt":
+        (folder / "model.onnx").write_bytes(b"\x00not a model" * 40)
+    return folder
+
+
 def sha256_of(path: Path) -> str:
     """The sha256 of a file, as a model catalog states it."""
     import hashlib

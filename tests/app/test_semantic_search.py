@@ -4,11 +4,10 @@ configured model that cannot be used."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from helpers import aide, aide_ok, code_file, error_line, git, remember, uuids
+from helpers import aide, aide_ok, broken_model, code_file, error_line, git, remember, uuids
 
 AUTH = "Users authenticate with a password and get a session"
 SHIP = "We ship releases on Friday"
@@ -99,13 +98,7 @@ def test_recall_query_is_reordered_by_meaning(repo: Path, tiny: Path) -> None:
 @pytest.mark.parametrize("damage", ["missing", "no tokenizer", "corrupt"])
 def test_a_broken_model_leaves_search_by_words_and_is_said_once(
         repo: Path, store: dict[str, str], tiny: Path, tmp_path: Path, damage: str) -> None:
-    folder = tmp_path / "model"
-    if damage != "missing":
-        shutil.copytree(tiny, folder)
-    if damage == "no tokenizer":
-        (folder / "tokenizer.json").unlink()
-    if damage == "corrupt":
-        (folder / "model.onnx").write_bytes(b"\x00not a model" * 40)
+    folder = broken_model(tiny, tmp_path / "model", damage)
     with_model(repo, folder)
     first = aide_ok(repo, "search", "password", "--json")
     assert uuids(first) == [store["auth"]]

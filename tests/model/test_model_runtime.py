@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import AUTH_WORDS, TINY_DIM, aide, git, remember
+from helpers import AUTH_WORDS, TINY_DIM, aide, broken_model, git, remember
 
 from git_aide.core.errors import AideError
 from git_aide.model import catalog
@@ -94,13 +94,7 @@ def test_a_model_folder_in_the_exports_layout_is_found(tiny: Path, tmp_path: Pat
 @pytest.mark.parametrize("damage", ["missing", "no tokenizer", "corrupt"])
 def test_the_cli_says_a_broken_model_in_one_line(repo: Path, tiny: Path, tmp_path: Path,
                                                  damage: str) -> None:
-    folder = tmp_path / "model"
-    if damage != "missing":
-        shutil.copytree(tiny, folder)
-    if damage == "no tokenizer":
-        (folder / "tokenizer.json").unlink()
-    if damage == "corrupt":
-        (folder / "model.onnx").write_bytes(b"garbage" * 50)
+    folder = broken_model(tiny, tmp_path / "model", damage)
     remember(repo, "Users authenticate with a password and get a session")
     git(repo, "config", "aide.semantic.model", str(folder))
     r = aide(repo, "search", "signin", "--mode", "semantic")
