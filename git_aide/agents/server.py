@@ -313,6 +313,7 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
     """One tool call: (text, structured content, is it an error). Never raises: any
     failure is a tool error of one line (app/boundary.py), and the server lives on. The
     cache's notices go to the agent's log (stderr), as the snapshots' warnings do."""
+    from git_aide.app import answers
     from git_aide.app.boundary import failure, notice_line
 
     with mem.lock:
@@ -335,6 +336,8 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
                 threading.Thread(target=mem.count, name="aide-count").start()
             if mem.pending():
                 mem.write_later()
+            if name == "aide_recall" and answers.vocabularies_wanted():
+                mem.index_views_later()
 
 
 # -- the SDK's server ---------------------------------------------------------------------------

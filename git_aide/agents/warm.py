@@ -213,6 +213,8 @@ class Memory:
         self.uncounted: list[tuple[Cache, list[str]]] = []
         #: Calls ended so far: an idle write waits for a quiet spell (write_idle).
         self.calls = 0
+        #: The thread making the views' vocabularies, once started (index_views_later).
+        self._indexing: threading.Thread | None = None
 
     def context(self) -> Context:
         """The context of the call under way: the repository around the server's
@@ -292,6 +294,23 @@ class Memory:
         later = threading.Timer(IDLE_SECONDS, self.write_idle, (self.calls,))
         later.daemon = True
         later.start()
+
+    def index_views_later(self) -> None:
+        """Make the vocabularies of the views recalls asked about (app/answers.py's
+        make_vocabularies), on a thread of their own that never keeps the process up
+        and pauses while a call is under way."""
+        if self._indexing is not None and self._indexing.is_alive():
+            return
+        from git_aide.app import answers
+
+        def pause() -> None:
+            time.sleep(0.001)  # a call waiting for the lock takes it first
+            with self.lock:
+                pass
+
+        self._indexing = threading.Thread(target=answers.make_vocabularies, args=(pause,),
+                                          name="aide-vocabulary", daemon=True)
+        self._indexing.start()
 
     def write_idle(self, calls: int) -> None:
         """Write the pending documents into the full-text index, if no call came since

@@ -81,12 +81,12 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     def gather() -> list[Hit]:
         """The candidates (with the memories elsewhere that name the path or match the
         question), ranked."""
-        entries = snap.entries_where(decode, newest_wide=newest)
+        entries = snap.entries_where(decode, newest_wide=newest, near=queries or None)
         finder = WeakFinder(queries)  # a new one each time: it counts what it sees
         # Memories elsewhere that name a query path in their text, or a query file's
         # stem in their scope or text: weak candidates, found by one pass over the
         # stored contents, not by decoding every memory.
-        mentions = (snap.mentioning(finder, relevant, finder.kept())
+        mentions = (snap.mentioning(finder, relevant, finder.kept(), finder.words())
                     if finder.active() and not scoped_only else [])
         elsewhere: list[Entry] = []
         meaning = None
@@ -314,3 +314,19 @@ def update_doc(w: Written) -> dict[str, Any]:
 def forget_doc(gone: list[str], staged: bool) -> dict[str, Any]:
     """The forget `--json` document."""
     return {"forgotten": gone, "staged": staged}
+
+
+def vocabularies_wanted() -> bool:
+    """Whether a recall asked for the vocabulary of a view (read/vocabulary.py): a
+    long-lived process then makes it between calls (make_vocabularies)."""
+    from git_aide.read import vocabulary
+
+    return bool(vocabulary.WANTED)
+
+
+def make_vocabularies(pause: Any) -> None:
+    """Make the vocabularies asked for; `pause()` between steps waits while a call is
+    under way."""
+    from git_aide.read import vocabulary
+
+    vocabulary.make_wanted(pause)

@@ -63,3 +63,13 @@ def every_word(text: str) -> frozenset[str]:
     """Every lower-case run of letters and digits of a text, none left out: what two
     texts must share to say the same thing, names and values included."""
     return frozenset(_RUNS.findall(text.lower()))
+
+
+#: A name's words as a vocabulary of stored contents keeps them (read/vocabulary.py):
+#: runs of ASCII letters and digits of lower-cased bytes.
+NAME_WORD = re.compile(rb"[a-z0-9]+")
+
+
+def name_words(name: bytes) -> list[bytes]:
+    """The words of a name (or of a stored content), as NAME_WORD cuts them."""
+    return NAME_WORD.findall(name.lower())

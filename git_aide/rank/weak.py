@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from git_aide.core.words import words
+from git_aide.core.words import name_words, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -150,6 +150,36 @@ class WeakFinder:
         plain += [Place(q.path.rpartition("/")[0], True) for _s, _r, _f, q, _h in self.stems
                   if "/" in q.path]
         self._names = mention_finder(plain)
+        #: The query paths whose names and folders are looked for as they are.
+        self._plain = [q for q in plain if q.path]
+
+    def words(self) -> list[list[tuple[bytes, ...]]] | None:
+        """The words a content naming what it looks for holds (core/words.name_words;
+        read/vocabulary.py's Needs); None when something it looks for has no word
+        (then every content is searched). Every name looked for stands alone, so its
+        words are whole words of the content; a stem's last word may take a plural
+        "s"."""
+        needs: list[list[tuple[bytes, ...]]] = []
+        for stem, _rest, _first, _q, _head in self.stems:
+            raw = stem.encode()
+            found = name_words(raw)
+            if not found:
+                return None
+            each: list[tuple[bytes, ...]] = [(w,) for w in found]
+            if raw[-1:].isalnum() and raw[-1:].isascii():
+                each[-1] = (found[-1], found[-1] + b"s")
+            needs.append(each)
+        # The stems' files' names and paths hold their stems: only the others'.
+        for q in self._plain:
+            names = [q.path] if q.is_dir else [q.path.rpartition("/")[2]]
+            if not q.is_dir and "/" in q.path:
+                names.append(q.path.rpartition("/")[0])
+            for name in names:
+                found = name_words(name.encode())
+                if not found:
+                    return None
+                needs.append([(w,) for w in found])
+        return needs
 
     def active(self) -> bool:
         """Whether there is anything to find."""

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
+    from git_aide.read.snapshot import Near
+    from git_aide.read.vocabulary import Vocabulary
 
     #: A row of a source built from its listing: (path, blob, meta, content bytes).
     Row = tuple[str, str, tuple[Any, ...], bytes]
@@ -70,7 +72,7 @@ class Source:
 class Reader:
     """What an entry needs to fetch its whole record: shared by all entries of a read."""
 
-    __slots__ = ("cache", "repo", "view", "found", "passes")
+    __slots__ = ("cache", "repo", "view", "found", "passes", "near", "vocab")
 
     def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None) -> None:
         #: The cache (to report damage).
@@ -85,7 +87,11 @@ class Reader:
         self.found: dict[Any, tuple[list[int], Any]] = {}
         #: Which groups a scope filter keeps, by the filter (it and the groups it was
         #: asked about held, so that neither id is reused): see Snapshot.entries_where.
-        self.passes: dict[int, tuple[Any, Any, list[bool]]] = {}
+        self.passes: dict[int, tuple[Any, Any, list[int]]] = {}
+        #: The groups by the leading directories of their scopes, once asked.
+        self.near: Near | None = None
+        #: The words of the view's contents, by memory, once asked (a long-lived process).
+        self.vocab: Vocabulary | None = None
 
 
 class Entry(tuple):  # type: ignore[type-arg]

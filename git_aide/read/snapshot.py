@@ -12,7 +12,7 @@ from __future__ import annotations
 import marshal
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 
 from git_aide.cache import views
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from git_aide.core import scope as scopes
     from git_aide.read.overlay import Overlay
     from git_aide.read.record import Group
+    from git_aide.read.vocabulary import Needs
 
     #: What a finder looks for, its state, and how to restore that state.
     Kept = tuple[Any, Callable[[], Any], Callable[[Any], None]]
@@ -100,6 +101,53 @@ class Made(list):  # type: ignore[type-arg]
         return not self._paths.isdisjoint(paths)
 
 
+class Near:
+    """A view's groups by the literal leading directories of their scopes: a scope
+    applies only at, below or (for a folder asked about) above one of them
+    (scopes.relevant), so a long-lived process asks a new file's scope filter about
+    the few scopes on its way, not about every scope of the store."""
+
+    __slots__ = ("groups", "_by_base", "_wide", "_bases")
+
+    def __init__(self, groups: list[Group]) -> None:
+        #: The groups it was made of (the same list while they are the same).
+        self.groups = groups
+        by_base: dict[str, list[int]] = {}
+        wide: list[int] = []
+        for i, (compiled, _payload) in enumerate(groups):
+            if compiled is None:
+                wide.append(i)
+                continue
+            for base in dict.fromkeys(compiled.bases):
+                by_base.setdefault(base, []).append(i)
+        self._by_base = by_base
+        #: The project-wide groups: every filter is asked about them.
+        self._wide = wide
+        #: The leading directories, sorted: those under a folder are one slice.
+        self._bases = sorted(by_base)
+
+    def around(self, near: Sequence[Any]) -> list[int]:
+        """The groups whose scopes may apply to one of these query paths, in order."""
+        by_base = self._by_base
+        out = set(self._wide)
+        for q in near:
+            path = q.path
+            if not path:
+                return list(range(len(self.groups)))
+            out.update(by_base.get("", ()))
+            at = path.find("/")
+            while at >= 0:  # each folder above it
+                out.update(by_base.get(path[:at], ()))
+                at = path.find("/", at + 1)
+            out.update(by_base.get(path, ()))
+            if q.is_dir:  # and the scopes inside the folder
+                bases = self._bases
+                below = path + "/"
+                for base in bases[bisect_left(bases, below):bisect_left(bases, path + "0")]:
+                    out.update(by_base[base])
+        return sorted(out)
+
+
 class Snapshot:
     """Every live memory of one source, and what was skipped on the way."""
 
@@ -160,28 +208,31 @@ class Snapshot:
         return self._all
 
     def entries_where(self, keep: Callable[[scopes.Compiled | None], bool],
-                      newest_wide: int | None = None) -> list[Entry]:
+                      newest_wide: int | None = None,
+                      near: Sequence[Any] | None = None) -> list[Entry]:
         """The memories whose (compiled) scope passes `keep`; the others stay undecoded.
 
         `newest_wide`: of the project-wide memories, at least the newest this many are
         enough (a view keeps them newest first, in groups); None: all of them. `keep`
         gives a scope the same verdict each time: a long-lived process keeps its
-        verdicts on the groups of a view.
+        verdicts on the groups of a view. `near`: the query paths (`path`, `is_dir`)
+        `keep` is about, when it rejects every scope that applies to none of them
+        (scopes.relevant): a long-lived process then asks it only about the scopes
+        whose leading directories lie on their way (Near).
         """
         out: list[Entry] = []
         wide = 0
         later: list[int] = []  # project-wide groups left for now: older than enough
         drop = self._drop
-        passes = self._passes(keep)
-        for i, (compiled, _payload) in enumerate(self._groups):
-            if not passes[i]:
-                continue
+        groups = self._groups
+        for i in self._passes(keep, near):
+            compiled = groups[i][0]
             if compiled is None and newest_wide is not None and wide >= newest_wide:
                 later.append(i)
                 continue
             made = self._made(i)
             if made is None:  # damaged, and built again from the listing
-                return self.entries_where(keep, newest_wide)
+                return self.entries_where(keep, newest_wide, near)
             if drop and (not isinstance(made, Made) or made.holds_any(drop)):
                 out.extend([e for e in made if e.path not in drop])
             else:
@@ -198,7 +249,7 @@ class Snapshot:
                     break
                 made = self._made(i)
                 if made is None:
-                    return self.entries_where(keep, newest_wide)
+                    return self.entries_where(keep, newest_wide, near)
                 made = [e for e in made if e.path not in drop] if drop else made
                 out.extend(made)
                 wide += len(made)
@@ -209,18 +260,24 @@ class Snapshot:
                            for path, blob, meta, raw in payload)
         return out
 
-    def _passes(self, keep: Callable[[scopes.Compiled | None], bool]) -> list[bool]:
-        """keep()'s verdict on each group, kept by the reader of a long-lived process
-        while the groups are the same (damage builds new ones)."""
+    def _passes(self, keep: Callable[[scopes.Compiled | None], bool],
+                near: Sequence[Any] | None = None) -> list[int]:
+        """The groups keep() passes, in order: its verdicts kept by the reader of a
+        long-lived process while the groups are the same (damage builds new ones)."""
         groups = self._groups
         if not self.keep_decoded:
-            return [keep(c) for c, _p in groups]
-        memo = self._reader.passes
+            return [i for i, (c, _p) in enumerate(groups) if keep(c)]
+        reader = self._reader
+        memo = reader.passes
         got = memo.get(id(keep))
-        if got is not None and got[0] is keep and got[1] is groups \
-                and len(got[2]) == len(groups):
+        if got is not None and got[0] is keep and got[1] is groups:
             return got[2]
-        verdicts = [keep(c) for c, _p in groups]
+        asked: Sequence[int] = range(len(groups))
+        if near is not None:
+            if reader.near is None or reader.near.groups is not groups:
+                reader.near = Near(groups)
+            asked = reader.near.around(near)
+        verdicts = [i for i in asked if keep(groups[i][0])]
         memo.pop(id(keep), None)
         while len(memo) >= KEPT_FILTERS:
             memo.pop(next(iter(memo)))
@@ -359,7 +416,7 @@ class Snapshot:
         return out
 
     def _found_in(self, body: bytes, found: Callable[[bytes], list[int]],
-                  kept: Kept | None) -> list[int]:
+                  kept: Kept | None, needs: Needs | None) -> list[int]:
         """The sorted offsets of `found`'s matches in the view's run, kept by the reader
         of a long-lived process (see mentioning)."""
         memo = self._reader.found if self.keep_decoded and kept is not None else None
@@ -370,11 +427,31 @@ class Snapshot:
         if got is not None:
             restore(got[1])
             return got[0]
-        offsets = sorted(found(body))
+        offsets = self._search(body, found, needs)
         while len(memo) >= KEPT_SEARCHES:
             memo.pop(next(iter(memo)))
         memo[key] = (offsets, state())
         return offsets
+
+    def _search(self, body: bytes, found: Callable[[bytes], list[int]],
+                needs: Needs | None) -> list[int]:
+        """`found`'s offsets in the view's run, sorted: once a long-lived process has
+        made the view's vocabulary, only the contents holding the words `needs` names
+        are searched (the same offsets: the others hold no match)."""
+        reader = self._reader
+        view = reader.view
+        if needs is None or not self.prefetch_ids() or view is None or view.starts is None:
+            return sorted(found(body))
+        from git_aide.read import vocabulary
+
+        vocab = reader.vocab
+        if vocab is None:
+            vocab = reader.vocab = vocabulary.Vocabulary(body, view.starts)
+        if not vocab.ready:
+            vocabulary.want(vocab)
+            return sorted(found(body))
+        run, back = vocab.run(body, vocab.holding(needs))
+        return sorted(map(back, found(run)))
 
     def _view_entries(self, blobs: set[str] | frozenset[str]) -> list[Entry] | None:
         """The view's memories whose blob is one of these (not of files the working tree
@@ -395,9 +472,10 @@ class Snapshot:
 
     def mentioning(self, found: Callable[[bytes], list[int]],
                    skip: Callable[[scopes.Compiled | None], bool],
-                   kept: Kept | None = None) -> list[Entry]:
+                   kept: Kept | None = None, needs: Needs | None = None) -> list[Entry]:
         """The memories outside the groups that `skip` keeps whose file content holds a
-        match: `found(bytes)` gives the offsets of the matches in some bytes.
+        match: `found(bytes)` gives the offsets of the matches in some bytes; `needs`:
+        the words every match holds (read/vocabulary.py), when it knows them.
 
         A view holds every content in one run: it is searched at once, and groups are
         decoded only when something matched. Without one, the contents are joined into
@@ -418,7 +496,7 @@ class Snapshot:
                 begins.append(begins[-1] + len(t) + 1)  # "\n" between: no match spans two
             picked = {bisect_right(begins, at) - 1 for at in found(b"\n".join(texts))}
             return [every[i] for i in sorted(picked) if not skip(every[i].compiled)]
-        offsets = self._found_in(body, found, kept)
+        offsets = self._found_in(body, found, kept, needs)
 
         def laid() -> list[Entry]:  # the files laid over the view that match
             return [new_entry(Entry, (path, blob, meta, compiled, self._reader, raw))

@@ -1,0 +1,139 @@
+"""The words of a view's contents, by memory: which memories hold a word, so that a
+long-lived process finds the few memories that may name a path (rank/weak.py) without
+searching the contents of all of them on every recall of a new file.
+
+A word here is a run of ASCII letters and digits, lower-cased: every name a path
+recall looks for stands alone (a boundary before and after it), so each such run of
+the name is a whole word of any content that names it, and the memories holding all
+of its words are a superset of those naming it. The finder still searches their
+contents, so the answer is the one a search of every content gives.
+
+A view never changes, so its vocabulary is made once, in steps between calls (a store
+of 100,000 memories takes seconds of work), and used once whole.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+
+from git_aide.core.words import name_words
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
+    #: For each thing a finder looks for, its words: each as the spellings it may take
+    #: (a stem's last word may take a plural "s"); a content naming it holds one
+    #: spelling of every word.
+    Needs = Sequence[Sequence[tuple[bytes, ...]]]
+
+#: How many memories one step reads: a call waits for at most one step.
+STEP = 100
+
+
+class Vocabulary:
+    """Which memories of a view hold each word; made in steps (`steps`), used once
+    `ready`."""
+
+    __slots__ = ("_body", "_starts", "_at", "ready")
+
+    def __init__(self, body: bytes, starts: Sequence[int]) -> None:
+        self._body = body
+        #: Where each memory's content starts in the run (the view's order).
+        self._starts = starts
+        #: word -> the memories that hold it (indices in the view's order), ascending.
+        self._at: dict[bytes, array[int]] = {}
+        #: Whether it holds the words of every memory.
+        self.ready = False
+
+    def steps(self) -> Iterator[None]:
+        """Make it, STEP memories at a time (each yield is a pause between steps)."""
+        body, starts = self._body, self._starts
+        found: dict[bytes, list[int]] = {}
+        n = len(starts)
+        for first in range(0, n, STEP):
+            for i in range(first, min(first + STEP, n)):
+                end = starts[i + 1] if i + 1 < n else len(body)
+                for word in set(name_words(body[starts[i]:end])):
+                    at = found.get(word)
+                    if at is None:
+                        found[word] = [i]
+                    else:
+                        at.append(i)
+            yield
+        self._at = {w: array("I", at) for w, at in found.items()}
+        self._body = b""  # the run is the view's: not held twice
+        self.ready = True
+
+    def holding(self, needs: Needs) -> list[int]:
+        """The memories (indices, ascending) that may hold one of the things looked for:
+        for each, those holding a spelling of each of its words."""
+        at = self._at
+        out: set[int] = set()
+        none: array[int] = array("I")
+        for words in needs:
+            # The rarest word first; each other one keeps those of them that hold it
+            # (set.intersection walks the other's list at C speed).
+            each = sorted(([at.get(s, none) for s in spellings] for spellings in words),
+                          key=lambda lists: sum(map(len, lists)))
+            if not each:
+                continue
+            got: set[int] = set().union(*each[0])
+            for lists in each[1:]:
+                if not got:
+                    break
+                got = set().union(*(got.intersection(held) for held in lists))
+            out |= got
+        return sorted(out)
+
+    def run(self, body: bytes, docs: list[int]) -> tuple[bytes, Callable[[int], int]]:
+        """The contents of these memories in one run, and what turns an offset in it
+        into one in the view's run."""
+        starts = self._starts
+        n = len(starts)
+        pieces = []
+        begins: list[int] = []
+        length = 0
+        for i in docs:
+            end = starts[i + 1] if i + 1 < n else len(body)
+            begins.append(length)
+            length += end - starts[i]
+            pieces.append(body[starts[i]:end])
+
+        def back(at: int) -> int:
+            k = bisect_right(begins, at) - 1
+            return starts[docs[k]] + at - begins[k]
+
+        return b"".join(pieces), back
+
+
+#: The vocabularies a long-lived process asked for and has not made yet, the newest
+#: last (make_wanted makes them between calls).
+WANTED: list[Vocabulary] = []
+#: How many it waits to make: an older view's is dropped (asked again, it comes back).
+MOST_WANTED = 2
+
+
+def want(vocab: Vocabulary) -> None:
+    """Ask for a vocabulary to be made (make_wanted)."""
+    if vocab in WANTED:
+        return
+    WANTED.append(vocab)
+    del WANTED[:-MOST_WANTED]
+
+
+def make_wanted(pause: Callable[[], None]) -> None:
+    """Make the vocabularies asked for, newest first; `pause()` between steps waits
+    while a call is under way."""
+    while WANTED:
+        try:
+            vocab = WANTED[-1]
+        except IndexError:  # a call took it meanwhile
+            return
+        for _ in vocab.steps():
+            pause()
+            if vocab not in WANTED:
+                break
+        if vocab in WANTED:
+            WANTED.remove(vocab)

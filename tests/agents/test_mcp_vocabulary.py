@@ -1,0 +1,111 @@
+"""A warm server finds the memories that name a file through the words of the view's
+contents (read/vocabulary.py), made between calls, and asks a new file's scope filter
+only about the scopes on its way (read/snapshot.Near): its answers are the command
+line's, which searches every content and asks about every scope. The server runs in
+this process (agents/server.call on a Memory), so that the test can make the
+vocabulary at once rather than wait for the thread that makes it between calls."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import BASE_ENV, aide_ok, commit, write_memory
+
+from git_aide.agents import server
+from git_aide.app import answers
+from git_aide.cache.folder import RACY_SECONDS as RACY
+
+pytest.importorskip("mcp")
+
+#: (scope, what) of the memories: scopes of every shape, and texts that name files,
+#: folders and stems in the ways the finder must tell apart (scoped elsewhere, so that
+#: naming a file is what brings them to its recall).
+MEMORIES = [
+    ("src/auth/**", "sessions expire after an hour"),
+    ("src/auth/login.py", "login retries are capped at three"),
+    ("{src,lib}/util/**", "utilities never import the web layer"),
+    ("**/*.py", "python files use four spaces"),
+    ("lib/", "the lib folder is vendored by hand"),
+    ("docs/*.md", "docs are written in British English"),
+    ("src/net/", "the network layer retries idempotent calls"),
+    ("ops/**", "see src/auth/login.py before touching sessions"),
+    ("ops/**", "login.py is the one entry point"),
+    ("ops/**", "mylogin.py is an older copy, not a mention"),
+    ("ops/**", "everything in src/auth/ is reviewed twice"),
+    ("ops/**", "the src/auth folder moves next quarter"),
+    ("ops/**", "Throttling uses the client address"),
+    ("ops/**", "throttlings are logged per tenant"),
+    ("ops/**", "tests/test_throttling.py covers the burst case"),
+    ("ops/**", "rate_limits live in one table"),
+    ("ops/**", "the rate_limit module reads them at start"),
+    ("ops/**", "the café/menu.py module prints prices"),
+    ("ops/**", "examples/shop. is where the demo lives"),
+    ("docs/guide.md", "the guide names src/net/throttling.py as the example"),
+]
+#: The query paths, each recalled as the command line recalls it.
+PATHS = ["src/auth/login.py", "src/auth/", "src/net/throttling.py", "lib/util/rate_limit.py",
+         "src/util/rate_limit.py", "café/menu.py", "examples/shop/cart.py", "docs/guide.md",
+         "lib/", "", "src/index.py", "tests/index.ts", "a/io.py"]
+
+
+@pytest.fixture
+def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The memories above, and sixty that name `index` (a stem too common in this store
+    to mark a topic), committed; this process in the repository."""
+    for scope, what in MEMORIES:
+        write_memory(repo, what, scope=scope)
+    for i in range(60):
+        write_memory(repo, f"note {i}: the index of item {i} is stable", scope="ops/**")
+    write_memory(repo, "deploys happen on Tuesdays", scope=None)
+    commit(repo)
+    # Git's index old enough for its stat to be trusted (read/load.py): the state's
+    # view is saved, and its contents are one run.
+    time.sleep(RACY + 0.2)
+    for k, v in BASE_ENV.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def recalled(mem: server.Memory, *paths: str) -> Any:
+    text, doc, failed = server.call(mem, "aide_recall", {"paths": [p or "." for p in paths]})
+    assert not failed, text
+    return doc
+
+
+def same(doc: Any, repo: Path, *paths: str) -> bool:
+    """Whether the server's answer is the command line's (the part of it that fits the
+    server's budget, when it says it is cut)."""
+    cli = aide_ok(repo, "recall", *[p or "." for p in paths], "--json").json()
+    if doc.pop("truncated", False):
+        doc.pop("more")
+        cli["memories"] = cli["memories"][:len(doc["memories"])]
+    return bool(doc == cli)
+
+
+def test_recalls_through_the_vocabulary_are_the_command_lines(store: Path) -> None:
+    mem = server.Memory()
+    # The first recall searches every content, and asks for the view's vocabulary.
+    assert same(recalled(mem, "README.md"), store, "README.md")
+    answers.make_vocabularies(lambda: None)
+    view = mem.read()[2]._reader
+    assert view.vocab is not None and view.vocab.ready
+
+    for path in PATHS:
+        assert same(recalled(mem, path), store, path), path
+    got = [m["what"] for m in recalled(mem, "src/auth/login.py")["memories"]]
+    assert "see src/auth/login.py before touching sessions" in got
+    got = [m["what"] for m in recalled(mem, "src/net/throttling.py")["memories"]]
+    assert {"Throttling uses the client address", "throttlings are logged per tenant",
+            "tests/test_throttling.py covers the burst case"} <= set(got)
+
+
+def test_a_recall_of_several_paths_with_the_vocabulary(store: Path) -> None:
+    mem = server.Memory()
+    recalled(mem, "README.md")
+    answers.make_vocabularies(lambda: None)
+    for pair in (PATHS[i:i + 2] for i in range(0, len(PATHS) - 1, 2)):
+        assert same(recalled(mem, *pair), store, *pair), pair
