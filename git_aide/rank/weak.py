@@ -1,6 +1,5 @@
 """The weak signals of a path recall (README, How recall and search rank): which memories
-outside the
-path's scopes may be about it (they name the path, its file name or directory, or the
+outside the path's scopes may be about it (they name the path, its file name or directory, or the
 file's stem: its tests, its guide, its callers), and which of the path's words a
 memory's stored text holds. Both work on stored bytes at C speed, so that a recall
 need not parse the thousands of memories it looks through.
@@ -21,24 +20,12 @@ if TYPE_CHECKING:
     from git_aide.read.record import Entry
 
 
-class Place:
-    """A query path as the finders see it (recall.Query has the same two fields; a
-    plain class, since importing typing for a NamedTuple costs a recall ~2.5 ms)."""
-
-    __slots__ = ("path", "is_dir")
-
-    def __init__(self, path: str, is_dir: bool) -> None:
-        #: Repo-relative path ("" is the root).
-        self.path = path
-        #: Whether it names a directory.
-        self.is_dir = is_dir
-
-
 #: A stem shorter than this (`io`, `app`) names too many things to mark a topic.
 TOPIC_MIN_STEM = 4
 #: A stem found more often than this in the store is a common word there, not a
 #: topic: it brings no candidates (and no decoding of the memories that hold it).
 TOPIC_MAX_FOUND = 50
+
 
 def path_words(path: str) -> frozenset[str]:
     """A path's words: its segments split like identifiers, without the file extension."""
@@ -48,7 +35,8 @@ def path_words(path: str) -> frozenset[str]:
     return words(" ".join(segs))
 
 
-def mention_finder(queries: Sequence[Any]) -> Callable[[bytes], list[int]] | None:
+def mention_finder(queries: Sequence[Any], folders: Sequence[str] = ()
+                   ) -> Callable[[bytes], list[int]] | None:
     """What finds the places where a memory names a query path, its file name or its
     directory (offsets in some bytes; paths are case-sensitive, like git's); None when
     there is nothing to find.
@@ -56,10 +44,11 @@ def mention_finder(queries: Sequence[Any]) -> Callable[[bytes], list[int]] | Non
     A name counts when it stands alone: `cart.py` is not found in `mycart.py`, and a
     file's directory `examples/shop` is found as `examples/shop/` or `examples/shop`
     but not as the start of `examples/shop/cart.py`; a queried directory is found
-    that way too (a path inside it is about something it holds).
+    that way too (a path inside it is about something it holds). `folders`: more
+    directories found as a file's directory is (those of files looked for otherwise).
     """
     names: set[bytes] = set()
-    dirs: set[bytes] = set()
+    dirs: set[bytes] = {f.encode() for f in folders if f}
     inside: set[bytes] = set()
     for q in queries:
         if not q.path:
@@ -146,12 +135,14 @@ class WeakFinder:
         self._found: dict[str, int] = {}
         #: What it looks for: the query paths, and whether each names a folder.
         self._key = ("weak", tuple((q.path, q.is_dir) for q in queries))
-        plain = [q for q in queries if not file_stem(q)]
-        plain += [Place(q.path.rpartition("/")[0], True) for _s, _r, _f, q, _h in self.stems
-                  if "/" in q.path]
-        self._names = mention_finder(plain)
+        plain = [q for q in queries if not file_stem(q) and q.path]
+        #: The folders of the files with a stem (their names are the stems' to find),
+        #: found as select() finds a file's folder: alone, not as the start of a path.
+        self._folders = [q.path.rpartition("/")[0] for _s, _r, _f, q, _h in self.stems
+                         if "/" in q.path]
+        self._names = mention_finder(plain, self._folders)
         #: The query paths whose names and folders are looked for as they are.
-        self._plain = [q for q in plain if q.path]
+        self._plain = plain
 
     def words(self) -> list[list[tuple[bytes, ...]]] | None:
         """The words a content naming what it looks for holds (core/words.name_words;
@@ -169,16 +160,18 @@ class WeakFinder:
             if raw[-1:].isalnum() and raw[-1:].isascii():
                 each[-1] = (found[-1], found[-1] + b"s")
             needs.append(each)
-        # The stems' files' names and paths hold their stems: only the others'.
+        # The stems' files' names and paths hold their stems: only the others', and
+        # the folders.
+        names = list(self._folders)
         for q in self._plain:
-            names = [q.path] if q.is_dir else [q.path.rpartition("/")[2]]
+            names.append(q.path if q.is_dir else q.path.rpartition("/")[2])
             if not q.is_dir and "/" in q.path:
                 names.append(q.path.rpartition("/")[0])
-            for name in names:
-                found = name_words(name.encode())
-                if not found:
-                    return None
-                needs.append([(w,) for w in found])
+        for name in names:
+            found = name_words(name.encode())
+            if not found:
+                return None
+            needs.append([(w,) for w in found])
         return needs
 
     def active(self) -> bool:
@@ -247,81 +240,99 @@ class WeakFinder:
 _SCOPE_KEY = b'"scope": "'
 
 
-def holding(texts: list[bytes], needles: list[bytes]) -> dict[bytes, list[int]]:
-    """For each lower-case word, the indices of the texts that hold it, in any case.
+class Run:
+    """Some memories' stored texts, lower-cased in one run.
 
     A path recall may have a thousand candidates: their bytes are joined into one run,
     each word is searched in it at C speed, and Python steps once per text that holds
     the word (the search then jumps to the next text).
     """
-    starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
-    joined = b"\0".join(texts).lower()
-    out: dict[bytes, list[int]] = {}
-    for needle in needles:
-        found: list[int] = []
+
+    __slots__ = ("joined", "starts")
+
+    def __init__(self, texts: list[bytes]) -> None:
+        #: The texts, lower-cased, joined by NUL bytes.
+        self.joined = b"\0".join(texts).lower()
+        #: Where each text starts in the run, and where the run ends.
+        self.starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
+
+    def holding(self, needle: bytes) -> list[int]:
+        """The indices of the texts that hold a lower-case word, in any case."""
+        joined, starts = self.joined, self.starts
+        got = []
         at = joined.find(needle)
         while at >= 0:
             i = bisect_right(starts, at) - 1
-            found.append(i)
+            got.append(i)
             at = joined.find(needle, starts[i + 1])
-        out[needle] = found
-    return out
+        return got
 
 
-#: Which of some words each memory's stored bytes hold, by the words looked for and
-#: the blob id (a blob's bytes never change): a long-lived process (the MCP server)
-#: recalls the same files again and need not search the same memories again.
-_HELD: dict[tuple[bytes, ...], dict[str, tuple[int, ...]]] = {}
-#: How many lists of words are kept, and how many blobs each keeps before it starts
-#: again (each hand edit makes a new blob).
-KEPT_WORD_LISTS = 64
+#: Which memories hold each word, by the word: (the blob ids searched, those holding
+#: it). A blob's bytes never change, and a long-lived process (the MCP server) weighs
+#: the same newest project-wide memories on every recall: a new file brings few new
+#: words, and after a hand edit only the edited memory is searched again.
+_HELD: dict[bytes, tuple[set[str], set[str]]] = {}
+#: How many words are kept (the one used last kept longest), and how many blobs each
+#: keeps before it starts again.
+KEPT_WORDS = 256
 KEPT_BLOBS = 50_000
+#: The runs searched lately, by their blob ids: the newest project-wide memories are
+#: searched for each new file's new words.
+_RUNS: dict[tuple[str, ...], Run] = {}
+KEPT_RUNS = 8
 
 
 def held(entries: list[Entry], body: bytes | None, needles: list[bytes]
          ) -> dict[bytes, list[int]]:
-    """holding() of the entries' stored texts (stored_texts()) for distinct `needles`,
-    with what each blob holds kept between calls; an entry whose stored bytes are not
-    at hand (its texts stand in for them) is searched each time."""
-    key = tuple(needles)
-    memo = _HELD.pop(key, None)
-    if memo is None or len(memo) > KEPT_BLOBS:
-        while len(_HELD) >= KEPT_WORD_LISTS:
-            _HELD.pop(next(iter(_HELD)))
-        memo = {}
-    _HELD[key] = memo  # the newest last: the oldest go first
-    per: list[tuple[int, ...] | None] = [memo.get(e[1]) for e in entries]
-    todo = [i for i, got in enumerate(per) if got is None]
+    """For each of some distinct lower-case words, the indices of the entries whose
+    stored texts (stored_text()) hold it, in any case (Run.holding), what each blob
+    holds kept between calls; an entry whose stored bytes are not at hand (its texts
+    stand in for them) is searched each time."""
+    blobs = [e[1] for e in entries]
+    memos = []
+    todo: set[int] = set()
+    for n in needles:
+        memo = _HELD.pop(n, None)
+        if memo is None or len(memo[0]) > KEPT_BLOBS:
+            while len(_HELD) >= KEPT_WORDS:
+                _HELD.pop(next(iter(_HELD)))
+            memo = (set(), set())
+        _HELD[n] = memo  # the newest last: the oldest go first
+        memos.append(memo)
+        if not memo[0].issuperset(blobs):
+            searched = memo[0]
+            todo.update(i for i, b in enumerate(blobs) if b not in searched)
+    found: dict[bytes, set[str]] = {}
     if todo:
-        texts = [stored_bytes(entries[i], body) for i in todo]
-        found: list[list[int]] = [[] for _ in todo]
-        for j, at in enumerate(holding([stored_text(entries[i], body) if t is None else t
-                                        for i, t in zip(todo, texts, strict=True)],
-                                       needles).values()):
-            for k in at:
-                found[k].append(j)
-        for i, t, f in zip(todo, texts, found, strict=True):
-            per[i] = tuple(f)
-            if t is not None:
-                memo[entries[i][1]] = tuple(f)
-    out: dict[bytes, list[int]] = {n: [] for n in needles}
-    lists = [out[n] for n in needles]
-    for i, words_held in enumerate(per):
-        for j in words_held or ():
-            lists[j].append(i)
+        order = sorted(todo)
+        key = tuple(blobs[i] for i in order)
+        run = _RUNS.pop(key, None)
+        if run is None:
+            texts = [stored_bytes(entries[i], body) for i in order]
+            run = Run([stored_text(entries[i], body) if t is None else t
+                       for i, t in zip(order, texts, strict=True)])
+            whole = None not in texts
+        else:
+            whole = True
+        if whole:
+            while len(_RUNS) >= KEPT_RUNS:
+                _RUNS.pop(next(iter(_RUNS)))
+            _RUNS[key] = run  # a new file's new words are searched in the same run
+        for n, (searched, holding) in zip(needles, memos, strict=True):
+            if searched.issuperset(key):
+                continue
+            got = {key[k] for k in run.holding(n)}
+            if whole:
+                searched.update(key)
+                holding.update(got)
+            else:  # what is not at hand is not kept
+                found[n] = holding | got
+    out: dict[bytes, list[int]] = {}
+    for n, (_searched, holding) in zip(needles, memos, strict=True):
+        has = found.get(n, holding)
+        out[n] = [i for i, b in enumerate(blobs) if b in has]
     return out
-
-
-def stored_texts(entries: list[Entry], body: bytes | None) -> list[bytes]:
-    """The entries' stored bytes (from the view's run when there is one)."""
-    if body is not None:
-        out = []
-        for e in entries:
-            data = e[5]
-            out.append(body[data[0]:data[0] + data[1]] if isinstance(data, tuple)
-                       else data)
-        return out
-    return [stored_text(e, None) for e in entries]
 
 
 def stored_text(e: Entry, body: bytes | None) -> bytes:
