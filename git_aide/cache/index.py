@@ -98,6 +98,9 @@ class FullText:
         self.deferring = False
         #: What this process would have written and has not yet.
         self.pending = pending.Pending()
+        #: The index's schema as this version makes it, once the pending documents
+        #: needed it (their analysis is kept with it).
+        self._schema: Any = None
         #: How long to wait for another process's hold of the index's lock (None: as
         #: long as it takes).
         self.lock_wait: float | None = None
@@ -265,7 +268,11 @@ class FullText:
         tables = self._postings()
         if tables is None or not (self.pending.live and self.pending.docs):
             return tables
-        return tables.plus(self.pending.table(self._w, self._open().schema, tables, _values))
+        if self._schema is None:
+            # The stamp vouches that the schema on disk is this one, which Whoosh would
+            # read from its TOC file again each time it is asked.
+            self._schema = analysis.schema(self._w)
+        return tables.plus(self.pending.table(self._w, self._schema, tables, _values))
 
     def begin(self) -> None:
         """A new call of a long-lived process: the documents pending count only once it
