@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 
 from git_aide import __version__
 from git_aide.agents.schema import INSTRUCTIONS, TOOLS, ArgumentError, check_arguments, speak
@@ -331,11 +330,8 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
             line = notice_line(mem.done())
             if line is not None:
                 sys.stderr.write(line + "\n")
-            if mem.uncounted:
-                # Waits for the lock: runs once this answer is on its way.
-                threading.Thread(target=mem.count, name="aide-count").start()
-            if mem.pending():
-                mem.write_later()
+            if mem.uncounted or mem.pending():
+                mem.later()
             if name == "aide_recall" and answers.vocabularies_wanted():
                 mem.index_views_later()
 
@@ -376,9 +372,10 @@ SERVED: list[Memory] = []
 def settle() -> None:
     """At the end of the connection: wait for the work after an answer under way (a
     write cut off by the process's exit would leave the index for the next command to
-    rebuild), and write what is pending now if the index is free."""
+    rebuild), then count the recalls answered and write what is pending now if the
+    index is free."""
     for mem in SERVED:
-        mem.write_idle(mem.calls)
+        mem.idle(mem.calls)
 
 
 def warm_up() -> Any:

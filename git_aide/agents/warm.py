@@ -209,10 +209,12 @@ class Memory:
         self.counted: list[str] = []
         #: The warnings the call under way said of its snapshot.
         self.said: list[str] = []
-        #: Recalls answered and not counted yet: (cache, the memories recalled).
-        self.uncounted: list[tuple[Cache, list[str]]] = []
-        #: Calls ended so far: an idle write waits for a quiet spell (write_idle).
+        #: Recalls answered and not counted yet: (cache, the memories recalled, when).
+        self.uncounted: list[tuple[Cache, list[str], str]] = []
+        #: Calls ended so far: the idle work waits for a quiet spell (idle()).
         self.calls = 0
+        #: The timer of the idle work (later()), once started.
+        self._timer: threading.Timer | None = None
         #: The thread making the views' vocabularies, once started (index_views_later).
         self._indexing: threading.Thread | None = None
 
@@ -278,7 +280,9 @@ class Memory:
         if self._index is not None:
             self._index.begin()
         if self.counted and ctx is not None:
-            self.uncounted.append((ctx.cache, self.counted))
+            from git_aide.core.memory import now
+
+            self.uncounted.append((ctx.cache, self.counted, now()))
         self._now = None
         self.counted = []
         self.said = []
@@ -288,12 +292,22 @@ class Memory:
         """Whether documents wait to be written into the full-text index."""
         return self._index is not None and bool(self._index.pending.docs)
 
-    def write_later(self) -> None:
-        """Write the pending documents once IDLE_SECONDS pass without a call (write_idle),
-        on a thread of their own that never keeps the process up."""
-        later = threading.Timer(IDLE_SECONDS, self.write_idle, (self.calls,))
-        later.daemon = True
-        later.start()
+    def later(self) -> None:
+        """Do the idle work (idle()) once IDLE_SECONDS pass without a call, on a thread
+        of its own that never keeps the process up; one such thread at a time."""
+        if self._timer is None or not self._timer.is_alive():
+            self._arm()
+
+    def _arm(self) -> None:
+        self._timer = threading.Timer(IDLE_SECONDS, self._quiet, (self.calls,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _quiet(self, calls: int) -> None:
+        if calls == self.calls:
+            self.idle(calls)
+        else:  # calls came since: another quiet spell is waited for
+            self._arm()
 
     def index_views_later(self) -> None:
         """Make the vocabularies of the views recalls asked about (app/answers.py's
@@ -312,37 +326,38 @@ class Memory:
                                           name="aide-vocabulary", daemon=True)
         self._indexing.start()
 
-    def write_idle(self, calls: int) -> None:
-        """Write the pending documents into the full-text index, if no call came since
-        the `calls`-th ended (the next one's end asks again). Best effort: a document
-        not written is written by the next process that needs it."""
+    def idle(self, calls: int) -> None:
+        """If no call came since the `calls`-th ended (the next one's end asks again):
+        add the recalls answered so far to the per-machine stats, in one write per
+        cache (the stats file's rename waits for the disk, and a burst of recalls is one
+        write), and write the pending documents into the full-text index. Best effort:
+        a count lost is no failure, and a document not written is written by the next
+        process that needs it."""
+        from git_aide.app import answers
         from git_aide.core.files import LockBusy
 
         with self.lock:
-            if calls != self.calls or self._index is None:
+            if calls != self.calls:
+                return
+            todo, self.uncounted = self.uncounted, []
+            while todo:
+                cache = todo[0][0]
+                mine = [(uuids, stamp) for c, uuids, stamp in todo if c is cache]
+                todo = [t for t in todo if t[0] is not cache]
+                try:
+                    answers.count_recalled(cache, mine)
+                except Exception:  # noqa: BLE001,S110 -- the stats are best effort
+                    pass
+            if self._index is None:
                 return
             try:
                 self._index.write_pending()
             except LockBusy:
                 # Another process is writing the index: try again later, never waiting
                 # for it while a call may be waiting for this lock.
-                self.write_later()
+                self._arm()
             except Exception:  # noqa: BLE001,S110 -- the index is a cache
                 pass
-
-    def count(self) -> None:
-        """Add the recalls answered so far to the per-machine stats: after the answer,
-        since the stats file's rename waits for the disk (a few ms) and an agent need
-        not wait for it. Best effort, as the stats are."""
-        from git_aide.app import answers
-
-        with self.lock:
-            todo, self.uncounted = self.uncounted, []
-            for cache, uuids in todo:
-                try:
-                    answers.count_recalled(cache, uuids)
-                except Exception:  # noqa: BLE001,S110 -- a count lost is no failure
-                    pass
 
     def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
         """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""

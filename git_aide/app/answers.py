@@ -167,12 +167,10 @@ def query_key(repo: Repo, paths: tuple[str, ...] | list[str]) -> tuple[tuple[str
     return tuple((q.path, q.is_dir) for q in rc.query_paths(repo.worktree, repo.prefix, paths))
 
 
-def count_recalled(cache: Cache, uuids: list[str]) -> None:
-    """Add a recall of these memories to the per-machine stats (an answer given again
-    counts as recall_hits' own does)."""
-    from git_aide.core import memory
-
-    cache.count_recall(uuids, memory.now())
+def count_recalled(cache: Cache, recalls: list[tuple[list[str], str]]) -> None:
+    """Add recalls to the per-machine stats, each (the memories recalled, when), in
+    one write (an answer given again counts as recall_hits' own does)."""
+    cache.count_recalls(recalls)
 
 
 def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries: list[Entry],

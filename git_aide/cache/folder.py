@@ -260,13 +260,18 @@ class Cache(Folder):
 
     def count_recall(self, uuids: list[str], stamp: str) -> None:
         """Add one recall to each memory's per-machine count."""
-        if not uuids:
+        self.count_recalls([(uuids, stamp)])
+
+    def count_recalls(self, recalls: list[tuple[list[str], str]]) -> None:
+        """Add recalls, each (the memories recalled, when), in one write."""
+        if not any(uuids for uuids, _stamp in recalls):
             return
         with self.lock("stats.lock"):
             table = self.stats()
-            for u in uuids:
-                count, _ = table.get(u, (0, ""))
-                table[u] = (count + 1, stamp)
+            for uuids, stamp in recalls:
+                for u in uuids:
+                    count, _ = table.get(u, (0, ""))
+                    table[u] = (count + 1, stamp)
             self.write(table, "stats")
 
 

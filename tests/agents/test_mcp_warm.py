@@ -147,6 +147,31 @@ def test_every_recall_counts_whether_worked_out_or_given_again(repo: Path) -> No
     assert [(m["uuid"], m["recalls"]) for m in top] == [(uuid, 3)]
 
 
+def test_recalls_are_counted_once_the_server_is_quiet(repo: Path) -> None:
+    # A burst of recalls is counted in one write of the stats, a second after the last
+    # call (agents/warm.IDLE_SECONDS), while the server goes on.
+    uuid = remember(repo, "auth tokens rotate hourly", "--scope", "src/auth/**")["uuid"]
+    git(repo, "commit", "-qm", "memories")
+    srv = start(repo)
+    try:
+        for _ in range(4):
+            call(srv, "aide_recall", {"paths": [FILE]})
+        counted: list[tuple[str, int]] = []
+        for _ in range(50):
+            time.sleep(0.2)
+            top = aide_ok(repo, "stats", "--json").json()["most_recalled"]
+            counted = [(m["uuid"], m["recalls"]) for m in top]
+            if counted:
+                break
+        assert counted == [(uuid, 4)]
+        call(srv, "aide_recall", {"paths": [FILE]})
+    finally:
+        status, err = srv.close()
+    assert status == 0, err
+    top = aide_ok(repo, "stats", "--json").json()["most_recalled"]
+    assert [(m["uuid"], m["recalls"]) for m in top] == [(uuid, 5)]
+
+
 def test_mentions_follow_hand_edits_while_the_view_stays(repo: Path) -> None:
     # The server keeps what a search of the saved view found for a file; the files
     # that differ from the index are searched afresh each call.
