@@ -2,11 +2,12 @@
 `aide_recall FILE`, each asked again with nothing changed, and after a hand edit of a
 memory the answer holds (the edit is untimed; the answer must show it); and
 `aide_search` of a word not asked before, and `aide_recall` of a file not asked before,
-each call another. Each is timed two ways:
+each call another. Each row starts after two seconds without a call (QUIET), as an
+agent's turn leaves between its bursts of calls. Each is timed two ways:
 the round trip of one client over the server's pipes (spawned as an agent spawns it),
-and the same call in this process (agents/server.call on a warm Memory), which is the
-time spent in the server. `git grep -i -l WORD` over the same tree is timed in the same
-run, alternating with the calls, for scale.
+and then, that server closed, the same calls in this process (agents/server.call on a
+warm Memory), which is the time spent in the server. `git grep -i -l WORD` over the
+same tree is timed in the same run, for scale.
 
     python3 bench/mcp_warm.py --repo PATH [--runs 30] [--aide 'git-aide'] [--json FILE]
 
@@ -34,6 +35,10 @@ from mcp_start import Wire, aide_command  # noqa: E402
 #: The issue's bars in ms spent in the server per call: at 10,000 memories, at 100,000.
 BARS = {10_000: {"aide_search": 1.5, "aide_recall": 5.0},
         100_000: {"aide_search": 5.0, "aide_recall": 20.0}}
+#: Seconds without a call before each row, as an agent's turn leaves between bursts of
+#: calls: what a server does when idle (writing edited memories into the index,
+#: counting recalls, listing a view's words) is done then, not inside a timed call.
+QUIET = 2.0
 #: Words of the generated memories (bench/generate.WORDS) asked one per call: past the
 #: filler words, so that each matches some memories.
 NEW_WORDS = 20
@@ -83,8 +88,9 @@ class Editor:
 
 def timed(runs: int, before: Callable[[], str | None], call: Callable[[], dict[str, Any]]
           ) -> list[float]:
-    """`runs` timings of call(), in ms; before() (untimed) gives the text the answer must
-    hold, or None."""
+    """`runs` timings of call(), in ms, after QUIET seconds without a call; before()
+    (untimed) gives the text the answer must hold, or None."""
+    time.sleep(QUIET)
     out = []
     for _ in range(runs):
         want = before()
@@ -141,35 +147,35 @@ def main() -> int:
             raise RuntimeError(f"{name} failed: {text}")
         return doc
 
-    def local(name: str) -> Callable[[], dict[str, Any]]:
-        return lambda: local_args(name, calls[name])
-
     client = Client([*aide_command(args.aide), "mcp"], repo, env)
     editors = {}
     for name in calls:
         first = client.tool(name, calls[name])["memories"]
         editors[name] = Editor(Path(repo, first[0]["path"]))
     rows: dict[str, dict[str, list[float]]] = {}
+    # The client's rows first, then the server is closed (its idle work, writing the
+    # edited memories into the index, done), then the same rows in this process: a
+    # server that writes the shared index while the other is timed would time that.
+    ways = (("round trip", lambda n, a: client.tool(n, a)),
+            ("in process", local_args))
     try:
-        for name in calls:
-            ed = editors[name]
-            for how, before in (("again", lambda: None), ("after a hand edit", ed.edit)):
-                row = rows.setdefault(f"{name} ({how})", {})
-                for where, call in (("round trip", lambda n=name: client.tool(n, calls[n])),
-                                    ("in process", local(name))):
+        for where, ask in ways:
+            if where == "in process":
+                client.wire.close()
+            for name in calls:
+                ed = editors[name]
+                for how, before in (("again", lambda: None), ("after a hand edit", ed.edit)):
+                    row = rows.setdefault(f"{name} ({how})", {})
+                    call = lambda n=name, ask=ask: ask(n, calls[n])  # noqa: E731
                     call()  # warm: the first call after a switch reads the edit
                     row[where] = timed(args.runs, before, call)
-                ed.restore()
-        row = rows.setdefault("aide_search (a new word each call)", {})
-        for where, ask in (("round trip", lambda a: client.tool("aide_search", a)),
-                           ("in process", lambda a: local_args("aide_search", a))):
+                    ed.restore()
+            row = rows.setdefault("aide_search (a new word each call)", {})
             row[where] = timed(args.runs, lambda: None,
-                               lambda ask=ask: ask({"keyword": next(fresh)}))
-        row = rows.setdefault("aide_recall (a new file each call)", {})
-        for where, ask in (("round trip", lambda a: client.tool("aide_recall", a)),
-                           ("in process", lambda a: local_args("aide_recall", a))):
+                               lambda ask=ask: ask("aide_search", {"keyword": next(fresh)}))
+            row = rows.setdefault("aide_recall (a new file each call)", {})
             row[where] = timed(args.runs, lambda: None,
-                               lambda ask=ask: ask({"paths": [next(others)]}))
+                               lambda ask=ask: ask("aide_recall", {"paths": [next(others)]}))
         greps = [grep_ms(repo, word, env) for _ in range(args.runs)]
     finally:
         for ed in editors.values():

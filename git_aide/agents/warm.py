@@ -48,6 +48,8 @@ KEPT_ANSWERS = 64
 #: Seconds without a call after which the documents a call would have added to the
 #: full-text index are written (cache/pending.py): an agent's calls come in bursts.
 IDLE_SECONDS = 1.0
+#: How long the thread making a view's vocabulary sleeps between its steps.
+PAUSE_SECONDS = 0.0005
 
 
 def config_files(repo: Repo) -> list[str]:
@@ -311,14 +313,16 @@ class Memory:
 
     def index_views_later(self) -> None:
         """Make the vocabularies of the views recalls asked about (app/answers.py's
-        make_vocabularies), on a thread of their own that never keeps the process up
-        and pauses while a call is under way."""
+        make_vocabularies), on a thread of their own that never keeps the process up.
+        Its steps are small and each waits while a call is under way: a thread that
+        ran beside the calls would slow each of them twice or more (they would share
+        the interpreter), so it works in the pauses of an agent's calls."""
         if self._indexing is not None and self._indexing.is_alive():
             return
         from git_aide.app import answers
 
         def pause() -> None:
-            time.sleep(0.001)  # a call waiting for the lock takes it first
+            time.sleep(PAUSE_SECONDS)  # a call waiting for the lock takes it first
             with self.lock:
                 pass
 

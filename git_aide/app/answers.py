@@ -323,8 +323,7 @@ def vocabularies_wanted() -> bool:
 
 
 def make_vocabularies(pause: Any) -> None:
-    """Make the vocabularies asked for; `pause()` between steps waits while a call is
-    under way."""
+    """Make the vocabularies asked for, with `pause()` between steps."""
     from git_aide.read import vocabulary
 
     vocabulary.make_wanted(pause)

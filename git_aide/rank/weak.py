@@ -300,13 +300,14 @@ def held(entries: list[Entry], body: bytes | None, needles: list[bytes]
             memo = (set(), set())
         _HELD[n] = memo  # the newest last: the oldest go first
         memos.append(memo)
-        if not memo[0].issuperset(blobs):
+        if len(todo) < len(blobs) and not memo[0].issuperset(blobs):
             searched = memo[0]
-            todo.update(i for i, b in enumerate(blobs) if b not in searched)
+            todo.update([i for i, b in enumerate(blobs) if b not in searched]
+                        if searched else range(len(blobs)))
     found: dict[bytes, set[str]] = {}
     if todo:
         order = sorted(todo)
-        key = tuple(blobs[i] for i in order)
+        key = tuple(blobs) if len(order) == len(blobs) else tuple([blobs[i] for i in order])
         run = _RUNS.pop(key, None)
         if run is None:
             texts = [stored_bytes(entries[i], body) for i in order]
@@ -328,10 +329,14 @@ def held(entries: list[Entry], body: bytes | None, needles: list[bytes]
                 holding.update(got)
             else:  # what is not at hand is not kept
                 found[n] = holding | got
+    at = {b: i for i, b in enumerate(blobs)}
     out: dict[bytes, list[int]] = {}
     for n, (_searched, holding) in zip(needles, memos, strict=True):
         has = found.get(n, holding)
-        out[n] = [i for i, b in enumerate(blobs) if b in has]
+        if len(at) == len(blobs):
+            out[n] = sorted([at[b] for b in has.intersection(blobs)])
+        else:  # a blob stands twice (two files of the same bytes)
+            out[n] = [i for i, b in enumerate(blobs) if b in has]
     return out
 
 

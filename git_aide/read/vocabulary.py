@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     #: spelling of every word.
     Needs = Sequence[Sequence[tuple[bytes, ...]]]
 
-#: How many memories one step reads: a call waits for at most one step.
-STEP = 100
+#: How many memories one step reads (about a millisecond's work): a call waits for
+#: a step under way at most that long.
+STEP = 25
 
 
 class Vocabulary:
@@ -124,8 +125,7 @@ def want(vocab: Vocabulary) -> None:
 
 
 def make_wanted(pause: Callable[[], None]) -> None:
-    """Make the vocabularies asked for, newest first; `pause()` between steps waits
-    while a call is under way."""
+    """Make the vocabularies asked for, newest first, with `pause()` between steps."""
     while WANTED:
         try:
             vocab = WANTED[-1]
