@@ -193,36 +193,52 @@ ELSEWHERE_DISTANCE = float("inf")
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
            min_depth: int, mentions: list[Entry] = (),  # type: ignore[assignment]
            elsewhere: list[Entry] = (),  # type: ignore[assignment]
-           on_topic: Callable[[bytes], bool] | None = None) -> list[Hit]:
+           on_topic: Callable[[bytes], bool] | None = None,
+           most_specific: int | None = None) -> list[Hit]:
     """Every entry relevant to at least one query path (all, without paths), then the
     memories that only name a query path in their text or a query file's stem in their
-    scope or text, then the strong --query matches from elsewhere."""
+    scope or text, then the strong --query matches from elsewhere.
+
+    `most_specific`: when more scoped memories than this are relevant, leave out those
+    farther than the farthest of the `most_specific` nearest (all of its distance are
+    kept): what `rank` makes of the others cannot reach an answer that needs no more
+    than that many (see `recall`)."""
     relevant = scope_filter(queries, min_depth)
     keep = filters.keep if (filters.layers or filters.tags or filters.contributor) else None
     # Per distinct scope: its distance to the nearest query path, or None (irrelevant).
     distances: dict[str, float | None] = {}
-    hits: list[Hit] = []
     # A snapshot's entries come group by group, and the entries of a group share their
     # compiled scope (and its text): each run of them is decided at once.
+    runs: list[tuple[str | None, int, float, list[Entry]]] = []
     for c, group in groupby(entries, key=_COMPILED):
-        run = group if keep is None else filter(keep, group)  # noqa: B031 -- once
+        run = list(group if keep is None else filter(keep, group))  # noqa: B031 -- once
         if c is None:
-            hits.extend([Hit(e, None) for e in run])
+            runs.append((None, 0, -1.0, run))
             continue
-        if not relevant(c):
+        if not run or not relevant(c):
             continue
-        first = next(run, None)
-        if first is None:
-            continue
-        scope = first.scope
+        scope = run[0].scope
         assert scope is not None  # only a project-wide scope has no compiled form
         d = distances.get(scope, -1.0)
         if d == -1.0:
             d = _distance(scope, c, queries, min_depth)
             distances[scope] = d
         if d is not None:
-            depth = c.depth
-            hits.append(Hit(first, scope, None, depth, d))
+            runs.append((scope, c.depth, d, run))
+    farthest = math.inf
+    if most_specific is not None:
+        near = sorted((d, len(run)) for scope, _depth, d, run in runs if scope is not None)
+        count = 0
+        for d, n in near:
+            count += n
+            if count > most_specific:
+                farthest = d
+                break
+    hits: list[Hit] = []
+    for scope, depth, d, run in runs:
+        if scope is None:
+            hits.extend([Hit(e, None) for e in run])
+        elif d <= farthest:
             hits.extend([Hit(e, scope, None, depth, d) for e in run])
     if not mentions and not elsewhere:
         return hits
@@ -505,7 +521,14 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
     their scope is not relevant: they rank by relevance alone);
     `body` is the snapshot's stored contents in one run, when it has them.
     """
-    hits = select(entries, queries, filters, min_depth, mentions, elsewhere, on_topic)
+    # A path recall without --query or layer diversity ranks the scoped memories beyond
+    # the PATH_WORDS_SCAN nearest by specificity alone, below every one of those: when
+    # the answer and its supersession window need fewer, they are left out at once (a
+    # large store has a thousand candidates for a file, and a recall shows twenty).
+    few = (relevance is None and queries and not diversity_min
+           and supersession_window(limit) + limit < PATH_WORDS_SCAN)
+    hits = select(entries, queries, filters, min_depth, mentions, elsewhere, on_topic,
+                  most_specific=PATH_WORDS_SCAN if few else None)
     scorer = None
     if relevance is not None:
 
