@@ -130,8 +130,10 @@ def _age(e: Entry) -> tuple[str, str]:
 #: A word held by fewer than one in this many of a group's memories is counted from its
 #: list of holders; a more frequent one from its lane vector (_join).
 _RARE = 128
-#: Up to this many memories, comparing every pair costs less than counting in lanes.
-_FEW = 64
+#: Up to this many memories, comparing every pair (as bit masks) costs less than
+#: counting in lanes (measured on the bench's memories: 0.9 against 1.5 ms at 100, 3.2
+#: against 2.8 ms at 200).
+_FEW = 128
 #: A lane whose top bit is set: its count reached the bias's bound.
 _HIGH = re.compile(b"[\x80-\xff]")
 #: A lane of more than one byte whose top bit (masked) is set.
@@ -155,8 +157,7 @@ def _join(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int, 
         return []
     sizes = [len(s) for s in sets]
     if n <= _FEW:
-        return [(p, q, sim) for p in range(n) for q in range(p)
-                if (sim := _jaccard_sized(sets[p], sets[q], sizes[p], sizes[q])) >= threshold]
+        return _every_pair(sets, sizes, threshold)
     width = 1
     while 1 << (8 * width - 1) <= max(sizes):
         width += 1
@@ -210,9 +211,29 @@ def _join(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int, 
     return out
 
 
-def _jaccard_sized(a: frozenset[str], b: frozenset[str], size: int, other: int) -> float:
-    inter = len(a & b)
-    return inter / (size + other - inter) if inter else 0.0
+def _every_pair(sets: list[frozenset[str]], sizes: list[int], threshold: float
+                ) -> list[tuple[int, int, float]]:
+    """_join for a few sets: every pair compared, each set a bit mask of the words of
+    these sets, so that a pair's shared words are counted by an AND and a bit count
+    at C speed (a third faster than intersecting the sets)."""
+    bits: dict[str, int] = {}
+    masks = []
+    for s in sets:
+        mask = 0
+        for w in s:
+            bit = bits.get(w)
+            if bit is None:
+                bit = bits[w] = 1 << len(bits)
+            mask |= bit
+        masks.append(mask)
+    count = int.bit_count
+    out: list[tuple[int, int, float]] = []
+    for p in range(1, len(sets)):
+        size = sizes[p]
+        for q, inter in enumerate(list(map(count, map(masks[p].__and__, masks[:p])))):
+            if inter and (sim := inter / (size + sizes[q] - inter)) >= threshold:
+                out.append((p, q, sim))
+    return out
 
 
 def _fewest_shared(sizes: list[int], threshold: float) -> dict[int, dict[int, int]]:
