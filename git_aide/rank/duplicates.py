@@ -112,7 +112,8 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
             groups.setdefault((e.layer, _is_personal(e.path)), []).append(i)
     best: dict[int, tuple[float, tuple[str, str], int]] = {}
     for members in groups.values():
-        for i, j, sim in _join([sets[i] for i in members], threshold):
+        for i, j, sim in _joined([entries[i].blob for i in members],
+                                 [sets[i] for i in members], threshold):
             a, b = members[i], members[j]
             if not overlap(entries[a].compiled, entries[b].compiled):
                 continue
@@ -121,6 +122,28 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
             if older not in best or rank > best[older]:
                 best[older] = rank
     return [(entries[o], entries[best[o][2]], best[o][0]) for o in sorted(best)]
+
+
+#: The pairs of the groups joined lately, by the threshold and the group's blob ids (a
+#: blob's words never change): a long-lived process checks supersession among nearly
+#: the same memories again after a hand edit, and only the edited memory's group is
+#: joined again.
+_JOINED: dict[tuple[float, tuple[str, ...]], list[tuple[int, int, float]]] = {}
+#: How many joined groups are kept, the one used last kept longest.
+KEPT_JOINS = 64
+
+
+def _joined(blobs: list[str], sets: list[frozenset[str]], threshold: float
+            ) -> list[tuple[int, int, float]]:
+    """_join(sets, threshold), kept by the sets' blob ids."""
+    key = (threshold, tuple(blobs))
+    got = _JOINED.pop(key, None)
+    if got is None:
+        got = _join(sets, threshold)
+        while len(_JOINED) >= KEPT_JOINS:
+            _JOINED.pop(next(iter(_JOINED)))
+    _JOINED[key] = got  # the newest last: the oldest go first
+    return got
 
 
 def _age(e: Entry) -> tuple[str, str]:

@@ -102,3 +102,41 @@ def test_a_memory_moved_into_the_folder_by_hand_ranks_by_its_new_words(repo: Pat
         assert "invoice totals use banker's rounding" not in whats(recall(srv, repo))
     finally:
         srv.close()
+
+
+def test_supersession_follows_hand_edits(repo: Path) -> None:
+    """Which memories a group's join found alike is kept by their blobs: an edit that
+    makes a newer memory say the same thing differently sinks the older one at the next
+    answer, and one that makes it another fact lifts the older one again; the same for
+    a search."""
+    older = "The invoice totals round to 2 decimal places per line"
+    remember(repo, older, "--scope", FILE, "--layer", "technical")
+    newer = remember(repo, "Refunds are issued within five days", "--scope",
+                     "src/billing/**", "--layer", "technical")["path"]
+    for i in range(3):
+        remember(repo, f"billing note {i} about currencies", "--scope", "src/billing/**",
+                 "--layer", "technical")
+    git(repo, "commit", "-qm", "memories")
+    srv = start(repo)
+
+    def searched() -> list[str]:
+        res = srv.request("aide_search", "tools/call",
+                          {"name": "aide_search", "arguments": {"keyword": "invoice"}})
+        got: dict[str, Any] = res["result"]["structuredContent"]
+        assert got == aide_ok(repo, "search", "invoice", "--json").json()
+        return whats(got)
+
+    try:
+        assert whats(recall(srv, repo))[0] == older  # the file's own note first
+        searched()
+        again = "The invoice totals round to 4 decimal places per line"
+        edit_by_hand(repo, newer, what=again)
+        got = whats(recall(srv, repo))
+        assert got.index(again) < got.index(older)  # it supersedes the file's note
+        got = searched()
+        assert got.index(again) < got.index(older)
+        edit_by_hand(repo, newer, what="Refunds are issued within five days")
+        assert whats(recall(srv, repo))[0] == older
+        searched()
+    finally:
+        srv.close()
