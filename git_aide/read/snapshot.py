@@ -460,14 +460,24 @@ class Snapshot:
         assert ids is not None
         out: list[Entry] = []
         drop = self._drop
-        for g in sorted({ids[b] for b in blobs if b in ids}):
+        # Each group is asked for its own blobs: a search's best few hundred lie in as
+        # many groups, and a pass over each group, or over every blob for each, would
+        # cost their product.
+        wanted: dict[int, list[str]] = {}
+        for b in blobs:
+            g = ids.get(b)
+            if g is not None:
+                wanted.setdefault(g, []).append(b)
+        for g in sorted(wanted):
             made = self._made(g, blobs)
             if made is None:
                 return None
-            if isinstance(made, Made) and len(blobs) * 8 < len(made):
-                out.extend(e for e in made.of(blobs) if e.path not in drop)
+            mine = wanted[g]
+            if isinstance(made, Made) and len(mine) * 8 < len(made):
+                out.extend(e for e in made.of(mine) if e.path not in drop)
             else:
-                out.extend(e for e in made if e.blob in blobs and e.path not in drop)
+                held = set(mine)
+                out.extend(e for e in made if e.blob in held and e.path not in drop)
         return out
 
     def mentioning(self, found: Callable[[bytes], list[int]],
