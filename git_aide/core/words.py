@@ -66,8 +66,8 @@ def every_word(text: str) -> frozenset[str]:
 
 
 #: A name's words as a vocabulary of stored contents keeps them (read/vocabulary.py):
-#: runs of ASCII letters and digits of lower-cased bytes.
-NAME_WORD = re.compile(rb"[a-z0-9]+")
+#: _RUNS over lower-cased bytes.
+NAME_WORD = re.compile(_RUNS.pattern.encode())
 
 
 def name_words(name: bytes) -> list[bytes]:
