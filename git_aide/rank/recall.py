@@ -443,11 +443,12 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
         wide = newest + [h for h in wide if h.relevance and id(h) not in chosen]
     mentioning: set[int] = set()
     if weights:
-        entries = [h.entry for h in wide]
-        if below_scoped and named:
-            mentioning = {i for at in held(entries, body, named).values() for i in at}
+        names = named if below_scoped and named else []
+        # One search of their bytes for the names and the words.
+        found = held([h.entry for h in wide], body,
+                     list(dict.fromkeys(names + (wanted or list(weights)))))
+        mentioning = {i for n in names for i in found[n]}
         on = [0.0] * len(wide)
-        found = held(entries, body, wanted or list(weights))
         for w, v in weights.items():
             for i in found[w]:
                 on[i] += v
