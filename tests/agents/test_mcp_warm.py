@@ -132,6 +132,12 @@ def test_a_config_change_is_seen_in_any_of_its_files(repo: Path, tmp_path: Path)
         srv.close()
 
 
+def counted(repo: Path) -> list[tuple[str, int]]:
+    """(uuid, recalls) of the most recalled memories, as `git aide stats` says."""
+    top = aide_ok(repo, "stats", "--json").json()["most_recalled"]
+    return [(m["uuid"], m["recalls"]) for m in top]
+
+
 def test_every_recall_counts_whether_worked_out_or_given_again(repo: Path) -> None:
     uuid = remember(repo, "auth tokens rotate hourly", "--scope", "src/auth/**")["uuid"]
     git(repo, "commit", "-qm", "memories")
@@ -143,8 +149,7 @@ def test_every_recall_counts_whether_worked_out_or_given_again(repo: Path) -> No
     finally:
         status, err = srv.close()  # the counts are written once the answers are out
     assert status == 0, err
-    top = aide_ok(repo, "stats", "--json").json()["most_recalled"]
-    assert [(m["uuid"], m["recalls"]) for m in top] == [(uuid, 3)]
+    assert counted(repo) == [(uuid, 3)]
 
 
 def test_recalls_are_counted_once_the_server_is_quiet(repo: Path) -> None:
@@ -156,20 +161,18 @@ def test_recalls_are_counted_once_the_server_is_quiet(repo: Path) -> None:
     try:
         for _ in range(4):
             call(srv, "aide_recall", {"paths": [FILE]})
-        counted: list[tuple[str, int]] = []
+        so_far: list[tuple[str, int]] = []
         for _ in range(50):
             time.sleep(0.2)
-            top = aide_ok(repo, "stats", "--json").json()["most_recalled"]
-            counted = [(m["uuid"], m["recalls"]) for m in top]
-            if counted:
+            so_far = counted(repo)
+            if so_far:
                 break
-        assert counted == [(uuid, 4)]
+        assert so_far == [(uuid, 4)]
         call(srv, "aide_recall", {"paths": [FILE]})
     finally:
         status, err = srv.close()
     assert status == 0, err
-    top = aide_ok(repo, "stats", "--json").json()["most_recalled"]
-    assert [(m["uuid"], m["recalls"]) for m in top] == [(uuid, 5)]
+    assert counted(repo) == [(uuid, 5)]
 
 
 def test_mentions_follow_hand_edits_while_the_view_stays(repo: Path) -> None:
