@@ -109,3 +109,17 @@ def test_a_recall_of_several_paths_with_the_vocabulary(store: Path) -> None:
     answers.make_vocabularies(lambda: None)
     for pair in (PATHS[i:i + 2] for i in range(0, len(PATHS) - 1, 2)):
         assert same(recalled(mem, *pair), store, *pair), pair
+
+
+def test_the_server_makes_the_vocabulary_between_calls(store: Path) -> None:
+    # No one asks for it but the first recall: the server's own thread makes it, in the
+    # pause after the call, and the next recalls go through it.
+    mem = server.Memory()
+    assert same(recalled(mem, "README.md"), store, "README.md")
+    reader = mem.read()[2]._reader
+    for _ in range(100):
+        if reader.vocab is not None and reader.vocab.ready:
+            break
+        time.sleep(0.05)
+    assert reader.vocab is not None and reader.vocab.ready
+    assert same(recalled(mem, "src/net/throttling.py"), store, "src/net/throttling.py")
