@@ -34,20 +34,26 @@ def open_index(cache: Cache) -> FullText:
     return FullText(cache.root)
 
 
+#: How many times work on the full-text index is tried: a cache folder removed while a
+#: command rebuilds it (another process's `index --rebuild`, a person's `rm -rf`) can
+#: take the rebuilt index away once more.
+ATTEMPTS = 3
+
+
 def robust(ft: FullText, work: Callable[[], Any]) -> Any:
     """Run work on the full-text index; if the index proves damaged, rebuild it and retry."""
     from git_aide.core.errors import AideError
 
-    for attempt in range(2):
+    for attempt in range(ATTEMPTS):
         try:
             return work()
         except ft.LockError:
             raise AideError("the full-text index is locked by another git-aide process "
                             "for too long; try again") from None
         except Exception:
-            if attempt:
+            if attempt == ATTEMPTS - 1:
                 raise
-            ft.rebuild("the full-text index was damaged; rebuilt it")
+            ft.rebuild("the full-text index was damaged; rebuilt it")  # said once
     return None
 
 
