@@ -332,8 +332,8 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
                 sys.stderr.write(line + "\n")
             if mem.uncounted or mem.pending():
                 mem.later()
-            if name == "aide_recall" and answers.vocabularies_wanted():
-                mem.index_views_later()
+            if name in READING and answers.work_wanted():
+                mem.work_later()
 
 
 # -- the SDK's server ---------------------------------------------------------------------------

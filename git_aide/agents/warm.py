@@ -48,7 +48,7 @@ KEPT_ANSWERS = 64
 #: Seconds without a call after which the documents a call would have added to the
 #: full-text index are written (cache/pending.py): an agent's calls come in bursts.
 IDLE_SECONDS = 1.0
-#: How long the thread making a view's vocabulary sleeps between its steps.
+#: How long the thread working between calls (read/later.py) sleeps before each step.
 PAUSE_SECONDS = 0.0005
 
 
@@ -217,8 +217,8 @@ class Memory:
         self.calls = 0
         #: The timer of the idle work (later()), once started.
         self._timer: threading.Timer | None = None
-        #: The thread making the views' vocabularies, once started (index_views_later).
-        self._indexing: threading.Thread | None = None
+        #: The thread doing the work asked for between calls, once started (work_later).
+        self._later: threading.Thread | None = None
 
     def context(self) -> Context:
         """The context of the call under way: the repository around the server's
@@ -311,24 +311,32 @@ class Memory:
         else:  # calls came since: another quiet spell is waited for
             self._arm()
 
-    def index_views_later(self) -> None:
-        """Make the vocabularies of the views recalls asked about (app/answers.py's
-        make_vocabularies), on a thread of their own that never keeps the process up.
-        Its steps are small and each waits while a call is under way: a thread that
-        ran beside the calls would slow each of them twice or more (they would share
-        the interpreter), so it works in the pauses of an agent's calls."""
-        if self._indexing is not None and self._indexing.is_alive():
+    def work_later(self) -> None:
+        """Do the work calls asked for between calls (read/later.py: the views'
+        vocabularies, their groups decoded and features worked out), on a thread of
+        its own that never keeps the process up. Each small step waits while a call is
+        under way and holds the lock while it runs: a thread that ran beside the calls
+        would slow each of them twice or more (they would share the interpreter), so it
+        works in the pauses of an agent's calls."""
+        if self._later is not None and self._later.is_alive():
             return
         from git_aide.app import answers
 
-        def pause() -> None:
+        def pause() -> threading.Lock:
             time.sleep(PAUSE_SECONDS)  # a call waiting for the lock takes it first
-            with self.lock:
-                pass
+            return self.lock
 
-        self._indexing = threading.Thread(target=answers.make_vocabularies, args=(pause,),
-                                          name="aide-vocabulary", daemon=True)
-        self._indexing.start()
+        self._later = threading.Thread(target=answers.work_between_calls, args=(pause,),
+                                       name="aide-later", daemon=True)
+        self._later.start()
+
+    def worked(self, timeout: float) -> bool:
+        """Wait until the work asked for between calls is done (at most `timeout`
+        seconds): whether it is."""
+        thread = self._later
+        if thread is not None:
+            thread.join(timeout)
+        return thread is None or not thread.is_alive()
 
     def idle(self, calls: int) -> None:
         """If no call came since the `calls`-th ended (the next one's end asks again):
@@ -381,6 +389,10 @@ class Memory:
         ctx = self.context()
         cache = ctx.cache
         snap = ctx.snapshot(False, rev, asked=asked, warm=self._warm, changed=changed)
+        if rev is None:
+            from git_aide.app import answers
+
+            answers.warm_view(snap)
         self.said = list(snap.warnings)
         for line in snap.warnings:
             sys.stderr.write(f"git-aide: warning: {line}\n")

@@ -314,16 +314,25 @@ def forget_doc(gone: list[str], staged: bool) -> dict[str, Any]:
     return {"forgotten": gone, "staged": staged}
 
 
-def vocabularies_wanted() -> bool:
-    """Whether a recall asked for the vocabulary of a view (read/vocabulary.py): a
-    long-lived process then makes it between calls (make_vocabularies)."""
-    from git_aide.read import vocabulary
+def work_wanted() -> bool:
+    """Whether a call asked for work between calls (read/later.py: a view's vocabulary,
+    a view decoded and its features worked out): a long-lived process then does it
+    (work_between_calls)."""
+    from git_aide.read import later
 
-    return bool(vocabulary.WANTED)
+    return bool(later.WANTED)
 
 
-def make_vocabularies(pause: Any) -> None:
-    """Make the vocabularies asked for, with `pause()` between steps."""
-    from git_aide.read import vocabulary
+def work_between_calls(pause: Any) -> None:
+    """Do the work asked for, each step inside `pause()` (read/later.py)."""
+    from git_aide.read import later
 
-    vocabulary.make_wanted(pause)
+    later.make_wanted(pause)
+
+
+def warm_view(snap: Snapshot) -> None:
+    """Ask a long-lived process to decode the snapshot's view between calls, and to work
+    out ahead what comparing its memories needs (rank/supersede.warm), once per view."""
+    from git_aide.rank import supersede
+
+    snap.want_warm(supersede.warm)

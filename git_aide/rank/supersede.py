@@ -15,11 +15,13 @@ from __future__ import annotations
 import re
 
 from git_aide.core.words import STOP
-from git_aide.rank.duplicates import of_what, pairs, word_set
+from git_aide.rank.duplicates import keep_ahead, known_ahead, of_what, pairs, word_set
+from git_aide.rank.duplicates import words as word_set_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
     from git_aide.read.record import Entry
 
@@ -57,7 +59,22 @@ _SUBJECTS: dict[str, frozenset[str]] = {}
 
 def subject_of(e: Entry) -> frozenset[str]:
     """subject(e.what), once per blob."""
-    return of_what(_SUBJECTS, e, subject)
+    return of_what(_SUBJECTS, e, subject, _subject_ahead)
+
+
+def _subject_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
+    return frozenset(worked[1:worked[0] + 1])
+
+
+def warm(entries: Sequence[Entry]) -> None:
+    """Work out ahead what comparing these memories needs (their word sets and subjects,
+    duplicates._AHEAD): a long-lived process does it for a whole view between its calls
+    (read/later.py), and a search of a word not asked before then compares the best
+    of its matches without reading and splitting their texts."""
+    for e in entries:
+        if not known_ahead(e.blob):
+            what = e.read_what()
+            keep_ahead(e.blob, word_set_of(what), subject(what))
 
 
 def superseded(entries: list[Entry], meaning: Meaning | None = None

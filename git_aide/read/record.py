@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
+    from git_aide.read.later import Later
     from git_aide.read.snapshot import Near
     from git_aide.read.vocabulary import Vocabulary
 
@@ -72,7 +73,7 @@ class Source:
 class Reader:
     """What an entry needs to fetch its whole record: shared by all entries of a read."""
 
-    __slots__ = ("cache", "repo", "view", "found", "passes", "near", "vocab")
+    __slots__ = ("cache", "repo", "view", "found", "passes", "near", "vocab", "warming")
 
     def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None) -> None:
         #: The cache (to report damage).
@@ -92,6 +93,8 @@ class Reader:
         self.near: Near | None = None
         #: The words of the view's contents, by memory, once asked (a long-lived process).
         self.vocab: Vocabulary | None = None
+        #: The view decoded between calls (Snapshot.warm), once asked.
+        self.warming: Later | None = None
 
 
 class Entry(tuple):  # type: ignore[type-arg]
@@ -166,6 +169,14 @@ class Entry(tuple):  # type: ignore[type-arg]
         got = _WHATS.get(blob)
         if got is not None:
             return got
+        value = self.read_what()
+        if len(_WHATS) >= KEPT_WHATS:
+            _WHATS.clear()
+        _WHATS[blob] = value
+        return value
+
+    def read_what(self) -> str:
+        """Its `what`, read from its bytes each time (not kept, as `what` keeps it)."""
         data = self.data()
         value = None
         if data:
@@ -173,12 +184,7 @@ class Entry(tuple):  # type: ignore[type-arg]
                 value = memory.load_json(data).get("what")
             except (memory.MemoryFormatError, AttributeError):
                 value = None
-        if not isinstance(value, str):
-            value = self.record["what"]
-        if len(_WHATS) >= KEPT_WHATS:
-            _WHATS.clear()
-        _WHATS[blob] = value
-        return value
+        return value if isinstance(value, str) else self.record["what"]
 
     @property
     def record(self) -> dict[str, Any]:

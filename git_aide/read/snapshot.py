@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 KEPT_SEARCHES = 64
 #: Scope filters whose verdicts on a view's groups it keeps (one per query path).
 KEPT_FILTERS = 32
+#: How many entries one step of warm() makes, or hands on (about a millisecond's work).
+WARM_STEP = 100
 
 
 class Laid(Mapping[str, int]):
@@ -315,6 +317,52 @@ class Snapshot:
             self._groups[i] = (compiled, Made(made, payload))
         return made
 
+    def want_warm(self, each: Callable[[list[Entry]], None]) -> None:
+        """Ask a long-lived process to decode its view between calls (warm), once."""
+        from git_aide.read import later
+
+        reader = self._reader
+        if not self.keep_decoded or reader.view is None:
+            return
+        job = reader.warming
+        if job is None:
+            job = reader.warming = later.Later(lambda: self.warm(each))
+        if not job.done:
+            later.want(job)
+
+    def warm(self, each: Callable[[list[Entry]], None]) -> Iterator[None]:
+        """Decode every group of the view and keep it, indexed by blob, and hand its
+        entries to `each` (the ranking's features worked out ahead), WARM_STEP entries
+        a step (read/later.py): a search of a word not asked before then decodes
+        nothing, and a group of thousands is no pause of tens of ms for a call. Stops
+        when the view proves damaged (the next call builds the groups again)."""
+        groups, reader = self._groups, self._reader
+        for i in range(len(groups)):
+            if self._groups is not groups or reader.view is None:
+                return
+            compiled, payload = groups[i]
+            if isinstance(payload, list) and not isinstance(payload, Made):
+                return  # built just now: no view behind it
+            if not isinstance(payload, Made):
+                try:
+                    rows = marshal.loads(reader.view.read(payload) or b"")
+                except Exception:  # noqa: BLE001 -- damaged: a call will say so
+                    return
+                yield
+                made: list[Entry] = []
+                for at in range(0, len(rows), WARM_STEP):
+                    made += [new_entry(Entry, (path, blob, meta, compiled, reader,
+                                               (start, size, crc)))
+                             for path, blob, meta, start, size, crc in rows[at:at + WARM_STEP]]
+                    yield
+                if groups[i][1] is payload:  # else a call decoded it meanwhile
+                    groups[i] = (compiled, Made(made, payload))
+                payload = groups[i][1]
+            payload.of(())  # its index by blob
+            for at in range(0, len(payload), WARM_STEP):
+                each(payload[at:at + WARM_STEP])
+                yield
+
     def body(self) -> bytes | None:
         """Every memory's content in one run (an entry's slice is at its (offset, length)),
         when the entries come from a view; None otherwise."""
@@ -442,13 +490,13 @@ class Snapshot:
         view = reader.view
         if needs is None or not self.prefetch_ids() or view is None or view.starts is None:
             return sorted(found(body))
-        from git_aide.read import vocabulary
+        from git_aide.read import later, vocabulary
 
         vocab = reader.vocab
         if vocab is None:
             vocab = reader.vocab = vocabulary.Vocabulary(body, view.starts)
         if not vocab.ready:
-            vocabulary.want(vocab)
+            later.want(vocab)
             return sorted(found(body))
         run, back = vocab.run(body, vocab.holding(needs))
         return sorted(map(back, found(run)))

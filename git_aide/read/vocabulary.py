@@ -8,8 +8,8 @@ the name is a whole word of any content that names it, and the memories holding 
 of its words are a superset of those naming it. The finder still searches their
 contents, so the answer is the one a search of every content gives.
 
-A view never changes, so its vocabulary is made once, in steps between calls (a store
-of 100,000 memories takes seconds of work), and used once whole.
+A view never changes, so its vocabulary is made once, in steps between calls
+(read/later.py; a store of 100,000 memories takes seconds of work), and used once whole.
 """
 
 from __future__ import annotations
@@ -43,15 +43,19 @@ class Vocabulary:
         self._body = body
         #: Where each memory's content starts in the run (the view's order).
         self._starts = starts
-        #: word -> the memories that hold it (indices in the view's order), ascending.
-        self._at: dict[bytes, array[int]] = {}
+        #: word -> the memories that hold it (indices in the view's order), ascending;
+        #: a word of one memory maps to its index.
+        self._at: dict[bytes, int | array[int]] = {}
         #: Whether it holds the words of every memory.
         self.ready = False
 
     def steps(self) -> Iterator[None]:
         """Make it, STEP memories at a time (each yield is a pause between steps)."""
         body, starts = self._body, self._starts
-        found: dict[bytes, list[int]] = {}
+        # Arrays from the start: lists of ints would hold 36 bytes a memory and word
+        # (hundreds of MB at 100,000 memories), arrays hold 4; a word of one memory
+        # (an id, a time) is held as that memory's number, not as an array of one.
+        found: dict[bytes, int | array[int]] = {}
         n = len(starts)
         for first in range(0, n, STEP):
             for i in range(first, min(first + STEP, n)):
@@ -59,11 +63,13 @@ class Vocabulary:
                 for word in set(name_words(body[starts[i]:end])):
                     at = found.get(word)
                     if at is None:
-                        found[word] = [i]
+                        found[word] = i
+                    elif isinstance(at, int):
+                        found[word] = array("I", (at, i))
                     else:
                         at.append(i)
             yield
-        self._at = {w: array("I", at) for w, at in found.items()}
+        self._at = found
         self._body = b""  # the run is the view's: not held twice
         self.ready = True
 
@@ -72,11 +78,15 @@ class Vocabulary:
         for each, those holding a spelling of each of its words."""
         at = self._at
         out: set[int] = set()
-        none: array[int] = array("I")
+
+        def held(word: bytes) -> Sequence[int]:
+            found = at.get(word, ())
+            return (found,) if isinstance(found, int) else found
+
         for words in needs:
             # The rarest word first; each other one keeps those of them that hold it
             # (set.intersection walks the other's list at C speed).
-            each = sorted(([at.get(s, none) for s in spellings] for spellings in words),
+            each = sorted(([held(s) for s in spellings] for spellings in words),
                           key=lambda lists: sum(map(len, lists)))
             if not each:
                 continue
@@ -107,33 +117,3 @@ class Vocabulary:
             return starts[docs[k]] + at - begins[k]
 
         return b"".join(pieces), back
-
-
-#: The vocabularies a long-lived process asked for and has not made yet, the newest
-#: last (make_wanted makes them between calls).
-WANTED: list[Vocabulary] = []
-#: How many it waits to make: an older view's is dropped (asked again, it comes back).
-MOST_WANTED = 2
-
-
-def want(vocab: Vocabulary) -> None:
-    """Ask for a vocabulary to be made (make_wanted)."""
-    if vocab in WANTED:
-        return
-    WANTED.append(vocab)
-    del WANTED[:-MOST_WANTED]
-
-
-def make_wanted(pause: Callable[[], None]) -> None:
-    """Make the vocabularies asked for, newest first, with `pause()` between steps."""
-    while WANTED:
-        try:
-            vocab = WANTED[-1]
-        except IndexError:  # a call took it meanwhile
-            return
-        for _ in vocab.steps():
-            pause()
-            if vocab not in WANTED:
-                break
-        if vocab in WANTED:
-            WANTED.remove(vocab)

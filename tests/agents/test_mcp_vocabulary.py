@@ -8,6 +8,7 @@ vocabulary at once rather than wait for the thread that makes it between calls."
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,7 @@ def test_recalls_through_the_vocabulary_are_the_command_lines(store: Path) -> No
     mem = server.Memory()
     # The first recall searches every content, and asks for the view's vocabulary.
     assert same(recalled(mem, "README.md"), store, "README.md")
-    answers.make_vocabularies(lambda: None)
+    answers.work_between_calls(nullcontext)
     view = mem.read()[2]._reader
     assert view.vocab is not None and view.vocab.ready
 
@@ -106,7 +107,7 @@ def test_recalls_through_the_vocabulary_are_the_command_lines(store: Path) -> No
 def test_a_recall_of_several_paths_with_the_vocabulary(store: Path) -> None:
     mem = server.Memory()
     recalled(mem, "README.md")
-    answers.make_vocabularies(lambda: None)
+    answers.work_between_calls(nullcontext)
     for pair in (PATHS[i:i + 2] for i in range(0, len(PATHS) - 1, 2)):
         assert same(recalled(mem, *pair), store, *pair), pair
 

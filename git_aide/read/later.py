@@ -1,0 +1,70 @@
+"""Work a long-lived process does between its calls, in small steps (read/vocabulary.py's
+vocabularies, Snapshot.warm's decoded views): what a call would otherwise work out
+for itself the first time it needs it.
+
+Each step is made while no call is under way, and holds the call's lock while it runs
+(make_wanted's `pause`): a step that ran beside a call would slow it twice or more (the
+two would share the interpreter), and would change what the call is reading.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from contextlib import AbstractContextManager
+    from typing import Protocol
+
+    class Job(Protocol):
+        """Work made in steps: each yield of `steps()` ends one."""
+
+        def steps(self) -> Iterator[None]:
+            """The work, a step between two yields."""
+
+
+class Later:
+    """A job of a function whose yields end its steps; `done` once it ran out."""
+
+    __slots__ = ("_make", "done")
+
+    def __init__(self, make: Callable[[], Iterator[None]]) -> None:
+        self._make = make
+        #: Whether every step was made.
+        self.done = False
+
+    def steps(self) -> Iterator[None]:
+        """The function's steps, then `done`."""
+        yield from self._make()
+        self.done = True
+
+
+#: The jobs asked for and not made yet, the newest last (make_wanted makes them).
+WANTED: list[Job] = []
+#: How many wait at most: an older one is dropped (asked again, it comes back).
+MOST_WANTED = 4
+_DONE = object()
+
+
+def want(job: Job) -> None:
+    """Ask for a job to be made between calls (make_wanted)."""
+    if job in WANTED:
+        return
+    WANTED.append(job)
+    del WANTED[:-MOST_WANTED]
+
+
+def make_wanted(pause: Callable[[], AbstractContextManager[object]]) -> None:
+    """Make the jobs asked for, newest first, each step inside what `pause()` gives (it
+    waits while a call is under way, and holds the call's lock)."""
+    while WANTED:
+        try:
+            job = WANTED[-1]
+        except IndexError:  # a call took it meanwhile
+            return
+        steps = job.steps()
+        while job in WANTED:
+            with pause():
+                if next(steps, _DONE) is _DONE:
+                    break
+        if job in WANTED:
+            WANTED.remove(job)

@@ -1,0 +1,111 @@
+"""A warm server decodes its view between calls and works out ahead the word sets and
+subjects that supersession compares (read/later.py, Snapshot.warm, rank/supersede.warm):
+its searches and recalls then rank with them, and answer as the command line does,
+which works them out from the memories' texts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import BASE_ENV, aide_ok, commit, write_memory
+
+from git_aide.agents import server
+from git_aide.cache.folder import RACY_SECONDS as RACY
+from git_aide.rank.duplicates import known_ahead
+
+pytest.importorskip("mcp")
+
+#: (layer, scope, older text, newer text): each newer one supersedes the older (the same
+#: subject, most words shared), and every one names refunds.
+PAIRS = [
+    ("technical", "src/billing/**", "The billing service sends refunds through Stripe v2",
+     "The billing service sends refunds through Stripe v3 now"),
+    ("technical", None, "Refunds are retried three times by the queue worker",
+     "Refunds are retried five times by the queue worker"),
+    ("guidelines", "src/**", "Refunds above 500 euros need a second reviewer",
+     "Refunds above 1000 euros need a second reviewer"),
+]
+#: Memories that name refunds and supersede nothing.
+OTHERS = [
+    ("guidelines", None, "Write refunds tests against the sandbox account"),
+    ("technical", "src/api/**", "The refunds endpoint is rate limited per merchant"),
+    ("area_context", "src/billing/**", "The billing folder owns invoices and refunds"),
+    ("guidelines", None, "Partial refunds keep the original invoice number"),
+]
+
+
+@pytest.fixture
+def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The memories above, the older of each pair written first, and forty more that
+    name nothing asked here, committed; this process in the repository."""
+    for layer, scope, older, _newer in PAIRS:
+        write_memory(repo, older, layer=layer, scope=scope)
+    time.sleep(0.01)  # the newer ones are newer
+    for layer, scope, _older, newer in PAIRS:
+        write_memory(repo, newer, layer=layer, scope=scope)
+    for layer, scope, what in OTHERS:
+        time.sleep(0.01)  # each newer than the one before
+        write_memory(repo, what, layer=layer, scope=scope)
+    for i in range(40):
+        write_memory(repo, f"module {i} logs with the structured logger", scope=f"src/m{i}/**")
+    commit(repo)
+    # Git's index old enough for its stat to be trusted (read/load.py): the view is
+    # saved, and kept by the server.
+    time.sleep(RACY + 0.2)
+    for k, v in BASE_ENV.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def served(mem: server.Memory, tool: str, args: dict[str, Any]) -> Any:
+    text, doc, failed = server.call(mem, tool, args)
+    assert not failed, text
+    return doc
+
+
+def whats(doc: Any) -> list[str]:
+    return [m["what"] for m in doc["memories"]]
+
+
+def test_ranks_with_what_it_worked_out_between_calls(store: Path) -> None:
+    mem = server.Memory()
+    served(mem, "aide_search", {"keyword": "logger"})  # asks for the view to be warmed
+    assert mem.worked(20)
+    view = mem.read()[2]
+    mem.done()
+    assert all(known_ahead(e.blob) for e in view.entries)
+    got = served(mem, "aide_search", {"keyword": "refunds"})
+    assert got == aide_ok(store, "search", "refunds", "--json").json()
+    # Each newer memory comes before the one it supersedes, which follows every
+    # current match.
+    order = whats(got)
+    for _layer, _scope, older, newer in PAIRS:
+        assert order.index(newer) < order.index(older)
+        assert order.index(older) >= len(order) - len(PAIRS)
+    recalled = served(mem, "aide_recall", {"paths": ["src/billing/refund.py"]})
+    assert recalled == aide_ok(store, "recall", "src/billing/refund.py", "--json").json()
+    order = whats(recalled)
+    assert order.index(PAIRS[0][3]) < order.index(PAIRS[0][2])
+
+
+def test_a_hand_edit_after_the_work_is_compared_from_its_text(store: Path) -> None:
+    # The edited file's blob was not worked out ahead: its words come from its text, and
+    # it supersedes an older memory it did not resemble before.
+    mem = server.Memory()
+    served(mem, "aide_search", {"keyword": "logger"})
+    assert mem.worked(20)
+    path = next(p for p in (store / ".aide" / "memories").rglob("*.json")
+                if "Partial refunds" in p.read_text())
+    time.sleep(0.01)
+    path.write_text(path.read_text().replace(
+        "Partial refunds keep the original invoice number",
+        "Write refunds tests against the sandbox account first"))
+    got = served(mem, "aide_search", {"keyword": "sandbox"})
+    assert got == aide_ok(store, "search", "sandbox", "--json").json()
+    order = whats(got)
+    assert order.index("Write refunds tests against the sandbox account first") \
+        < order.index("Write refunds tests against the sandbox account")
