@@ -219,6 +219,8 @@ class Memory:
         self._timer: threading.Timer | None = None
         #: The thread doing the work asked for between calls, once started (work_later).
         self._later: threading.Thread | None = None
+        #: Whether that thread is at work and will look for more before it ends.
+        self._working = False
 
     def context(self) -> Context:
         """The context of the call under way: the repository around the server's
@@ -317,8 +319,8 @@ class Memory:
         its own that never keeps the process up. Each small step waits while a call is
         under way and holds the lock while it runs: a thread that ran beside the calls
         would slow each of them twice or more (they would share the interpreter), so it
-        works in the pauses of an agent's calls."""
-        if self._later is not None and self._later.is_alive():
+        works in the pauses of an agent's calls. Called under `lock`, at a call's end."""
+        if self._working:
             return
         from git_aide.app import answers
 
@@ -326,8 +328,18 @@ class Memory:
             time.sleep(PAUSE_SECONDS)  # a call waiting for the lock takes it first
             return self.lock
 
-        self._later = threading.Thread(target=answers.work_between_calls, args=(pause,),
-                                       name="aide-later", daemon=True)
+        def work() -> None:
+            while True:
+                answers.work_between_calls(pause)
+                with self.lock:
+                    # Decided under the lock: a call that asks for work meanwhile sees
+                    # this thread still at work, or finds none and starts another.
+                    if not answers.work_wanted():
+                        self._working = False
+                        return
+
+        self._working = True
+        self._later = threading.Thread(target=work, name="aide-later", daemon=True)
         self._later.start()
 
     def worked(self, timeout: float) -> bool:

@@ -9,6 +9,8 @@ two would share the interpreter), and would change what the call is reading.
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -45,9 +47,15 @@ MOST_WANTED = 4
 _DONE = object()
 
 
+#: Jobs whose step failed (a memory's blob gone from the repository, say): not asked
+#: for again, since each call would start them again only to fail; the calls do that
+#: work themselves, as the command line does.
+_FAILED: list[Job] = []
+
+
 def want(job: Job) -> None:
     """Ask for a job to be made between calls (make_wanted)."""
-    if job in WANTED:
+    if job in WANTED or any(job is failed for failed in _FAILED):
         return
     WANTED.append(job)
     del WANTED[:-MOST_WANTED]
@@ -64,7 +72,12 @@ def make_wanted(pause: Callable[[], AbstractContextManager[object]]) -> None:
         steps = job.steps()
         while job in WANTED:
             with pause():
-                if next(steps, _DONE) is _DONE:
+                try:
+                    if next(steps, _DONE) is _DONE:
+                        break
+                except Exception:  # noqa: BLE001 -- work done ahead: a call does it itself
+                    _FAILED.append(job)
+                    del _FAILED[:-MOST_WANTED]
                     break
-        if job in WANTED:
+        with suppress(ValueError):  # a call may have dropped it meanwhile
             WANTED.remove(job)

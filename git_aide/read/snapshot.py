@@ -351,6 +351,8 @@ class Snapshot:
                 yield
                 made: list[Entry] = []
                 for at in range(0, len(rows), WARM_STEP):
+                    if reader.view is None:  # a call found the view damaged meanwhile
+                        return
                     made += [new_entry(Entry, (path, blob, meta, compiled, reader,
                                                (start, size, crc)))
                              for path, blob, meta, start, size, crc in rows[at:at + WARM_STEP]]
@@ -360,6 +362,8 @@ class Snapshot:
                 payload = groups[i][1]
             payload.of(())  # its index by blob
             for at in range(0, len(payload), WARM_STEP):
+                if reader.view is None:
+                    return
                 each(payload[at:at + WARM_STEP])
                 yield
 

@@ -14,7 +14,9 @@ from helpers import BASE_ENV, aide_ok, commit, write_memory
 
 from git_aide.agents import server
 from git_aide.cache.folder import RACY_SECONDS as RACY
-from git_aide.rank.duplicates import known_ahead
+from git_aide.rank.duplicates import _KNOWN, known_ahead, word_set, words
+from git_aide.rank.supersede import subject, subject_of
+from git_aide.read.record import _WHATS
 
 pytest.importorskip("mcp")
 
@@ -78,6 +80,12 @@ def test_ranks_with_what_it_worked_out_between_calls(store: Path) -> None:
     view = mem.read()[2]
     mem.done()
     assert all(known_ahead(e.blob) for e in view.entries)
+    # What was worked out ahead is what comparing them uses: no text is read again.
+    _KNOWN.clear()
+    _WHATS.clear()
+    for e in view.entries:
+        assert word_set(e) == words(e.read_what()) and subject_of(e) == subject(e.read_what())
+    assert not _WHATS
     got = served(mem, "aide_search", {"keyword": "refunds"})
     assert got == aide_ok(store, "search", "refunds", "--json").json()
     # Each newer memory comes before the one it supersedes, which follows every
@@ -98,6 +106,9 @@ def test_a_hand_edit_after_the_work_is_compared_from_its_text(store: Path) -> No
     mem = server.Memory()
     served(mem, "aide_search", {"keyword": "logger"})
     assert mem.worked(20)
+    view = mem.read()[2]
+    mem.done()
+    assert all(known_ahead(e.blob) for e in view.entries)
     path = next(p for p in (store / ".aide" / "memories").rglob("*.json")
                 if "Partial refunds" in p.read_text())
     time.sleep(0.01)

@@ -2,13 +2,12 @@
 contents (read/vocabulary.py), made between calls, and asks a new file's scope filter
 only about the scopes on its way (read/snapshot.Near): its answers are the command
 line's, which searches every content and asks about every scope. The server runs in
-this process (agents/server.call on a Memory), so that the test can make the
-vocabulary at once rather than wait for the thread that makes it between calls."""
+this process (agents/server.call on a Memory), so that the test can wait for the
+thread that makes the vocabulary between calls (Memory.worked)."""
 
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ import pytest
 from helpers import BASE_ENV, aide_ok, commit, write_memory
 
 from git_aide.agents import server
-from git_aide.app import answers
 from git_aide.cache.folder import RACY_SECONDS as RACY
 
 pytest.importorskip("mcp")
@@ -91,7 +89,7 @@ def test_recalls_through_the_vocabulary_are_the_command_lines(store: Path) -> No
     mem = server.Memory()
     # The first recall searches every content, and asks for the view's vocabulary.
     assert same(recalled(mem, "README.md"), store, "README.md")
-    answers.work_between_calls(nullcontext)
+    assert mem.worked(20)  # the server made it between calls
     view = mem.read()[2]._reader
     assert view.vocab is not None and view.vocab.ready
 
@@ -107,7 +105,7 @@ def test_recalls_through_the_vocabulary_are_the_command_lines(store: Path) -> No
 def test_a_recall_of_several_paths_with_the_vocabulary(store: Path) -> None:
     mem = server.Memory()
     recalled(mem, "README.md")
-    answers.work_between_calls(nullcontext)
+    assert mem.worked(20)  # the server made it between calls
     for pair in (PATHS[i:i + 2] for i in range(0, len(PATHS) - 1, 2)):
         assert same(recalled(mem, *pair), store, *pair), pair
 
