@@ -122,6 +122,12 @@ def relevance_in(ft: FullText, snap: Snapshot, query: str, want: int,
             gone = tried - found
             if not gone or (need is not None and len(found) >= need):
                 return scores, entries
+            if len(scores.keys() - gone) >= want:
+                # Enough are left: a search without the gone ones would cut the same
+                # best documents (postings.best) and keep these, so it is not run again.
+                for b in gone:
+                    del scores[b]
+                return scores, entries
             among.difference_update(gone)
 
     return robust(ft, work)

@@ -292,3 +292,30 @@ def test_the_scores_shown_are_the_order_of_the_list(repo: Path) -> None:
     assert got.index(older["uuid"]) > max(got.index(newer["uuid"]), got.index(other["uuid"]))
     scores = [m["score"] for m in doc["memories"]]
     assert scores == sorted(scores, reverse=True), scores
+
+
+def test_best_matches_changed_in_the_working_tree_are_replaced_by_the_next(repo: Path) -> None:
+    # The view names the blobs the index scores; files the working tree changed since
+    # are left out, and the search widens to find as many others as were asked for
+    # (app/search.relevance_in), unless enough remain among the best it cut.
+    from helpers import write_memory
+
+    strong = [write_memory(repo, f"alpha alpha alpha zone{i} cluster{i}") for i in range(60)]
+    weak = [write_memory(repo, f"the rollout of service {i} waits for the alpha gate, "
+                               "then for the review of the change and the canary's figures")
+            for i in range(40)]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memories")
+    time.sleep(RACY_SECONDS + 0.2)
+    aide_ok(repo, "index")
+    aide_ok(repo, "list")  # the view saved
+    for r in strong[5:]:
+        p = next((repo / ".aide" / "memories").rglob(f"{r['uuid']}.json"))
+        p.write_text(p.read_text().replace("alpha alpha alpha", "beta"))
+    got = aide_ok(repo, "search", "alpha", "--limit", "20", "--json").json()["memories"]
+    assert len(got) == 20
+    ids = [m["uuid"] for m in got]
+    assert set(ids[:5]) == {r["uuid"] for r in strong[:5]}
+    assert set(ids[5:]) <= {r["uuid"] for r in weak}
+    few = aide_ok(repo, "search", "alpha", "--limit", "3", "--json").json()["memories"]
+    assert {m["uuid"] for m in few} <= {r["uuid"] for r in strong[:5]} and len(few) == 3
