@@ -62,11 +62,13 @@ def budget(repo: Repo) -> int:
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
               hint: str | Callable[[int], str], empty: str = "No memories.") -> Answer:
     """The recall / search / list answer for `hits`, within the budget."""
-    from git_aide.agents.text import bound, memories_text
+    from git_aide.agents.text import bound, fitting, memories_text
     from git_aide.app import answers
 
     cap = budget(repo)
-    doc = bound(answers.memories_doc(snap, hits), ("memories",), cap, hint)
+    # Only the memories that may fit are made (parsed, shaped and measured).
+    items = fitting(hits, answers.memory_doc, lambda h: {"uuid": h.entry.uuid}, cap)
+    doc = bound(answers.memories_doc(snap, hits, items), ("memories",), cap, hint)
     return doc, memories_text(doc, empty=empty, budget=cap)
 
 

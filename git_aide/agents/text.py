@@ -14,7 +14,7 @@ texts cut and `"clipped": true`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from git_aide.core.memory import LAYERS
 from git_aide.core.settings import MCP_BUDGET
@@ -37,6 +37,25 @@ CLIPPABLE = ("what", "why", "subject", "dropped_value", "context_label", "reason
 def size(doc: Any) -> int:
     """Characters of `doc` as a client serialises it: compact JSON, Unicode kept."""
     return len(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
+
+
+def fitting(things: Sequence[Any], make: Callable[[Any], dict[str, Any]],
+            stub: Callable[[Any], dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """The items of a list that bound() will cut to `budget`: make(x) for the first
+    things, until their sizes alone pass the budget, and stub(x) (its "uuid") for the
+    rest. Any list holding all the made ones is over the budget, so bound() keeps none
+    of the stubs, and names and counts them as it would the made: an answer of 50
+    memories of which 10 fit parses and measures 11, not 50."""
+    out: list[dict[str, Any]] = []
+    total = 0
+    for i, x in enumerate(things):
+        item = make(x)
+        out.append(item)
+        total += size(item)
+        if total > budget:
+            out.extend(stub(y) for y in things[i + 1:])
+            break
+    return out
 
 
 def _largest(fits: Callable[[int], bool], hi: int) -> int:

@@ -277,9 +277,12 @@ def list_hits(snap: Snapshot, *, layers: tuple[str, ...] | list[str] = (),
     return rc.listing(snap.entries, filters(layers, tags, contributor))
 
 
-def memories_doc(snap: Snapshot, hits: list[Hit]) -> dict[str, Any]:
-    """The recall / search / list `--json` document."""
-    return {"source": snap.source.as_json(), "memories": [memory_doc(h) for h in hits]}
+def memories_doc(snap: Snapshot, hits: list[Hit],
+                 items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The recall / search / list `--json` document (`items`: the hits' documents, when
+    made already)."""
+    return {"source": snap.source.as_json(),
+            "memories": [memory_doc(h) for h in hits] if items is None else items}
 
 
 def memory_doc(hit: Hit) -> dict[str, Any]:

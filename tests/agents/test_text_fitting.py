@@ -1,0 +1,44 @@
+"""An answer cut to the budget makes only the items that may fit (agents/text.fitting):
+what the agent gets is the answer made of every item, cut the same way."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from git_aide.agents.text import bound, fitting, size
+
+
+def item(rng: random.Random, i: int) -> dict[str, Any]:
+    return {"uuid": f"{i:08d}-{rng.randrange(16 ** 6):06x}", "what": "w" * rng.randrange(10, 900),
+            "why": None if rng.random() < 0.5 else "é" * rng.randrange(0, 300),
+            "tags": ["t"] * rng.randrange(0, 4), "score": rng.random()}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_cut_answer_is_the_one_every_item_makes(seed: int) -> None:
+    rng = random.Random(seed)
+    things = [item(rng, i) for i in range(rng.randrange(0, 60))]
+    if things and rng.random() < 0.2:
+        things[0]["what"] = "x" * 12_000  # alone over the budget: clipped
+    budget = rng.choice([1000, 2500, 8000, 20_000, 100_000])
+    hint = "call again with an offset"
+    whole = bound({"source": {"kind": "worktree"}, "memories": [dict(t) for t in things]},
+                  ("memories",), budget, hint)
+    made: list[int] = []
+
+    def make(t: dict[str, Any]) -> dict[str, Any]:
+        made.append(1)
+        return dict(t)
+
+    items = fitting(things, make, lambda t: {"uuid": t["uuid"]}, budget)
+    assert len(items) == len(things)
+    cut = bound({"source": {"kind": "worktree"}, "memories": items}, ("memories",), budget,
+                hint)
+    assert cut == whole
+    # No more were made than the first whose sizes alone pass the budget.
+    if len(made) < len(things):
+        assert sum(size(t) for t in things[:len(made) - 1]) <= budget < sum(
+            size(t) for t in things[:len(made)])
