@@ -34,9 +34,9 @@ def open_index(cache: Cache) -> FullText:
     return FullText(cache.root)
 
 
-#: How many times work on the full-text index is tried: a cache folder removed while a
-#: command rebuilds it (another process's `index --rebuild`, a person's `rm -rf`) can
-#: take the rebuilt index away once more.
+#: How many times work on the full-text index on disk is tried: a cache folder removed
+#: while a command rebuilds it (another process's `index --rebuild`, a person's `rm -rf`)
+#: can take the rebuilt index away once more; then once more in memory.
 ATTEMPTS = 3
 
 
@@ -44,16 +44,22 @@ def robust(ft: FullText, work: Callable[[], Any]) -> Any:
     """Run work on the full-text index; if the index proves damaged, rebuild it and retry."""
     from git_aide.core.errors import AideError
 
-    for attempt in range(ATTEMPTS):
+    for attempt in range(ATTEMPTS + 1):
         try:
             return work()
         except ft.LockError:
             raise AideError("the full-text index is locked by another git-aide process "
                             "for too long; try again") from None
         except Exception:
-            if attempt == ATTEMPTS - 1:
+            if attempt == ATTEMPTS:
                 raise
-            ft.rebuild("the full-text index was damaged; rebuilt it")  # said once
+            if attempt < ATTEMPTS - 1:
+                ft.rebuild("the full-text index was damaged; rebuilt it")  # said once
+            else:
+                # Still taken away under this command (a cache folder removed again
+                # and again): this command's answer comes from an index in memory.
+                ft.rebuild("the full-text index kept changing under this command; "
+                           "searched with an index in memory", in_memory=True)
     return None
 
 

@@ -336,9 +336,11 @@ class FullText:
         """The exception a writer raises when another process holds the lock too long."""
         return self._w.index.LockError
 
-    def rebuild(self, why: str) -> None:
-        """Start again from an empty index (after damage), and say so once."""
+    def rebuild(self, why: str, in_memory: bool = False) -> None:
+        """Start again from an empty index (after damage), and say so once; `in_memory`:
+        one in memory, for the rest of this command."""
         self.notices.append(why)
+        self.in_memory = self.in_memory or in_memory
         self._ix = None
         self._have = None
         self._forget_tables()
