@@ -34,10 +34,10 @@ BASE_ENV = {
     "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""),
     "GIT_CONFIG_NOSYSTEM": "1",
     # Not the developer's own ~/.gitconfig (a commit.gpgSign or an aide.* key there
-    # would change what the tests see): a global config no test writes unless it says
-    # where (a test that writes one gives its own GIT_CONFIG_GLOBAL).
+    # would change what the tests see): none at all, in a folder that does not exist, so
+    # that a test writing a global config fails unless it gives its own GIT_CONFIG_GLOBAL.
     "GIT_CONFIG_GLOBAL": os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                                      "no-global.gitconfig"),
+                                      "no-such-folder", "global.gitconfig"),
     "GIT_AUTHOR_NAME": "Ada Tester",
     "GIT_AUTHOR_EMAIL": "ada@example.com",
     "GIT_COMMITTER_NAME": "Ada Tester",
