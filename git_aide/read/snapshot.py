@@ -87,13 +87,17 @@ class Made(list):  # type: ignore[type-arg]
     def of(self, blobs: Collection[str]) -> list[Entry]:
         """Its entries whose blob is one of these, in its order: found by blob, not by
         a pass over a group that may hold thousands."""
+        found = self.by_blob()
+        return [self[i] for i in sorted(i for b in blobs for i in found.get(b, ()))]
+
+    def by_blob(self) -> dict[str, list[int]]:
+        """Where each blob's entries are, made the first time it is asked."""
         if self._at is None:
             at: dict[str, list[int]] = {}
             for i, e in enumerate(self):
                 at.setdefault(e.blob, []).append(i)
             self._at = at
-        found = self._at
-        return [self[i] for i in sorted(i for b in blobs for i in found.get(b, ()))]
+        return self._at
 
     def holds_any(self, paths: frozenset[str]) -> bool:
         """Whether one of its entries is at one of these paths (the files laid over the
@@ -360,7 +364,7 @@ class Snapshot:
                 if groups[i][1] is payload:  # else a call decoded it meanwhile
                     groups[i] = (compiled, Made(made, payload))
                 payload = groups[i][1]
-            payload.of(())  # its index by blob
+            payload.by_blob()
             for at in range(0, len(payload), WARM_STEP):
                 if reader.view is None:
                     return
