@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from git_aide.cache.folder import RACY_SECONDS
 from git_aide.core import memory
 
 #: The test suite's folder (its data/ and fixtures/) and the checkout's top.
@@ -36,8 +37,7 @@ BASE_ENV = {
     # Not the developer's own ~/.gitconfig (a commit.gpgSign or an aide.* key there
     # would change what the tests see): none at all, in a folder that does not exist, so
     # that a test writing a global config fails unless it gives its own GIT_CONFIG_GLOBAL.
-    "GIT_CONFIG_GLOBAL": os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                                      "no-such-folder", "global.gitconfig"),
+    "GIT_CONFIG_GLOBAL": str(TESTS / "data" / "no-such-folder" / "global.gitconfig"),
     "GIT_AUTHOR_NAME": "Ada Tester",
     "GIT_AUTHOR_EMAIL": "ada@example.com",
     "GIT_COMMITTER_NAME": "Ada Tester",
@@ -179,6 +179,23 @@ def write_record(repo: Path, rec: dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(memory.canonical(rec))
     return path
+
+
+def commit_for_a_view(repo: Path) -> None:
+    """Commit everything, then wait until git's index is old enough for its stat to be
+    trusted (read/load.py): the next read saves the state's view, whose contents are one
+    run, and a server keeps it."""
+    commit(repo)
+    time.sleep(RACY_SECONDS + 0.2)
+
+
+def in_this_process(repo: Path, monkeypatch: Any) -> Path:
+    """Put this process in the repository, with the tests' environment: for a server
+    run in this process (agents/server.call on a Memory). Returns the repository."""
+    for k, v in BASE_ENV.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.chdir(repo)
+    return repo
 
 
 def commit_memories(repo: Path, message: str, date: str | None = None) -> None:

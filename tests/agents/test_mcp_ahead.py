@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import BASE_ENV, aide_ok, commit, write_memory
+from helpers import aide_ok, commit_for_a_view, in_this_process, write_memory
 
 from git_aide.agents import server
-from git_aide.cache.folder import RACY_SECONDS as RACY
 from git_aide.rank.duplicates import _KNOWN, known_ahead, word_set, words
 from git_aide.rank.supersede import subject, subject_of
 from git_aide.read.record import _WHATS
@@ -53,14 +52,8 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         write_memory(repo, what, layer=layer, scope=scope)
     for i in range(40):
         write_memory(repo, f"module {i} logs with the structured logger", scope=f"src/m{i}/**")
-    commit(repo)
-    # Git's index old enough for its stat to be trusted (read/load.py): the view is
-    # saved, and kept by the server.
-    time.sleep(RACY + 0.2)
-    for k, v in BASE_ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.chdir(repo)
-    return repo
+    commit_for_a_view(repo)
+    return in_this_process(repo, monkeypatch)
 
 
 def served(mem: server.Memory, tool: str, args: dict[str, Any]) -> Any:

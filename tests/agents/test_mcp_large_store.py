@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import BASE_ENV, aide_ok, commit, write_memory
+from helpers import aide_ok, commit, in_this_process, write_memory
 
 from git_aide.agents import server, watch
 from git_aide.core import memory
@@ -36,9 +36,7 @@ def large(repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Path]
     watches shared so that a server may watch two files each."""
     paths = [repo / memory.relpath(write_memory(repo, f"memory number {i}")) for i in range(5)]
     commit(repo)
-    for k, v in BASE_ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.chdir(repo)
+    in_this_process(repo, monkeypatch)
     monkeypatch.setattr(watch, "FILE_WATCH_SHARE", max(watch.max_watches() // 2, 1))
     return repo, paths
 
@@ -103,9 +101,7 @@ def test_a_store_that_outgrows_a_watch_per_file_is_watched_as_a_large_one(
     paths = [repo / memory.relpath(write_memory(repo, f"memory number {i}"))
              for i in range(5)]
     commit(repo)
-    for k, v in BASE_ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.chdir(repo)
+    in_this_process(repo, monkeypatch)
     monkeypatch.setattr(watch, "FILE_WATCH_SHARE", max(watch.max_watches() // 7, 1))
     mem = server.Memory()
     answer(mem)

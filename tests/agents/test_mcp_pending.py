@@ -141,12 +141,9 @@ def scores(doc: dict[str, Any]) -> list[tuple[str, float]]:
 @pytest.fixture
 def here(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The repository, with this process in it and the tests' environment."""
-    from helpers import BASE_ENV
+    from helpers import in_this_process
 
-    for k, v in BASE_ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.chdir(repo)
-    return repo
+    return in_this_process(repo, monkeypatch)
 
 
 def test_a_recall_with_a_question_scores_every_edit_its_additions_deferred(here: Path) -> None:

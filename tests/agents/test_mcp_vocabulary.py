@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import BASE_ENV, aide_ok, commit, write_memory
+from helpers import aide_ok, commit_for_a_view, in_this_process, write_memory
 
 from git_aide.agents import server
-from git_aide.cache.folder import RACY_SECONDS as RACY
 
 pytest.importorskip("mcp")
 
@@ -59,14 +58,8 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for i in range(60):
         write_memory(repo, f"note {i}: the index of item {i} is stable", scope="ops/**")
     write_memory(repo, "deploys happen on Tuesdays", scope=None)
-    commit(repo)
-    # Git's index old enough for its stat to be trusted (read/load.py): the state's
-    # view is saved, and its contents are one run.
-    time.sleep(RACY + 0.2)
-    for k, v in BASE_ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.chdir(repo)
-    return repo
+    commit_for_a_view(repo)
+    return in_this_process(repo, monkeypatch)
 
 
 def recalled(mem: server.Memory, *paths: str) -> Any:

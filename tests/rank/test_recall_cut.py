@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import BASE_ENV, commit, write_memory
+from helpers import commit, in_this_process, write_memory
 
 from git_aide.agents import server
 from git_aide.core import memory
@@ -37,10 +37,7 @@ def crowded(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for i in range(20):
         write_memory(repo, f"project-wide rule {i} for login", layer=layers[i % 4])
     commit(repo)
-    for k, v in BASE_ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.chdir(repo)
-    return repo
+    return in_this_process(repo, monkeypatch)
 
 
 def answers(mem: server.Memory, calls: list[dict[str, Any]]) -> list[Any]:
