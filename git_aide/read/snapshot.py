@@ -41,6 +41,14 @@ KEPT_FILTERS = 32
 WARM_STEP = 100
 
 
+def _view_entries_of(rows: list[Any], compiled: scopes.Compiled | None, reader: Reader
+                     ) -> list[Entry]:
+    """The entries of a group's rows in the view file: (path, blob, meta, offset,
+    length, crc), their contents left in the view."""
+    return [new_entry(Entry, (path, blob, meta, compiled, reader, (at, size, crc)))
+            for path, blob, meta, at, size, crc in rows]
+
+
 class Laid(Mapping[str, int]):
     """A view's blob ids with those of the files laid over it (-1), read as one mapping
     without copying the view's: a long-lived process asks it on every call, and a view
@@ -308,9 +316,7 @@ class Snapshot:
                 if only is not None and not self.keep_decoded:
                     # A few wanted of a large group: only theirs are made (and not kept).
                     rows = [row for row in rows if row[1] in only]
-                made = [new_entry(Entry, (path, blob, meta, compiled, reader,
-                                          (at, size, crc)))
-                        for path, blob, meta, at, size, crc in rows]
+                made = _view_entries_of(rows, compiled, reader)
             except Exception:  # damaged: build the entries again, from the listing
                 if reader.view is not None:
                     views.discard(reader.cache, reader.view)
@@ -357,9 +363,7 @@ class Snapshot:
                 for at in range(0, len(rows), WARM_STEP):
                     if reader.view is None:  # a call found the view damaged meanwhile
                         return
-                    made += [new_entry(Entry, (path, blob, meta, compiled, reader,
-                                               (start, size, crc)))
-                             for path, blob, meta, start, size, crc in rows[at:at + WARM_STEP]]
+                    made += _view_entries_of(rows[at:at + WARM_STEP], compiled, reader)
                     yield
                 if groups[i][1] is payload:  # else a call decoded it meanwhile
                     groups[i] = (compiled, Made(made, payload))
