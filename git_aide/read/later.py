@@ -35,9 +35,15 @@ class Later:
         self.done = False
 
     def steps(self) -> Iterator[None]:
-        """The function's steps, then `done`."""
+        """The function's steps, then `done` (and the function let go: it may hold what
+        holds this job, which would then wait for the cyclic collector)."""
         yield from self._make()
         self.done = True
+        self._make = _nothing
+
+
+def _nothing() -> Iterator[None]:
+    yield from ()
 
 
 #: The jobs asked for and not made yet, the newest last (make_wanted makes them).
