@@ -147,7 +147,7 @@ class Table:
     """One table file, mapped: its documents, and its postings found bucket by bucket."""
 
     __slots__ = ("path", "n", "blobs", "codes", "totals", "boosts", "scorable", "lengths",
-                 "_offsets", "_crcs", "_map", "_base", "width")
+                 "_offsets", "_crcs", "_map", "_base", "width", "_sound")
 
     def __init__(self, path: str, data: bytes | None = None) -> None:
         #: Where it is (or what it stands for, when `data` holds it in memory).
@@ -187,6 +187,10 @@ class Table:
         #: Each bucket's CRC-32.
         self._crcs = every[half:]
         self._base = base
+        #: The buckets whose CRC-32 was checked: a table file is never rewritten
+        #: (write() names a new one), so a long-lived process checks each bucket once,
+        #: not a few hundred KB again on every query.
+        self._sound: set[int] = set()
         if len(self._offsets) < 2 or len(self._crcs) != len(self._offsets) - 1:
             raise ValueError(f"{path}: a postings table of the wrong shape")
         if len(blobs) != self.width * n or self.width not in (20, 32) \
@@ -196,8 +200,10 @@ class Table:
     def _bucket(self, b: int) -> dict[str, Any]:
         lo, hi = self._offsets[b], self._offsets[b + 1]
         data = self._map[self._base + lo:self._base + hi]
-        if crc32(data) != self._crcs[b]:
-            raise ValueError(f"{self.path}: a damaged bucket")
+        if b not in self._sound:
+            if crc32(data) != self._crcs[b]:
+                raise ValueError(f"{self.path}: a damaged bucket")
+            self._sound.add(b)
         return marshal.loads(data)  # type: ignore[no-any-return]
 
     def _find(self, key: str) -> Any:
@@ -208,10 +214,16 @@ class Table:
         found = self._find(_STEM + word)
         return found if isinstance(found, str) else None
 
+    def raw(self, field: str, term: str) -> tuple[bytes, bytes] | None:
+        """(documents, frequencies) of a term in a field as stored (unsigned 32-bit
+        integers, in the machine's order), or None."""
+        found = self._find(_key(field, term))
+        return found if isinstance(found, tuple) else None
+
     def postings(self, field: str, term: str) -> tuple[array[int], array[int]] | None:
         """(documents, frequencies) of a term in a field, or None."""
-        found = self._find(_key(field, term))
-        if not isinstance(found, tuple):
+        found = self.raw(field, term)
+        if found is None:
             return None
         docs, freqs = array("I"), array("I")
         docs.frombytes(found[0])
@@ -234,6 +246,38 @@ class Table:
         """Unmap the file."""
         if isinstance(self._map, mmap.mmap):
             self._map.close()
+
+
+class Weight:
+    """How one term of one field scores a document: BM25F's terms for it, as Whoosh's
+    searcher works them out (the one formula both ways of scoring use: Tables.scores,
+    and arrays.py's)."""
+
+    __slots__ = ("boost", "scorable", "idf", "per")
+
+    #: K1 * (1 - B), the part of the length norm that does not grow with the length.
+    K1B = K1 * (1 - B)
+
+    def __init__(self, boost: float, scorable: bool, idf: float, per: float) -> None:
+        #: The field's weight per occurrence.
+        self.boost = boost
+        #: Whether it is scored with the document's length (BM25) or by weight alone.
+        self.scorable = scorable
+        #: The term's inverse document frequency.
+        self.idf = idf
+        #: K1 * B / the field's average length.
+        self.per = per
+
+    def of(self, f: Any, length: Any) -> Any:
+        """The score of `f` occurrences in a field of `length` (numbers, or numpy's
+        arrays of them: the same operations in the same order, so the same floats)."""
+        return self.idf * ((f * self.boost * (K1 + 1))
+                           / (f * self.boost + (self.K1B + self.per * length)))
+
+    def once(self, lengths: list[int]) -> list[float]:
+        """The score of one occurrence by the document's length code: a term met once
+        scores by that alone (256 scores, worked out as of() works them)."""
+        return [self.of(1, lengths[c]) for c in range(256)]
 
 
 class Tables:
@@ -277,38 +321,26 @@ class Tables:
         """BM25F score of every document matching any (field, term), as Whoosh's searcher
         scores an Or of Term queries: the sum of each matching term's score."""
         out: dict[int, float] = {}
-        count = self.count
         # Not made unique: a term asked twice counts twice, as in Whoosh's Or.
         for field, term in terms:
-            found = [(start, t, p)
-                     for start, t in zip(self.starts, self.tables, strict=True)
-                     if (p := t.postings(field, term)) is not None]
+            found = self.found(field, term)
             if not found:
                 continue
-            first = found[0][1]
-            boost = first.boosts.get(field, 1.0)
-            if not first.scorable.get(field, False):
-                for start, _t, (docs, freqs) in found:
+            weight = self.weight(field, found)
+            for start, t, raw in found:
+                docs, freqs = array("I"), array("I")
+                docs.frombytes(raw[0])
+                freqs.frombytes(raw[1])
+                if not weight.scorable:
                     for d, f in zip(docs, freqs, strict=True):
-                        out[start + d] = out.get(start + d, 0.0) + f * boost
-                continue
-            df = sum(len(p[0]) for _s, _t, p in found)
-            idf = log(count / (df + 1)) + 1
-            avgfl = self.tables[-1].totals.get(field, 0) / (count or 1) or 1
-            k1b = K1 * (1 - B)
-            per = K1 * B / avgfl
-            for start, t, (docs, freqs) in found:
+                        out[start + d] = out.get(start + d, 0.0) + f * weight.boost
+                    continue
                 codes, lengths = t.codes[field], t.lengths
-                # A term met once in a document scores by the document's length code
-                # alone: 256 scores, worked out as the general case below works them.
-                once = [idf * ((boost * (K1 + 1)) / (boost + (k1b + per * lengths[c])))
-                        for c in range(256)]
+                once = weight.once(lengths)
                 if max(freqs, default=1) == 1:
                     got = [once[codes[d]] for d in docs]
                 else:
-                    got = [once[codes[d]] if f == 1 else
-                           idf * ((f * boost * (K1 + 1))
-                                  / (f * boost + (k1b + per * lengths[codes[d]])))
+                    got = [once[codes[d]] if f == 1 else weight.of(f, lengths[codes[d]])
                            for d, f in zip(docs, freqs, strict=True)]
                 keys = docs if start == 0 else [start + d for d in docs]
                 if not out:
@@ -318,6 +350,24 @@ class Tables:
                 for k, sc in zip(keys, got, strict=True):
                     out[k] = get(k, 0.0) + sc
         return out
+
+    def found(self, field: str, term: str) -> list[tuple[int, Table, tuple[bytes, bytes]]]:
+        """(where its documents start, the table, its raw postings) of each table that
+        holds a term in a field."""
+        return [(start, t, p) for start, t in zip(self.starts, self.tables, strict=True)
+                if (p := t.raw(field, term)) is not None]
+
+    def weight(self, field: str, found: list[tuple[int, Table, tuple[bytes, bytes]]]
+               ) -> Weight:
+        """How a term of a field scores, given where it was found (found())."""
+        first = found[0][1]
+        boost = first.boosts.get(field, 1.0)
+        if not first.scorable.get(field, False):
+            return Weight(boost, False, 0.0, 0.0)
+        df = sum(len(p[0]) for _s, _t, p in found) // 4
+        count = self.count
+        avgfl = self.tables[-1].totals.get(field, 0) / (count or 1) or 1
+        return Weight(boost, True, log(count / (df + 1)) + 1, K1 * B / avgfl)
 
     def close(self) -> None:
         """Unmap every table."""
