@@ -259,6 +259,7 @@ class Memory:
         if self._index is None:
             self._index = sr.open_index(cache)
             self._index.deferring = True
+            self._index.numbers()
         elif now != self._index_seen:
             self._index.refresh()
         self._index_seen = now

@@ -8,6 +8,8 @@ on stderr, the server in its log), so that no notice is lost between the two.
 
 from __future__ import annotations
 
+import contextlib
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeVar
@@ -96,6 +98,11 @@ def preload() -> None:
     """Import the read path now (a long-lived server does it while it waits), so that
     the first call does not pay for it."""
     import git_aide.read.load  # noqa: F401
+
+    # The full-text index's scoring with numpy (cache/arrays.py), which a long-lived
+    # process uses; not installed, it scores as a command does.
+    with contextlib.suppress(ImportError):
+        import git_aide.cache.arrays  # noqa: F401
 
 
 def index_state(cache: Cache) -> tuple[object, ...]:

@@ -88,7 +88,7 @@ class FullText:
         #: The postings tables of that state, once read (False: they do not cover it).
         self._tables: postings.Tables | Literal[False] | None = None
         #: The last query's (field, term) pairs and the scores the tables gave them.
-        self._scored: tuple[list[tuple[str, str]], dict[int, float]] | None = None
+        self._scored: tuple[list[tuple[str, str]], Any] | None = None
         #: True when the index lives in memory (the cache folder cannot be written).
         self.in_memory = False
         #: missing()'s last answer for a dict: (the dict, the ids held, the answer).
@@ -104,6 +104,19 @@ class FullText:
         #: How long to wait for another process's hold of the index's lock (None: as
         #: long as it takes).
         self.lock_wait: float | None = None
+        #: arrays.py, when a long-lived process scores with numpy (numbers()).
+        self._arrays: Any = None
+
+    def numbers(self) -> bool:
+        """Score with numpy from now on (a long-lived process: arrays.py says why), when
+        it is installed; whether it is."""
+        try:
+            from git_aide.cache import arrays
+        except ImportError:
+            return False
+        self._arrays = arrays
+        self._scored = None
+        return True
 
     @property
     def _w(self) -> Any:
@@ -464,14 +477,15 @@ class FullText:
         return pairs + [("tags", w.lower()) for w in text.replace(",", " ").split()]
 
     def _scores(self, pairs: list[tuple[str, str]]
-                ) -> tuple[postings.Tables, dict[int, float]] | None:
+                ) -> tuple[postings.Tables, Any] | None:
         """The postings tables (with the pending documents) and every document's score
-        from them; None without tables."""
+        from them (a dict, or arrays.Scored); None without tables."""
         tables = self._collection()
         if tables is None:
             return None
         if self._scored is None or self._scored[0] != pairs:
-            self._scored = (pairs, tables.scores(pairs))
+            self._scored = (pairs, tables.scores(pairs) if self._arrays is None
+                            else self._arrays.scores(tables, pairs))
         return tables, self._scored[1]
 
     def warm(self, text: str) -> None:
@@ -489,6 +503,8 @@ class FullText:
             return {}
         scored = self._scores(pairs)
         if scored is not None:  # scores come from the tables
+            if self._arrays is not None:
+                return self._arrays.best(scored[0], scored[1], allowed, want)  # type: ignore[no-any-return]
             return postings.best(scored[0], scored[1], allowed, want)
         ix = self._open()
         q = self._w.query
