@@ -335,7 +335,8 @@ def work_between_calls(pause: Any) -> None:
 
 def warm_view(snap: Snapshot) -> None:
     """Ask a long-lived process to decode the snapshot's view between calls, and to work
-    out ahead what comparing its memories needs (rank/supersede.warm), once per view."""
+    out ahead what comparing its memories needs (rank/supersede.warm) and which could
+    supersede which (rank/related.py), once per view."""
     from git_aide.rank import supersede
 
-    snap.want_warm(supersede.warm)
+    snap.want_warm(supersede.warm, supersede.relate)

@@ -11,7 +11,7 @@ from git_aide.core.words import words as _words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from git_aide.read.record import Entry
@@ -199,7 +199,16 @@ _NONZERO = re.compile(b"[^\x00]")
 
 
 def _join(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int, float]]:
-    """(i, j, Jaccard similarity) of every pair of `sets` (i > j) at `threshold` or above.
+    """(i, j, Jaccard similarity) of every pair of `sets` (i > j) at `threshold` or above
+    (join_rows says how they are found)."""
+    return [(p, q, sim) for p, row in join_rows(sets, threshold) for q, sim in row]
+
+
+def join_rows(sets: list[frozenset[str]], threshold: float
+              ) -> Iterator[tuple[int, list[tuple[int, float]]]]:
+    """(i, [(j, Jaccard similarity)]) for each of `sets` that has pairs at `threshold` or
+    above with those before it (j < i), in order: one row at a time, so that a join of
+    a whole view can be made in steps (rank/related.py).
 
     Counting the words that memory i shares with every memory at once: each memory owns
     a lane (one byte, or a few) of a long integer; a frequent word's vector has a 1 in
@@ -212,10 +221,14 @@ def _join(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int, 
     per memory is a few additions, whatever the vocabulary."""
     n = len(sets)
     if n < 2:
-        return []
+        return
     sizes = [len(s) for s in sets]
     if n <= _FEW:
-        return _every_pair(sets, sizes, threshold)
+        found_few: dict[int, list[tuple[int, float]]] = {}
+        for p, q, sim in _every_pair(sets, sizes, threshold):
+            found_few.setdefault(p, []).append((q, sim))
+        yield from found_few.items()
+        return
     width = 1
     while 1 << (8 * width - 1) <= max(sizes):
         width += 1
@@ -237,7 +250,6 @@ def _join(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int, 
     least = _fewest_shared(sorted(set(sizes)), threshold)
     biases: dict[int, int] = {}
     tops = _tops(n, width, high) if width > 1 else 0
-    out: list[tuple[int, int, float]] = []
     for p, s in enumerate(sets):
         size = sizes[p]
         bias = biases.get(size)
@@ -261,12 +273,14 @@ def _join(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int, 
             lane = int.from_bytes(lanes[q * width:(q + 1) * width], "little")
             if lane & ~(high - 1) == 0 and lane + c >= high and least[size].get(sizes[q]):
                 found.add(q)
+        row = []
         for q in found:
             inter = len(s & sets[q])
             sim = inter / (size + sizes[q] - inter)
             if sim >= threshold:
-                out.append((p, q, sim))
-    return out
+                row.append((q, sim))
+        if row:
+            yield p, row
 
 
 def _every_pair(sets: list[frozenset[str]], sizes: list[int], threshold: float

@@ -15,12 +15,13 @@ from __future__ import annotations
 import re
 
 from git_aide.core.words import STOP
+from git_aide.rank import related
 from git_aide.rank.duplicates import keep_ahead, known_ahead, of_what, pairs, word_set
 from git_aide.rank.duplicates import words as word_set_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any
 
     from git_aide.read.record import Entry
@@ -77,15 +78,31 @@ def warm(entries: Sequence[Entry]) -> None:
             keep_ahead(e.blob, word_set_of(what), subject(what))
 
 
+def relate(entries: Sequence[Entry]) -> Iterator[None]:
+    """Work out ahead, in steps, which newer memories could supersede each memory of a
+    view (rank/related.py), so that superseded() reads it."""
+    return related.relate(entries, WORDS, passes)
+
+
+def passes(older: Entry, newer: Entry) -> bool:
+    """Whether two memories alike enough in words are one fact told twice: they share
+    SHARED words and their subject."""
+    return len(word_set(older) & word_set(newer)) >= SHARED \
+        and bool(subject_of(older) & subject_of(newer))
+
+
 def superseded(entries: list[Entry], meaning: Meaning | None = None
                ) -> list[tuple[Entry, Entry]]:
     """(older, newer) for each memory that a newer one of `entries` supersedes.
     `meaning`: the cosine of two memories' texts (None when either has no vector)."""
+    if meaning is None:
+        known = related.among(entries)
+        if known is not None:
+            return known
     found = pairs(entries, MEANING_WORDS if meaning is not None else WORDS)
     out = []
     for older, newer, sim in found:
-        if len(word_set(older) & word_set(newer)) < SHARED \
-                or not subject_of(older) & subject_of(newer):
+        if not passes(older, newer):
             continue
         cos = meaning(older, newer) if meaning is not None else None
         if cos is None:

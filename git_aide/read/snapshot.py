@@ -327,7 +327,8 @@ class Snapshot:
             self._groups[i] = (compiled, Made(made, payload))
         return made
 
-    def want_warm(self, each: Callable[[list[Entry]], None]) -> None:
+    def want_warm(self, each: Callable[[list[Entry]], None],
+                  then: Callable[[list[Entry]], Iterator[None]]) -> None:
         """Ask a long-lived process to decode its view between calls (warm), once."""
         from git_aide.read import later
 
@@ -336,17 +337,20 @@ class Snapshot:
             return
         job = reader.warming
         if job is None:
-            job = reader.warming = later.Later(lambda: self.warm(each))
+            job = reader.warming = later.Later(lambda: self.warm(each, then))
         if not job.done:
             later.want(job)
 
-    def warm(self, each: Callable[[list[Entry]], None]) -> Iterator[None]:
+    def warm(self, each: Callable[[list[Entry]], None],
+             then: Callable[[list[Entry]], Iterator[None]]) -> Iterator[None]:
         """Decode every group of the view and keep it, indexed by blob, and hand its
         entries to `each` (the ranking's features worked out ahead), WARM_STEP entries
-        a step (read/later.py): a search of a word not asked before then decodes
+        a step (read/later.py), then all of them to `then`'s steps (what the ranking
+        works out among them): a search of a word not asked before then decodes
         nothing, and a group of thousands is no pause of tens of ms for a call. Stops
         when the view proves damaged (the next call builds the groups again)."""
         groups, reader = self._groups, self._reader
+        every: list[Entry] = []
         for i in range(len(groups)):
             if self._groups is not groups or reader.view is None:
                 return
@@ -374,6 +378,9 @@ class Snapshot:
                     return
                 each(payload[at:at + WARM_STEP])
                 yield
+            every += payload
+        if self._groups is groups and reader.view is not None:
+            yield from then(every)
 
     def body(self) -> bytes | None:
         """Every memory's content in one run (an entry's slice is at its (offset, length)),

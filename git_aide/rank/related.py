@@ -1,0 +1,145 @@
+"""Supersession worked out ahead: for each memory of a view, the newer memories that
+could replace it, found once for the whole view between a long-lived process's calls,
+not among the best matches of every query.
+
+supersede.superseded compares the best 150 matches of a search pair by pair: 1.3 ms of
+a 4 ms answer at 10,000 memories. Which memories could replace which depends on their
+contents alone (their words, scope, layer, date and whether each is personal), so it is
+worked out once per memory, by blob id, for every memory of a view (relate(), in steps
+of about a ms): a search then only looks up, among each match's candidates, the first
+that is among the matches too. A candidate is what duplicates.pairs would compare: a
+newer memory of the same layer and sharing, scopes overlapping, words at least
+supersede.WORDS alike; kept best first (most alike, then newest), each with whether it
+supersedes (supersede.passes). Known for every memory of a list, supersession among the
+list is read from them (among()); else, or with a model's meaning to weigh, it is
+compared as before.
+"""
+
+from __future__ import annotations
+
+import time
+
+from git_aide.rank.duplicates import _is_personal, join_rows, overlap, word_set
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
+    from git_aide.read.record import Entry
+
+    #: A memory as related() knows it: its blob id, and whether it is personal.
+    Key = tuple[str, bool]
+    #: Its candidates' blob ids, best first, and whether each supersedes it (1 or 0).
+    Candidates = tuple[tuple[str, ...], bytes]
+
+#: The candidates of each memory worked out ahead, by Key (a memory without any has
+#: empty ones). A blob's contents never change, so what was worked out for one view
+#: holds for the next as long as both memories are in it.
+_KNOWN: dict[Key, Candidates] = {}
+#: How many pairs alike in words a view may have (each costs about 100 bytes while
+#: relate() works, 10 once kept): a store whose memories are much alike, beyond
+#: that, compares the matches of each query instead.
+MOST = 1_000_000
+#: The size of the smallest view found to have more than MOST: not tried again.
+_TOO_MANY: list[int] = []
+#: How many memories of a larger view are joined first, to tell how many pairs it has.
+SAMPLE = 1_000
+#: How long a step of relate() lasts, about, in seconds.
+STEP = 0.001
+
+
+def among(entries: Sequence[Entry]) -> list[tuple[Entry, Entry]] | None:
+    """supersede.superseded(entries) without a model, read from the candidates worked
+    out ahead: (older, newer) for each memory whose best candidate among `entries`
+    supersedes it; None when some memory's are not known (or two entries share a blob:
+    a memory and its copy, which the pairwise comparison tells apart by place)."""
+    if not _KNOWN:
+        return None
+    at: dict[str, int] = {}
+    found: list[Candidates] = []
+    for i, e in enumerate(entries):
+        got = _KNOWN.get((e.blob, _is_personal(e.path)))
+        if got is None or e.blob in at:
+            return None
+        at[e.blob] = i
+        found.append(got)
+    out: list[tuple[Entry, Entry]] = []
+    for e, (blobs, passes) in zip(entries, found, strict=True):
+        if not blobs or at.keys().isdisjoint(blobs):
+            continue
+        mine = _is_personal(e.path)
+        for blob, ok in zip(blobs, passes, strict=True):
+            j = at.get(blob)
+            if j is not None and _is_personal(entries[j].path) == mine:
+                if ok:
+                    out.append((e, entries[j]))
+                break
+    return out
+
+
+def relate(entries: Sequence[Entry], threshold: float,
+           passes: Callable[[Entry, Entry], bool]) -> Iterator[None]:
+    """Work out the candidates of every memory of a view (`entries`), in steps of about
+    STEP seconds (read/later.py): words alike from `threshold`; `passes(older, newer)`
+    says whether the newer supersedes. Kept all at once at the end, or not at all when
+    the view has more than MOST of them."""
+    keys = [(e.blob, _is_personal(e.path)) for e in entries]
+    if all(k in _KNOWN for k in keys) or (_TOO_MANY and len(entries) >= _TOO_MANY[0]):
+        return
+    began = time.perf_counter()
+    sets, ages = [], []
+    for e in entries:
+        sets.append(word_set(e))
+        ages.append((e.updated_at, e.uuid))
+        if time.perf_counter() - began > STEP:
+            yield
+            began = time.perf_counter()
+    groups: dict[tuple[str, bool], list[int]] = {}
+    for i, e in enumerate(entries):
+        if sets[i]:
+            groups.setdefault((e.layer, keys[i][1]), []).append(i)
+    if len(entries) > SAMPLE:
+        # Pairs grow with the square of the memories: those of an even sample, scaled
+        # up, say whether the whole view would have more than MOST (a view of 100,000
+        # memories as alike as the bench's has some 25 million), before any is made.
+        every = len(entries) // SAMPLE
+        sample = 0
+        for members in groups.values():
+            some = members[::every]
+            sample += sum(len(row) for _p, row in join_rows([sets[i] for i in some], threshold))
+            yield
+        if sample * every * every > MOST:
+            _TOO_MANY[:] = [min([len(entries), *_TOO_MANY])]
+            return
+    ranked: dict[int, list[tuple[float, tuple[str, str], str, int]]] = {}
+    count = 0
+    for members in groups.values():
+        for p, row in join_rows([sets[i] for i in members], threshold):
+            a = members[p]
+            scope = entries[a].compiled
+            for q, sim in row:
+                b = members[q]
+                if scope is not None and not overlap(scope, entries[b].compiled):
+                    continue
+                older, newer = (a, b) if ages[a] <= ages[b] else (b, a)
+                ranked.setdefault(older, []).append(
+                    (sim, ages[newer], keys[newer][0],
+                     1 if passes(entries[older], entries[newer]) else 0))
+            count += len(row)
+            if count > MOST:
+                _TOO_MANY[:] = [min([len(entries), *_TOO_MANY])]
+                return
+            if time.perf_counter() - began > STEP:
+                yield
+                began = time.perf_counter()
+    made: dict[Key, Candidates] = {}
+    for i, key in enumerate(keys):
+        found = ranked.get(i)
+        if not found:
+            made[key] = ((), b"")
+            continue
+        found.sort(reverse=True)
+        made[key] = (tuple(c[2] for c in found), bytes(c[3] for c in found))
+    if len(_KNOWN) + len(made) > 4 * len(made):
+        _KNOWN.clear()  # an older view's memories: kept until they outnumber the new
+    _KNOWN.update(made)

@@ -1,0 +1,108 @@
+"""A warm server works out once, between its calls, which newer memories could supersede
+each memory of its view (rank/related.py): supersession among any of its memories is
+then read from that, and is what comparing them pair by pair (the command line's way)
+finds."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import aide_ok, commit_for_a_view, git, in_this_process, write_memory
+
+from git_aide.agents import server
+from git_aide.rank import related, supersede
+
+pytest.importorskip("mcp")
+
+#: A small vocabulary: many memories alike enough to be compared, some superseding.
+WORDS = ("billing", "refunds", "queue", "worker", "retries", "stripe", "webhook", "invoice",
+         "sandbox", "merchant", "limit", "cache", "token", "ledger", "export")
+
+
+@pytest.fixture
+def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """120 memories of a few words each, in two layers and four scopes (two of which do
+    not overlap), each newer than the one before; committed, this process in it."""
+    rng = random.Random(4)
+    scopes = (None, "src/billing/**", "src/api/**", "docs/**")
+    for i in range(120):
+        what = " ".join(rng.sample(WORDS, rng.randint(3, 6)))
+        write_memory(repo, f"{what} {rng.choice(WORDS)}",
+                     layer=rng.choice(("technical", "guidelines")), scope=rng.choice(scopes))
+        if i % 10 == 0:
+            time.sleep(0.002)  # dates that differ, and dates that tie (uuid decides)
+    commit_for_a_view(repo)
+    git(repo, "config", "aide.mcp.maxChars", "10000000")  # whole answers, as the CLI's
+    return in_this_process(repo, monkeypatch)
+
+
+def served(mem: server.Memory, tool: str, args: dict[str, Any]) -> Any:
+    text, doc, failed = server.call(mem, tool, args)
+    assert not failed, text
+    return doc
+
+
+def warmed(mem: server.Memory) -> list[Any]:
+    served(mem, "aide_search", {"keyword": "billing"})
+    assert mem.worked(30)
+    view = mem.read()[2]
+    mem.done()
+    return list(view.entries)
+
+
+def pairwise(entries: list[Any]) -> list[tuple[str, str]]:
+    known = dict(related._KNOWN)
+    related._KNOWN.clear()
+    try:
+        return [(o.uuid, n.uuid) for o, n in supersede.superseded(entries)]
+    finally:
+        related._KNOWN.update(known)
+
+
+def test_what_was_worked_out_is_what_comparing_finds(store: Path) -> None:
+    related._KNOWN.clear()
+    entries = warmed(server.Memory())
+    assert all((e.blob, False) in related._KNOWN for e in entries)
+    assert sum(len(c[0]) for c in related._KNOWN.values()) > 200
+    rng = random.Random(9)
+    found = 0
+    for _ in range(60):
+        some = rng.sample(entries, rng.randint(2, len(entries)))
+        got = related.among(some)
+        assert got is not None
+        assert [(o.uuid, n.uuid) for o, n in got] == pairwise(some)
+        found += len(got)
+    assert found > 50  # memories were superseded, in many lists
+    # A memory it does not know (a hand edit's new blob): it is compared pair by pair.
+    del related._KNOWN[(entries[0].blob, False)]
+    assert related.among(entries) is None
+    assert supersede.superseded(entries) is not None
+
+
+def test_answers_equal_the_command_lines(store: Path) -> None:
+    mem = server.Memory()
+    warmed(mem)
+    for word in WORDS:
+        assert served(mem, "aide_search", {"keyword": word, "limit": 30}) \
+            == aide_ok(store, "search", word, "--limit", "30", "--json").json(), word
+    assert served(mem, "aide_recall", {"paths": ["src/billing/a.py"]}) \
+        == aide_ok(store, "recall", "src/billing/a.py", "--json").json()
+
+
+def test_a_view_with_too_many_pairs_is_compared_per_query(store: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    related._KNOWN.clear()
+    monkeypatch.setattr(related, "MOST", 50)
+    monkeypatch.setattr(related, "SAMPLE", 40)
+    monkeypatch.setattr(related, "_TOO_MANY", [])
+    mem = server.Memory()
+    entries = warmed(mem)
+    assert not related._KNOWN and related._TOO_MANY == [len(entries)]
+    assert related.among(entries) is None
+    assert served(mem, "aide_search", {"keyword": "refunds", "limit": 30}) \
+        == aide_ok(store, "search", "refunds", "--limit", "30", "--json").json()
