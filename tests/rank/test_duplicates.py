@@ -43,6 +43,7 @@ def zipf_sets(rng: random.Random, n: int, vocabulary: int, lo: int, hi: int
 @pytest.mark.parametrize("n,vocabulary,lo,hi", [
     (30, 200, 3, 30),       # few: compared pair by pair, as bit masks
     (100, 300, 10, 25),     # a search's window of 150, one layer's group: as masks too
+    (60, 600, 100, 200),    # few sets of more than 127 words
     (300, 230, 5, 40),      # the bench's shape: every word frequent
     (400, 5000, 5, 40),     # a large vocabulary: most words rare
     (150, 600, 100, 200),   # sets of more than 127 words: lanes of two bytes
