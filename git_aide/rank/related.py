@@ -12,7 +12,8 @@ newer memory of the same layer and sharing, scopes overlapping, words at least
 supersede.WORDS alike; kept best first (most alike, then newest), each with whether it
 supersedes (supersede.passes). Known for every memory of a list, supersession among the
 list is read from them (among()); else, or with a model's meaning to weigh, it is
-compared as before.
+compared as before. Only the last view's are kept: memories known from two views
+apart were never compared with each other.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ if TYPE_CHECKING:
     #: Its candidates' blob ids, best first, and whether each supersedes it (1 or 0).
     Candidates = tuple[tuple[str, ...], bytes]
 
-#: The candidates of each memory worked out ahead, by Key (a memory without any has
-#: empty ones). A blob's contents never change, so what was worked out for one view
-#: holds for the next as long as both memories are in it.
+#: The candidates of each memory of the last view worked out ahead, by Key (a memory
+#: without any has empty ones): every pair of its memories was compared, so they answer
+#: for any list of them, in this view or the next (a blob's contents never change).
 _KNOWN: dict[Key, Candidates] = {}
 #: How many pairs alike in words a view may have (each costs about 100 bytes while
 #: relate() works, 10 once kept): a store whose memories are much alike, beyond
@@ -140,6 +141,7 @@ def relate(entries: Sequence[Entry], threshold: float,
             continue
         found.sort(reverse=True)
         made[key] = (tuple(c[2] for c in found), bytes(c[3] for c in found))
-    if len(_KNOWN) + len(made) > 4 * len(made):
-        _KNOWN.clear()  # an older view's memories: kept until they outnumber the new
+    # Only the last view's: two memories known from two other views were never compared
+    # (a merge brings together memories of two branches, each joined on its own).
+    _KNOWN.clear()
     _KNOWN.update(made)

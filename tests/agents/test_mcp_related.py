@@ -106,3 +106,24 @@ def test_a_view_with_too_many_pairs_is_compared_per_query(store: Path,
     assert related.among(entries) is None
     assert served(mem, "aide_search", {"keyword": "refunds", "limit": 30}) \
         == aide_ok(store, "search", "refunds", "--limit", "30", "--json").json()
+
+
+def test_memories_of_two_views_apart_are_compared(store: Path) -> None:
+    """A merge brings together memories that two views each joined on their own: what
+    was worked out for neither view answers for them together."""
+    entries = warmed(server.Memory())
+    rng = random.Random(3)
+    rng.shuffle(entries)
+    a, b, c = entries[:40], entries[40:80], entries[80:]
+    related._KNOWN.clear()
+    for view in (a + c, b + c):
+        for _ in supersede.relate(view):
+            pass
+    assert related.among(b + c) is not None
+    assert related.among(a + b) is None  # a's and b's memories were never compared
+    merged = a + b + c
+    for _ in supersede.relate(merged):
+        pass
+    got = related.among(a + b)
+    assert got is not None and [(o.uuid, n.uuid) for o, n in got] == pairwise(a + b)
+    assert got  # the two views' memories do supersede one another
