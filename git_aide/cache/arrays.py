@@ -36,35 +36,24 @@ class Scored:
         #: Their scores, in the same order.
         self.values = values
 
-    def __len__(self) -> int:
-        return len(self.docs)
-
-    def __bool__(self) -> bool:
-        return len(self.docs) > 0
-
 
 def scores(tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
     """Tables.scores, as arrays: each document's score adds each matching term's in the
     order of the terms, as that dict's do."""
     total, hit = _zeros(tables.count)
-    for field, term in terms:
-        found = tables.found(field, term)
-        if not found:
-            continue
-        weight = tables.weight(field, found)
-        for start, t, raw in found:
-            docs = np.frombuffer(raw[0], dtype=np.uint32).astype(np.intp)
-            freqs = np.frombuffer(raw[1], dtype=np.uint32)
-            if not weight.scorable:
-                got = freqs.astype(np.float64) * weight.boost
-            else:
-                codes = np.frombuffer(t.codes[field], dtype=np.uint8)[docs]
-                got = weight.of(freqs.astype(np.float64), _lengths(t.lengths)[codes])
-            if start:
-                docs += start
-            # A document is in a term's postings once: no index repeats in one add.
-            total[docs] += got
-            hit[docs] = True
+    for field, weight, start, t, raw in tables.matching(terms):
+        docs = np.frombuffer(raw[0], dtype=np.uint32).astype(np.intp)
+        freqs = np.frombuffer(raw[1], dtype=np.uint32)
+        if not weight.scorable:
+            got = freqs.astype(np.float64) * weight.boost
+        else:
+            codes = np.frombuffer(t.codes[field], dtype=np.uint8)[docs]
+            got = weight.of(freqs.astype(np.float64), _lengths(t.lengths)[codes])
+        if start:
+            docs += start
+        # A document is in a term's postings once: no index repeats in one add.
+        total[docs] += got
+        hit[docs] = True
     matched = np.flatnonzero(hit)
     out = Scored(matched, total[matched])
     total[matched] = 0.0
@@ -84,16 +73,18 @@ def _zeros(count: int) -> tuple[Any, Any]:
     return _ZEROS[0]
 
 
-#: The lengths the length codes stand for, as an array (one list for every table).
-_LENGTHS: dict[int, Any] = {}
+#: The lengths a table's length codes stand for, as an array, by the table's list
+#: (held here, so that its id names no other list while it is kept).
+_LENGTHS: dict[int, tuple[list[int], Any]] = {}
 
 
 def _lengths(lengths: list[int]) -> Any:
     got = _LENGTHS.get(id(lengths))
-    if got is None or len(_LENGTHS) > 64:
-        _LENGTHS.clear()
-        got = _LENGTHS[id(lengths)] = np.array(lengths, dtype=np.float64)
-    return got
+    if got is None:
+        if len(_LENGTHS) > 64:
+            _LENGTHS.clear()
+        got = _LENGTHS[id(lengths)] = (lengths, np.array(lengths, dtype=np.float64))
+    return got[1]
 
 
 def best(tables: Tables, scored: Scored, allowed: Container[str], want: int

@@ -34,7 +34,7 @@ from git_aide.core import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Container, Iterable
+    from collections.abc import Container, Iterable, Iterator
     from typing import Any
 
 #: The kind of file codec.py frames for a table, and its format: bumped with
@@ -220,16 +220,6 @@ class Table:
         found = self._find(_key(field, term))
         return found if isinstance(found, tuple) else None
 
-    def postings(self, field: str, term: str) -> tuple[array[int], array[int]] | None:
-        """(documents, frequencies) of a term in a field, or None."""
-        found = self.raw(field, term)
-        if found is None:
-            return None
-        docs, freqs = array("I"), array("I")
-        docs.frombytes(found[0])
-        freqs.frombytes(found[1])
-        return docs, freqs
-
     def everything(self) -> dict[str, Any]:
         """Every posting list, and every word's stem (to merge tables)."""
         out: dict[str, Any] = {}
@@ -322,57 +312,56 @@ class Tables:
         """BM25F score of every document matching any (field, term), as Whoosh's searcher
         scores an Or of Term queries: the sum of each matching term's score."""
         out: dict[int, float] = {}
-        # Not made unique: a term asked twice counts twice, as in Whoosh's Or.
-        for field, term in terms:
-            found = self.found(field, term)
-            if not found:
+        for field, weight, start, t, raw in self.matching(terms):
+            docs, freqs = array("I"), array("I")
+            docs.frombytes(raw[0])
+            freqs.frombytes(raw[1])
+            if not weight.scorable:
+                for d, f in zip(docs, freqs, strict=True):
+                    out[start + d] = out.get(start + d, 0.0) + f * weight.boost
                 continue
-            weight = self.weight(field, found)
-            for start, t, raw in found:
-                docs, freqs = array("I"), array("I")
-                docs.frombytes(raw[0])
-                freqs.frombytes(raw[1])
-                if not weight.scorable:
-                    for d, f in zip(docs, freqs, strict=True):
-                        out[start + d] = out.get(start + d, 0.0) + f * weight.boost
-                    continue
-                codes, lengths = t.codes[field], t.lengths
-                once = weight.once(lengths)
-                if max(freqs, default=1) == 1:
-                    got = [once[codes[d]] for d in docs]
-                else:
-                    # Weight.of inlined: a call per posting costs a third more here.
-                    idf, boost, k1b, per = weight.idf, weight.boost, weight.K1B, weight.per
-                    got = [once[codes[d]] if f == 1 else
-                           idf * ((f * boost * (K1 + 1))
-                                  / (f * boost + (k1b + per * lengths[codes[d]])))
-                           for d, f in zip(docs, freqs, strict=True)]
-                keys = docs if start == 0 else [start + d for d in docs]
-                if not out:
-                    out = dict(zip(keys, got, strict=True))
-                    continue
-                get = out.get
-                for k, sc in zip(keys, got, strict=True):
-                    out[k] = get(k, 0.0) + sc
+            codes, lengths = t.codes[field], t.lengths
+            once = weight.once(lengths)
+            if max(freqs, default=1) == 1:
+                got = [once[codes[d]] for d in docs]
+            else:
+                # Weight.of inlined: a call per posting costs a third more here.
+                idf, boost, k1b, per = weight.idf, weight.boost, weight.K1B, weight.per
+                got = [once[codes[d]] if f == 1 else
+                       idf * ((f * boost * (K1 + 1))
+                              / (f * boost + (k1b + per * lengths[codes[d]])))
+                       for d, f in zip(docs, freqs, strict=True)]
+            keys = docs if start == 0 else [start + d for d in docs]
+            if not out:
+                out = dict(zip(keys, got, strict=True))
+                continue
+            get = out.get
+            for k, sc in zip(keys, got, strict=True):
+                out[k] = get(k, 0.0) + sc
         return out
 
-    def found(self, field: str, term: str) -> list[tuple[int, Table, tuple[bytes, bytes]]]:
-        """(where its documents start, the table, its raw postings) of each table that
-        holds a term in a field."""
-        return [(start, t, p) for start, t in zip(self.starts, self.tables, strict=True)
-                if (p := t.raw(field, term)) is not None]
-
-    def weight(self, field: str, found: list[tuple[int, Table, tuple[bytes, bytes]]]
-               ) -> Weight:
-        """How a term of a field scores, given where it was found (found())."""
-        first = found[0][1]
-        boost = first.boosts.get(field, 1.0)
-        if not first.scorable.get(field, False):
-            return Weight(boost, False, 0.0, 0.0)
-        df = sum(len(p[0]) for _s, _t, p in found) // 4
+    def matching(self, terms: Iterable[tuple[str, str]]
+                 ) -> Iterator[tuple[str, Weight, int, Table, tuple[bytes, bytes]]]:
+        """(field, how its term scores, where the table's documents start, the table, the
+        term's raw postings there) of each table holding each (field, term), in the
+        order of the terms: what both ways of scoring (this one's and arrays.py's) add
+        up. Not made unique: a term asked twice counts twice, as in Whoosh's Or."""
         count = self.count
-        avgfl = self.tables[-1].totals.get(field, 0) / (count or 1) or 1
-        return Weight(boost, True, log(count / (df + 1)) + 1, K1 * B / avgfl)
+        for field, term in terms:
+            found = [(start, t, p) for start, t in zip(self.starts, self.tables, strict=True)
+                     if (p := t.raw(field, term)) is not None]
+            if not found:
+                continue
+            first = found[0][1]
+            boost = first.boosts.get(field, 1.0)
+            if not first.scorable.get(field, False):
+                weight = Weight(boost, False, 0.0, 0.0)
+            else:
+                df = sum(len(p[0]) for _s, _t, p in found) // 4
+                avgfl = self.tables[-1].totals.get(field, 0) / (count or 1) or 1
+                weight = Weight(boost, True, log(count / (df + 1)) + 1, K1 * B / avgfl)
+            for start, t, p in found:
+                yield field, weight, start, t, p
 
     def close(self) -> None:
         """Unmap every table."""
