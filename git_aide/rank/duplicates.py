@@ -11,7 +11,7 @@ from git_aide.core.words import words as _words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any
 
     from git_aide.read.record import Entry
@@ -114,7 +114,7 @@ def near_duplicates(entries: list[Entry], what: str, layer: str, compiled: scope
     mine = words(what)
     out = []
     for e in entries:
-        if e.layer != layer or _is_personal(e.path) == shared:
+        if e.layer != layer or is_personal(e.path) == shared:
             continue
         sim = jaccard(mine, words(e.what))
         if sim >= threshold and overlap(compiled, e.compiled):
@@ -123,8 +123,19 @@ def near_duplicates(entries: list[Entry], what: str, layer: str, compiled: scope
     return out
 
 
-def _is_personal(path: str) -> bool:
+def is_personal(path: str) -> bool:
+    """Whether a memory's path is a personal preference's (compared only with those)."""
     return path.startswith(PERSONAL_DIR + "/")
+
+
+def groups(entries: Sequence[Entry], sets: list[frozenset[str]]) -> list[list[int]]:
+    """The indices of the memories compared with one another: of one layer and one
+    sharing, with words (sets: their word sets)."""
+    out: dict[tuple[str, bool], list[int]] = {}
+    for i, e in enumerate(entries):
+        if sets[i]:
+            out.setdefault((e.layer, is_personal(e.path)), []).append(i)
+    return list(out.values())
 
 
 def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, float]]:
@@ -141,12 +152,8 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
     if threshold <= 0:
         return []
     sets = [word_set(e) for e in entries]
-    groups: dict[tuple[str, bool], list[int]] = {}
-    for i, e in enumerate(entries):
-        if sets[i]:
-            groups.setdefault((e.layer, _is_personal(e.path)), []).append(i)
     best: dict[int, tuple[float, tuple[str, str], int]] = {}
-    for members in groups.values():
+    for members in groups(entries, sets):
         for i, j, sim in _joined([entries[i].blob for i in members],
                                  [sets[i] for i in members], threshold):
             a, b = members[i], members[j]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 
-from git_aide.rank.duplicates import _is_personal, join_rows, overlap, word_set
+from git_aide.rank.duplicates import groups, is_personal, join_rows, overlap, word_set
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def among(entries: Sequence[Entry]) -> list[tuple[Entry, Entry]] | None:
     at: dict[str, int] = {}
     found: list[Candidates] = []
     for i, e in enumerate(entries):
-        got = _KNOWN.get((e.blob, _is_personal(e.path)))
+        got = _KNOWN.get((e.blob, is_personal(e.path)))
         if got is None or e.blob in at:
             return None
         at[e.blob] = i
@@ -68,10 +68,10 @@ def among(entries: Sequence[Entry]) -> list[tuple[Entry, Entry]] | None:
     for e, (blobs, passes) in zip(entries, found, strict=True):
         if not blobs or at.keys().isdisjoint(blobs):
             continue
-        mine = _is_personal(e.path)
+        mine = is_personal(e.path)
         for blob, ok in zip(blobs, passes, strict=True):
             j = at.get(blob)
-            if j is not None and _is_personal(entries[j].path) == mine:
+            if j is not None and is_personal(entries[j].path) == mine:
                 if ok:
                     out.append((e, entries[j]))
                 break
@@ -84,7 +84,7 @@ def relate(entries: Sequence[Entry], threshold: float,
     STEP seconds (read/later.py): words alike from `threshold`; `passes(older, newer)`
     says whether the newer supersedes. Kept all at once at the end, or not at all when
     the view has more than MOST of them."""
-    keys = [(e.blob, _is_personal(e.path)) for e in entries]
+    keys = [(e.blob, is_personal(e.path)) for e in entries]
     if all(k in _KNOWN for k in keys) or (_TOO_MANY and len(entries) >= _TOO_MANY[0]):
         return
     began = time.perf_counter()
@@ -95,17 +95,14 @@ def relate(entries: Sequence[Entry], threshold: float,
         if time.perf_counter() - began > STEP:
             yield
             began = time.perf_counter()
-    groups: dict[tuple[str, bool], list[int]] = {}
-    for i, e in enumerate(entries):
-        if sets[i]:
-            groups.setdefault((e.layer, keys[i][1]), []).append(i)
+    compared = groups(entries, sets)
     if len(entries) > SAMPLE:
         # Pairs grow with the square of the memories: those of an even sample, scaled
         # up, say whether the whole view would have more than MOST (a view of 100,000
         # memories as alike as the bench's has some 25 million), before any is made.
         every = len(entries) // SAMPLE
         sample = 0
-        for members in groups.values():
+        for members in compared:
             some = members[::every]
             sample += sum(len(row) for _p, row in join_rows([sets[i] for i in some], threshold))
             yield
@@ -114,7 +111,7 @@ def relate(entries: Sequence[Entry], threshold: float,
             return
     ranked: dict[int, list[tuple[float, tuple[str, str], str, int]]] = {}
     count = 0
-    for members in groups.values():
+    for members in compared:
         for p, row in join_rows([sets[i] for i in members], threshold):
             a = members[p]
             scope = entries[a].compiled
