@@ -67,8 +67,9 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
 
     cap = budget(repo)
     # Only the memories that may fit are made (parsed, shaped and measured).
-    items = fitting(hits, answers.memory_doc, lambda h: {"uuid": h.entry.uuid}, cap)
-    doc = bound(answers.memories_doc(snap, hits, items), ("memories",), cap, hint)
+    sizes: dict[int, int] = {}
+    items = fitting(hits, answers.memory_doc, lambda h: {"uuid": h.entry.uuid}, cap, sizes)
+    doc = bound(answers.memories_doc(snap, hits, items), ("memories",), cap, hint, sizes)
     return doc, memories_text(doc, empty=empty, budget=cap)
 
 

@@ -34,24 +34,34 @@ COMMIT_IDS = 10
 CLIPPABLE = ("what", "why", "subject", "dropped_value", "context_label", "reason")
 
 
+#: The compact encoder, made once: json.dumps with options makes a new one each call,
+#: which costs as much as measuring a small item (an answer measures dozens).
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def size(doc: Any) -> int:
     """Characters of `doc` as a client serialises it: compact JSON, Unicode kept."""
-    return len(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
+    return len(_COMPACT.encode(doc))
 
 
 def fitting(things: Sequence[Any], make: Callable[[Any], dict[str, Any]],
-            stub: Callable[[Any], dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+            stub: Callable[[Any], dict[str, Any]], budget: int,
+            sizes: dict[int, int] | None = None) -> list[dict[str, Any]]:
     """The items of a list that bound() will cut to `budget`: make(x) for the first
     things, until their sizes alone pass the budget, and stub(x) (its "uuid") for the
     rest. Any list holding all the made ones is over the budget, so bound() keeps none
     of the stubs, and names and counts them as it would the made: an answer of 50
-    memories of which 10 fit parses and measures 11, not 50."""
+    memories of which 10 fit parses and measures 11, not 50. `sizes`: filled with the
+    made items' sizes, by id(), for bound() (measured here already)."""
     out: list[dict[str, Any]] = []
     total = 0
     for i, x in enumerate(things):
         item = make(x)
         out.append(item)
-        total += size(item)
+        n = size(item)
+        total += n
+        if sizes is not None:
+            sizes[id(item)] = n
         if total > budget:
             out.extend(stub(y) for y in things[i + 1:])
             break
@@ -114,16 +124,22 @@ def clip(item: dict[str, Any], room: int) -> dict[str, Any] | None:
 
 
 def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
-          hint: str | Callable[[int], str]) -> dict[str, Any]:
+          hint: str | Callable[[int], str], sizes: dict[int, int] | None = None
+          ) -> dict[str, Any]:
     """`doc` within `budget`: unchanged when it fits; else the first items of its lists
     `keys` (in that order, as if one list) that fit, with `truncated` and `more`; `hint`
-    says how to get the rest (a function of how many items were kept, or a text)."""
+    says how to get the rest (a function of how many items were kept, or a text).
+    `sizes`: items' sizes by id(), measured already (fitting())."""
     lists = [(k, doc[k]) for k in keys if isinstance(doc.get(k), list)]
     # Each item is measured once: a candidate's size is then its frame's (the document
     # with those lists empty) plus its items' and the commas between them, which is
     # what serialising it whole would count, without serialising every item again for
     # each candidate the search below tries.
-    known = {id(x): size(x) for _k, items in lists for x in items}
+    known = {} if sizes is None else sizes
+    for _k, items in lists:
+        for x in items:
+            if id(x) not in known:
+                known[id(x)] = size(x)
     listed = {k for k, _v in lists}
 
     def sized(out: dict[str, Any]) -> int:

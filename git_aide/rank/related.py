@@ -56,24 +56,25 @@ def among(entries: Sequence[Entry]) -> list[tuple[Entry, Entry]] | None:
     a memory and its copy, which the pairwise comparison tells apart by place)."""
     if not _KNOWN:
         return None
+    known = _KNOWN
     at: dict[str, int] = {}
     found: list[Candidates] = []
+    personal: list[bool] = []
     for i, e in enumerate(entries):
-        got = _KNOWN.get((e.blob, is_personal(e.path)))
-        if got is None or e.blob in at:
+        blob, mine = e.blob, is_personal(e.path)
+        got = known.get((blob, mine))
+        if got is None or blob in at:
             return None
-        at[e.blob] = i
+        at[blob] = i
         found.append(got)
+        personal.append(mine)
     out: list[tuple[Entry, Entry]] = []
-    for e, (blobs, passes) in zip(entries, found, strict=True):
-        if not blobs or at.keys().isdisjoint(blobs):
-            continue
-        mine = is_personal(e.path)
-        for blob, ok in zip(blobs, passes, strict=True):
+    for i, (blobs, passes) in enumerate(found):
+        for k, blob in enumerate(blobs):
             j = at.get(blob)
-            if j is not None and is_personal(entries[j].path) == mine:
-                if ok:
-                    out.append((e, entries[j]))
+            if j is not None and personal[j] == personal[i]:
+                if passes[k]:
+                    out.append((entries[i], entries[j]))
                 break
     return out
 
