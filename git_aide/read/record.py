@@ -73,7 +73,8 @@ class Source:
 class Reader:
     """What an entry needs to fetch its whole record: shared by all entries of a read."""
 
-    __slots__ = ("cache", "repo", "view", "found", "passes", "near", "vocab", "warming")
+    __slots__ = ("cache", "repo", "view", "found", "passes", "near", "vocab", "warming",
+                 "whole")
 
     def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None) -> None:
         #: The cache (to report damage).
@@ -95,6 +96,10 @@ class Reader:
         self.vocab: Vocabulary | None = None
         #: The view decoded between calls (Snapshot.warm), once asked.
         self.warming: Later | None = None
+        #: Once warm: (the groups, their entries in order, the place of each blob
+        #: among them), so that the entries of a search's best are looked up, not
+        #: sought group by group.
+        self.whole: tuple[Any, list[Entry], dict[str, int]] | None = None
 
 
 class Entry(tuple):  # type: ignore[type-arg]

@@ -351,6 +351,8 @@ class Snapshot:
         when the view proves damaged (the next call builds the groups again)."""
         groups, reader = self._groups, self._reader
         every: list[Entry] = []
+        first: dict[str, int] = {}
+        once = True  # each blob at one path (a copy is at a place of its own, skipped)
         for i in range(len(groups)):
             if self._groups is not groups or reader.view is None:
                 return
@@ -376,10 +378,15 @@ class Snapshot:
             for at in range(0, len(payload), WARM_STEP):
                 if reader.view is None:
                     return
-                each(payload[at:at + WARM_STEP])
+                some = payload[at:at + WARM_STEP]
+                each(some)
+                for k, e in enumerate(some, len(every) + at):
+                    once = first.setdefault(e.blob, k) == k and once
                 yield
             every += payload
         if self._groups is groups and reader.view is not None:
+            if once:
+                reader.whole = (groups, every, first)
             yield from then(every)
 
     def body(self) -> bytes | None:
@@ -523,10 +530,16 @@ class Snapshot:
     def _view_entries(self, blobs: set[str] | frozenset[str]) -> list[Entry] | None:
         """The view's memories whose blob is one of these (not of files the working tree
         changed), decoding only their groups; None when a group proved damaged."""
+        drop = self._drop
+        whole = self._reader.whole
+        if whole is not None and whole[0] is self._groups:
+            # Warm: each blob's entry is looked up, in the groups' order.
+            _g, every, first = whole
+            places = sorted(first[b] for b in blobs if b in first)
+            return [e for e in map(every.__getitem__, places) if e.path not in drop]
         ids = self._ids
         assert ids is not None
         out: list[Entry] = []
-        drop = self._drop
         # Each group is asked for its own blobs: a search's best few hundred lie in as
         # many groups, and a pass over each group, or over every blob for each, would
         # cost their product.

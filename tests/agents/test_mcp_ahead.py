@@ -5,6 +5,7 @@ which works them out from the memories' texts."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from helpers import aide_ok, commit_for_a_view, in_this_process, write_memory
 
 from git_aide.agents import server
+from git_aide.core import memory
 from git_aide.rank.duplicates import _KNOWN, known_ahead, word_set, words
 from git_aide.rank.supersede import subject, subject_of
 from git_aide.read.record import _WHATS
@@ -113,3 +115,42 @@ def test_a_hand_edit_after_the_work_is_compared_from_its_text(store: Path) -> No
     order = whats(got)
     assert order.index("Write refunds tests against the sandbox account first") \
         < order.index("Write refunds tests against the sandbox account")
+
+
+def test_a_warm_search_finds_each_copy_and_leaves_out_what_was_edited(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Once warm, the entries of a search's best are looked up by blob (Reader.whole),
+    # not sought group by group: a preference that does not say whether it is shared,
+    # kept both shared and personal (one blob, two paths), is found at both, and a file
+    # edited since the view is found only as it is now (the lookup leaving out what the
+    # working tree changed is caught).
+    for i in range(12):
+        write_memory(repo, f"refunds step {i} runs in the queue worker", scope=f"src/m{i}/**")
+    edited = write_memory(repo, "refunds are mailed to the customer")
+    record = write_memory(repo, "refunds are copied to the ledger nightly", layer="preferences")
+    written = repo / memory.relpath(record)
+    data = json.loads(written.read_text())
+    del data["shared"]
+    written.unlink()
+    shared = repo / memory.MEMORIES_DIR / "preferences" / "shared" / written.name
+    personal = repo / memory.PERSONAL_DIR / written.name
+    for path in (shared, personal):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data))
+    commit_for_a_view(repo)
+    in_this_process(repo, monkeypatch)
+    mem = server.Memory()
+    served(mem, "aide_search", {"keyword": "logger"})
+    assert mem.worked(20)
+    mem.done()
+    assert mem.read()[2]._reader.whole is not None  # the lookup is what answers below
+    path = repo / memory.relpath(edited)
+    path.write_text(path.read_text().replace("mailed to the customer", "sent by post"))
+    for word in ("refunds", "ledger", "post", "mailed"):
+        assert served(mem, "aide_search", {"keyword": word}) \
+            == aide_ok(repo, "search", word, "--json").json()
+    paths = [m["path"] for m in served(mem, "aide_search", {"keyword": "ledger"})["memories"]]
+    assert sorted(paths) == sorted(str(p.relative_to(repo)) for p in (shared, personal))
+    found = whats(served(mem, "aide_search", {"keyword": "refunds"}))
+    assert "refunds are sent by post" in found
+    assert "refunds are mailed to the customer" not in found
