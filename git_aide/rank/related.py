@@ -69,11 +69,13 @@ def among(entries: Sequence[Entry]) -> list[tuple[Entry, Entry]] | None:
         found.append(got)
         personal.append(mine)
     out: list[tuple[Entry, Entry]] = []
+    inside = at.__contains__
     for i, (blobs, passes) in enumerate(found):
-        for k, blob in enumerate(blobs):
-            j = at.get(blob)
-            if j is not None and personal[j] == personal[i]:
-                if passes[k]:
+        # Most candidates are not among the list: they are passed over in C.
+        for blob in filter(inside, blobs):
+            j = at[blob]
+            if personal[j] == personal[i]:
+                if passes[blobs.index(blob)]:
                     out.append((entries[i], entries[j]))
                 break
     return out
