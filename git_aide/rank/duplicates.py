@@ -8,6 +8,7 @@ import re
 from git_aide.core import scope as scopes
 from git_aide.core.memory import PERSONAL_DIR
 from git_aide.core.words import words as _words
+from git_aide.rank import wordbits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,6 +54,12 @@ def keep_ahead(blob: str, word_set: frozenset[str], subject: frozenset[str]) -> 
     one = _SPELLED.setdefault
     _AHEAD[blob] = (len(subject), *(one(w, w) for w in subject),
                     *(one(w, w) for w in word_set))
+
+
+def words_ahead(blob: str) -> tuple[str, ...] | None:
+    """A memory's word set's words, worked out ahead (_AHEAD), or None."""
+    worked = _AHEAD.get(blob)
+    return None if worked is None else worked[worked[0] + 1:]
 
 
 def known_ahead(blob: str) -> bool:
@@ -128,9 +135,9 @@ def is_personal(path: str) -> bool:
     return path.startswith(PERSONAL_DIR + "/")
 
 
-def groups(entries: Sequence[Entry], sets: list[frozenset[str]]) -> list[list[int]]:
+def groups(entries: Sequence[Entry], sets: Sequence[frozenset[str] | int]) -> list[list[int]]:
     """The indices of the memories compared with one another: of one layer and one
-    sharing, with words (sets: their word sets)."""
+    sharing, with words (sets: their word sets, or how many words each has)."""
     out: dict[tuple[str, bool], list[int]] = {}
     for i, e in enumerate(entries):
         if sets[i]:
@@ -151,11 +158,9 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
     """
     if threshold <= 0:
         return []
-    sets = [word_set(e) for e in entries]
     best: dict[int, tuple[float, tuple[str, str], int]] = {}
-    for members in groups(entries, sets):
-        for i, j, sim in _joined([entries[i].blob for i in members],
-                                 [sets[i] for i in members], threshold):
+    for members, joined in _groups_joined(entries, threshold):
+        for i, j, sim in joined:
             a, b = members[i], members[j]
             if not overlap(entries[a].compiled, entries[b].compiled):
                 continue
@@ -164,6 +169,33 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
             if older not in best or rank > best[older]:
                 best[older] = rank
     return [(entries[o], entries[best[o][2]], best[o][0]) for o in sorted(best)]
+
+
+def _groups_joined(entries: list[Entry], threshold: float
+                   ) -> Iterator[tuple[list[int], list[tuple[int, int, float]]]]:
+    """Each group's members, and its pairs at `threshold` or above (as _join gives
+    them): from the memories' bits worked out ahead (rank/wordbits.py) when every one
+    has them and no group is larger than a search compares, else from their word sets."""
+    bits = wordbits.of([e.blob for e in entries])
+    if bits is not None:
+        masks, rare = bits
+        sizes = [m.bit_count() + len(r) for m, r in zip(masks, rare, strict=True)]
+        compared = groups(entries, sizes)
+        if all(len(members) <= _FEW_BITS for members in compared):
+            for members in compared:
+                yield members, wordbits.every_pair([masks[i] for i in members],
+                                                   [rare[i] for i in members],
+                                                   [sizes[i] for i in members], threshold)
+            return
+    sets = [word_set(e) for e in entries]
+    for members in groups(entries, sets):
+        yield members, _joined([entries[i].blob for i in members],
+                               [sets[i] for i in members], threshold)
+
+
+#: Up to this many memories of a group, comparing every pair from bits worked out ahead
+#: costs less than the lanes of join_rows (a search compares at most 150).
+_FEW_BITS = 512
 
 
 #: The pairs of the groups joined lately, by the threshold and the group's blob ids (a
@@ -305,14 +337,7 @@ def _every_pair(sets: list[frozenset[str]], sizes: list[int], threshold: float
                 bit = bits[w] = 1 << len(bits)
             mask |= bit
         masks.append(mask)
-    count = int.bit_count
-    out: list[tuple[int, int, float]] = []
-    for p in range(1, len(sets)):
-        size = sizes[p]
-        for q, inter in enumerate(list(map(count, map(masks[p].__and__, masks[:p])))):
-            if inter and (sim := inter / (size + sizes[q] - inter)) >= threshold:
-                out.append((p, q, sim))
-    return out
+    return wordbits.every_pair(masks, [()] * len(sets), sizes, threshold)
 
 
 def _fewest_shared(sizes: list[int], threshold: float) -> dict[int, dict[int, int]]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 from git_aide.core.words import STOP
-from git_aide.rank import related
-from git_aide.rank.duplicates import keep_ahead, known_ahead, of_what, pairs, word_set
+from git_aide.rank import related, wordbits
+from git_aide.rank.duplicates import keep_ahead, known_ahead, of_what, pairs, word_set, words_ahead
 from git_aide.rank.duplicates import words as word_set_of
 
 TYPE_CHECKING = False
@@ -79,9 +79,11 @@ def warm(entries: Sequence[Entry]) -> None:
 
 
 def relate(entries: Sequence[Entry]) -> Iterator[None]:
-    """Work out ahead, in steps, which newer memories could supersede each memory of a
-    view (rank/related.py), so that superseded() reads it."""
-    return related.relate(entries, WORDS, passes)
+    """Work out ahead, in steps, each memory's words as bits (rank/wordbits.py: what
+    comparing a query's best pair by pair reads), then which newer memories could
+    supersede each memory of a view (rank/related.py), so that superseded() reads it."""
+    yield from wordbits.build(entries, words_ahead)
+    yield from related.relate(entries, WORDS, passes)
 
 
 def passes(older: Entry, newer: Entry) -> bool:

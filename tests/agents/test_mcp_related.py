@@ -14,7 +14,7 @@ import pytest
 from helpers import aide_ok, commit_for_a_view, git, in_this_process, write_memory
 
 from git_aide.agents import server
-from git_aide.rank import related, supersede
+from git_aide.rank import related, supersede, wordbits
 
 pytest.importorskip("mcp")
 
@@ -104,6 +104,8 @@ def test_a_view_with_too_many_pairs_is_compared_per_query(store: Path,
     entries = warmed(mem)
     assert not related._KNOWN and related._TOO_MANY == [len(entries)]
     assert related.among(entries) is None
+    # Each query's best are compared pair by pair, from their words as bits.
+    assert wordbits.of([e.blob for e in entries]) is not None
     assert served(mem, "aide_search", {"keyword": "refunds", "limit": 30}) \
         == aide_ok(store, "search", "refunds", "--limit", "30", "--json").json()
 

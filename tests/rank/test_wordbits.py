@@ -1,0 +1,80 @@
+"""Words as bits (rank/wordbits.py): the masks worked out ahead for a view hold exactly
+each memory's word set (its frequent words as bits, the rest beside them), and
+comparing a query's best from them finds exactly the pairs, and the same similarities,
+that comparing their word sets finds."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_duplicates import every_pair as by_sets
+from test_duplicates import zipf_sets
+
+from git_aide.rank import wordbits
+
+
+class Memory:
+    """What build() reads of an entry: its blob id."""
+
+    def __init__(self, blob: str) -> None:
+        self.blob = blob
+
+
+def built(sets: list[frozenset[str]], monkeypatch: pytest.MonkeyPatch, bits: int
+          ) -> list[str]:
+    """Build the bits of these word sets (with `bits` words owning one), as the warm
+    job does, step by step; their blob ids."""
+    monkeypatch.setattr(wordbits, "BITS", bits)
+    monkeypatch.setattr(wordbits, "_LAST", [])
+    blobs = [f"{i:040x}" for i in range(len(sets))]
+    words = dict(zip(blobs, (tuple(s) for s in sets), strict=True))
+    for _step in wordbits.build([Memory(b) for b in blobs], words.get):  # type: ignore[arg-type]
+        pass
+    return blobs
+
+
+def spelled(mask: int, rare: tuple[str, ...], owners: list[str]) -> frozenset[str]:
+    """The words of a mask (`owners`: the word of each bit) and its rare words."""
+    return frozenset([*(owners[b] for b in range(mask.bit_length()) if mask >> b & 1), *rare])
+
+
+@pytest.mark.parametrize("bits", [1024, 40, 1])
+@pytest.mark.parametrize("n,vocabulary,lo,hi", [
+    (150, 230, 5, 40),      # the bench's shape: every word frequent
+    (150, 5000, 5, 40),     # a large vocabulary: most words rare
+    (60, 600, 100, 200),    # sets of more than 127 words
+])
+def test_comparing_bits_finds_what_comparing_word_sets_finds(
+        monkeypatch: pytest.MonkeyPatch, bits: int, n: int, vocabulary: int, lo: int,
+        hi: int) -> None:
+    rng = random.Random(n * 1000 + vocabulary + bits)
+    sets = zipf_sets(rng, n, vocabulary, lo, hi)
+    blobs = built(sets, monkeypatch, bits)
+    got = wordbits.of(blobs)
+    assert got is not None
+    masks, rare = got
+    # Each mask and its rare words spell the word set; the most frequent words own bits.
+    owners = wordbits._LAST[0].words
+    assert len(owners) == min(bits, len({w for s in sets for w in s}))
+    for s, m, r in zip(sets, masks, rare, strict=True):
+        assert spelled(m, r, owners) == s
+        assert not set(r) & set(owners)
+    counts = [sum(w in s for s in sets) for w in owners]
+    assert counts == sorted(counts, reverse=True)
+    sizes = [m.bit_count() + len(r) for m, r in zip(masks, rare, strict=True)]
+    assert sizes == [len(s) for s in sets]
+    for threshold in (0.25, 0.5, 1.0):
+        found = wordbits.every_pair(masks, rare, sizes, threshold)
+        assert {(i, j) for i, j, _ in found} == by_sets(sets, threshold)
+        assert len(found) == len({(i, j) for i, j, _ in found})
+        for i, j, sim in found:
+            inter = len(sets[i] & sets[j])
+            assert sim == inter / (len(sets[i]) + len(sets[j]) - inter)
+
+
+def test_a_memory_without_words_ahead_has_no_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    blobs = built([frozenset({"a", "b"}), frozenset({"b", "c"})], monkeypatch, 1024)
+    assert wordbits.of(blobs) is not None
+    # A blob of another view, or a file edited since: its query compares word sets.
+    assert wordbits.of([*blobs, "f" * 40]) is None
