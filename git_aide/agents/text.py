@@ -136,10 +136,13 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
     # what serialising it whole would count, without serialising every item again for
     # each candidate the search below tries.
     known = {} if sizes is None else sizes
-    for _k, items in lists:
-        for x in items:
-            if id(x) not in known:
-                known[id(x)] = size(x)
+
+    def measured(x: Any) -> int:
+        n = known.get(id(x))
+        if n is None:
+            n = known[id(x)] = size(x)
+        return n
+
     listed = {k for k, _v in lists}
 
     def sized(out: dict[str, Any]) -> int:
@@ -147,13 +150,21 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
         for k in listed:
             kept = out.get(k) or ()
             if kept:
-                frame += sum(known[id(x)] if id(x) in known else size(x) for x in kept)
-                frame += len(kept) - 1
+                frame += sum(map(measured, kept)) + len(kept) - 1
         return frame
 
-    if sized(doc) <= budget:
-        return doc
+    # No more items fit than those whose sizes alone are within the budget: the search
+    # below looks among those (and the items after them are never measured).
     total = sum(len(v) for _, v in lists)
+    most = 0
+    room = budget
+    for x in (x for _k, items in lists for x in items):
+        room -= measured(x)
+        if room < 0:
+            break
+        most += 1
+    if most == total and sized(doc) <= budget:
+        return doc
 
     def make(n: int, first: dict[str, Any] | None = None, ids: int = MORE_IDS,
              with_hint: bool = True) -> dict[str, Any]:
@@ -185,7 +196,7 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
                 return small
         return {"truncated": True,
                 "more": {k: len(v) for k, v in lists if v}}
-    n = _largest(lambda m: sized(make(m)) <= budget, total)
+    n = _largest(lambda m: sized(make(m)) <= budget, most)
     if n == 0 and total:
         first = next(items[0] for _, items in lists if items)
         if isinstance(first, dict):

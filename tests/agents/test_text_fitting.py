@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from git_aide.agents import text
 from git_aide.agents.text import bound, fitting, size
 
 
@@ -42,3 +43,25 @@ def test_the_cut_answer_is_the_one_every_item_makes(seed: int) -> None:
     if len(made) < len(things):
         assert sum(size(t) for t in things[:len(made) - 1]) <= budget < sum(
             size(t) for t in things[:len(made)])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_cut_keeps_as_many_items_as_fit(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # bound() looks for the most items that fit only among those whose sizes alone are
+    # within the budget: the answer is the one a search of every count gives.
+    rng = random.Random(seed)
+    lists = {"added": [item(rng, i) for i in range(rng.randrange(0, 30))],
+             "changed": [item(rng, i) for i in range(rng.randrange(0, 30))]}
+    budget = rng.choice([300, 1000, 2500, 8000, 20_000])
+    hint = lambda n: f"call again with offset {n}"  # noqa: E731
+
+    def cut() -> dict[str, Any]:
+        return bound({"source": {"kind": "worktree"}, **lists}, ("added", "changed"), budget,
+                     hint, {} if rng.random() < 0.5 else None)
+
+    got = cut()
+    total = len(lists["added"]) + len(lists["changed"])
+    monkeypatch.setattr(text, "_largest",
+                        lambda fits, _most: max(n for n in range(total + 1) if fits(n)))
+    assert got == cut()
+    assert size(got) <= budget or len(got) == 2  # only the counts: nothing else fits
