@@ -166,11 +166,16 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
     if most == total and sized(doc) <= budget:
         return doc
 
+    # The items left out of a cut of n are the items after the first n (the lists
+    # taken in order): their short ids are worked out once, for every cut tried.
+    named = [x for _k, items in lists for x in items]
+    named_ids = [short(x["uuid"]) if isinstance(x, dict) and x.get("uuid") else None
+                 for x in named]
+
     def make(n: int, first: dict[str, Any] | None = None, ids: int = MORE_IDS,
              with_hint: bool = True) -> dict[str, Any]:
         out = dict(doc)
         more: dict[str, Any] = {}
-        rest: list[Any] = []
         kept = n
         for k, items in lists:
             take = min(n, len(items))
@@ -178,12 +183,11 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
             out[k] = items[:take]
             if take < len(items):
                 more[k] = len(items) - take
-                rest += items[take:]
         if first is not None:
             k = next(k for k, items in lists if items)
             out[k] = [first, *out[k][1:]]
         out["truncated"] = True
-        more["ids"] = _ids(rest, ids)
+        more["ids"] = [x for x in named_ids[kept:kept + ids] if x is not None]
         if with_hint and hint:
             more["hint"] = hint(min(kept, total)) if callable(hint) else hint
         out["more"] = more

@@ -287,7 +287,7 @@ def memories_doc(snap: Snapshot, hits: list[Hit],
 
 def memory_doc(hit: Hit) -> dict[str, Any]:
     """A memory in the JSON output: every field of the file, then where and why it matched."""
-    doc = dict(hit.entry.record)
+    doc = hit.entry.record  # a copy of its own
     doc["path"] = hit.entry.path
     doc["matched_scope"] = hit.matched_scope
     doc["score"] = None if hit.score is None else round(hit.score, 4)
