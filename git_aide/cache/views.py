@@ -173,11 +173,16 @@ class ViewFile:
     def read(self, span: tuple[int, ...]) -> bytes | None:
         """The bytes at (offset, length[, crc]) of the body; None if the file is too
         short or they fail their checksum."""
-        try:
-            self._f.seek(self._base + span[0])
-            data = self._f.read(span[1])
-        except (OSError, ValueError):
-            return None
-        if len(data) != span[1] or (len(span) > 2 and crc32(data) != span[2]):
+        at, length = span[0], span[1]
+        contents = self.contents
+        if contents is not None and at + length <= len(contents):
+            data = contents[at:at + length]  # read once already: no seek and read
+        else:
+            try:
+                self._f.seek(self._base + at)
+                data = self._f.read(length)
+            except (OSError, ValueError):
+                return None
+        if len(data) != length or (len(span) > 2 and crc32(data) != span[2]):
             return None
         return data
