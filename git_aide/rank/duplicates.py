@@ -174,9 +174,9 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
 def _groups_joined(entries: list[Entry], threshold: float
                    ) -> Iterator[tuple[list[int], list[tuple[int, int, float]]]]:
     """Each group's members, and its pairs at `threshold` or above (as _join gives
-    them): from the memories' bits worked out ahead (rank/wordbits.py) when every one
-    has them and no group is larger than a search compares, else from their word sets."""
-    bits = wordbits.of([e.blob for e in entries])
+    them): from the memories' bits (rank/wordbits.py) once a view's are worked out and
+    when no group is larger than a search compares, else from their word sets."""
+    bits = wordbits.of(entries, word_set)
     if bits is not None:
         masks, rare = bits
         sizes = [m.bit_count() + len(r) for m, r in zip(masks, rare, strict=True)]

@@ -20,13 +20,15 @@ from collections import Counter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from git_aide.read.record import Entry
 
 #: How many of a view's words own a bit: the most frequent (a mask is then at most
 #: 128 bytes); a memory's rarer words are kept as a tuple beside it.
 BITS = 1024
+#: How many memories outside a view its bits keep, made when a search met them.
+OUTSIDE = 10_000
 #: How long a step of build() lasts, about, in seconds.
 STEP = 0.001
 
@@ -34,15 +36,37 @@ STEP = 0.001
 class Bits:
     """The words of one view's memories as bits."""
 
-    __slots__ = ("words", "masks", "rare")
+    __slots__ = ("bit", "masks", "rare", "room")
 
-    def __init__(self, words: list[str]) -> None:
-        #: The words that own a bit, the lowest bit's first.
-        self.words = words
+    def __init__(self, bit: dict[str, int]) -> None:
+        #: The words that own a bit, and each one's bit (a power of two).
+        self.bit = bit
         #: Each memory's mask, by blob id.
         self.masks: dict[str, int] = {}
         #: The words of a memory that own no bit, by blob id (only those that have some).
         self.rare: dict[str, tuple[str, ...]] = {}
+        #: How many more memories outside the view may be kept (edited files, other
+        #: revisions' blobs: a long-lived process meets a few on each call).
+        self.room = OUTSIDE
+
+    def made(self, words: Iterable[str]) -> tuple[int, tuple[str, ...]]:
+        """A memory's mask and rare words, from its word set's words."""
+        get = self.bit.get
+        mask = 0
+        others = []
+        for w in words:
+            b = get(w)
+            if b is None:
+                others.append(w)
+            else:
+                mask |= b
+        return mask, tuple(others)
+
+    def put(self, blob: str, mask: int, rare: tuple[str, ...]) -> None:
+        """Keep a memory's mask and rare words."""
+        self.masks[blob] = mask
+        if rare:
+            self.rare[blob] = rare
 
 
 #: The last view's bits (one: a blob of another view has none, and is compared as before).
@@ -63,40 +87,43 @@ def build(entries: Sequence[Entry], words_of: Callable[[str], Sequence[str] | No
             began = time.perf_counter()
     frequent = sorted(counts, key=lambda w: (-counts[w], w))[:BITS]
     bit = {w: 1 << i for i, w in enumerate(frequent)}
-    made = Bits(frequent)
-    masks, rare, get = made.masks, made.rare, bit.get
+    made = Bits(bit)
     for e in entries:
         words = words_of(e.blob)
         if words is None:
             continue
-        mask = 0
-        others = []
-        for w in words:
-            b = get(w)
-            if b is None:
-                others.append(w)
-            else:
-                mask |= b
-        masks[e.blob] = mask
-        if others:
-            rare[e.blob] = tuple(others)
+        made.put(e.blob, *made.made(words))
         if time.perf_counter() - began > STEP:
             yield
             began = time.perf_counter()
     _LAST[:] = [made]
 
 
-def of(blobs: Sequence[str]) -> tuple[list[int], list[tuple[str, ...]]] | None:
-    """The masks and rare words of these memories, or None when one has none."""
+def of(entries: Sequence[Entry], words: Callable[[Entry], Iterable[str]]
+       ) -> tuple[list[int], list[tuple[str, ...]]] | None:
+    """The masks and rare words of these memories, or None before a view's are worked
+    out. A memory without them (a file edited since, a blob of another view) gets its
+    own from `words(entry)`, its word set, numbered as the view's: the others still
+    need none made."""
     if not _LAST:
         return None
     kept = _LAST[0]
     masks, rare = kept.masks, kept.rare
-    try:
-        found = [masks[b] for b in blobs]
-    except KeyError:
-        return None
-    return found, [rare.get(b, ()) for b in blobs] if rare else [()] * len(blobs)
+    found: list[int] = []
+    others: list[tuple[str, ...]] = []
+    for e in entries:
+        blob = e.blob
+        mask = masks.get(blob)
+        if mask is None:
+            mask, mine = kept.made(words(e))
+            if kept.room > 0:
+                kept.room -= 1
+                kept.put(blob, mask, mine)
+        else:
+            mine = rare.get(blob, ()) if rare else ()
+        found.append(mask)
+        others.append(mine)
+    return found, others
 
 
 def every_pair(masks: Sequence[int], rare: Sequence[tuple[str, ...]], sizes: Sequence[int],

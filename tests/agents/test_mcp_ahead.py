@@ -154,3 +154,28 @@ def test_a_warm_search_finds_each_copy_and_leaves_out_what_was_edited(
     found = whats(served(mem, "aide_search", {"keyword": "refunds"}))
     assert "refunds are sent by post" in found
     assert "refunds are mailed to the customer" not in found
+
+
+def test_a_hand_edit_supersedes_one_that_scores_higher(store: Path) -> None:
+    # The edited file has no bits worked out ahead (rank/wordbits.py): its own are made
+    # from its words, numbered as the view's, and it supersedes an older memory that
+    # the search scores above it (the older says "sandbox" three times).
+    write_memory(store, "Refunds sandbox tests use the sandbox account and the sandbox key",
+                 layer="guidelines")
+    commit_for_a_view(store)
+    mem = server.Memory()
+    served(mem, "aide_search", {"keyword": "logger"})
+    assert mem.worked(20)
+    mem.done()
+    path = next(p for p in (store / ".aide" / "memories").rglob("*.json")
+                if "Partial refunds" in p.read_text())
+    time.sleep(0.01)
+    edited = json.loads(path.read_text())
+    edited.update(what="Refunds sandbox tests use the sandbox account and a new key",
+                  updated_at=memory.now())  # newer than the other
+    path.write_text(json.dumps(edited))
+    got = served(mem, "aide_search", {"keyword": "sandbox"})
+    assert got == aide_ok(store, "search", "sandbox", "--json").json()
+    order = whats(got)
+    assert order.index("Refunds sandbox tests use the sandbox account and a new key") \
+        < order.index("Refunds sandbox tests use the sandbox account and the sandbox key")

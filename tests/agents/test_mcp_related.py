@@ -104,8 +104,9 @@ def test_a_view_with_too_many_pairs_is_compared_per_query(store: Path,
     entries = warmed(mem)
     assert not related._KNOWN and related._TOO_MANY == [len(entries)]
     assert related.among(entries) is None
-    # Each query's best are compared pair by pair, from their words as bits.
-    assert wordbits.of([e.blob for e in entries]) is not None
+    # Each query's best are compared pair by pair, from their words as bits, worked
+    # out for every memory of the view.
+    assert wordbits.of(entries, lambda e: pytest.fail("not worked out ahead")) is not None
     assert served(mem, "aide_search", {"keyword": "refunds", "limit": 30}) \
         == aide_ok(store, "search", "refunds", "--limit", "30", "--json").json()
 

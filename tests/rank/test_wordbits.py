@@ -51,11 +51,13 @@ def test_comparing_bits_finds_what_comparing_word_sets_finds(
     rng = random.Random(n * 1000 + vocabulary + bits)
     sets = zipf_sets(rng, n, vocabulary, lo, hi)
     blobs = built(sets, monkeypatch, bits)
-    got = wordbits.of(blobs)
+    got = wordbits.of([Memory(b) for b in blobs], None)  # type: ignore[arg-type]
     assert got is not None
     masks, rare = got
     # Each mask and its rare words spell the word set; the most frequent words own bits.
-    owners = wordbits._LAST[0].words
+    bit = wordbits._LAST[0].bit
+    owners = sorted(bit, key=bit.__getitem__)
+    assert [bit[w] for w in owners] == [1 << i for i in range(len(owners))]
     assert len(owners) == min(bits, len({w for s in sets for w in s}))
     for s, m, r in zip(sets, masks, rare, strict=True):
         assert spelled(m, r, owners) == s
@@ -73,8 +75,34 @@ def test_comparing_bits_finds_what_comparing_word_sets_finds(
             assert sim == inter / (len(sets[i]) + len(sets[j]) - inter)
 
 
-def test_a_memory_without_words_ahead_has_no_bits(monkeypatch: pytest.MonkeyPatch) -> None:
-    blobs = built([frozenset({"a", "b"}), frozenset({"b", "c"})], monkeypatch, 1024)
-    assert wordbits.of(blobs) is not None
-    # A blob of another view, or a file edited since: its query compares word sets.
-    assert wordbits.of([*blobs, "f" * 40]) is None
+def test_a_memory_without_bits_gets_its_own_numbered_as_the_views(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A file edited since the view (or a blob of another): its bits are made from its
+    # word set with the view's numbering, and compared as the view's are.
+    sets = [frozenset({"a", "b", "c"}), frozenset({"b", "c", "d"})]
+    blobs = built(sets, monkeypatch, 3)  # "b" and "c" (in both), then "a": "d" is rare
+    edited = frozenset({"a", "c", "d", "e"})
+    words = {"f" * 40: edited}
+    memories = [Memory(b) for b in [*blobs, "f" * 40]]
+    got = wordbits.of(memories, lambda e: words[e.blob])  # type: ignore[arg-type,index]
+    assert got is not None
+    masks, rare = got
+    bit = wordbits._LAST[0].bit
+    assert set(rare[2]) == {"d", "e"} and masks[2] == bit["a"] | bit["c"]
+    assert rare[1] == ("d",)
+    sizes = [m.bit_count() + len(r) for m, r in zip(masks, rare, strict=True)]
+    found = wordbits.every_pair(masks, rare, sizes, 0.25)
+    assert {(i, j) for i, j, _ in found} == by_sets([*sets, edited], 0.25)
+    # Kept: asked again, it is not made again (its words are not asked for).
+    again = wordbits.of(memories, lambda e: pytest.fail("made again"))  # type: ignore[arg-type]
+    assert again == got
+    # Past OUTSIDE such memories, they are made but no longer kept.
+    monkeypatch.setattr(wordbits._LAST[0], "room", 0)
+    other = Memory("e" * 40)
+    assert wordbits.of([other], lambda e: {"d"}) == ([0], [("d",)])  # type: ignore[arg-type]
+    assert "e" * 40 not in wordbits._LAST[0].masks
+
+
+def test_no_bits_before_a_view_is_worked_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wordbits, "_LAST", [])
+    assert wordbits.of([Memory("a" * 40)], lambda e: {"x"}) is None  # type: ignore[arg-type]
