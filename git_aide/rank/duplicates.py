@@ -4,6 +4,7 @@ nearly the same (README, Keeping memories true), for `audit` and for `remember`'
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from git_aide.core import scope as scopes
 from git_aide.core.memory import PERSONAL_DIR
@@ -183,14 +184,14 @@ def _groups_joined(entries: list[Entry], threshold: float
         compared = groups(entries, sizes)
         if all(len(members) <= _FEW_BITS for members in compared):
             for members in compared:
-                yield members, wordbits.every_pair([masks[i] for i in members],
-                                                   [rare[i] for i in members],
-                                                   [sizes[i] for i in members], threshold)
+                yield members, _joined([entries[i].blob for i in members], threshold, partial(
+                    wordbits.every_pair, [masks[i] for i in members],
+                    [rare[i] for i in members], [sizes[i] for i in members], threshold))
             return
     sets = [word_set(e) for e in entries]
     for members in groups(entries, sets):
-        yield members, _joined([entries[i].blob for i in members],
-                               [sets[i] for i in members], threshold)
+        yield members, _joined([entries[i].blob for i in members], threshold,
+                               partial(_join, [sets[i] for i in members], threshold))
 
 
 #: Up to this many memories of a group, comparing every pair from bits worked out ahead
@@ -207,13 +208,13 @@ _JOINED: dict[tuple[float, tuple[str, ...]], list[tuple[int, int, float]]] = {}
 KEPT_JOINS = 64
 
 
-def _joined(blobs: list[str], sets: list[frozenset[str]], threshold: float
-            ) -> list[tuple[int, int, float]]:
-    """_join(sets, threshold), kept by the sets' blob ids."""
+def _joined(blobs: list[str], threshold: float,
+            join: Callable[[], list[tuple[int, int, float]]]) -> list[tuple[int, int, float]]:
+    """join() (a group's pairs at `threshold`), kept by the group's blob ids."""
     key = (threshold, tuple(blobs))
     got = _JOINED.pop(key, None)
     if got is None:
-        got = _join(sets, threshold)
+        got = join()
         while len(_JOINED) >= KEPT_JOINS:
             _JOINED.pop(next(iter(_JOINED)))
     _JOINED[key] = got  # the newest last: the oldest go first
