@@ -136,9 +136,9 @@ def is_personal(path: str) -> bool:
     return path.startswith(PERSONAL_DIR + "/")
 
 
-def groups(entries: Sequence[Entry], sets: Sequence[frozenset[str] | int]) -> list[list[int]]:
+def groups(entries: Sequence[Entry], sets: Sequence[frozenset[str] | bool]) -> list[list[int]]:
     """The indices of the memories compared with one another: of one layer and one
-    sharing, with words (sets: their word sets, or how many words each has)."""
+    sharing, with words (sets: their word sets, or whether each has words)."""
     out: dict[tuple[str, bool], list[int]] = {}
     for i, e in enumerate(entries):
         if sets[i]:
@@ -177,17 +177,17 @@ def _groups_joined(entries: list[Entry], threshold: float
     """Each group's members, and its pairs at `threshold` or above (as _join gives
     them): from the memories' bits (rank/wordbits.py) once a view's are worked out and
     when no group is larger than a search compares, else from their word sets."""
-    bits = wordbits.of(entries, word_set)
+    layers = groups(entries, [True] * len(entries))
+    bits = wordbits.of(entries, word_set) if all(
+        len(members) <= _FEW_BITS for members in layers) else None
     if bits is not None:
         masks, rare = bits
         sizes = [m.bit_count() + len(r) for m, r in zip(masks, rare, strict=True)]
-        compared = groups(entries, sizes)
-        if all(len(members) <= _FEW_BITS for members in compared):
-            for members in compared:
-                yield members, _joined([entries[i].blob for i in members], threshold, partial(
-                    wordbits.every_pair, [masks[i] for i in members],
-                    [rare[i] for i in members], [sizes[i] for i in members], threshold))
-            return
+        for members in ([i for i in m if sizes[i]] for m in layers):
+            yield members, _joined([entries[i].blob for i in members], threshold, partial(
+                wordbits.every_pair, [masks[i] for i in members],
+                [rare[i] for i in members], [sizes[i] for i in members], threshold))
+        return
     sets = [word_set(e) for e in entries]
     for members in groups(entries, sets):
         yield members, _joined([entries[i].blob for i in members], threshold,
@@ -195,8 +195,8 @@ def _groups_joined(entries: list[Entry], threshold: float
 
 
 #: Up to this many memories of a group, comparing every pair from bits worked out ahead
-#: costs less than the lanes of join_rows (a search compares at most 150).
-_FEW_BITS = 512
+#: costs no more than the lanes of join_rows (a search of 50 compares its best 150).
+_FEW_BITS = 256
 
 
 #: The pairs of the groups joined lately, by the threshold and the group's blob ids (a
