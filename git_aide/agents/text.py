@@ -14,7 +14,7 @@ texts cut and `"clipped": true`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from git_aide.core.memory import LAYERS
 from git_aide.core.settings import MCP_BUDGET
@@ -81,6 +81,17 @@ def _largest(fits: Callable[[int], bool], hi: int) -> int:
     return lo
 
 
+def _leading(sizes: Iterable[int], budget: int) -> int:
+    """How many of the first sizes add up to at most `budget` (the rest not read)."""
+    n = 0
+    for x in sizes:
+        budget -= x
+        if budget < 0:
+            break
+        n += 1
+    return n
+
+
 def short(uuid: Any) -> str:
     """The id an agent may give back: 8 characters of the uuid (a unique prefix)."""
     return str(uuid)[:8]
@@ -129,7 +140,8 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
     """`doc` within `budget`: unchanged when it fits; else the first items of its lists
     `keys` (in that order, as if one list) that fit, with `truncated` and `more`; `hint`
     says how to get the rest (a function of how many items were kept, or a text).
-    `sizes`: items' sizes by id(), measured already (fitting())."""
+    `sizes`: items' sizes by id(), measured already (fitting()); it gets the sizes
+    measured here too, so it must not outlive the items (an id is then reused)."""
     lists = [(k, doc[k]) for k in keys if isinstance(doc.get(k), list)]
     # Each item is measured once: a candidate's size is then its frame's (the document
     # with those lists empty) plus its items' and the commas between them, which is
@@ -153,16 +165,10 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
                 frame += sum(map(measured, kept)) + len(kept) - 1
         return frame
 
-    # No more items fit than those whose sizes alone are within the budget: the search
-    # below looks among those (and the items after them are never measured).
+    # No more items fit than those whose sizes alone are within the budget: a cut of
+    # more is known not to fit without measuring it (nor the items after them).
     total = sum(len(v) for _, v in lists)
-    most = 0
-    room = budget
-    for x in (x for _k, items in lists for x in items):
-        room -= measured(x)
-        if room < 0:
-            break
-        most += 1
+    most = _leading(map(measured, (x for _k, items in lists for x in items)), budget)
     if most == total and sized(doc) <= budget:
         return doc
 
@@ -200,7 +206,7 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
                 return small
         return {"truncated": True,
                 "more": {k: len(v) for k, v in lists if v}}
-    n = _largest(lambda m: sized(make(m)) <= budget, most)
+    n = _largest(lambda m: m <= most and sized(make(m)) <= budget, total)
     if n == 0 and total:
         first = next(items[0] for _, items in lists if items)
         if isinstance(first, dict):

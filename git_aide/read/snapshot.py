@@ -352,7 +352,9 @@ class Snapshot:
         groups, reader = self._groups, self._reader
         every: list[Entry] = []
         first: dict[str, int] = {}
-        once = True  # each blob at one path (a copy is at a place of its own, skipped)
+        # A view holds each blob once (its meta, kept by blob id, names the one path it
+        # belongs at; a copy elsewhere is skipped): if ever not, no lookup by blob.
+        once = True
         for i in range(len(groups)):
             if self._groups is not groups or reader.view is None:
                 return

@@ -121,9 +121,10 @@ def test_a_warm_search_finds_each_copy_and_leaves_out_what_was_edited(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Once warm, the entries of a search's best are looked up by blob (Reader.whole),
     # not sought group by group: a preference that does not say whether it is shared,
-    # kept both shared and personal (one blob, two paths), is found at both, and a file
-    # edited since the view is found only as it is now (the lookup leaving out what the
-    # working tree changed is caught).
+    # kept both shared and personal (one blob, two paths: the personal file, which git
+    # ignores, laid over the view), is found at both, and a file edited since the view
+    # is found only as it is now (the lookup leaving out what the working tree changed
+    # is caught).
     for i in range(12):
         write_memory(repo, f"refunds step {i} runs in the queue worker", scope=f"src/m{i}/**")
     edited = write_memory(repo, "refunds are mailed to the customer")

@@ -46,22 +46,24 @@ def test_the_cut_answer_is_the_one_every_item_makes(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_a_cut_keeps_as_many_items_as_fit(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    # bound() looks for the most items that fit only among those whose sizes alone are
-    # within the budget: the answer is the one a search of every count gives.
+def test_a_cut_is_the_one_measuring_every_item_gives(seed: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # bound() knows a cut of more items than fit by their sizes alone to be over the
+    # budget without measuring it (text._leading): the answer is the one it gives when
+    # every cut tried is measured.
     rng = random.Random(seed)
     lists = {"added": [item(rng, i) for i in range(rng.randrange(0, 30))],
+             "files": ["import"] if rng.random() < 0.5 else [],
              "changed": [item(rng, i) for i in range(rng.randrange(0, 30))]}
-    budget = rng.choice([300, 1000, 2500, 8000, 20_000])
+    budget = rng.choice([128, 300, 1000, 2500, 8000, 20_000])
     hint = lambda n: f"call again with offset {n}"  # noqa: E731
 
     def cut() -> dict[str, Any]:
-        return bound({"source": {"kind": "worktree"}, **lists}, ("added", "changed"), budget,
-                     hint, {} if rng.random() < 0.5 else None)
+        return bound({"source": {"kind": "worktree"}, **lists}, ("added", "files", "changed"),
+                     budget, hint, {} if rng.random() < 0.5 else None)
 
     got = cut()
-    total = len(lists["added"]) + len(lists["changed"])
-    monkeypatch.setattr(text, "_largest",
-                        lambda fits, _most: max(n for n in range(total + 1) if fits(n)))
+    total = sum(len(v) for v in lists.values())
+    monkeypatch.setattr(text, "_leading", lambda _sizes, _budget: total)
     assert got == cut()
-    assert size(got) <= budget or len(got) == 2  # only the counts: nothing else fits
+    assert size(got) <= budget or set(got) == {"truncated", "more"}

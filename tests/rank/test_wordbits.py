@@ -26,6 +26,7 @@ def built(sets: list[frozenset[str]], monkeypatch: pytest.MonkeyPatch, bits: int
     """Build the bits of these word sets (with `bits` words owning one), as the warm
     job does, step by step; their blob ids."""
     monkeypatch.setattr(wordbits, "BITS", bits)
+    monkeypatch.setattr(wordbits, "PICK", 7)  # the most frequent picked a few at a time
     monkeypatch.setattr(wordbits, "_LAST", [])
     blobs = [f"{i:040x}" for i in range(len(sets))]
     words = dict(zip(blobs, (tuple(s) for s in sets), strict=True))
