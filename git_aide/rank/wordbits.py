@@ -72,6 +72,15 @@ class Bits:
         if rare:
             self.rare[blob] = rare
 
+    def outside(self, blob: str, words: Iterable[str]) -> tuple[int, tuple[str, ...]]:
+        """The mask and rare words of a memory outside the view, made from its word
+        set's words, and kept while there is room."""
+        mask, rare = self.made(words)
+        if self.room > 0:
+            self.room -= 1
+            self.put(blob, mask, rare)
+        return mask, rare
+
 
 #: The last view's bits (one: a blob of another view, or of a file edited since, gets
 #: its own when a search meets it, numbered as the view's; see of()).
@@ -131,10 +140,7 @@ def of(entries: Sequence[Entry], words: Callable[[Entry], Iterable[str]]
         blob = e.blob
         mask = masks.get(blob)
         if mask is None:
-            mask, mine = kept.made(words(e))
-            if kept.room > 0:
-                kept.room -= 1
-                kept.put(blob, mask, mine)
+            mask, mine = kept.outside(blob, words(e))
         else:
             mine = rare.get(blob, ()) if rare else ()
         found.append(mask)
