@@ -405,7 +405,7 @@ class Memory:
         if rev is None:
             from git_aide.app import answers
 
-            answers.warm_view(snap)
+            answers.warm_view(snap, lambda: self._index)
         self.said = list(snap.warnings)
         for line in snap.warnings:
             sys.stderr.write(f"git-aide: warning: {line}\n")

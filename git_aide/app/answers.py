@@ -12,6 +12,7 @@ from operator import itemgetter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from git_aide.app.semantic import Semantic
@@ -333,10 +334,24 @@ def work_between_calls(pause: Any) -> None:
     later.make_wanted(pause)
 
 
-def warm_view(snap: Snapshot) -> None:
+def warm_view(snap: Snapshot, index: Callable[[], FullText | None] = lambda: None) -> None:
     """Ask a long-lived process to decode the snapshot's view between calls, and to work
-    out ahead what comparing its memories needs (rank/supersede.warm) and which could
-    supersede which (rank/related.py), once per view."""
+    out ahead what comparing its memories needs (rank/supersede.warm), which could
+    supersede which (rank/related.py) and the view as columns (app/columns.py, with the
+    places of the documents of `index()`, the process's full-text index), once per view."""
     from git_aide.rank import supersede
 
-    snap.want_warm(supersede.warm, supersede.relate)
+    snap.want_warm(supersede.warm, lambda every: _ahead(every, index))
+
+
+def _ahead(every: list[Entry], index: Callable[[], FullText | None]) -> Iterator[None]:
+    """What a long-lived process works out of a whole decoded view, in steps."""
+    from git_aide.app import columns
+    from git_aide.rank import supersede
+
+    yield from supersede.relate(every)
+    yield from columns.make(every)
+    ft = index()
+    tables = ft.tables() if ft is not None else None
+    if tables is not None:
+        yield from columns.place(every, tables)

@@ -111,15 +111,11 @@ def relevance_in(ft: FullText, snap: Snapshot, query: str, want: int,
     among: Among | set[str] = Among(ids) if allowed is None else set(allowed)
 
     def work() -> tuple[dict[str, float], list[Entry]]:
-        missing = set(among.missing(ft) if isinstance(among, Among) else ft.missing(among))
-        if missing:
-            live = snap.entries_of(missing)
-            _ensure(ft, live, progress)
-            # Blobs of files removed since the view was saved were never indexed: they
-            # leave now, or every query would decode their groups again.
-            among.difference_update(missing - {e.blob for e in live})
+        _add_missing(ft, snap, among, progress)
         while True:
-            scores = ft.search(query, among, want)
+            # Nothing left out: the blob ids themselves answer (no call per blob).
+            scores = ft.search(query, among.ids if isinstance(among, Among) and not among.out
+                               else among, want)
             wanted = [b for b in sorted(scores, key=lambda b: -scores[b])
                       if skip is None or not skip(snap.scope_of(b))]
             entries, found, tried = _decode_best(snap, wanted, scores, need)
@@ -137,6 +133,18 @@ def relevance_in(ft: FullText, snap: Snapshot, query: str, want: int,
             among.difference_update(gone)
 
     return robust(ft, work)
+
+
+def _add_missing(ft: FullText, snap: Snapshot, among: Among | set[str],
+                 progress: Progress | None) -> None:
+    """Index the memories of `among` that the full-text index lacks."""
+    missing = set(among.missing(ft) if isinstance(among, Among) else ft.missing(among))
+    if missing:
+        live = snap.entries_of(missing)
+        _ensure(ft, live, progress)
+        # Blobs of files removed since the view was saved were never indexed: they
+        # leave now, or every query would decode their groups again.
+        among.difference_update(missing - {e.blob for e in live})
 
 
 class Among:
@@ -272,6 +280,17 @@ def search_in(ft: FullText, snap: Snapshot, query: str, limit: int,
     """search() over every memory of a snapshot, its best matches found by blob id so
     that only their groups are decoded; None when that cannot answer (no view to name
     the blobs, or no word matched: search() then looks for fragments)."""
+    if snap.warmed() is not None:
+        # A long-lived process that decoded the whole view: ranked from its columns.
+        from git_aide.app import columns
+
+        ids = snap.blob_ids()
+        if ids is not None:
+            among = Among(ids)
+            robust(ft, lambda: _add_missing(ft, snap, among, progress))
+            hits = columns.search(ft, snap, query, limit)
+            if hits is not None:
+                return hits
     found = relevance_in(ft, snap, query, limit, progress)
     if found is None or not found[0]:
         return None

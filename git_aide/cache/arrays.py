@@ -87,27 +87,33 @@ def _lengths(lengths: list[int]) -> Any:
     return got[1]
 
 
+def cut(scored: Scored, limit: int) -> Any:
+    """The best `limit` documents (their indices in `scored`), best first, the first
+    added first among equals, and any tied with the last left out as best() leaves them."""
+    docs, values = scored.docs, scored.values
+    n = len(docs)
+    if n > limit:
+        least = np.partition(values, n - limit)[n - limit]
+        at = np.flatnonzero(values >= least)
+    else:
+        at = np.arange(n)
+    # lexsort's last key is its first: by score descending, then by document.
+    return at[np.lexsort((docs[at], -values[at]))][:limit]
+
+
 def best(tables: Tables, scored: Scored, allowed: Container[str], want: int
          ) -> dict[str, float]:
     """postings.best of scores as arrays: the allowed blobs among the best max(3 * want,
     60) documents, then four times as many until `want` of them are allowed or none are
     left; best first, the first added first among equals."""
-    docs, values = scored.docs, scored.values
-    n = len(docs)
+    n = len(scored.docs)
     limit = max(want * 3, 60)
     while True:
-        if n > limit:
-            least = np.partition(values, n - limit)[n - limit]
-            at = np.flatnonzero(values >= least)
-        else:
-            at = np.arange(n)
-        # lexsort's last key is its first: by score descending, then by document.
-        ordered = at[np.lexsort((docs[at], -values[at]))][:limit]
-        out: dict[str, float] = {}
-        for doc, score in zip(docs[ordered].tolist(), values[ordered].tolist(), strict=True):
-            blob = tables.blob(doc)
-            if blob in allowed:
-                out[blob] = score
+        ordered = cut(scored, limit)
+        # A blob named twice keeps its first place and its last score, as a loop would.
+        out = {blob: score for blob, score in zip(tables.blobs_of(scored.docs[ordered].tolist()),
+                                                  scored.values[ordered].tolist(), strict=True)
+               if blob in allowed}
         if len(out) >= want or n <= limit:
             return out
         limit *= 4

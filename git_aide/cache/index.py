@@ -496,6 +496,18 @@ class FullText:
             if pairs:
                 self._scores(pairs)
 
+    def tables(self) -> postings.Tables | None:
+        """The postings tables on disk, when they answer for the whole index."""
+        return self._postings()
+
+    def scored(self, text: str) -> tuple[postings.Tables, Any] | None:
+        """The collection and every matching document's score as arrays (arrays.Scored),
+        when a long-lived process scores with numpy and the tables answer; else None."""
+        if self._arrays is None:
+            return None
+        pairs = self._pairs(text)
+        return self._scores(pairs) if pairs else None
+
     def search(self, text: str, allowed: Container[str], want: int) -> dict[str, float]:
         """BM25F scores of the best `want` allowed blobs that match a word of the text."""
         pairs = self._pairs(text)

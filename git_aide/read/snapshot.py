@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 
 from git_aide.cache import views
+from git_aide.read import record
 from git_aide.read.record import Entry, Reader, Source, new_entry
 
 TYPE_CHECKING = False
@@ -207,6 +208,22 @@ class Snapshot:
         self._all = None
         self._ids_laid = None
 
+    def warmed(self) -> tuple[list[Entry], dict[str, int]] | None:
+        """Every entry of the view, in its order, and each blob's place among them, once
+        a long-lived process decoded the whole view (warm); None before."""
+        whole = self._reader.whole
+        if whole is None or whole[0] is not self._groups:
+            return None
+        return whole[1], whole[2]
+
+    def laid(self) -> tuple[frozenset[str], list[Entry]]:
+        """The paths of the view that the working tree's files replace or removed, and
+        the memories of the files laid over it."""
+        reader = self._reader
+        return self._drop, [new_entry(Entry, (path, blob, meta, compiled, reader, raw))
+                            for compiled, payload in self._extra
+                            for path, blob, meta, raw in payload]
+
     def parts(self) -> tuple[list[Group], Reader]:
         """Its groups and what reads their entries: a long-lived process makes the next
         snapshot of the same state from them (load.py's `warm`)."""
@@ -352,6 +369,9 @@ class Snapshot:
         groups, reader = self._groups, self._reader
         every: list[Entry] = []
         first: dict[str, int] = {}
+        # Its records too, when few enough to keep (read/record.keep_ahead).
+        keep_records = self.prefetch_ids() and self._ids is not None \
+            and len(self._ids) <= record.RECORDS_AHEAD
         # A view holds each blob once (its meta, kept by blob id, names the one path it
         # belongs at; a copy elsewhere is skipped): if ever not, no lookup by blob.
         once = True
@@ -382,6 +402,8 @@ class Snapshot:
                     return
                 some = payload[at:at + WARM_STEP]
                 each(some)
+                if keep_records:
+                    record.keep_ahead(some)
                 for k, e in enumerate(some, len(every) + at):
                     once = first.setdefault(e.blob, k) == k and once
                 yield

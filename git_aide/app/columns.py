@@ -1,0 +1,332 @@
+"""A warm view's memories as columns of numbers, for a long-lived process: a search of a
+word not asked before orders its best matches with numpy, not one object at a time.
+
+search.search_in names a search's best matches by blob id, looks up the entry of each,
+makes a Hit of each (150 for the MCP server's 50) and orders them by score, date, uuid
+and path: 1.2 ms of a 1.8 ms answer at 10,000 memories, most of it spent reading
+objects spread over the heap. Here each memory of a decoded view (Snapshot.warmed) has
+its place, and the order of its date, its uuid and its path among the view's, in
+arrays; each document of the full-text index has its memory's place. A search then
+cuts, lifts and sorts arrays, and reads entries only for the supersession check and
+makes hits only for the matches it returns: the same matches in the same order with the
+same scores (search.order's operations on the same floats). tests/app/test_columns.py
+holds the two ways to the same answers.
+
+Only a long-lived process imports this (numpy), once the work between its calls has
+decoded the whole view (Snapshot.warm) and made these columns (make()).
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+from collections.abc import Iterator
+
+import numpy as np
+
+from git_aide.app import search as sr
+from git_aide.rank.recall import Hit, supersession_window
+from git_aide.rank.supersede import superseded
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from git_aide.cache.index import FullText
+    from git_aide.cache.postings import Table, Tables
+    from git_aide.read.record import Entry
+    from git_aide.read.snapshot import Snapshot
+
+#: How many values a step of make() sorts or numbers (about a ms each).
+STEP = 5_000
+#: The largest table whose documents a call places itself (the pending documents of a
+#: hand edit); a larger one is placed between calls.
+SMALL_TABLE = 2_000
+
+
+class Columns:
+    """The memories of one decoded view, in its order (their places), as arrays."""
+
+    def __init__(self, every: list[Entry]) -> None:
+        #: The entries, in the view's order.
+        self.every = every
+        #: Each blob's place (the first, should one be at two).
+        self.first: dict[str, int] = {}
+        #: Each path's place.
+        self.at_path: dict[str, int] = {}
+        #: By place: twice the order of its date, uuid and path among the view's distinct
+        #: ones (odd numbers then order a value between two of them: Laid).
+        self.date: Any = None
+        self.uuid: Any = None
+        self.path: Any = None
+        #: The distinct dates, uuids and paths, sorted.
+        self.dates: list[str] = []
+        self.uuids: list[str] = []
+        self.paths: list[str] = []
+        #: Each table's documents' places (-1: a blob not in the view), by the table's
+        #: path (its file's contents never change), with the table's size.
+        self.docs: dict[str, tuple[int, Any]] = {}
+        #: The places of the documents of a collection, by its tables: (tables, places).
+        self._collection: tuple[list[Table], Any] | None = None
+        #: The files laid over the view last asked about: ((the paths they replace,
+        #: their paths and blobs), what they change).
+        self._laid: tuple[Any, Laid | None] | None = None
+        #: What no file laid over the view changes.
+        self._plain: Laid | None = None
+
+    def steps(self) -> Iterator[None]:
+        """Make the columns, in steps of about a ms."""
+        every, first = self.every, self.first
+        for at in range(0, len(every), STEP):
+            for i, e in enumerate(every[at:at + STEP], at):
+                self.at_path[e.path] = i
+                first.setdefault(e.blob, i)
+            yield
+        for name, get in (("date", lambda e: e.updated_at), ("uuid", lambda e: e.uuid),
+                          ("path", lambda e: e.path)):
+            values: list[str] = []
+            for at in range(0, len(every), STEP):
+                values += map(get, every[at:at + STEP])
+                yield
+            distinct: list[str] = []
+            yield from _sorted(values, distinct)
+            rank = {v: 2 * i for i, v in enumerate(distinct)}
+            yield
+            column = np.empty(len(values), dtype=np.int64)
+            for at in range(0, len(values), STEP):
+                column[at:at + STEP] = [rank[v] for v in values[at:at + STEP]]
+                yield
+            setattr(self, name, column)
+            setattr(self, name + "s", distinct)
+        self._plain = Laid(None, [], {}, (self.date, self.uuid, self.path))
+
+    def table_places(self, table: Table) -> Any:
+        """The places of a table's documents (-1: not in the view), or None when it is
+        too large to place now (placed between calls, then)."""
+        got = self.docs.get(table.path)
+        if got is not None and got[0] == table.n:
+            return got[1]
+        if table.n > SMALL_TABLE:
+            from git_aide.read import later
+
+            later.want(later.Later(lambda: self.place_steps(table)))
+            return None
+        places = self._places_of(table, 0, table.n)
+        if table.path != "<pending>":
+            self.docs[table.path] = (table.n, places)
+        return places
+
+    def place_steps(self, table: Table) -> Iterator[None]:
+        """Place a table's documents, in steps."""
+        parts = []
+        for at in range(0, table.n, STEP):
+            parts.append(self._places_of(table, at, min(at + STEP, table.n)))
+            yield
+        self.docs[table.path] = (table.n, np.concatenate(parts) if parts
+                                 else np.empty(0, dtype=np.int64))
+
+    def _places_of(self, table: Table, start: int, end: int) -> Any:
+        raw, w, get = table.blobs, table.width, self.first.get
+        return np.array([get(raw[w * d:w * d + w].hex(), -1) for d in range(start, end)],
+                        dtype=np.int64)
+
+    def places(self, tables: Tables) -> Any:
+        """The places of every document of a collection, or None (a table not placed)."""
+        kept = self._collection
+        if kept is not None and len(kept[0]) == len(tables.tables) \
+                and all(a is b for a, b in zip(kept[0], tables.tables, strict=True)):
+            return kept[1]
+        parts = [self.table_places(t) for t in tables.tables]
+        if any(p is None for p in parts):
+            return None
+        places = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+        self._collection = (list(tables.tables), places)
+        return places
+
+    def laid(self, snap: Snapshot) -> Laid | None:
+        """What the files laid over the view change (kept while they stay the same: each
+        call's snapshot lays them anew); None when the columns cannot say it (the same
+        blob at two places)."""
+        drop, entries = snap.laid()
+        if not drop and not entries:
+            return self._plain
+        key = (drop, [(e.path, e.blob) for e in entries])
+        kept = self._laid
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        made = Laid.of(self, drop, entries)
+        self._laid = (key, made)
+        return made
+
+
+class Laid:
+    """The files laid over a view, as the columns see them: the places of the paths they
+    replace, and their entries, placed after the view's, with the columns extended."""
+
+    __slots__ = ("dropped", "entries", "blobs", "date", "uuid", "path")
+
+    def __init__(self, dropped: Any, entries: list[Entry], blobs: dict[str, int],
+                 columns: tuple[Any, Any, Any]) -> None:
+        #: By place, whether the working tree replaced or removed the view's memory there
+        #: (one more, false, for the place -1); None when it did neither.
+        self.dropped = dropped
+        #: The memories of the files laid over the view, placed after it.
+        self.entries = entries
+        #: Their places by blob.
+        self.blobs = blobs
+        #: Columns.date, uuid and path with their values after the view's.
+        self.date, self.uuid, self.path = columns
+
+    @classmethod
+    def of(cls, cols: Columns, drop: frozenset[str], entries: list[Entry]) -> Laid | None:
+        """The files laid over `cols`'s view; None when a blob is at two places (a file
+        and its copy: the slow way tells them apart by path)."""
+        dropped = sorted(cols.at_path[p] for p in drop if p in cols.at_path)
+        gone = set(dropped)
+        n = len(cols.every)
+        blobs: dict[str, int] = {}
+        for k, e in enumerate(entries):
+            at = cols.first.get(e.blob)
+            if e.blob in blobs or (at is not None and at not in gone):
+                return None
+            blobs[e.blob] = n + k
+        columns = []
+        for column, distinct, get in ((cols.date, cols.dates, lambda e: e.updated_at),
+                                      (cols.uuid, cols.uuids, lambda e: e.uuid),
+                                      (cols.path, cols.paths, lambda e: e.path)):
+            values = [get(e) for e in entries]
+            ranks = [_between(distinct, v) for v in values]
+            # Two values between the same two of the view's would be ordered alike.
+            if len({(r, v) for r, v in zip(ranks, values, strict=True)}) != len(set(ranks)):
+                return None
+            columns.append(np.concatenate([column, np.array(ranks, dtype=np.int64)])
+                           if entries else column)
+        mask = None
+        if dropped:
+            mask = np.zeros(n + 1, dtype=np.bool_)
+            mask[dropped] = True
+        return cls(mask, entries, blobs, (columns[0], columns[1], columns[2]))
+
+
+def _between(distinct: list[str], value: str) -> int:
+    """A value's number in a column: twice its order among the distinct values, or odd,
+    between the two it falls between."""
+    i = bisect_left(distinct, value)
+    return 2 * i if i < len(distinct) and distinct[i] == value else 2 * i - 1
+
+
+def _sorted(values: list[str], out: list[str]) -> Iterator[None]:
+    """Fill `out` with the distinct values, sorted: a slice sorted a step, then merged."""
+    runs = []
+    for at in range(0, len(values), STEP):
+        runs.append(sorted(set(values[at:at + STEP])))
+        yield
+    last = None
+    for i, v in enumerate(heapq.merge(*runs)):
+        if v != last:
+            out.append(v)
+            last = v
+        if i % STEP == STEP - 1:
+            yield
+
+
+#: The columns of the last view made, with the entries list they were made of.
+_LAST: list[Columns] = []
+
+
+def make(every: list[Entry]) -> Iterator[None]:
+    """Make the columns of a decoded view's entries (Snapshot.warmed), in steps
+    (read/later.py): search() then uses them for that view."""
+    if _LAST and _LAST[0].every is every:
+        return
+    cols = Columns(every)
+    yield from cols.steps()
+    _LAST[:] = [cols]
+
+
+def place(every: list[Entry], tables: Tables) -> Iterator[None]:
+    """Place the documents of the large tables of a collection (Columns.table_places),
+    in steps, for the columns of these entries."""
+    if not _LAST or _LAST[0].every is not every:
+        return
+    cols = _LAST[0]
+    for t in tables.tables:
+        if t.n > SMALL_TABLE and cols.docs.get(t.path, (-1,))[0] != t.n:
+            yield from cols.place_steps(t)
+
+
+def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | None:
+    """search.search_in() from the columns; None when they cannot answer (not made for
+    this view, no match, or a case the slow way decides: a blob at two places)."""
+    warmed = snap.warmed()
+    if warmed is None or not _LAST or _LAST[0].every is not warmed[0]:
+        return None
+    cols = _LAST[0]
+    got = ft.scored(query)
+    if got is None:
+        return None
+    tables, scored = got
+    everywhere = cols.places(tables)
+    laid = cols.laid(snap)
+    if everywhere is None or laid is None:
+        return None
+    from git_aide.cache.arrays import cut
+
+    n = len(scored.docs)
+    want = max(limit * 3, 60)
+    while True:
+        order = cut(scored, want)
+        docs = scored.docs[order]
+        places = everywhere[docs]
+        if laid.dropped is not None:
+            places[laid.dropped[places]] = -1
+        if laid.blobs:
+            outside = np.flatnonzero(places < 0)
+            if len(outside):
+                for i, blob in zip(outside.tolist(), tables.blobs_of(docs[outside].tolist()),
+                                   strict=True):
+                    places[i] = laid.blobs.get(blob, -1)
+        kept = places >= 0
+        if int(np.count_nonzero(kept)) >= limit or n <= want:
+            break
+        want *= 4
+    places = places[kept]
+    if not len(places):
+        return None  # no word matched: the slow way looks for fragments
+    # (np.unique would import numpy.ma: 0.1 s, in a call.)
+    ascending = np.sort(places)
+    if (ascending[1:] == ascending[:-1]).any():
+        return None  # a blob named twice in the collection
+    values = scored.values[order][kept]
+    # search.order: the newer of the matches lifted, then best first by score, uuid and
+    # path (search_in sorts by path before order() sorts by score and uuid).
+    stamps = laid.date[places]
+    dates = np.sort(stamps)
+    dates = dates[np.concatenate(([True], dates[1:] != dates[:-1]))]
+    lift = 1.0 + sr.RECENCY_WEIGHT * (np.searchsorted(dates, stamps) / max(len(dates) - 1, 1))
+    values = values * lift
+    ranked = np.lexsort((laid.path[places], laid.uuid[places], -values))
+    at = places[ranked].tolist()
+    scores = values[ranked].tolist()
+    every, n_view, others = cols.every, len(cols.every), laid.entries
+    head = [every[p] if p < n_view else others[p - n_view]
+            for p in at[:supersession_window(limit)]]
+    old = {o.uuid for o, _n in superseded(head)}
+    if old:
+        behind = [i for i, e in enumerate(head) if e.uuid in old]
+        current = [i for i, e in enumerate(head) if e.uuid not in old]
+        current += range(len(head), len(at))
+        least, top = scores[current[-1]] if current else 0.0, scores[behind[0]]
+        if current and top >= least > 0:
+            scale = 0.99 * least / top
+            for i in behind:
+                scores[i] *= scale
+        chosen = (current + behind)[:limit]
+    else:
+        chosen = list(range(min(limit, len(at))))
+    out = []
+    for i in chosen:
+        p = at[i]
+        e = every[p] if p < n_view else others[p - n_view]
+        out.append(Hit(e, e.scope, score=scores[i]))
+    return out

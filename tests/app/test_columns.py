@@ -1,0 +1,162 @@
+"""A warm server ranks a search's best from its view's columns (app/columns.py): the same
+matches, in the same order, with the same scores as the way that looks up each entry and
+orders Hits (search.relevance_in, then search.order), after any edit of the working tree;
+and when the columns cannot tell (a blob at two places) the slow way answers."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import aide_ok, commit_for_a_view, git, in_this_process, write_memory
+
+from git_aide.app import columns
+from git_aide.app import search as sr
+from git_aide.core import memory
+
+pytest.importorskip("mcp")
+
+from git_aide.agents import server  # noqa: E402
+
+#: Dates written into the memories: many share one, so that the recency lift counts
+#: distinct dates, and ties of score are broken by uuid, then path.
+DATES = ["2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"]
+QUERIES = ["refunds", "ledger", "queue worker", "invoice", "adyen payouts", "sandbox",
+           "nothing-matches-this"]
+
+
+def _dated(repo: Path, what: str, date: str, **fields: Any) -> Path:
+    record = write_memory(repo, what, **fields)
+    record["updated_at"] = record["created_at"] = date
+    path = repo / memory.relpath(record)
+    path.write_bytes(memory.canonical(record))
+    return path
+
+
+@pytest.fixture
+def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Memories whose scores tie (the same text, other uuids, one date or another),
+    one that supersedes another, and others, committed; this process in the repo."""
+    for i in range(12):
+        # The same words in each: equal scores, ordered by date's lift, uuid, then path.
+        _dated(repo, "refunds go through the ledger", DATES[i % 3],
+               scope=f"src/m{i}/**")
+    for i in range(8):
+        _dated(repo, f"the queue worker retries refunds {i} times", DATES[i % 2],
+               layer="guidelines")
+    _dated(repo, "Seller payouts run through Adyen version two", DATES[0])
+    _dated(repo, "Seller payouts run through Adyen version three now", DATES[2])
+    for i in range(4):
+        _dated(repo, f"payouts report {i} is mailed on Mondays", DATES[1])
+    for i in range(30):
+        _dated(repo, f"invoice {i} keeps its number after a partial refund", DATES[i % 3],
+               layer="area_context", scope="src/billing/**")
+    # Every answer whole, to compare with the command line's.
+    git(repo, "config", "aide.mcp.maxChars", "1000000")
+    commit_for_a_view(repo)
+    return in_this_process(repo, monkeypatch)
+
+
+def served(mem: server.Memory, tool: str, args: dict[str, Any]) -> Any:
+    text, doc, failed = server.call(mem, tool, args)
+    assert not failed, text
+    return doc
+
+
+def warm(mem: server.Memory) -> None:
+    served(mem, "aide_search", {"keyword": "warm"})  # asks for the view to be warmed
+    assert mem.worked(30)
+    mem.done()
+
+
+def same_as_the_command_line(mem: server.Memory, repo: Path) -> None:
+    for query in QUERIES:
+        assert served(mem, "aide_search", {"keyword": query, "limit": 50}) \
+            == aide_ok(repo, "search", query, "--limit", "50", "--json").json()
+
+
+def both_ways(mem: server.Memory, query: str, limit: int = 50
+              ) -> tuple[list[tuple[str, float]] | None, list[tuple[str, float]] | None]:
+    """(path, score) of a search's hits from the columns, and the slow way's, asked as
+    a call (the server's idle work, on a thread of its own, waits for it)."""
+    with mem.lock:
+        _repo, cache, snap = mem.read()
+        ft = mem.index(cache)
+        sr.robust(ft, lambda: sr._add_missing(ft, snap, sr.Among(snap.blob_ids()), None))
+        fast = columns.search(ft, snap, query, limit)
+        found = sr.relevance_in(ft, snap, query, limit)
+        slow = None if found is None or not found[0] else \
+            sr._ranked(sorted(found[1], key=lambda e: e.path), found[0], limit)
+        mem.done()
+    return ([(h.entry.path, h.score) for h in fast] if fast is not None else None,
+            [(h.entry.path, h.score) for h in slow] if slow is not None else None)
+
+
+def test_the_columns_rank_as_the_entries_do(store: Path) -> None:
+    mem = server.Memory()
+    warm(mem)
+    for query in QUERIES:
+        for limit in (1, 5, 50):
+            fast, slow = both_ways(mem, query, limit)
+            if query in ("sandbox", "nothing-matches-this"):  # no word of the store
+                assert fast is None and slow is None  # fragments are the slow way's
+                continue
+            assert fast is not None, query  # the columns answered
+            assert fast == slow, (query, limit)
+    # Ties were broken: the twelve alike memories by date, then uuid and path.
+    fast, _slow = both_ways(mem, "ledger")
+    assert fast is not None and len({score for _p, score in fast}) < len(fast)
+    # The superseded memory follows every current match.
+    paths = [p for p, _s in both_ways(mem, "payouts")[0] or []]
+    older = next(p for p in paths if "version two" in (store / p).read_text())
+    assert paths.index(older) == len(paths) - 1
+    same_as_the_command_line(mem, store)
+
+
+def test_after_edits_the_columns_still_rank_as_the_entries_do(store: Path) -> None:
+    mem = server.Memory()
+    warm(mem)
+    files = sorted((store / ".aide" / "memories").rglob("*.json"))
+    ledger = [p for p in files if "ledger" in p.read_text()]
+    # Edited (a date of its own, between the view's: an odd place in the column), removed,
+    # and new.
+    data = json.loads(ledger[0].read_text())
+    data.update(what="refunds go through the ledger and the sandbox",
+                updated_at="2026-01-15T00:00:00.000Z")
+    ledger[0].write_text(json.dumps(data))
+    ledger[1].unlink()
+    _dated(store, "refunds go through the ledger", "2026-04-01T00:00:00.000Z")
+    _dated(store, "refunds go through the ledger", DATES[1])
+    time.sleep(0.01)
+    for query in QUERIES:
+        fast, slow = both_ways(mem, query)
+        if slow is not None:
+            assert fast is not None and fast == slow, query
+    paths = [p for p, _s in both_ways(mem, "ledger")[0] or []]
+    assert str(ledger[0].relative_to(store)) in paths
+    assert str(ledger[1].relative_to(store)) not in paths
+    same_as_the_command_line(mem, store)
+
+
+def test_a_blob_at_two_places_is_left_to_the_slow_way(store: Path) -> None:
+    # A preference that does not say whether it is shared, kept both shared and personal
+    # (the personal file, which git ignores, laid over the view): one blob at two places,
+    # which only the slow way tells apart (by path).
+    record = write_memory(store, "Adyen payouts are checked by hand", layer="preferences")
+    written = store / memory.relpath(record)
+    data = json.loads(written.read_text())
+    del data["shared"]
+    written.unlink()
+    for folder in (store / memory.MEMORIES_DIR / "preferences" / "shared",
+                   store / memory.PERSONAL_DIR):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / written.name).write_text(json.dumps(data))
+    commit_for_a_view(store)
+    mem = server.Memory()
+    warm(mem)
+    assert both_ways(mem, "payouts")[0] is None
+    assert both_ways(mem, "ledger")[0] is None  # whatever the query: not told apart
+    same_as_the_command_line(mem, store)
