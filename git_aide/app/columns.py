@@ -25,6 +25,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from git_aide.app import search as sr
+from git_aide.rank import related
+from git_aide.rank.duplicates import is_personal
 from git_aide.rank.recall import Hit, supersession_window
 from git_aide.rank.supersede import superseded
 
@@ -73,6 +75,10 @@ class Columns:
         self._laid: tuple[Any, Laid | None] | None = None
         #: What no file laid over the view changes.
         self._plain: Laid | None = None
+        #: rank/related.py's candidates read into arrays: (which making of them, by place
+        #: whether they are known, whether it is personal, where its candidates start,
+        #: their places, whether each supersedes it); None until made.
+        self.known: tuple[int, Any, Any, Any, Any, Any] | None = None
 
     def steps(self) -> Iterator[None]:
         """Make the columns, in steps of about a ms."""
@@ -99,6 +105,66 @@ class Columns:
             setattr(self, name, column)
             setattr(self, name + "s", distinct)
         self._plain = Laid(None, [], {}, (self.date, self.uuid, self.path))
+        yield from self._candidates()
+
+    def _candidates(self) -> Iterator[None]:
+        """Read what rank/related.py worked out for the view (each memory's candidates,
+        best first, and whether each supersedes it) into arrays of places, for among()."""
+        made, known = related.known()
+        every, first, n = self.every, self.first, len(self.every)
+        personal = np.zeros(n + 1, dtype=np.bool_)
+        has = np.zeros(n + 1, dtype=np.bool_)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        places: list[int] = []
+        passes = bytearray()
+        for at in range(0, n, STEP):
+            for i, e in enumerate(every[at:at + STEP], at):
+                mine = is_personal(e.path)
+                personal[i] = mine
+                starts[i] = len(places)
+                got = known.get((e.blob, mine))
+                if got is None:
+                    continue
+                has[i] = True
+                # A candidate not of the view is never among a search's best (place n).
+                places.extend(first.get(b, n) for b in got[0])
+                passes += got[1]
+            yield
+        starts[n] = len(places)
+        self.known = (made, has, personal, starts, np.array(places, dtype=np.int64),
+                      np.frombuffer(bytes(passes), dtype=np.uint8).astype(np.bool_))
+
+    def among(self, head: Any) -> Any:
+        """related.among() of the view's memories at these places, as the pairs
+        (older, newer) of indices into `head`; None when it would be None (a memory
+        whose candidates are not known, or not the ones known now)."""
+        if self.known is None:
+            return None
+        made, has, personal, starts, places, passes = self.known
+        if made != related.known()[0] or not has[head].all():
+            return None
+        count = len(head)
+        slot = np.full(len(has), -1, dtype=np.int64)
+        slot[head] = np.arange(count)
+        begin, end = starts[head], starts[head + 1]
+        lengths = end - begin
+        total = int(lengths.sum())
+        if not total:
+            return np.empty((0, 2), dtype=np.int64)
+        owner = np.repeat(np.arange(count), lengths)
+        # Each owner's candidates in turn: where its run starts, then one by one.
+        within = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        at = np.repeat(begin, lengths) + within
+        j = slot[places[at]]
+        mine = personal[head]
+        # The first candidate among the head of the same sharing decides (related.among).
+        hit = np.flatnonzero((j >= 0) & (mine[j] == mine[owner]))
+        if not len(hit):
+            return np.empty((0, 2), dtype=np.int64)
+        who = owner[hit]
+        hit = hit[np.concatenate(([True], who[1:] != who[:-1]))]
+        hit = hit[passes[at[hit]]]
+        return np.stack((owner[hit], j[hit]), axis=1)
 
     def table_places(self, table: Table) -> Any:
         """The places of a table's documents (-1: not in the view), or None when it is
@@ -309,12 +375,22 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
     at = places[ranked].tolist()
     scores = values[ranked].tolist()
     every, n_view, others = cols.every, len(cols.every), laid.entries
-    head = [every[p] if p < n_view else others[p - n_view]
-            for p in at[:supersession_window(limit)]]
-    old = {o.uuid for o, _n in superseded(head)}
-    if old:
-        behind = [i for i, e in enumerate(head) if e.uuid in old]
-        current = [i for i, e in enumerate(head) if e.uuid not in old]
+    window = supersession_window(limit)
+    head = places[ranked][:window]
+    found = cols.among(head) if not laid.entries or int(head.max()) < n_view else None
+    if found is not None:
+        # The superseded are those whose uuid an older of a pair has.
+        uuids = laid.uuid[head]
+        is_old = (uuids[:, None] == uuids[found[:, 0]][None, :]).any(axis=1)
+        old_at = np.flatnonzero(is_old).tolist()
+    else:
+        entries = [every[p] if p < n_view else others[p - n_view] for p in at[:window]]
+        old = {o.uuid for o, _n in superseded(entries)}
+        old_at = [i for i, e in enumerate(entries) if e.uuid in old]
+    if old_at:
+        behind = old_at
+        gone = set(old_at)
+        current = [i for i in range(len(head)) if i not in gone]
         current += range(len(head), len(at))
         least, top = scores[current[-1]] if current else 0.0, scores[behind[0]]
         if current and top >= least > 0:

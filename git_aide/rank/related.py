@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 #: without any has empty ones): every pair of its memories was compared, so they answer
 #: for any list of them, in this view or the next (a blob's contents never change).
 _KNOWN: dict[Key, Candidates] = {}
+#: How many times _KNOWN was made (a reader of it can tell it is the one it read).
+_MADE = [0]
 #: How many pairs alike in words a view may have (each costs about 100 bytes while
 #: relate() works, 10 once kept): a store whose memories are much alike, beyond
 #: that, compares the matches of each query instead.
@@ -145,3 +147,10 @@ def relate(entries: Sequence[Entry], threshold: float,
     # (a merge brings together memories of two branches, each joined on its own).
     _KNOWN.clear()
     _KNOWN.update(made)
+    _MADE[0] += 1
+
+
+def known() -> tuple[int, dict[Key, Candidates]]:
+    """(how many times the candidates were made, the candidates by Key): app/columns.py
+    reads them once per view into arrays."""
+    return _MADE[0], _KNOWN

@@ -6,16 +6,19 @@ and when the columns cannot tell (a blob at two places) the slow way answers."""
 from __future__ import annotations
 
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from helpers import aide_ok, commit_for_a_view, git, in_this_process, write_memory
 
 from git_aide.app import columns
 from git_aide.app import search as sr
 from git_aide.core import memory
+from git_aide.rank import related
 
 pytest.importorskip("mcp")
 
@@ -160,3 +163,44 @@ def test_a_blob_at_two_places_is_left_to_the_slow_way(store: Path) -> None:
     assert both_ways(mem, "payouts")[0] is None
     assert both_ways(mem, "ledger")[0] is None  # whatever the query: not told apart
     same_as_the_command_line(mem, store)
+
+
+#: A small vocabulary: many memories alike enough to be compared, some superseding.
+WORDS = ("billing", "refunds", "queue", "worker", "retries", "stripe", "webhook", "invoice",
+         "sandbox", "merchant", "limit", "cache", "token", "ledger", "export")
+
+
+def test_supersession_read_from_the_columns_is_related_among(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Which memory of a search's best a newer one supersedes is read from arrays of
+    # places (Columns.among): what related.among reads from the candidates by blob.
+    rng = random.Random(5)
+    for i in range(120):
+        what = " ".join(rng.sample(WORDS, rng.randint(3, 6)))
+        write_memory(repo, f"{what} {rng.choice(WORDS)}",
+                     layer=rng.choice(("technical", "guidelines")),
+                     scope=rng.choice((None, "src/billing/**", "src/api/**", "docs/**")))
+        if i % 10 == 0:
+            time.sleep(0.002)
+    commit_for_a_view(repo)
+    in_this_process(repo, monkeypatch)
+    mem = server.Memory()
+    warm(mem)
+    cols = columns._LAST[0]
+    assert cols.known is not None
+    every = cols.every
+    found = 0
+    for _ in range(80):
+        head = rng.sample(range(len(every)), rng.randint(1, len(every)))
+        entries = [every[p] for p in head]
+        want = related.among(entries)
+        got = cols.among(np.array(head))
+        assert want is not None and got is not None
+        index = {id(e): i for i, e in enumerate(entries)}
+        assert sorted(map(tuple, got.tolist())) \
+            == sorted((index[id(o)], index[id(n)]) for o, n in want)
+        found += len(want)
+    assert found > 50
+    # Candidates made again since (another view's): not read from the old arrays.
+    monkeypatch.setitem(related._MADE, 0, related._MADE[0] + 1)
+    assert cols.among(np.array([0, 1])) is None

@@ -17,9 +17,10 @@ arrays = pytest.importorskip("git_aide.cache.arrays")
 
 
 @pytest.fixture
-def index(tmp_path: Path) -> tuple[FullText, int]:
-    """An index of several tables (added in several commits), memories of few words, so
-    that a word recurs in a field (frequencies above one) and scores tie."""
+def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[FullText, int]:
+    """An index of several tables (added in several commits, none merged), memories of
+    few words, so that a word recurs in a field (frequencies above one) and scores tie."""
+    monkeypatch.setattr(postings, "MAX_TABLES", 8)
     rng = random.Random(11)
     ft = FullText(str(tmp_path))
     n = 0
