@@ -202,5 +202,5 @@ def test_supersession_read_from_the_columns_is_related_among(
         found += len(want)
     assert found > 50
     # Candidates made again since (another view's): not read from the old arrays.
-    monkeypatch.setitem(related._MADE, 0, related._MADE[0] + 1)
+    monkeypatch.setattr(related, "_MADE", [related._MADE[0] + 1])
     assert cols.among(np.array([0, 1])) is None
