@@ -114,9 +114,8 @@ class Pending:
         before = disk.tables[-1].totals if disk.tables else {}
         totals = {f: int(before.get(f, 0)) + sum(batch.lengths[f])
                   for f in fields if schema[f].scorable}
-        data = postings.build(batch, {f: float(schema[f].format.field_boost) for f in fields},
-                              {f: bool(schema[f].scorable) for f in fields},
-                              (length_to_byte, byte_to_length), totals)
-        table = postings.Table("<pending>", data)
+        table = postings.in_memory(batch, {f: float(schema[f].format.field_boost) for f in fields},
+                                   {f: bool(schema[f].scorable) for f in fields},
+                                   (length_to_byte, byte_to_length), totals)
         self._made = (disk, table)
         return table

@@ -108,6 +108,13 @@ def build(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
     `totals`: each field's total length over the whole index as Whoosh counts it now
     (its merges add up the lengths as bytes say them, so only it can tell).
     """
+    return _encode(*_parts(batch, scorable, quantize), totals, boosts, scorable, quantize,
+                   batch.stems)
+
+
+def _parts(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
+           ) -> tuple[int, bytes, dict[str, bytes], dict[str, tuple[bytes, bytes]]]:
+    """A batch's count, blob ids, length codes and postings, as a table holds them."""
     byte_of = quantize[0]
     n = len(batch.blobs)
     codes: dict[str, bytes] = {}
@@ -116,15 +123,44 @@ def build(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
             lengths = batch.lengths.get(f, ())
             codes[f] = bytes(byte_of(v) if v else 0 for v in lengths).ljust(n, b"\0")
     blobs = b"".join(bytes.fromhex(b) for b in batch.blobs)
-    return _encode(n, blobs, codes, totals,
-                   {_key(field, t): (d.tobytes(), f.tobytes())
-                    for field, terms in batch.posts.items() for t, (d, f) in terms.items()},
-                   boosts, scorable, quantize, batch.stems)
+    return n, blobs, codes, {_key(field, t): (d.tobytes(), f.tobytes())
+                             for field, terms in batch.posts.items()
+                             for t, (d, f) in terms.items()}
 
 
-def _encode(n: int, blobs: bytes, codes: dict[str, bytes], totals: dict[str, int],
-            posts: dict[str, tuple[bytes, bytes]], boosts: dict[str, float],
-            scorable: dict[str, bool], quantize: tuple[Any, Any],
+#: Whoosh's byte -> length table, by the function that gives it (worked out once).
+_LENGTHS: dict[Any, list[int]] = {}
+
+
+def _lengths_of(byte_to_length: Any) -> list[int]:
+    got = _LENGTHS.get(byte_to_length)
+    if got is None:
+        got = _LENGTHS[byte_to_length] = [byte_to_length(b) for b in range(256)]
+    return got
+
+
+def in_memory(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
+              quantize: tuple[Any, Any], totals: dict[str, int]) -> Table:
+    """build()'s table, made in memory and never encoded: a warm server makes one for
+    the documents it keeps pending (pending.py), anew after each hand edit."""
+    n, blobs, codes, posts = _parts(batch, scorable, quantize)
+    table = MemoryTable.__new__(MemoryTable)
+    table.path = "<pending>"
+    table.n = n
+    table.blobs = blobs
+    table.width = len(blobs) // n if n else 20
+    table.codes = codes
+    table.totals = totals
+    table.boosts = boosts
+    table.scorable = scorable
+    table.lengths = _lengths_of(quantize[1])
+    table.posts = {**posts, **{_STEM + w: stem for w, stem in batch.stems.items()}}
+    return table
+
+
+def _encode(n: int, blobs: bytes, codes: dict[str, bytes],
+            posts: dict[str, tuple[bytes, bytes]], totals: dict[str, int],
+            boosts: dict[str, float], scorable: dict[str, bool], quantize: tuple[Any, Any],
             stems: dict[str, str]) -> bytes:
     count = max(1, (len(posts) + len(stems)) // PER_BUCKET)
     buckets: list[dict[str, Any]] = [{} for _ in range(count)]
@@ -140,7 +176,7 @@ def _encode(n: int, blobs: bytes, codes: dict[str, bytes], totals: dict[str, int
     # Each bucket's CRC-32 after the offsets: a bucket is checked as it is read.
     offsets.extend(crc32(chunk) for chunk in data)
     # Whoosh's byte -> length table, so that reading needs no Whoosh.
-    lengths = [quantize[1](b) for b in range(256)]
+    lengths = _lengths_of(quantize[1])
     header = marshal.dumps((n, blobs, codes, totals, boosts, scorable, lengths,
                             offsets.tobytes()))
     return b"".join([codec.frame(KIND, FORMAT, header), *data])
@@ -239,6 +275,25 @@ class Table:
         """Unmap the file."""
         if isinstance(self._map, mmap.mmap):
             self._map.close()
+
+
+class MemoryTable(Table):
+    """A table made in memory (in_memory()): its postings and stems in one dict."""
+
+    __slots__ = ("posts",)
+
+    #: Each key a bucket would hold (postings.raw's and stem's) and its value.
+    posts: dict[str, Any]
+
+    def _find(self, key: str) -> Any:
+        return self.posts.get(key)
+
+    def everything(self) -> dict[str, Any]:
+        """Every posting list, and every word's stem."""
+        return dict(self.posts)
+
+    def close(self) -> None:
+        """Nothing to unmap."""
 
 
 class Weight:
@@ -465,9 +520,9 @@ def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -
                 moved.frombytes(docs)
                 entry[0].extend(d + start for d in moved)
                 entry[1].frombytes(freqs)
-        return _encode(tables.count, blobs, codes, totals,
+        return _encode(tables.count, blobs, codes,
                        {k: (d.tobytes(), f.tobytes()) for k, (d, f) in posts.items()},
-                       first.boosts, first.scorable, quantize, stems)
+                       totals, first.boosts, first.scorable, quantize, stems)
     finally:
         tables.close()
 

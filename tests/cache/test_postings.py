@@ -181,3 +181,31 @@ def test_a_large_table_damaged_in_place_is_rebuilt(repo: Path) -> None:
     assert "full-text index was damaged" in r.stderr and r.json()["memories"] == want
     assert aide_ok(repo, "search", "webhook", "--json").json()["memories"] == want
     assert "damaged" not in aide_ok(repo, "search", "webhook").stderr
+
+
+def test_a_table_made_in_memory_is_the_table_written() -> None:
+    # A warm server's pending documents are scored from a table made in memory, never
+    # encoded (postings.in_memory): what it holds is what the written table holds.
+    rng = random.Random(3)
+    batch = postings.Batch()
+    for i in range(30):
+        batch.add(_blob(i), {
+            "what": (rng.randint(1, 40), [(w, rng.randint(1, 3))
+                                          for w in rng.sample(WORDS, rng.randint(1, 6))]),
+            "tags": (0, [(t, 1) for t in rng.sample(("db", "auth", "ci"), rng.randint(0, 2))]),
+        })
+    batch.stems = {"migrations": "migrat", "retries": "retri"}
+    args = ({"what": 3.0, "tags": 2.0}, {"what": True, "tags": False},
+            (lambda v: min(v, 255), lambda b: b * 2), {"what": 1234})
+    written = postings.Table("<written>", postings.build(batch, *args))
+    made = postings.in_memory(batch, *args)
+    for attr in ("n", "blobs", "width", "codes", "totals", "boosts", "scorable", "lengths"):
+        assert getattr(made, attr) == getattr(written, attr), attr
+    every = written.everything()
+    assert made.everything() == every and len(every) > 30
+    for key in every:
+        field, _, term = key.partition("\0")
+        if term:
+            assert made.raw(field, term) == written.raw(field, term)
+    assert made.stem("retries") == written.stem("retries") == "retri"
+    assert made.blob(7) == written.blob(7) == _blob(7)
