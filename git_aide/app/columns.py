@@ -19,16 +19,17 @@ decoded the whole view (Snapshot.warm) and made these columns (make()).
 from __future__ import annotations
 
 import heapq
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
 
 import numpy as np
 
 from git_aide.app import search as sr
-from git_aide.rank import related
-from git_aide.rank.duplicates import is_personal
+from git_aide.core.memory import LAYERS
+from git_aide.rank import related, supersede
+from git_aide.rank.duplicates import is_personal, overlap, word_set
 from git_aide.rank.recall import Hit, supersession_window
-from git_aide.rank.supersede import superseded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,8 +78,10 @@ class Columns:
         self._plain: Laid | None = None
         #: rank/related.py's candidates read into arrays: (which making of them, by place
         #: whether they are known, whether it is personal, where its candidates start,
-        #: their places, whether each supersedes it); None until made.
-        self.known: tuple[int, Any, Any, Any, Any, Any] | None = None
+        #: their places, whether each supersedes it, how alike each is); None until made.
+        self.known: tuple[int, Any, Any, Any, Any, Any, Any] | None = None
+        #: By place, its layer's index in core.memory.LAYERS.
+        self.layer: Any = None
 
     def steps(self) -> Iterator[None]:
         """Make the columns, in steps of about a ms."""
@@ -113,14 +116,17 @@ class Columns:
         made, known = related.known()
         every, first, n = self.every, self.first, len(self.every)
         personal = np.zeros(n + 1, dtype=np.bool_)
+        layer = np.zeros(n + 1, dtype=np.int8)
         has = np.zeros(n + 1, dtype=np.bool_)
         starts = np.zeros(n + 1, dtype=np.int64)
         places: list[int] = []
         passes = bytearray()
+        sims = array("d")
         for at in range(0, n, STEP):
             for i, e in enumerate(every[at:at + STEP], at):
                 mine = is_personal(e.path)
                 personal[i] = mine
+                layer[i] = LAYERS.index(e.layer) if e.layer in LAYERS else -1
                 starts[i] = len(places)
                 got = known.get((e.blob, mine))
                 if got is None:
@@ -129,18 +135,32 @@ class Columns:
                 # A candidate not of the view is never among a search's best (place n).
                 places.extend(first.get(b, n) for b in got[0])
                 passes += got[1]
+                sims += got[2]
             yield
         starts[n] = len(places)
+        self.layer = layer
         self.known = (made, has, personal, starts, np.array(places, dtype=np.int64),
-                      np.frombuffer(bytes(passes), dtype=np.uint8).astype(np.bool_))
+                      np.frombuffer(bytes(passes), dtype=np.uint8).astype(np.bool_),
+                      np.frombuffer(sims.tobytes(), dtype=np.float64))
 
     def among(self, head: Any) -> Any:
         """related.among() of the view's memories at these places, as the pairs
         (older, newer) of indices into `head`; None when it would be None (a memory
         whose candidates are not known, or not the ones known now)."""
+        got = self.firsts(head)
+        if got is None:
+            return None
+        older, newer, _sims, passes = got
+        return np.stack((older[passes], newer[passes]), axis=1)
+
+    def firsts(self, head: Any) -> tuple[Any, Any, Any, Any] | None:
+        """For each memory at these places that has one, its first candidate among them
+        (the closest newer memory, rank/related.py), as arrays of indices into `head`:
+        (older, newer, how alike, whether it supersedes); None when a memory's
+        candidates are not known (or not the ones known now)."""
         if self.known is None:
             return None
-        made, has, personal, starts, places, passes = self.known
+        made, has, personal, starts, places, passes, sims = self.known
         if made != related.known()[0] or not has[head].all():
             return None
         count = len(head)
@@ -149,8 +169,9 @@ class Columns:
         begin, end = starts[head], starts[head + 1]
         lengths = end - begin
         total = int(lengths.sum())
+        none = np.empty(0, dtype=np.int64)
         if not total:
-            return np.empty((0, 2), dtype=np.int64)
+            return none, none, np.empty(0), np.empty(0, dtype=np.bool_)
         owner = np.repeat(np.arange(count), lengths)
         # Each owner's candidates in turn: where its run starts, then one by one.
         within = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
@@ -160,11 +181,10 @@ class Columns:
         # The first candidate among the head of the same sharing decides (related.among).
         hit = np.flatnonzero((j >= 0) & (mine[j] == mine[owner]))
         if not len(hit):
-            return np.empty((0, 2), dtype=np.int64)
+            return none, none, np.empty(0), np.empty(0, dtype=np.bool_)
         who = owner[hit]
         hit = hit[np.concatenate(([True], who[1:] != who[:-1]))]
-        hit = hit[passes[at[hit]]]
-        return np.stack((owner[hit], j[hit]), axis=1)
+        return owner[hit], j[hit], sims[at[hit]], passes[at[hit]]
 
     def table_places(self, table: Table) -> Any:
         """The places of a table's documents (-1: not in the view), or None when it is
@@ -310,6 +330,61 @@ def make(every: list[Entry]) -> Iterator[None]:
     _LAST[:] = [cols]
 
 
+def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
+    """The olders of supersede.superseded(entries) (indices into `head`, the places of
+    `entries`) when some are files laid over the view: the view's memories' closest
+    newer one among them read from the columns (Columns.firsts), each laid memory
+    compared with those of its layer and sharing as duplicates.pairs compares them, and
+    the closer kept (the more alike, then the newer); None when that cannot tell (a
+    memory's candidates not known, or two as close)."""
+    n = len(cols.every)
+    view = np.flatnonzero(head < n)
+    got = cols.firsts(head[view])
+    if got is None:
+        return None
+    # older -> (how alike, the newer's age, the newer, whether it supersedes)
+    best: dict[int, tuple[float, tuple[str, str], int, bool]] = {}
+    for o, j, sim, ok in zip(view[got[0]].tolist(), view[got[1]].tolist(), got[2].tolist(),
+                             got[3].tolist(), strict=True):
+        best[o] = (sim, (entries[j].updated_at, entries[j].uuid), j, ok)
+    layers = cols.layer[np.minimum(head, n)]
+    personal = cols.known[2][np.minimum(head, n)] if cols.known is not None else None
+    assert personal is not None
+    for lay in np.flatnonzero(head >= n).tolist():
+        mine = entries[lay]
+        words = word_set(mine)
+        if not words:
+            continue
+        if mine.layer not in LAYERS:
+            return None
+        own = is_personal(mine.path)
+        # Those of its layer and sharing: the view's from the columns, the laid ones'
+        # from their entries.
+        group = np.flatnonzero((layers == LAYERS.index(mine.layer)) & (personal == own)
+                               & (head < n)).tolist()
+        group += [y for y in np.flatnonzero(head >= n).tolist() if y != lay
+                  and entries[y].layer == mine.layer and is_personal(entries[y].path) == own]
+        for y in group:
+            other = word_set(entries[y])
+            inter = len(words & other)
+            if not inter:
+                continue
+            sim = inter / (len(words) + len(other) - inter)
+            if sim < supersede.WORDS or not overlap(mine.compiled, entries[y].compiled):
+                continue
+            a, b = entries[lay], entries[y]
+            older, newer = (lay, y) if (a.updated_at, a.uuid) <= (b.updated_at, b.uuid) \
+                else (y, lay)
+            age = (entries[newer].updated_at, entries[newer].uuid)
+            kept = best.get(older)
+            if kept is not None and kept[2] != newer and kept[:2] == (sim, age):
+                return None  # two as close: which is kept is the slow way's to say
+            if kept is None or (sim, age) > kept[:2]:
+                best[older] = (sim, age, newer,
+                               supersede.passes(entries[older], entries[newer]))
+    return np.array([o for o, (_s, _a, _n, ok) in best.items() if ok], dtype=np.int64)
+
+
 def place(every: list[Entry], tables: Tables) -> Iterator[None]:
     """Place the documents of the large tables of a collection (Columns.table_places),
     in steps, for the columns of these entries."""
@@ -377,15 +452,22 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
     every, n_view, others = cols.every, len(cols.every), laid.entries
     window = supersession_window(limit)
     head = places[ranked][:window]
-    found = cols.among(head) if not laid.entries or int(head.max()) < n_view else None
-    if found is not None:
+    ahead: Any = None
+    if not laid.entries or int(head.max()) < n_view:
+        found = cols.among(head)
+        if found is not None:
+            ahead = found[:, 0]
+    else:
+        ahead = _with_laid(cols, head, [every[p] if p < n_view else others[p - n_view]
+                                        for p in at[:window]])
+    if ahead is not None:
         # The superseded are those whose uuid an older of a pair has.
         uuids = laid.uuid[head]
-        is_old = (uuids[:, None] == uuids[found[:, 0]][None, :]).any(axis=1)
+        is_old = (uuids[:, None] == uuids[ahead][None, :]).any(axis=1)
         old_at = np.flatnonzero(is_old).tolist()
     else:
         entries = [every[p] if p < n_view else others[p - n_view] for p in at[:window]]
-        old = {o.uuid for o, _n in superseded(entries)}
+        old = {o.uuid for o, _n in supersede.superseded(entries)}
         old_at = [i for i, e in enumerate(entries) if e.uuid in old]
     if old_at:
         behind = old_at

@@ -19,6 +19,7 @@ apart were never compared with each other.
 from __future__ import annotations
 
 import time
+from array import array
 
 from git_aide.rank.duplicates import groups, is_personal, join_rows, overlap, word_set
 
@@ -30,13 +31,16 @@ if TYPE_CHECKING:
 
     #: A memory as related() knows it: its blob id, and whether it is personal.
     Key = tuple[str, bool]
-    #: Its candidates' blob ids, best first, and whether each supersedes it (1 or 0).
-    Candidates = tuple[tuple[str, ...], bytes]
+    #: Its candidates' blob ids, best first, whether each supersedes it (1 or 0), and
+    #: how alike in words each is (app/columns.py weighs a hand edit's against them).
+    Candidates = tuple[tuple[str, ...], bytes, array[float]]
 
 #: The candidates of each memory of the last view worked out ahead, by Key (a memory
 #: without any has empty ones): every pair of its memories was compared, so they answer
 #: for any list of them, in this view or the next (a blob's contents never change).
 _KNOWN: dict[Key, Candidates] = {}
+#: The similarities of no candidates (shared by every memory that has none).
+_NONE: array[float] = array("d")
 #: How many times _KNOWN was made (a reader of it can tell it is the one it read).
 _MADE = [0]
 #: How many pairs alike in words a view may have (each costs about 100 bytes while
@@ -72,7 +76,7 @@ def among(entries: Sequence[Entry]) -> list[tuple[Entry, Entry]] | None:
         personal.append(mine)
     out: list[tuple[Entry, Entry]] = []
     inside = at.__contains__
-    for i, (blobs, passes) in enumerate(found):
+    for i, (blobs, passes, _sims) in enumerate(found):
         # Most candidates are not among the list: they are passed over in C.
         for blob in filter(inside, blobs):
             j = at[blob]
@@ -139,10 +143,11 @@ def relate(entries: Sequence[Entry], threshold: float,
     for i, key in enumerate(keys):
         found = ranked.get(i)
         if not found:
-            made[key] = ((), b"")
+            made[key] = ((), b"", _NONE)
             continue
         found.sort(reverse=True)
-        made[key] = (tuple(c[2] for c in found), bytes(c[3] for c in found))
+        made[key] = (tuple(c[2] for c in found), bytes(c[3] for c in found),
+                     array("d", [c[0] for c in found]))
     # Only the last view's: two memories known from two other views were never compared
     # (a merge brings together memories of two branches, each joined on its own).
     _KNOWN.clear()

@@ -27,7 +27,7 @@ from git_aide.agents import server  # noqa: E402
 #: Dates written into the memories: many share one, so that the recency lift counts
 #: distinct dates, and ties of score are broken by uuid, then path.
 DATES = ["2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"]
-QUERIES = ["refunds", "ledger", "queue worker", "invoice", "adyen payouts", "sandbox",
+QUERIES = ["refunds", "ledger", "queue worker", "invoice", "adyen payouts", "sandbox", "kestrel",
            "nothing-matches-this"]
 
 
@@ -54,6 +54,9 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     _dated(repo, "Seller payouts run through Adyen version three now", DATES[2])
     for i in range(4):
         _dated(repo, f"payouts report {i} is mailed on Mondays", DATES[1])
+    # The newer supersedes the older (the same subject, most words shared).
+    _dated(repo, "kestrel falcon osprey harrier merlin hobby", DATES[0])
+    _dated(repo, "kestrel falcon osprey harrier merlin buzzard", DATES[1])
     for i in range(30):
         _dated(repo, f"invoice {i} keeps its number after a partial refund", DATES[i % 3],
                layer="area_context", scope="src/billing/**")
@@ -133,6 +136,9 @@ def test_after_edits_the_columns_still_rank_as_the_entries_do(store: Path) -> No
     ledger[1].unlink()
     _dated(store, "refunds go through the ledger", "2026-04-01T00:00:00.000Z")
     _dated(store, "refunds go through the ledger", DATES[1])
+    # Newer, and closer to the oldest bird than the one that supersedes it (the same
+    # words), but of another subject: the oldest is then superseded by neither.
+    _dated(store, "hobby merlin harrier osprey falcon kestrel", DATES[2])
     time.sleep(0.01)
     for query in QUERIES:
         fast, slow = both_ways(mem, query)
