@@ -58,7 +58,7 @@ class Columns:
         #: Each path's place.
         self.at_path: dict[str, int] = {}
         #: By place: twice the order of its date, uuid and path among the view's distinct
-        #: ones (odd numbers then order a value between two of them: Laid).
+        #: ones (a number between two then orders a value that falls between: Laid).
         self.date: Any = None
         self.uuid: Any = None
         self.path: Any = None
@@ -281,11 +281,7 @@ class Laid:
                                       (cols.uuid, cols.uuids, lambda e: e.uuid),
                                       (cols.path, cols.paths, lambda e: e.path)):
             values = [get(e) for e in entries]
-            ranks = [_between(distinct, v) for v in values]
-            # Two values between the same two of the view's would be ordered alike.
-            if len({(r, v) for r, v in zip(ranks, values, strict=True)}) != len(set(ranks)):
-                return None
-            columns.append(np.concatenate([column, np.array(ranks, dtype=np.int64)])
+            columns.append(np.concatenate([column, np.array(_between(distinct, values))])
                            if entries else column)
         mask = None
         if dropped:
@@ -294,11 +290,26 @@ class Laid:
         return cls(mask, entries, blobs, (columns[0], columns[1], columns[2]))
 
 
-def _between(distinct: list[str], value: str) -> int:
-    """A value's number in a column: twice its order among the distinct values, or odd,
-    between the two it falls between."""
-    i = bisect_left(distinct, value)
-    return 2 * i if i < len(distinct) and distinct[i] == value else 2 * i - 1
+def _between(distinct: list[str], values: list[str]) -> list[float]:
+    """The numbers of values in a column: twice a value's order among the view's distinct
+    values when it is one of them; else a number strictly between those of the two it
+    falls between, the values that fall between the same two spread in their order."""
+    out: list[float] = []
+    gaps: dict[int, list[str]] = {}
+    for v in values:
+        i = bisect_left(distinct, v)
+        if i < len(distinct) and distinct[i] == v:
+            out.append(2.0 * i)
+        else:
+            gaps.setdefault(i, []).append(v)
+            out.append(-1.0)  # set below
+    spread: dict[str, float] = {}
+    for i, among in gaps.items():
+        ordered = sorted(set(among))
+        for k, v in enumerate(ordered):
+            # Between 2(i - 1) and 2i: the view's values just below and above.
+            spread[v] = 2.0 * i - 2.0 + 2.0 * (k + 1) / (len(ordered) + 1)
+    return [spread[v] if r < 0 else r for r, v in zip(out, values, strict=True)]
 
 
 def _sorted(values: list[str], out: list[str]) -> Iterator[None]:

@@ -210,3 +210,17 @@ def test_supersession_read_from_the_columns_is_related_among(
     # Candidates made again since (another view's): not read from the old arrays.
     monkeypatch.setattr(related, "_MADE", [related._MADE[0] + 1])
     assert cols.among(np.array([0, 1])) is None
+
+
+def test_values_laid_between_the_views_keep_their_order() -> None:
+    # A hand edit's date, uuid or path falls between two of the view's, or beside
+    # another laid value in the same gap: its number keeps every order.
+    distinct = ["b", "d", "f"]
+    values = ["e", "a", "d", "ee", "g", "e", "c", "h", "0"]
+    got = columns._between(distinct, values)
+    everything = sorted(set(distinct) | set(values))
+    numbers = {**{v: 2.0 * i for i, v in enumerate(distinct)},
+               **dict(zip(values, got, strict=True))}
+    assert [numbers[v] for v in everything] == sorted(numbers[v] for v in everything)
+    assert len(set(numbers.values())) == len(everything)  # none ordered alike
+    assert got[0] == got[5]  # one value, one number
