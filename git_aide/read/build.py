@@ -19,6 +19,7 @@ from git_aide.read.record import (
     STATUS,
     UPDATED_AT,
     UUID,
+    keep_record,
     meta_of,
     read_again,
 )
@@ -121,7 +122,8 @@ def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, byte
     for path, blob in pairs:
         data = contents.get(blob) or read_again(repo, path, blob)
         try:
-            meta = meta_of(memory.parse(data, path))
+            parsed = memory.parse(data, path)
+            meta = meta_of(parsed)
         except memory.MemoryFormatError as e:
             warnings.append(f"{path}: {e.field + ': ' if e.field else ''}{e}; skipped")
             continue
@@ -130,6 +132,9 @@ def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, byte
             warnings.append(problem)
             continue
         seen[meta[UUID]] = path
+        # Parsed already: a long-lived process shows a hand-edited file without parsing
+        # (and hashing) it again.
+        keep_record(path, blob, parsed)
         scope = None if scopes.is_project_wide(meta[SCOPE]) else meta[SCOPE]
         by_scope.setdefault(scope, []).append((path, blob, meta, data))
     return warnings, [(None if s is None else scopes.compile_scope(s), rows)

@@ -200,11 +200,7 @@ class Entry(tuple):  # type: ignore[type-arg]
         if got is not None:
             return _copy(got)
         record = self._parse()
-        if all(_shallow(v) for v in record.values()):
-            # Only a record two levels deep is kept: _copy() then copies it whole.
-            if len(_RECORDS) >= KEPT_RECORDS:
-                _RECORDS.clear()
-            _RECORDS[key] = _copy(record)
+        keep_record(key[0], key[1], record)
         return record
 
     def _parse(self) -> dict[str, Any]:
@@ -243,6 +239,15 @@ _AHEAD: dict[tuple[str, str], dict[str, Any]] = {}
 RECORDS_AHEAD = 20_000
 #: The values a kept record may hold (and lists and objects of them).
 _ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
+def keep_record(path: str, blob: str, record: dict[str, Any]) -> None:
+    """Keep a copy of the record parsed from a blob at a path (Entry.record then gives
+    copies of it); only a record two levels deep is kept: _copy() copies it whole."""
+    if all(_shallow(v) for v in record.values()):
+        if len(_RECORDS) >= KEPT_RECORDS:
+            _RECORDS.clear()
+        _RECORDS[(path, blob)] = _copy(record)
 
 
 def keep_ahead(entries: list[Entry]) -> None:
