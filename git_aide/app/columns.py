@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 
 #: How many values a step of make() sorts or numbers (about a ms each).
 STEP = 5_000
+#: Room after a view's columns, and after the places of the tables on disk, for those of
+#: the files laid over it and of the pending documents: written in place, not copied
+#: with the view's (a ms at 100,000 memories).
+SPARE = 64
 #: The largest table whose documents a call places itself (the pending documents of a
 #: hand edit); a larger one is placed between calls.
 SMALL_TABLE = 2_000
@@ -69,8 +73,9 @@ class Columns:
         #: Each table's documents' places (-1: a blob not in the view), by the table's
         #: path (its file's contents never change), with the table's size.
         self.docs: dict[str, tuple[int, Any]] = {}
-        #: The places of the documents of a collection, by its tables: (tables, places).
-        self._collection: tuple[list[Table], Any] | None = None
+        #: The places of the documents of the tables on disk: (the tables, the places
+        #: with SPARE more after them, how many).
+        self._collection: tuple[list[Table], Any, int] | None = None
         #: The files laid over the view last asked about: ((the paths they replace,
         #: their paths and blobs), what they change).
         self._laid: tuple[Any, Laid | None] | None = None
@@ -101,9 +106,11 @@ class Columns:
             yield from _sorted(values, distinct)
             rank = {v: 2 * i for i, v in enumerate(distinct)}
             yield
-            column = np.empty(len(values), dtype=np.int64)
+            # Room after the view's for the values of files laid over it (Laid.of).
+            column = np.empty(len(values) + SPARE, dtype=np.float64)
             for at in range(0, len(values), STEP):
-                column[at:at + STEP] = [rank[v] for v in values[at:at + STEP]]
+                chunk = values[at:at + STEP]
+                column[at:at + len(chunk)] = [rank[v] for v in chunk]
                 yield
             setattr(self, name, column)
             setattr(self, name + "s", distinct)
@@ -217,17 +224,30 @@ class Columns:
                         dtype=np.int64)
 
     def places(self, tables: Tables) -> Any:
-        """The places of every document of a collection, or None (a table not placed)."""
+        """The places of every document of a collection, or None (a table not placed).
+        Those of the tables on disk are kept, with room after them for those of the
+        pending documents (a hand edit's, new at each call)."""
+        disk = [t for t in tables.tables if t.path != "<pending>"]
         kept = self._collection
-        if kept is not None and len(kept[0]) == len(tables.tables) \
-                and all(a is b for a, b in zip(kept[0], tables.tables, strict=True)):
-            return kept[1]
-        parts = [self.table_places(t) for t in tables.tables]
-        if any(p is None for p in parts):
-            return None
-        places = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
-        self._collection = (list(tables.tables), places)
-        return places
+        if kept is None or len(kept[0]) != len(disk) \
+                or any(a is not b for a, b in zip(kept[0], disk, strict=True)):
+            parts = [self.table_places(t) for t in disk]
+            if any(p is None for p in parts):
+                return None
+            count = sum(len(p) for p in parts)
+            room = np.empty(count + SPARE, dtype=np.int64)
+            if parts:
+                np.concatenate(parts, out=room[:count])
+            kept = self._collection = (disk, room, count)
+        room, count = kept[1], kept[2]
+        more = [self.table_places(t) for t in tables.tables[len(disk):]]
+        extra = sum(len(p) for p in more)
+        if not extra:
+            return room[:count]
+        if extra > SPARE:
+            return np.concatenate([room[:count], *more])
+        np.concatenate(more, out=room[count:count + extra])
+        return room[:count + extra]
 
     def laid(self, snap: Snapshot) -> Laid | None:
         """What the files laid over the view change (kept while they stay the same: each
@@ -281,8 +301,12 @@ class Laid:
                                       (cols.uuid, cols.uuids, lambda e: e.uuid),
                                       (cols.path, cols.paths, lambda e: e.path)):
             values = [get(e) for e in entries]
-            columns.append(np.concatenate([column, np.array(_between(distinct, values))])
-                           if entries else column)
+            if len(entries) <= SPARE:
+                # In the room after the view's (a Laid made before is not used again).
+                column[n:n + len(entries)] = _between(distinct, values)
+                columns.append(column)
+            else:
+                columns.append(np.concatenate([column[:n], np.array(_between(distinct, values))]))
         mask = None
         if dropped:
             mask = np.zeros(n + 1, dtype=np.bool_)
