@@ -189,6 +189,16 @@ def commit_for_a_view(repo: Path) -> None:
     time.sleep(RACY_SECONDS + 0.2)
 
 
+def served(mem: Any, tool: str, args: dict[str, Any]) -> Any:
+    """A tool call's structured answer from a server run in this process (an
+    agents/server.Memory), insisting that it succeeded."""
+    from git_aide.agents import server
+
+    text, doc, failed = server.call(mem, tool, args)
+    assert not failed, text
+    return doc
+
+
 def in_this_process(repo: Path, monkeypatch: Any) -> Path:
     """Put this process in the repository, with the tests' environment: for a server
     run in this process (agents/server.call on a Memory). Returns the repository."""

@@ -41,14 +41,14 @@ if TYPE_CHECKING:
     from git_aide.read.snapshot import Snapshot
 
 #: How many values a step of make() sorts or numbers (about a ms each).
-STEP = 5_000
+STEP = 2_000
 #: Room after a view's columns, and after the places of the tables on disk, for those of
 #: the files laid over it and of the pending documents: written in place, not copied
 #: with the view's (a ms at 100,000 memories).
 SPARE = 64
 #: The largest table whose documents a call places itself (the pending documents of a
-#: hand edit); a larger one is placed between calls.
-SMALL_TABLE = 2_000
+#: hand edit: a tenth of a ms); a larger one is placed between calls.
+SMALL_TABLE = 256
 
 
 class Columns:
@@ -73,6 +73,8 @@ class Columns:
         #: Each table's documents' places (-1: a blob not in the view), by the table's
         #: path (its file's contents never change), with the table's size.
         self.docs: dict[str, tuple[int, Any]] = {}
+        #: The jobs placing a large table's documents between calls, by its path.
+        self._placing: dict[str, Any] = {}
         #: The places of the documents of the tables on disk: (the tables, the places
         #: with SPARE more after them, how many).
         self._collection: tuple[list[Table], Any, int] | None = None
@@ -104,8 +106,10 @@ class Columns:
                 yield
             distinct: list[str] = []
             yield from _sorted(values, distinct)
-            rank = {v: 2 * i for i, v in enumerate(distinct)}
-            yield
+            rank: dict[str, int] = {}
+            for at in range(0, len(distinct), STEP):
+                rank.update((v, 2 * i) for i, v in enumerate(distinct[at:at + STEP], at))
+                yield
             # Room after the view's for the values of files laid over it (Laid.of).
             column = np.empty(len(values) + SPARE, dtype=np.float64)
             for at in range(0, len(values), STEP):
@@ -122,15 +126,15 @@ class Columns:
         best first, and whether each supersedes it) into arrays of places, for among()."""
         made, known = related.known()
         every, first, n = self.every, self.first, len(self.every)
-        personal = np.zeros(n + 1, dtype=np.bool_)
-        layer = np.zeros(n + 1, dtype=np.int8)
-        has = np.zeros(n + 1, dtype=np.bool_)
-        starts = np.zeros(n + 1, dtype=np.int64)
-        places: list[int] = []
+        # Gathered in the standard library's arrays (a store into numpy's, one value at
+        # a time, costs ten times more), made numpy's at the end without a copy.
+        personal, layer, has = bytearray(n + 1), array("b", bytes(n + 1)), bytearray(n + 1)
+        starts = array("q", bytes(8 * (n + 1)))
+        places = array("q")
         passes = bytearray()
         sims = array("d")
-        for at in range(0, n, STEP):
-            for i, e in enumerate(every[at:at + STEP], at):
+        for at in range(0, n, STEP // 4):
+            for i, e in enumerate(every[at:at + STEP // 4], at):
                 mine = is_personal(e.path)
                 personal[i] = mine
                 layer[i] = LAYERS.index(e.layer) if e.layer in LAYERS else -1
@@ -145,10 +149,14 @@ class Columns:
                 sims += got[2]
             yield
         starts[n] = len(places)
-        self.layer = layer
-        self.known = (made, has, personal, starts, np.array(places, dtype=np.int64),
-                      np.frombuffer(bytes(passes), dtype=np.uint8).astype(np.bool_),
-                      np.frombuffer(sims.tobytes(), dtype=np.float64))
+        self.layer = np.frombuffer(layer, dtype=np.int8)
+        self.known = (made, np.frombuffer(has, dtype=np.bool_),
+                      np.frombuffer(personal, dtype=np.bool_),
+                      np.frombuffer(starts, dtype=np.int64),
+                      np.frombuffer(places, dtype=np.int64) if places
+                      else np.empty(0, dtype=np.int64),
+                      np.frombuffer(passes, dtype=np.bool_),
+                      np.frombuffer(sims, dtype=np.float64) if sims else np.empty(0))
 
     def among(self, head: Any) -> Any:
         """related.among() of the view's memories at these places, as the pairs
@@ -202,7 +210,11 @@ class Columns:
         if table.n > SMALL_TABLE:
             from git_aide.read import later
 
-            later.want(later.Later(lambda: self.place_steps(table)))
+            # One job a table, asked again by each call until it is done.
+            job = self._placing.get(table.path)
+            if job is None or job.done:
+                job = self._placing[table.path] = later.Later(lambda: self.place_steps(table))
+            later.want(job)
             return None
         places = self._places_of(table, 0, table.n)
         if table.path != "<pending>":
@@ -210,7 +222,10 @@ class Columns:
         return places
 
     def place_steps(self, table: Table) -> Iterator[None]:
-        """Place a table's documents, in steps."""
+        """Place a table's documents, in steps (none when they are placed already)."""
+        got = self.docs.get(table.path)
+        if got is not None and got[0] == table.n:
+            return
         parts = []
         for at in range(0, table.n, STEP):
             parts.append(self._places_of(table, at, min(at + STEP, table.n)))
@@ -231,6 +246,10 @@ class Columns:
         kept = self._collection
         if kept is None or len(kept[0]) != len(disk) \
                 or any(a is not b for a, b in zip(kept[0], disk, strict=True)):
+            # The places of tables gone (merged into another) are let go.
+            now = {t.path for t in disk}
+            for path in [p for p in self.docs if p not in now]:
+                del self.docs[path]
             parts = [self.table_places(t) for t in disk]
             if any(p is None for p in parts):
                 return None
@@ -385,7 +404,8 @@ def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
     layers = cols.layer[np.minimum(head, n)]
     personal = cols.known[2][np.minimum(head, n)] if cols.known is not None else None
     assert personal is not None
-    for lay in np.flatnonzero(head >= n).tolist():
+    laid_at = np.flatnonzero(head >= n).tolist()
+    for lay in laid_at:
         mine = entries[lay]
         words = word_set(mine)
         if not words:
@@ -397,7 +417,7 @@ def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
         # from their entries.
         group = np.flatnonzero((layers == LAYERS.index(mine.layer)) & (personal == own)
                                & (head < n)).tolist()
-        group += [y for y in np.flatnonzero(head >= n).tolist() if y != lay
+        group += [y for y in laid_at if y != lay
                   and entries[y].layer == mine.layer and is_personal(entries[y].path) == own]
         for y in group:
             other = word_set(entries[y])
@@ -438,7 +458,10 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
     if warmed is None or not _LAST or _LAST[0].every is not warmed[0]:
         return None
     cols = _LAST[0]
-    got = ft.scored(query)
+    try:
+        got = ft.scored(query)
+    except Exception:  # noqa: BLE001 -- a damaged table: the slow way rebuilds the index
+        return None
     if got is None:
         return None
     tables, scored = got

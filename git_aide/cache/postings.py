@@ -48,11 +48,13 @@ B = 0.75
 K1 = 1.2
 #: Terms per bucket, on average: a bucket is decoded whole.
 PER_BUCKET = 8
-#: More tables than this after a commit: the smaller ones are merged into one. Each table
-#: costs a query a lookup and a pass per term and field (about 60 us for one word): a
-#: warm server that writes each hand edit as a table of its own would otherwise score
-#: eight tables, where merging the few small documents costs a write next to nothing.
-MAX_TABLES = 2
+#: More tables than this after a commit: the smaller ones are merged into one.
+MAX_TABLES = 8
+#: The smaller tables are merged at once, however few, while together they take at most
+#: this many bytes (some 800 documents, a few ms to rewrite): each table costs a query a
+#: lookup and a pass per term and field (about 60 us for one word), and a warm server
+#: writes each hand edit as a table of its own.
+EAGER_BYTES = 256 * 1024
 
 #: One document's fields: field -> (length as Whoosh counts it, [(term, frequency)]).
 Fields = dict[str, "tuple[int, Iterable[tuple[str, int]]]"]
@@ -474,7 +476,8 @@ def write(root: str, ix: Any, batch: Batch, fields: tuple[str, ...]) -> None:
     _put(root, name(time.time_ns(), names()),
          build(batch, boosts, scorable, quantize, totals))
     tables = sorted(names(), key=lambda n: os.path.getsize(os.path.join(root, n)))
-    if len(tables) > MAX_TABLES:
+    if len(tables) > MAX_TABLES or (len(tables) > 2 and sum(
+            os.path.getsize(os.path.join(root, n)) for n in tables[:-1]) <= EAGER_BYTES):
         # All but the largest are merged, unless together they outgrow it: each
         # document is then rewritten a few times over the index's life, not on every
         # commit.

@@ -403,6 +403,9 @@ class Snapshot:
                 some = payload[at:at + WARM_STEP]
                 each(some)
                 if keep_records:
+                    yield  # parsing a hundred records is a step of its own
+                    if reader.view is None:
+                        return
                     record.keep_ahead(some)
                 for k, e in enumerate(some, len(every) + at):
                     once = first.setdefault(e.blob, k) == k and once

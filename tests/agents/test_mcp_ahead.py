@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import aide_ok, commit_for_a_view, in_this_process, write_memory
+from helpers import aide_ok, commit_for_a_view, in_this_process, served, write_memory
 
 from git_aide.agents import server
 from git_aide.core import memory
@@ -56,12 +56,6 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         write_memory(repo, f"module {i} logs with the structured logger", scope=f"src/m{i}/**")
     commit_for_a_view(repo)
     return in_this_process(repo, monkeypatch)
-
-
-def served(mem: server.Memory, tool: str, args: dict[str, Any]) -> Any:
-    text, doc, failed = server.call(mem, tool, args)
-    assert not failed, text
-    return doc
 
 
 def whats(doc: Any) -> list[str]:

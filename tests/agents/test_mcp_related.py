@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import aide_ok, commit_for_a_view, git, in_this_process, write_memory
+from helpers import aide_ok, commit_for_a_view, git, in_this_process, served, write_memory
 
 from git_aide.agents import server
 from git_aide.rank import related, supersede, wordbits
@@ -38,12 +38,6 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     commit_for_a_view(repo)
     git(repo, "config", "aide.mcp.maxChars", "10000000")  # whole answers, as the CLI's
     return in_this_process(repo, monkeypatch)
-
-
-def served(mem: server.Memory, tool: str, args: dict[str, Any]) -> Any:
-    text, doc, failed = server.call(mem, tool, args)
-    assert not failed, text
-    return doc
 
 
 def warmed(mem: server.Memory) -> list[Any]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import aide_ok, commit_for_a_view, git, in_this_process, write_memory
+from helpers import aide_ok, commit_for_a_view, git, in_this_process, served, write_memory
 
 from git_aide.app import columns
 from git_aide.app import search as sr
@@ -64,12 +64,6 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     git(repo, "config", "aide.mcp.maxChars", "1000000")
     commit_for_a_view(repo)
     return in_this_process(repo, monkeypatch)
-
-
-def served(mem: server.Memory, tool: str, args: dict[str, Any]) -> Any:
-    text, doc, failed = server.call(mem, tool, args)
-    assert not failed, text
-    return doc
 
 
 def warm(mem: server.Memory) -> None:
@@ -224,3 +218,27 @@ def test_values_laid_between_the_views_keep_their_order() -> None:
     assert [numbers[v] for v in everything] == sorted(numbers[v] for v in everything)
     assert len(set(numbers.values())) == len(everything)  # none ordered alike
     assert got[0] == got[5]  # one value, one number
+
+
+def test_a_large_table_is_placed_by_one_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A table too large to place in a call is placed between calls, by one job however
+    # many calls meet it first; once placed, it is not placed again.
+    from git_aide.cache import postings
+    from git_aide.read import later
+
+    monkeypatch.setattr(later, "WANTED", [])
+    batch = postings.Batch()
+    for i in range(columns.SMALL_TABLE + 10):
+        batch.add(f"{i:040x}", {"what": (1, [("word", 1)])})
+    table = postings.in_memory(batch, {"what": 1.0}, {"what": True},
+                               (lambda v: v, lambda b: b), {"what": 1})
+    table.path = "/tmp/a-table.qt"
+    cols = columns.Columns([])
+    assert cols.table_places(table) is None
+    assert cols.table_places(table) is None
+    assert len(later.WANTED) == 1
+    for _ in later.WANTED[0].steps():
+        pass
+    placed = cols.table_places(table)
+    assert placed is not None and len(placed) == table.n and (placed == -1).all()
+    assert list(cols.place_steps(table)) == []  # nothing to do again

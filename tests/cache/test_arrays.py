@@ -20,7 +20,7 @@ arrays = pytest.importorskip("git_aide.cache.arrays")
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[FullText, int]:
     """An index of several tables (added in several commits, none merged), memories of
     few words, so that a word recurs in a field (frequencies above one) and scores tie."""
-    monkeypatch.setattr(postings, "MAX_TABLES", 8)
+    monkeypatch.setattr(postings, "EAGER_BYTES", 0)
     rng = random.Random(11)
     ft = FullText(str(tmp_path))
     n = 0

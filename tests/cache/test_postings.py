@@ -209,3 +209,20 @@ def test_a_table_made_in_memory_is_the_table_written() -> None:
             assert made.raw(field, term) == written.raw(field, term)
     assert made.stem("retries") == written.stem("retries") == "retri"
     assert made.blob(7) == written.blob(7) == _blob(7)
+
+
+def test_small_tables_are_merged_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
+    # Each small addition (a hand edit a warm server writes) would be a table of its
+    # own, and every table costs each query a pass: the small ones are merged at once
+    # while they are small, leaving the large table and one more.
+    rng = random.Random(8)
+    ft = FullText(str(tmp_path))
+    ft.add([(_blob(i), _record(rng)) for i in range(300)])
+    for k in range(5):
+        ft.add([(_blob(1000 + k), _record(rng))])
+        assert len([n for n in os.listdir(ft.root) if n.endswith(postings.SUFFIX)]) <= 2
+    monkeypatch.setattr(postings, "EAGER_BYTES", 0)
+    for k in range(3):
+        ft.add([(_blob(2000 + k), _record(rng))])
+    assert len([n for n in os.listdir(ft.root) if n.endswith(postings.SUFFIX)]) > 2
