@@ -250,6 +250,8 @@ class Columns:
             now = {t.path for t in disk}
             for path in [p for p in self.docs if p not in now]:
                 del self.docs[path]
+            for path in [p for p in self._placing if p not in now]:
+                del self._placing[path]
             parts = [self.table_places(t) for t in disk]
             if any(p is None for p in parts):
                 return None
