@@ -341,16 +341,18 @@ def warm_view(snap: Snapshot, index: Callable[[], FullText | None] = lambda: Non
     places of the documents of `index()`, the process's full-text index), once per view."""
     from git_aide.rank import supersede
 
-    snap.want_warm(supersede.warm, lambda every: _ahead(every, index))
+    snap.want_warm(supersede.warm, lambda every, first: _ahead(every, first, index))
 
 
-def _ahead(every: list[Entry], index: Callable[[], FullText | None]) -> Iterator[None]:
-    """What a long-lived process works out of a whole decoded view, in steps."""
+def _ahead(every: list[Entry], first: dict[str, int],
+           index: Callable[[], FullText | None]) -> Iterator[None]:
+    """What a long-lived process works out of a whole decoded view (`first`: each blob's
+    place in it), in steps."""
     from git_aide.app import columns
     from git_aide.rank import supersede
 
     yield from supersede.relate(every)
-    yield from columns.make(every)
+    yield from columns.make(every, first)
     ft = index()
     tables = ft.tables() if ft is not None else None
     if tables is not None:

@@ -54,11 +54,11 @@ SMALL_TABLE = 256
 class Columns:
     """The memories of one decoded view, in its order (their places), as arrays."""
 
-    def __init__(self, every: list[Entry]) -> None:
+    def __init__(self, every: list[Entry], first: dict[str, int]) -> None:
         #: The entries, in the view's order.
         self.every = every
-        #: Each blob's place (the first, should one be at two).
-        self.first: dict[str, int] = {}
+        #: Each blob's place (the first, should one be at two), as Snapshot.warm made it.
+        self.first = first
         #: Each path's place.
         self.at_path: dict[str, int] = {}
         #: By place: twice the order of its date, uuid and path among the view's distinct
@@ -92,11 +92,9 @@ class Columns:
 
     def steps(self) -> Iterator[None]:
         """Make the columns, in steps of about a ms."""
-        every, first = self.every, self.first
+        every = self.every
         for at in range(0, len(every), STEP):
-            for i, e in enumerate(every[at:at + STEP], at):
-                self.at_path[e.path] = i
-                first.setdefault(e.blob, i)
+            self.at_path.update((e.path, i) for i, e in enumerate(every[at:at + STEP], at))
             yield
         for name, get in (("date", lambda e: e.updated_at), ("uuid", lambda e: e.uuid),
                           ("path", lambda e: e.path)):
@@ -376,12 +374,12 @@ def _sorted(values: list[str], out: list[str]) -> Iterator[None]:
 _LAST: list[Columns] = []
 
 
-def make(every: list[Entry]) -> Iterator[None]:
-    """Make the columns of a decoded view's entries (Snapshot.warmed), in steps
-    (read/later.py): search() then uses them for that view."""
+def make(every: list[Entry], first: dict[str, int]) -> Iterator[None]:
+    """Make the columns of a decoded view's entries and each blob's place among them
+    (Snapshot.warmed), in steps (read/later.py): search() then uses them for that view."""
     if _LAST and _LAST[0].every is every:
         return
-    cols = Columns(every)
+    cols = Columns(every, first)
     yield from cols.steps()
     _LAST[:] = [cols]
 
@@ -404,8 +402,9 @@ def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
                              got[3].tolist(), strict=True):
         best[o] = (sim, (entries[j].updated_at, entries[j].uuid), j, ok)
     layers = cols.layer[np.minimum(head, n)]
-    personal = cols.known[2][np.minimum(head, n)] if cols.known is not None else None
-    assert personal is not None
+    known = cols.known
+    assert known is not None  # firsts() answered
+    personal = known[2][np.minimum(head, n)]
     laid_at = np.flatnonzero(head >= n).tolist()
     for lay in laid_at:
         mine = entries[lay]
@@ -510,6 +509,10 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
     at = places[ranked].tolist()
     scores = values[ranked].tolist()
     every, n_view, others = cols.every, len(cols.every), laid.entries
+
+    def entry(p: int) -> Entry:  # the view's memory at a place, or a laid one after them
+        return every[p] if p < n_view else others[p - n_view]
+
     window = supersession_window(limit)
     head = places[ranked][:window]
     ahead: Any = None
@@ -518,15 +521,14 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
         if found is not None:
             ahead = found[:, 0]
     else:
-        ahead = _with_laid(cols, head, [every[p] if p < n_view else others[p - n_view]
-                                        for p in at[:window]])
+        ahead = _with_laid(cols, head, [entry(p) for p in at[:window]])
     if ahead is not None:
         # The superseded are those whose uuid an older of a pair has.
         uuids = laid.uuid[head]
         is_old = (uuids[:, None] == uuids[ahead][None, :]).any(axis=1)
         old_at = np.flatnonzero(is_old).tolist()
     else:
-        entries = [every[p] if p < n_view else others[p - n_view] for p in at[:window]]
+        entries = [entry(p) for p in at[:window]]
         old = {o.uuid for o, _n in supersede.superseded(entries)}
         old_at = [i for i, e in enumerate(entries) if e.uuid in old]
     if old_at:
@@ -544,7 +546,6 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
         chosen = list(range(min(limit, len(at))))
     out = []
     for i in chosen:
-        p = at[i]
-        e = every[p] if p < n_view else others[p - n_view]
+        e = entry(at[i])
         out.append(Hit(e, e.scope, score=scores[i]))
     return out

@@ -345,7 +345,7 @@ class Snapshot:
         return made
 
     def want_warm(self, each: Callable[[list[Entry]], None],
-                  then: Callable[[list[Entry]], Iterator[None]]) -> None:
+                  then: Callable[[list[Entry], dict[str, int]], Iterator[None]]) -> None:
         """Ask a long-lived process to decode its view between calls (warm), once."""
         from git_aide.read import later
 
@@ -359,13 +359,15 @@ class Snapshot:
             later.want(job)
 
     def warm(self, each: Callable[[list[Entry]], None],
-             then: Callable[[list[Entry]], Iterator[None]]) -> Iterator[None]:
+             then: Callable[[list[Entry], dict[str, int]], Iterator[None]]
+             ) -> Iterator[None]:
         """Decode every group of the view and keep it, indexed by blob, and hand its
         entries to `each` (the ranking's features worked out ahead), WARM_STEP entries
-        a step (read/later.py), then all of them to `then`'s steps (what the ranking
-        works out among them): a search of a word not asked before then decodes
-        nothing, and a group of thousands is no pause of tens of ms for a call. Stops
-        when the view proves damaged (the next call builds the groups again)."""
+        a step (read/later.py), then all of them, with each blob's first place among
+        them, to `then`'s steps (what the ranking works out among them): a search of a
+        word not asked before then decodes nothing, and a group of thousands is no pause
+        of tens of ms for a call. Stops when the view proves damaged (the next call
+        builds the groups again)."""
         groups, reader = self._groups, self._reader
         every: list[Entry] = []
         first: dict[str, int] = {}
@@ -414,7 +416,7 @@ class Snapshot:
         if self._groups is groups and reader.view is not None:
             if once:
                 reader.whole = (groups, every, first)
-            yield from then(every)
+            yield from then(every, first)
 
     def body(self) -> bytes | None:
         """Every memory's content in one run (an entry's slice is at its (offset, length)),

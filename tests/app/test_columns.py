@@ -233,7 +233,7 @@ def test_a_large_table_is_placed_by_one_job(monkeypatch: pytest.MonkeyPatch) -> 
     table = postings.in_memory(batch, {"what": 1.0}, {"what": True},
                                (lambda v: v, lambda b: b), {"what": 1})
     table.path = "/tmp/a-table.qt"
-    cols = columns.Columns([])
+    cols = columns.Columns([], {})
     assert cols.table_places(table) is None
     assert cols.table_places(table) is None
     assert len(later.WANTED) == 1
