@@ -28,7 +28,7 @@ import numpy as np
 from git_aide.app import search as sr
 from git_aide.core.memory import LAYERS
 from git_aide.rank import related, supersede
-from git_aide.rank.duplicates import is_personal, overlap, word_set
+from git_aide.rank.duplicates import age, is_personal, jaccard, older_newer, overlap, word_set
 from git_aide.rank.recall import Hit, supersession_window
 
 TYPE_CHECKING = False
@@ -400,7 +400,7 @@ def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
     best: dict[int, tuple[float, tuple[str, str], int, bool]] = {}
     for o, j, sim, ok in zip(view[got[0]].tolist(), view[got[1]].tolist(), got[2].tolist(),
                              got[3].tolist(), strict=True):
-        best[o] = (sim, (entries[j].updated_at, entries[j].uuid), j, ok)
+        best[o] = (sim, age(entries[j]), j, ok)
     layers = cols.layer[np.minimum(head, n)]
     known = cols.known
     assert known is not None  # firsts() answered
@@ -421,23 +421,16 @@ def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
         group += [y for y in laid_at if y != lay
                   and entries[y].layer == mine.layer and is_personal(entries[y].path) == own]
         for y in group:
-            other = word_set(entries[y])
-            inter = len(words & other)
-            if not inter:
-                continue
-            sim = inter / (len(words) + len(other) - inter)
+            sim = jaccard(words, word_set(entries[y]))
             if sim < supersede.WORDS or not overlap(mine.compiled, entries[y].compiled):
                 continue
-            a, b = entries[lay], entries[y]
-            older, newer = (lay, y) if (a.updated_at, a.uuid) <= (b.updated_at, b.uuid) \
-                else (y, lay)
-            age = (entries[newer].updated_at, entries[newer].uuid)
+            older, newer = older_newer(entries, lay, y)
+            rank = (sim, age(entries[newer]))
             kept = best.get(older)
-            if kept is not None and kept[2] != newer and kept[:2] == (sim, age):
+            if kept is not None and kept[2] != newer and kept[:2] == rank:
                 return None  # two as close: which is kept is the slow way's to say
-            if kept is None or (sim, age) > kept[:2]:
-                best[older] = (sim, age, newer,
-                               supersede.passes(entries[older], entries[newer]))
+            if kept is None or rank > kept[:2]:
+                best[older] = (*rank, newer, supersede.passes(entries[older], entries[newer]))
     return np.array([o for o, (_s, _a, _n, ok) in best.items() if ok], dtype=np.int64)
 
 

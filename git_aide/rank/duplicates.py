@@ -165,8 +165,8 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
             a, b = members[i], members[j]
             if not overlap(entries[a].compiled, entries[b].compiled):
                 continue
-            older, newer = _older(entries, a, b)
-            rank = (sim, _age(entries[newer]), newer)
+            older, newer = older_newer(entries, a, b)
+            rank = (sim, age(entries[newer]), newer)
             if older not in best or rank > best[older]:
                 best[older] = rank
     return [(entries[o], entries[best[o][2]], best[o][0]) for o in sorted(best)]
@@ -221,7 +221,8 @@ def _joined(blobs: list[str], threshold: float,
     return got
 
 
-def _age(e: Entry) -> tuple[str, str]:
+def age(e: Entry) -> tuple[str, str]:
+    """What orders two memories in time: when each last changed, then its uuid."""
     return e.updated_at, e.uuid
 
 
@@ -377,8 +378,6 @@ def _tops(n: int, width: int, high: int) -> int:
     return int.from_bytes(high.to_bytes(width, "little") * n, "little")
 
 
-def _older(entries: list[Entry], i: int, j: int) -> tuple[int, int]:
-    a, b = entries[i], entries[j]
-    if (a.updated_at, a.uuid) <= (b.updated_at, b.uuid):
-        return i, j
-    return j, i
+def older_newer(entries: list[Entry], i: int, j: int) -> tuple[int, int]:
+    """(the older, the newer) of two memories by their indices (age())."""
+    return (i, j) if age(entries[i]) <= age(entries[j]) else (j, i)
