@@ -156,7 +156,10 @@ def in_memory(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
     table.boosts = boosts
     table.scorable = scorable
     table.lengths = _lengths_of(quantize[1])
-    table.posts = {**posts, **{_STEM + w: stem for w, stem in batch.stems.items()}}
+    table.posts = posts
+    # Held, not copied: a warm server's analysis keeps the stem of every word it met,
+    # which grows with each hand edit, and a word's stem is the same whoever met it.
+    table.stems = batch.stems
     return table
 
 
@@ -280,19 +283,23 @@ class Table:
 
 
 class MemoryTable(Table):
-    """A table made in memory (in_memory()): its postings and stems in one dict."""
+    """A table made in memory (in_memory()): its postings, and the stems of its words."""
 
-    __slots__ = ("posts",)
+    __slots__ = ("posts", "stems")
 
-    #: Each key a bucket would hold (postings.raw's and stem's) and its value.
+    #: Each postings key a bucket would hold and its postings.
     posts: dict[str, Any]
+    #: word -> its stem, for (at least) every plain word of the documents.
+    stems: dict[str, str]
 
     def _find(self, key: str) -> Any:
+        if key.startswith(_STEM):
+            return self.stems.get(key[1:])
         return self.posts.get(key)
 
     def everything(self) -> dict[str, Any]:
         """Every posting list, and every word's stem."""
-        return dict(self.posts)
+        return {**self.posts, **{_STEM + w: stem for w, stem in self.stems.items()}}
 
     def close(self) -> None:
         """Nothing to unmap."""
