@@ -62,13 +62,14 @@ def budget(repo: Repo) -> int:
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
               hint: str | Callable[[int], str], empty: str = "No memories.") -> Answer:
     """The recall / search / list answer for `hits`, within the budget."""
-    from git_aide.agents.text import bound, fitting, memories_text
+    from git_aide.agents.text import bound, fitting, memories_text, memory_size
     from git_aide.app import answers
 
     cap = budget(repo)
     # Only the memories that may fit are made (parsed, shaped and measured).
     sizes: dict[int, int] = {}
-    items = fitting(hits, answers.memory_doc, lambda h: {"uuid": h.entry.uuid}, cap, sizes)
+    items = fitting(hits, answers.memory_doc, lambda h: {"uuid": h.entry.uuid}, cap, sizes,
+                    lambda h, item: memory_size((h.entry.path, h.entry.blob), item))
     doc = bound(answers.memories_doc(snap, hits, items), ("memories",), cap, hint, sizes)
     return doc, memories_text(doc, empty=empty, budget=cap)
 

@@ -44,21 +44,45 @@ def size(doc: Any) -> int:
     return len(_COMPACT.encode(doc))
 
 
+#: The size of a memory's item less its "matched_scope" and "score" values, by the
+#: (path, blob id) it was made of: the rest of the item is its record's and path's, the
+#: same in every answer that holds it (what a warm server measures again and again).
+_BASES: dict[tuple[str, str], int] = {}
+#: More kept than this and they are forgotten (a view's memories, many times over).
+MOST_BASES = 50_000
+
+
+def memory_size(key: tuple[str, str], item: dict[str, Any]) -> int:
+    """size(item) of a memory's item (answers.memory_doc) made of the file `key`
+    (path, blob id): the keys are its record's and the same three, so its size is a
+    fixed part and the sizes of the two values that change from answer to answer."""
+    tail = size(item.get("matched_scope")) + size(item.get("score"))
+    base = _BASES.get(key)
+    if base is None:
+        if len(_BASES) >= MOST_BASES:
+            _BASES.clear()
+        base = _BASES[key] = size(item) - tail
+    return base + tail
+
+
 def fitting(things: Sequence[Any], make: Callable[[Any], dict[str, Any]],
             stub: Callable[[Any], dict[str, Any]], budget: int,
-            sizes: dict[int, int] | None = None) -> list[dict[str, Any]]:
+            sizes: dict[int, int] | None = None,
+            measure: Callable[[Any, dict[str, Any]], int] | None = None
+            ) -> list[dict[str, Any]]:
     """The items of a list that bound() will cut to `budget`: make(x) for the first
     things, until their sizes alone pass the budget, and stub(x) (its "uuid") for the
     rest. Any list holding all the made ones is over the budget, so bound() keeps none
     of the stubs, and names and counts them as it would the made: an answer of 50
     memories of which 10 fit parses and measures 11, not 50. `sizes`: filled with the
-    made items' sizes, by id(), for bound() (measured here already)."""
+    made items' sizes, by id(), for bound() (measured here already); `measure(x, item)`:
+    the item's size, when known otherwise than by size(item)."""
     out: list[dict[str, Any]] = []
     total = 0
     for i, x in enumerate(things):
         item = make(x)
         out.append(item)
-        n = size(item)
+        n = size(item) if measure is None else measure(x, item)
         total += n
         if sizes is not None:
             sizes[id(item)] = n

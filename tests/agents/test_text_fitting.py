@@ -67,3 +67,23 @@ def test_a_cut_is_the_one_measuring_every_item_gives(seed: int,
     monkeypatch.setattr(text, "_leading", lambda _sizes, _budget: total)
     assert got == cut()
     assert size(got) <= budget or set(got) == {"truncated", "more"}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_memory_measured_again_has_the_size_of_its_item(seed: int) -> None:
+    # A warm server measures a memory's record once (text.memory_size) and its match's
+    # scope and score each time: the size is the item's, whatever the record holds
+    # (a "score" of its own too) and whatever it matched with.
+    rng = random.Random(seed)
+    text._BASES.clear()
+    records = [item(rng, i) for i in range(5)]
+    for record in records:
+        if rng.random() < 0.5:
+            del record["score"]  # a record without one: the answer adds it
+        record["path"] = f".aide/memories/{record['uuid']}.json"
+    for _ in range(30):
+        record = rng.choice(records)
+        doc = dict(record)
+        doc["matched_scope"] = rng.choice([None, "src/", "src/é/**/*.py", 'a"b'])
+        doc["score"] = rng.choice([None, rng.random() * 10, 0.0, 12.5])
+        assert text.memory_size((record["path"], "blob-" + record["uuid"]), doc) == size(doc)
