@@ -42,6 +42,7 @@ import os
 import select
 import struct
 import time
+from stat import S_ISDIR
 
 from git_aide.core.files import stat_sig
 from git_aide.core.memory import MEMORIES_DIR
@@ -168,6 +169,8 @@ class Watch:
         self._index_sig = None
         if self._fd >= 0 and self._mounts_changed():
             self.close()
+        if self._fd >= 0 and self._root is not None:
+            self._same_root()  # the folder replaced (or linked): watch it again
         if self._fd < 0 and not self._open():
             return False
         self._drain()  # queued before now: git's answer covers them
@@ -184,13 +187,17 @@ class Watch:
         self._asked_at = time.monotonic()
 
     def _same_root(self) -> bool:
-        """Whether the memories folder is still the one watched: a watch follows its
-        folder, so `.aide` moved away and another put in its place says nothing."""
+        """Whether the memories folder is still the one watched, reached through no
+        link: a watch follows its folder, so `.aide` moved away and another put in its
+        place says nothing, nor does `.aide` moved away and a link to it made (git
+        then lists none of its files). While this holds and no event came, no memory
+        folder is a link (the readers need not look: read/overlay.py)."""
         try:
-            st = os.stat(os.path.join(self.top, MEMORIES_DIR))
+            parent = os.lstat(os.path.join(self.top, os.path.dirname(MEMORIES_DIR)))
+            st = os.lstat(os.path.join(self.top, MEMORIES_DIR))
         except OSError:
             return False
-        if (st.st_dev, st.st_ino) == self._root:
+        if S_ISDIR(parent.st_mode) and (st.st_dev, st.st_ino) == self._root:
             return True
         self._rescan = True
         return False

@@ -15,7 +15,7 @@ import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from git_aide.app import scopecheck
 from git_aide.cache.folder import Cache
@@ -267,14 +267,12 @@ def _current(repo: Repo, cache: Cache, top: str, ident: str, *, parse: bool = Tr
         entry = find(entries, ident)
     except AideError:
         if memory.UUID_RE.match(key):
-            raise AideError(f"no memory with id {ident!r}: it is gone from the working tree "
-                            "(forgotten?)") from None
+            _gone(top, ident)
         raise
     paths = [p for p in dict.fromkeys([entry.path, *_homes(entry.uuid)])
              if _is_file(os.path.join(top, p))]
     if not paths:
-        raise AideError(f"no memory with id {ident!r}: it is gone from the working tree "
-                        "(forgotten?)")
+        _gone(top, ident)
     if not parse:
         return entry, paths, {}
     here = paths[0]
@@ -300,6 +298,16 @@ def _homes(uuid: str) -> list[str]:
 def _is_file(path: str) -> bool:
     """A regular file, not a link to one."""
     return os.path.isfile(path) and not os.path.islink(path)
+
+
+def _gone(top: str, ident: str) -> NoReturn:
+    """The error for a memory not in the working tree: a memory folder that leads out
+    of it first (nothing is read through a link, so what is beyond one looks gone)."""
+    unsafe = folders.problems(top)
+    if unsafe:
+        raise AideError(unsafe[0][1])
+    raise AideError(f"no memory with id {ident!r}: it is gone from the working tree "
+                    "(forgotten?)")
 
 
 def check_folder(top: str, path: str) -> None:

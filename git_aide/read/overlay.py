@@ -97,9 +97,17 @@ class Overlay:
         snap.pending = None
         paths = self.changed if self.changed is not None else changed_paths(
             top, self.status)
+        # A folder watch (agents/watch.py) names the files only while no memory folder
+        # is a link, and is made again when one becomes one: no need to look.
+        links = folders.linked(top) if self.changed is None else []
+        # git lists nothing beyond a link (it says deleted): nor is anything read there.
+        through = tuple(w.split(":", 1)[0] + "/" for w in links)
+        beyond = [(p, "") for p in paths if p.startswith(through)] if through else []
+        if beyond:
+            paths = [p for p in paths if not p.startswith(through)]
         dirty = (listing.read_dirty(self.cache, top, paths, self.contents, live, self.table)
-                 if paths else [])
-        for warning in folders.linked(top):
+                 if paths else []) + beyond
+        for warning in links:
             # An untracked link is named once already, by the listing of git's answer.
             if not any(w.startswith(warning.split(":", 1)[0] + ":") for w in live):
                 live.append(warning)

@@ -81,6 +81,22 @@ def steps(repo: Path, a: str, b: str) -> list[tuple[str, Callable[[], None]]]:
     def through_git_aide() -> None:
         remember(repo, "a memory written by the command line", "--layer", "technical")
 
+    def aide_linked() -> None:  # the same folders, reached through a link now
+        os.rename(repo / ".aide", repo.parent / "aide-linked")
+        os.symlink(repo.parent / "aide-linked", repo / ".aide")
+
+    def aide_unlinked() -> None:
+        (repo / ".aide").unlink()
+        os.rename(repo.parent / "aide-linked", repo / ".aide")
+
+    def layer_linked() -> None:
+        os.rename(repo / MEM / "guidelines", repo.parent / "guidelines-linked")
+        os.symlink(repo.parent / "guidelines-linked", repo / MEM / "guidelines")
+
+    def layer_unlinked() -> None:
+        (repo / MEM / "guidelines").unlink()
+        os.rename(repo.parent / "guidelines-linked", repo / MEM / "guidelines")
+
     def aide_replaced() -> None:  # the watched folders leave; copies take their place
         away = repo.parent / "aide-old"
         os.rename(repo / ".aide", away)
@@ -96,7 +112,9 @@ def steps(repo: Path, a: str, b: str) -> list[tuple[str, Callable[[], None]]]:
             ("delete", delete), ("restore", restore), ("new folder", new_folder),
             ("commit", stage_and_commit), ("folder moved away", rename_folder),
             ("folder moved back", rename_back), ("remember", through_git_aide),
-            ("nothing", lambda: None), (".aide replaced", aide_replaced),
+            ("nothing", lambda: None), (".aide linked", aide_linked),
+            (".aide unlinked", aide_unlinked), ("layer linked", layer_linked),
+            ("layer unlinked", layer_unlinked), (".aide replaced", aide_replaced),
             ("edit in the new .aide", edit_the_copy)]
 
 

@@ -303,6 +303,24 @@ def test_a_symlinked_memories_folder_is_refused_for_writes(repo: Path, tmp_path:
     assert sorted(p.read_bytes() for p in outside.rglob("*.json")) == before
 
 
+@pytest.mark.parametrize("folder", [".aide", MEM, f"{MEM}/technical"])
+def test_no_memory_is_read_through_a_linked_folder(repo: Path, tmp_path: Path,
+                                                   folder: str) -> None:
+    # git lists nothing beyond a link (its files are deleted, to git): the readers say
+    # they skip the link, and skip it, instead of reading the files through it.
+    remember(repo, "lives in the repository", "--layer", "technical")
+    git(repo, "commit", "-qm", "a memory")
+    outside = tmp_path / "moved"
+    (repo / folder).rename(outside)
+    (repo / folder).symlink_to(outside)
+    r = aide(repo, "list", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["memories"] == []
+    assert f"{folder}: a symbolic link" in r.stderr and "skipped" in r.stderr
+    # Nothing is lost: the index holds it still.
+    assert json.loads(aide(repo, "list", "--json", "--cached").stdout)["memories"] != []
+
+
 # -- defect 14: secrets ------------------------------------------------------------------
 
 SECRET_TEXTS = [
