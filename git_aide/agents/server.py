@@ -95,11 +95,10 @@ def _kept(mem: Memory, name: str, a: dict[str, Any], work: Callable[[], Answer],
         mem.counted = list(counted)
         return doc, text
     doc, text = work()
-    # A search adds the documents the index lacked: the answer is kept for the state
-    # it left only if no other process changed the index meanwhile.
+    # A search adds the documents the index lacked: the answer is kept for the state of
+    # the index it left. (A memory file changed meanwhile is an event the next call's
+    # state reads: that state is another, and this answer is not given for it.)
     if state is not None and full_text:
-        if mem.state(False) != state[:-1]:
-            return doc, text
         state = mem.answers.enter((*state[:-1], index_state(mem.context().cache)))
     mem.answers.put(state, key, (doc, text, list(mem.counted), list(mem.said)))
     return doc, text

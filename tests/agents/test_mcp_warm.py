@@ -210,3 +210,44 @@ def test_mentions_follow_hand_edits_while_the_view_stays(repo: Path) -> None:
                 step in ("b names it", "a names it again")), step
     finally:
         srv.close()
+
+
+def test_an_edit_made_while_a_call_works_is_seen_by_the_same_call_next(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The answer is kept for what the call read; a file written while it worked is an
+    # event the next call reads, so the next identical call works it out again.
+    from helpers import in_this_process, served
+
+    from git_aide.agents import server
+    from git_aide.app import answers
+
+    b = remember(repo, "review every migration twice", "--layer", "guidelines",
+                 "--scope", "src/**")["path"]
+    remember(repo, "migrations run in one transaction", "--layer", "technical")
+    git(repo, "commit", "-qm", "memories")
+    in_this_process(repo, monkeypatch)
+    mem = server.Memory()
+    for tool, args, argv, work in (
+            ("aide_search", {"keyword": "migration"}, ["search", "migration"],
+             "search_hits"),
+            ("aide_memories", {}, ["list"], "list_hits"),
+            ("aide_recall", {"paths": [FILE]}, ["recall", FILE], "recall_hits")):
+        served(mem, tool, args)  # warm, and the answer kept
+        real = getattr(answers, work)
+        edits: list[str] = []
+
+        def working(*a: Any, real: Any = real, edits: list[str] = edits, tool: str = tool,
+                    **k: Any) -> Any:
+            got = real(*a, **k)
+            if not edits:
+                edits.append(f"review every migration {len(a)} times ({tool})")
+                edit_by_hand(repo, b, edits[0])
+            return got
+
+        monkeypatch.setattr(answers, work, working)
+        edit_by_hand(repo, b, f"review every migration before {tool}")
+        served(mem, tool, args)  # the call during which the file changes again
+        monkeypatch.setattr(answers, work, real)
+        got = served(mem, tool, args)
+        assert got == aide_ok(repo, *argv, "--json").json(), tool
+        assert edits[0] in whats(got), tool
