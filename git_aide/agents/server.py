@@ -83,9 +83,7 @@ def _kept(mem: Memory, name: str, a: dict[str, Any], work: Callable[[], Answer],
 
     if a.get("rev") is not None:
         return work()
-    state = mem.state(False)
-    if state is not None and full_text:
-        state += (index_state(mem.context().cache),)
+    state = mem.state(full_text)
     key = call_key(name, a, more)
     kept = mem.answers.get(state, key)
     if kept is not None:

@@ -203,6 +203,8 @@ class Memory:
         #: This call's files that may differ from the index, and git's questions
         #: started (`_changes`), once asked.
         self._now: tuple[list[str] | None, Early] | None = None
+        #: The full-text index's stat when the call under way first asked (index_state).
+        self._index_state: Any = None
         #: How many watches were made: a new one's generations start again.
         self._watches = 0
         #: Whether the watch vouched for this call's files (without git status).
@@ -253,9 +255,8 @@ class Memory:
         process added to it or rebuilt it. Every document added renames a new id table
         into place (a new inode), so an unchanged stat is an unchanged index."""
         from git_aide.app import search as sr
-        from git_aide.app.context import index_state
 
-        now = index_state(cache)
+        now = self.index_state()
         if self._index is None:
             self._index = sr.open_index(cache)
             self._index.deferring = True
@@ -264,6 +265,15 @@ class Memory:
             self._index.refresh()
         self._index_seen = now
         return self.context().noticed(self._index)
+
+    def index_state(self) -> Any:
+        """The full-text index's stat (app/context.index_state) as the call under way
+        first saw it: what its answer is kept for, and what its reads were of."""
+        if self._index_state is None:
+            from git_aide.app.context import index_state
+
+            self._index_state = index_state(self.context().cache)
+        return self._index_state
 
     def semantic(self, repo: Repo, cache: Cache) -> Semantic:
         """The model's state, kept between calls (loaded once); made anew when
@@ -289,6 +299,7 @@ class Memory:
 
             self.uncounted.append((ctx.cache, self.counted, now()))
         self._now = None
+        self._index_state = None
         self.counted = []
         self.said = []
         return ctx.take_notices() if ctx is not None else []
@@ -422,9 +433,7 @@ class Memory:
             return None
         state: tuple[Any, ...] = (self._config.sig, self._watches, self._watch.generation)
         if full_text:
-            from git_aide.app.context import index_state
-
-            state += (index_state(self.context().cache),)
+            state += (self.index_state(),)
         return state
 
     def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:
