@@ -230,7 +230,16 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
                 return small
         return {"truncated": True,
                 "more": {k: len(v) for k, v in lists if v}}
-    n = _largest(lambda m: m <= most and sized(make(m)) <= budget, total)
+    # The frame (the ids and counts left out, the hint) most often takes the room of an
+    # item or two: the largest cut that fits is sought down from `most` a few steps
+    # first, then halving (sizes grow with n: either finds the same).
+    n = most
+    for _ in range(3):
+        if n <= 0 or sized(make(n)) <= budget:
+            break
+        n -= 1
+    else:
+        n = _largest(lambda m: sized(make(m)) <= budget, n)
     if n == 0 and total:
         first = next(items[0] for _, items in lists if items)
         if isinstance(first, dict):

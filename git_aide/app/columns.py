@@ -89,6 +89,9 @@ class Columns:
         self.known: tuple[int, Any, Any, Any, Any, Any, Any] | None = None
         #: By place, its layer's index in core.memory.LAYERS.
         self.layer: Any = None
+        #: By place, -1, but while firsts() runs (a search's head numbered there): made
+        #: once, as a view of 100,000 would take longer to make than to search.
+        self._slot: Any = None
 
     def steps(self) -> Iterator[None]:
         """Make the columns, in steps of about a ms."""
@@ -177,8 +180,6 @@ class Columns:
         if made != related.known()[0] or not has[head].all():
             return None
         count = len(head)
-        slot = np.full(len(has), -1, dtype=np.int64)
-        slot[head] = np.arange(count)
         begin, end = starts[head], starts[head + 1]
         lengths = end - begin
         total = int(lengths.sum())
@@ -186,10 +187,17 @@ class Columns:
         if not total:
             return none, none, np.empty(0), np.empty(0, dtype=np.bool_)
         owner = np.repeat(np.arange(count), lengths)
-        # Each owner's candidates in turn: where its run starts, then one by one.
-        within = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        at = np.repeat(begin, lengths) + within
-        j = slot[places[at]]
+        # Each owner's candidates in turn: its run's start in `places`, less where the
+        # run starts among all of them, plus the place in all of them.
+        at = np.repeat(begin - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
+        slot = self._slot
+        if slot is None or len(slot) != len(has):
+            slot = self._slot = np.full(len(has), -1, dtype=np.int64)
+        slot[head] = np.arange(count)
+        try:
+            j = slot[places[at]]
+        finally:
+            slot[head] = -1
         mine = personal[head]
         # The first candidate among the head of the same sharing decides (related.among).
         hit = np.flatnonzero((j >= 0) & (mine[j] == mine[owner]))
