@@ -73,6 +73,11 @@ class Columns:
         #: Each table's documents' places (-1: a blob not in the view), by the table's
         #: path (its file's contents never change), with the table's size.
         self.docs: dict[str, tuple[int, Any]] = {}
+        #: Each table's documents of blobs not in the view, by blob, by the table's path
+        #: (the pending table's made anew each call): a hand edit's blob is found there
+        #: without reading the blob of every such document a search meets (an index
+        #: keeps the documents of every text a memory once had).
+        self.strays: dict[str, dict[str, list[int]]] = {}
         #: The jobs placing a large table's documents between calls, by its path.
         self._placing: dict[str, Any] = {}
         #: The places of the documents of the tables on disk: (the tables, the places
@@ -222,6 +227,7 @@ class Columns:
                 job = self._placing[table.path] = later.Later(lambda: self.place_steps(table))
             later.want(job)
             return None
+        self.strays[table.path] = {}
         places = self._places_of(table, 0, table.n)
         if table.path != "<pending>":
             self.docs[table.path] = (table.n, places)
@@ -233,6 +239,7 @@ class Columns:
         if got is not None and got[0] == table.n:
             return
         parts = []
+        self.strays[table.path] = {}
         for at in range(0, table.n, STEP):
             parts.append(self._places_of(table, at, min(at + STEP, table.n)))
             yield
@@ -241,8 +248,23 @@ class Columns:
 
     def _places_of(self, table: Table, start: int, end: int) -> Any:
         raw, w, get = table.blobs, table.width, self.first.get
-        return np.array([get(raw[w * d:w * d + w].hex(), -1) for d in range(start, end)],
-                        dtype=np.int64)
+        places = np.array([get(raw[w * d:w * d + w].hex(), -1) for d in range(start, end)],
+                          dtype=np.int64)
+        strays = self.strays[table.path]
+        for d in (np.flatnonzero(places < 0) + start).tolist():
+            strays.setdefault(raw[w * d:w * d + w].hex(), []).append(d)
+        return places
+
+    def laid_docs(self, tables: Tables, blobs: dict[str, int]) -> list[tuple[int, int]]:
+        """(document, place) of each document of a collection placed at -1 (a blob not
+        in the view) whose blob is one of `blobs` (blob -> its place)."""
+        out = []
+        for t, start in zip(tables.tables, tables.starts, strict=True):
+            strays = self.strays.get(t.path)
+            if strays:
+                out += [(start + d, at) for blob, at in blobs.items()
+                        for d in strays.get(blob, ())]
+        return out
 
     def places(self, tables: Tables) -> Any:
         """The places of every document of a collection, or None (a table not placed).
@@ -256,6 +278,7 @@ class Columns:
             now = {t.path for t in disk}
             for path in [p for p in self.docs if p not in now]:
                 del self.docs[path]
+                self.strays.pop(path, None)
             for path in [p for p in self._placing if p not in now]:
                 del self._placing[path]
             parts = [self.table_places(t) for t in disk]
@@ -473,18 +496,24 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
         return None
     from git_aide.cache.arrays import cut
 
+    laid_docs = cols.laid_docs(tables, laid.blobs) if laid.blobs else []
     n = len(scored.docs)
     want = max(limit * 3, 60)
     while True:
         order = cut(scored, want)
         docs = scored.docs[order]
         places = everywhere[docs]
+        gone: Any = ()
         if laid.dropped is not None:
-            places[laid.dropped[places]] = -1
+            # The documents of paths the working tree replaced (not those of no place).
+            gone = np.flatnonzero(laid.dropped[places] & (places >= 0))
+            places[gone] = -1
         if laid.blobs:
-            outside = np.flatnonzero(places < 0)
-            if len(outside):
-                for i, blob in zip(outside.tolist(), tables.blobs_of(docs[outside].tolist()),
+            # A laid file's blob is a document of no place, or one of a path replaced.
+            for doc, at in laid_docs:
+                places[docs == doc] = at
+            if len(gone):
+                for i, blob in zip(gone.tolist(), tables.blobs_of(docs[gone].tolist()),
                                    strict=True):
                     places[i] = laid.blobs.get(blob, -1)
         kept = places >= 0

@@ -144,6 +144,36 @@ def test_after_edits_the_columns_still_rank_as_the_entries_do(store: Path) -> No
     same_as_the_command_line(mem, store)
 
 
+def test_a_text_a_memory_had_before_is_found_again(store: Path) -> None:
+    # The index keeps the documents of every text a memory had: put back, a file's
+    # text is a document of no place in the view (Columns.strays).
+    mem = server.Memory()
+    warm(mem)
+    files = sorted((store / ".aide" / "memories").rglob("*.json"))
+    ledger = [p for p in files if "ledger" in p.read_text()]
+    original = ledger[0].read_bytes()
+    data = json.loads(original)
+    data.update(what="refunds go through the ledger twice", updated_at=DATES[2])
+    edited = json.dumps(data).encode()
+    ledger[0].write_bytes(edited)
+    assert both_ways(mem, "ledger")[0] == both_ways(mem, "ledger")[1]
+    with mem.lock:
+        assert mem.pending() and mem._index is not None
+        mem._index.write_pending()  # the edited text is a document on disk now
+    broken = b'{"what": "not a memory any more"'
+    for text in (broken, edited, original, edited):
+        ledger[0].write_bytes(text)
+        fast, slow = both_ways(mem, "ledger")
+        assert fast is not None and fast == slow, text[:30]
+        paths = [p for p, _s in fast]
+        assert (str(ledger[0].relative_to(store)) in paths) == (text != broken), paths
+    ledger[1].unlink()  # a path replaced by none
+    fast, slow = both_ways(mem, "ledger")
+    assert fast is not None and fast == slow
+    assert str(ledger[1].relative_to(store)) not in [p for p, _s in fast]
+    same_as_the_command_line(mem, store)
+
+
 def test_a_blob_at_two_places_is_left_to_the_slow_way(store: Path) -> None:
     # A preference that does not say whether it is shared, kept both shared and personal
     # (the personal file, which git ignores, laid over the view): one blob at two places,
