@@ -113,6 +113,15 @@ def build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
     return warnings, rows
 
 
+#: What parse_few() read of a file, by (path, blob id): its metadata and bytes (a blob
+#: id names its bytes). A long-lived process lays the same files that differ from the
+#: index over its view at every call (personal memories never are in the index), and
+#: reads, hashes and parses each once.
+_FEW: dict[tuple[str, str], tuple[tuple[Any, ...], bytes]] = {}
+#: More kept than this and they are forgotten.
+MOST_FEW = 1024
+
+
 def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, bytes],
               warnings: list[str]) -> tuple[list[str], list[Group]]:
     """The checks of build(), on a few files read from disk, grouped by scope: for a few
@@ -120,21 +129,27 @@ def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, byte
     by_scope: dict[str | None, list[Row]] = {}
     seen: dict[str, str] = {}
     for path, blob in pairs:
-        data = contents.get(blob) or read_again(repo, path, blob)
-        try:
-            parsed = memory.parse(data, path)
-            meta = meta_of(parsed)
-        except memory.MemoryFormatError as e:
-            warnings.append(f"{path}: {e.field + ': ' if e.field else ''}{e}; skipped")
-            continue
+        got = _FEW.get((path, blob))
+        if got is None:
+            data = contents.get(blob) or read_again(repo, path, blob)
+            try:
+                parsed = memory.parse(data, path)
+                meta = meta_of(parsed)
+            except memory.MemoryFormatError as e:
+                warnings.append(f"{path}: {e.field + ': ' if e.field else ''}{e}; skipped")
+                continue
+            # Parsed already: a long-lived process shows a hand-edited file without
+            # parsing (and hashing) it again.
+            keep_record(path, blob, parsed)
+            if len(_FEW) >= MOST_FEW:
+                _FEW.clear()
+            _FEW[(path, blob)] = got = (meta, data)
+        meta, data = got
         problem = _misfit(path, meta, seen)
         if problem:
             warnings.append(problem)
             continue
         seen[meta[UUID]] = path
-        # Parsed already: a long-lived process shows a hand-edited file without parsing
-        # (and hashing) it again.
-        keep_record(path, blob, parsed)
         scope = None if scopes.is_project_wide(meta[SCOPE]) else meta[SCOPE]
         by_scope.setdefault(scope, []).append((path, blob, meta, data))
     return warnings, [(None if s is None else scopes.compile_scope(s), rows)
