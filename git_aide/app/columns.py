@@ -427,11 +427,12 @@ def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
     got = cols.firsts(head[view])
     if got is None:
         return None
-    # older -> (how alike, the newer's age, the newer, whether it supersedes)
-    best: dict[int, tuple[float, tuple[str, str], int, bool]] = {}
-    for o, j, sim, ok in zip(view[got[0]].tolist(), view[got[1]].tolist(), got[2].tolist(),
-                             got[3].tolist(), strict=True):
-        best[o] = (sim, age(entries[j]), j, ok)
+    # older -> (how alike, the newer, whether it supersedes); the newer's age (which
+    # decides between two as alike) is read only then.
+    best: dict[int, tuple[float, int, bool]] = dict(zip(
+        view[got[0]].tolist(),
+        zip(got[2].tolist(), view[got[1]].tolist(), got[3].tolist(), strict=True),
+        strict=True))
     layers = cols.layer[np.minimum(head, n)]
     known = cols.known
     assert known is not None  # firsts() answered
@@ -456,13 +457,18 @@ def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
             if sim < supersede.WORDS or not overlap(mine.compiled, entries[y].compiled):
                 continue
             older, newer = older_newer(entries, lay, y)
-            rank = (sim, age(entries[newer]))
             kept = best.get(older)
-            if kept is not None and kept[2] != newer and kept[:2] == rank:
-                return None  # two as close: which is kept is the slow way's to say
-            if kept is None or rank > kept[:2]:
-                best[older] = (*rank, newer, supersede.passes(entries[older], entries[newer]))
-    return np.array([o for o, (_s, _a, _n, ok) in best.items() if ok], dtype=np.int64)
+            if kept is not None and kept[0] == sim:
+                # As alike: the newer newer is kept (duplicates.pairs' order).
+                was, now = age(entries[kept[1]]), age(entries[newer])
+                if kept[1] != newer and was == now:
+                    return None  # two as close: which is kept is the slow way's to say
+                if now <= was:
+                    continue
+            elif kept is not None and kept[0] > sim:
+                continue
+            best[older] = (sim, newer, supersede.passes(entries[older], entries[newer]))
+    return np.array([o for o, (_s, _n, ok) in best.items() if ok], dtype=np.int64)
 
 
 def place(every: list[Entry], tables: Tables) -> Iterator[None]:

@@ -14,6 +14,7 @@ whole search by a command that runs once.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Container, Iterable
 
 import numpy as np
@@ -42,6 +43,17 @@ def scores(tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
     order of the terms, as that dict's do."""
     total, hit = _zeros(tables.count)
     for field, weight, start, t, raw in tables.matching(terms):
+        if len(raw[0]) <= _FEW_BYTES:
+            # A few documents (a pending table's, a rare word's): the same operations
+            # on Python's floats, which are numpy's, without numpy's cost per call.
+            lengths = t.lengths
+            field_codes = t.codes[field] if weight.scorable else b""
+            for d, f in zip(array("I", raw[0]), array("I", raw[1]), strict=True):
+                got = (weight.of(float(f), float(lengths[field_codes[d]])) if weight.scorable
+                       else float(f) * weight.boost)
+                total[start + d] += got
+                hit[start + d] = True
+            continue
         docs = np.frombuffer(raw[0], dtype=np.uint32).astype(np.intp)
         freqs = np.frombuffer(raw[1], dtype=np.uint32)
         if not weight.scorable:
@@ -60,6 +72,9 @@ def scores(tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
     hit[matched] = False
     return out
 
+
+#: Postings of at most this many bytes (4 a document) are scored in Python.
+_FEW_BYTES = 4 * 8
 
 #: The sums and marks of the last collection's size, zeros again after each query: a
 #: long-lived process asks of nearly the same collection every time, and new zeros of
