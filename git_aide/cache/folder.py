@@ -38,6 +38,8 @@ MAX_PACKS = 12
 #: Stat entries younger than this (seconds) are not trusted: the file may change again
 #: within the file system's timestamp granularity without changing its stat.
 RACY_SECONDS = 2.0
+#: The stat tables read last, by file: (its stat then, the table).
+_STAT_TABLES: dict[str, tuple[tuple[int, ...], dict[str, tuple[int, int, int, int, str]]]] = {}
 
 
 class Cache(Folder):
@@ -226,8 +228,15 @@ class Cache(Folder):
             self.write({"file": index_file, "sig": sig, "rows": rows}, "index")
 
     def stat_table(self, worktree: str) -> dict[str, tuple[int, int, int, int, str]]:
-        """path -> (size, mtime_ns, inode, ctime_ns, blob id) for one working tree."""
+        """path -> (size, mtime_ns, inode, ctime_ns, blob id) for one working tree (the
+        caller must not change it: a long-lived process is given the one it read last
+        while the file's stat is the same; each write renames a new file in)."""
         name = _worktree_file(worktree)
+        path = self._path(name)
+        sig = stat_sig(path)
+        got = _STAT_TABLES.get(path)
+        if got is not None and sig is not None and got[0] == sig:
+            return got[1]
         payload = self.read(name)
         if payload is None:
             return {}
@@ -235,9 +244,14 @@ class Cache(Folder):
         if not (isinstance(table, dict) and all(
                 isinstance(v, tuple) and len(v) == 5 and isinstance(v[4], str)
                 for v in table.values())):
-            self.damaged(self._path(name))
+            self.damaged(path)
             return {}
-        return table if payload.get("worktree") == worktree else {}
+        if payload.get("worktree") != worktree:
+            return {}
+        if sig is not None:
+            # Taken before the read: a file renamed in meanwhile has another stat.
+            _STAT_TABLES[path] = (sig, table)
+        return table
 
     def put_stat_table(self, worktree: str, table: dict[str, tuple[int, int, int, int, str]]
                        ) -> None:
