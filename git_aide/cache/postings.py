@@ -117,6 +117,15 @@ def build(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
 def _parts(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
            ) -> tuple[int, bytes, dict[str, bytes], dict[str, tuple[bytes, bytes]]]:
     """A batch's count, blob ids, length codes and postings, as a table holds them."""
+    n, blobs, codes = _frame(batch, scorable, quantize)
+    return n, blobs, codes, {_key(field, t): (d.tobytes(), f.tobytes())
+                             for field, terms in batch.posts.items()
+                             for t, (d, f) in terms.items()}
+
+
+def _frame(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
+           ) -> tuple[int, bytes, dict[str, bytes]]:
+    """A batch's count, blob ids and length codes, as a table holds them."""
     byte_of = quantize[0]
     n = len(batch.blobs)
     codes: dict[str, bytes] = {}
@@ -125,9 +134,7 @@ def _parts(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
             lengths = batch.lengths.get(f, ())
             codes[f] = bytes(byte_of(v) if v else 0 for v in lengths).ljust(n, b"\0")
     blobs = b"".join(bytes.fromhex(b) for b in batch.blobs)
-    return n, blobs, codes, {_key(field, t): (d.tobytes(), f.tobytes())
-                             for field, terms in batch.posts.items()
-                             for t, (d, f) in terms.items()}
+    return n, blobs, codes
 
 
 #: Whoosh's byte -> length table, by the function that gives it (worked out once).
@@ -145,7 +152,7 @@ def in_memory(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
               quantize: tuple[Any, Any], totals: dict[str, int]) -> Table:
     """build()'s table, made in memory and never encoded: a warm server makes one for
     the documents it keeps pending (pending.py), anew after each hand edit."""
-    n, blobs, codes, posts = _parts(batch, scorable, quantize)
+    n, blobs, codes = _frame(batch, scorable, quantize)
     table = MemoryTable.__new__(MemoryTable)
     table.path = "<pending>"
     table.n = n
@@ -156,9 +163,10 @@ def in_memory(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
     table.boosts = boosts
     table.scorable = scorable
     table.lengths = _lengths_of(quantize[1])
-    table.posts = posts
-    # Held, not copied: a warm server's analysis keeps the stem of every word it met,
-    # which grows with each hand edit, and a word's stem is the same whoever met it.
+    # Held, not copied: a search asks for a few of the terms (as bytes then), and a
+    # warm server's analysis keeps the stem of every word it met, which grows with
+    # each hand edit (a word's stem is the same whoever met it).
+    table.posts = batch.posts
     table.stems = batch.stems
     return table
 
@@ -283,23 +291,32 @@ class Table:
 
 
 class MemoryTable(Table):
-    """A table made in memory (in_memory()): its postings, and the stems of its words."""
+    """A table made in memory (in_memory()): its batch's postings and stems."""
 
     __slots__ = ("posts", "stems")
 
-    #: Each postings key a bucket would hold and its postings.
-    posts: dict[str, Any]
+    #: field -> term -> (documents, frequencies), as Batch.posts holds them.
+    posts: dict[str, dict[str, tuple[array[int], array[int]]]]
     #: word -> its stem, for (at least) every plain word of the documents.
     stems: dict[str, str]
 
-    def _find(self, key: str) -> Any:
-        if key.startswith(_STEM):
-            return self.stems.get(key[1:])
-        return self.posts.get(key)
+    def stem(self, word: str) -> str | None:
+        """The stem of a plain word, or None."""
+        return self.stems.get(word)
+
+    def raw(self, field: str, term: str) -> tuple[bytes, bytes] | None:
+        """(documents, frequencies) of a term in a field, as a table file holds them."""
+        got = self.posts.get(field)
+        found = None if got is None else got.get(term)
+        return None if found is None else (found[0].tobytes(), found[1].tobytes())
 
     def everything(self) -> dict[str, Any]:
         """Every posting list, and every word's stem."""
-        return {**self.posts, **{_STEM + w: stem for w, stem in self.stems.items()}}
+        out: dict[str, Any] = {_key(field, t): (d.tobytes(), f.tobytes())
+                               for field, terms in self.posts.items()
+                               for t, (d, f) in terms.items()}
+        out.update((_STEM + w, stem) for w, stem in self.stems.items())
+        return out
 
     def close(self) -> None:
         """Nothing to unmap."""
