@@ -225,6 +225,7 @@ def test_an_edit_made_while_a_call_works_is_seen_by_the_same_call_next(
                  "--scope", "src/**")["path"]
     remember(repo, "migrations run in one transaction", "--layer", "technical")
     git(repo, "commit", "-qm", "memories")
+    time.sleep(SETTLE)  # the config's files old enough to be trusted: answers are kept
     in_this_process(repo, monkeypatch)
     mem = server.Memory()
     for tool, args, argv, work in (
