@@ -118,9 +118,14 @@ def _parts(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
            ) -> tuple[int, bytes, dict[str, bytes], dict[str, tuple[bytes, bytes]]]:
     """A batch's count, blob ids, length codes and postings, as a table holds them."""
     n, blobs, codes = _frame(batch, scorable, quantize)
-    return n, blobs, codes, {_key(field, t): (d.tobytes(), f.tobytes())
-                             for field, terms in batch.posts.items()
-                             for t, (d, f) in terms.items()}
+    return n, blobs, codes, _as_bytes(batch.posts)
+
+
+def _as_bytes(posts: dict[str, dict[str, tuple[array[int], array[int]]]]
+              ) -> dict[str, tuple[bytes, bytes]]:
+    """A batch's postings by key, as a table holds them."""
+    return {_key(field, t): (d.tobytes(), f.tobytes())
+            for field, terms in posts.items() for t, (d, f) in terms.items()}
 
 
 def _frame(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
@@ -312,9 +317,7 @@ class MemoryTable(Table):
 
     def everything(self) -> dict[str, Any]:
         """Every posting list, and every word's stem."""
-        out: dict[str, Any] = {_key(field, t): (d.tobytes(), f.tobytes())
-                               for field, terms in self.posts.items()
-                               for t, (d, f) in terms.items()}
+        out: dict[str, Any] = dict(_as_bytes(self.posts))
         out.update((_STEM + w, stem) for w, stem in self.stems.items())
         return out
 
