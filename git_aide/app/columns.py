@@ -227,7 +227,6 @@ class Columns:
                 job = self._placing[table.path] = later.Later(lambda: self.place_steps(table))
             later.want(job)
             return None
-        self.strays[table.path] = {}
         places = self._places_of(table, 0, table.n)
         if table.path != "<pending>":
             self.docs[table.path] = (table.n, places)
@@ -239,7 +238,6 @@ class Columns:
         if got is not None and got[0] == table.n:
             return
         parts = []
-        self.strays[table.path] = {}
         for at in range(0, table.n, STEP):
             parts.append(self._places_of(table, at, min(at + STEP, table.n)))
             yield
@@ -250,7 +248,9 @@ class Columns:
         raw, w, get = table.blobs, table.width, self.first.get
         places = np.array([get(raw[w * d:w * d + w].hex(), -1) for d in range(start, end)],
                           dtype=np.int64)
-        strays = self.strays[table.path]
+        # Placed from the first document on: the strays of any placing before are
+        # forgotten.
+        strays = self.strays[table.path] = {} if start == 0 else self.strays[table.path]
         for d in (np.flatnonzero(places < 0) + start).tolist():
             strays.setdefault(raw[w * d:w * d + w].hex(), []).append(d)
         return places
