@@ -116,11 +116,16 @@ def test_the_columns_rank_as_the_entries_do(store: Path) -> None:
     same_as_the_command_line(mem, store)
 
 
-def test_after_edits_the_columns_still_rank_as_the_entries_do(store: Path) -> None:
+def warm_ledger(store: Path) -> tuple[server.Memory, list[Path]]:
+    """A warm server, and the files of the memories that name the ledger."""
     mem = server.Memory()
     warm(mem)
     files = sorted((store / ".aide" / "memories").rglob("*.json"))
-    ledger = [p for p in files if "ledger" in p.read_text()]
+    return mem, [p for p in files if "ledger" in p.read_text()]
+
+
+def test_after_edits_the_columns_still_rank_as_the_entries_do(store: Path) -> None:
+    mem, ledger = warm_ledger(store)
     # Edited (a date of its own, between the view's: an odd place in the column), removed,
     # and new.
     data = json.loads(ledger[0].read_text())
@@ -147,10 +152,7 @@ def test_after_edits_the_columns_still_rank_as_the_entries_do(store: Path) -> No
 def test_a_text_a_memory_had_before_is_found_again(store: Path) -> None:
     # The index keeps the documents of every text a memory had: put back, a file's
     # text is a document of no place in the view (Columns.strays).
-    mem = server.Memory()
-    warm(mem)
-    files = sorted((store / ".aide" / "memories").rglob("*.json"))
-    ledger = [p for p in files if "ledger" in p.read_text()]
+    mem, ledger = warm_ledger(store)
     original = ledger[0].read_bytes()
     data = json.loads(original)
     data.update(what="refunds go through the ledger twice", updated_at=DATES[2])
