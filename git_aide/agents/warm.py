@@ -98,10 +98,21 @@ class ConfigFiles:
         self.more: set[str] = set()
         #: Their stat when the config was last read; None: read it again.
         self.sig: tuple[Any, ...] | None = None
+        #: The files to stat, sorted, and what they were worked out from (the
+        #: repository's folders, the current directory, the environment's settings):
+        #: worked out again only when one of these changes, not at every call.
+        self._names: tuple[tuple[Any, ...], list[str]] | None = None
 
     def current(self, repo: Repo) -> tuple[Any, ...] | None:
         """The files' stat now; None when one changed too lately to be trusted."""
-        names = sorted(set(config_files(repo)) | self.more)
+        env = os.environ
+        key = (repo.common_dir, repo.git_dir, os.getcwd(), len(self.more),
+               *map(env.get, ("GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME",
+                              "HOME")))
+        if self._names is None or self._names[0] != key:
+            # (self.more only grows: its size tells it changed.)
+            self._names = (key, sorted(set(config_files(repo)) | self.more))
+        names = self._names[1]
         sigs = tuple(stat_sig(n) for n in names)
         now = time.time()
         if any(s is not None and now - max(s[1], s[3]) / 1e9 < RACY_SECONDS for s in sigs):

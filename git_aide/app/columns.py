@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -97,6 +97,19 @@ class Columns:
         #: By place, -1, but while firsts() runs (a search's head numbered there): made
         #: once, as a view of 100,000 would take longer to make than to search.
         self._slot: Any = None
+        #: The last answer of firsts(): (which making of the candidates, the head as
+        #: bytes, the answer); a search asked again after a hand edit has the same head
+        #: of the view's memories.
+        self._firsts: tuple[int, bytes, Any] | None = None
+        #: Each word of the view's memories (duplicates.word_set) numbered, and by place
+        #: where its memory's numbers start in `word_ids` (one more: where they end).
+        self.vocab: dict[str, int] = {}
+        self.word_at: Any = None
+        self.word_ids: Any = None
+        #: By word number, False, but while alike() counts (a memory's words marked).
+        self._mark: Any = None
+        #: alike()'s last answers, by (blob, places).
+        self._alike: dict[tuple[str, bytes], Any] = {}
 
     def steps(self) -> Iterator[None]:
         """Make the columns, in steps of about a ms."""
@@ -126,6 +139,57 @@ class Columns:
             setattr(self, name + "s", distinct)
         self._plain = Laid(None, [], {}, (self.date, self.uuid, self.path))
         yield from self._candidates()
+        yield from self._numbered()
+
+    def _numbered(self) -> Iterator[None]:
+        """Number the words of every memory, for alike()."""
+        every, n, vocab = self.every, len(self.every), self.vocab
+        number = vocab.setdefault
+        starts = array("q", bytes(8 * (n + 1)))
+        ids = array("i")
+        for at in range(0, n, STEP // 4):
+            for i, e in enumerate(every[at:at + STEP // 4], at):
+                starts[i] = len(ids)
+                ids.extend([number(w, len(vocab)) for w in word_set(e, keep=False)])
+            yield
+        starts[n] = len(ids)
+        self.word_at = np.frombuffer(starts, dtype=np.int64)
+        self.word_ids = (np.frombuffer(ids, dtype=np.int32) if ids
+                         else np.empty(0, dtype=np.int32))
+        self._mark = np.zeros(len(vocab) + 1, dtype=np.bool_)
+
+    def alike(self, words: frozenset[str], at: Any, blob: str) -> Any:
+        """duplicates.jaccard of `words` (not empty: those of `blob`) and the words of the
+        memory at each of these places, as floats (the same: a quotient of the same
+        whole numbers). Kept for a few: a file laid over the view is laid at every
+        call, and often compared with the same memories again."""
+        key = (blob, at.tobytes())
+        got = self._alike.get(key)
+        if got is None:
+            got = self._alike_of(words, at)
+            if len(self._alike) >= 8:
+                self._alike.clear()
+            self._alike[key] = got
+        return got
+
+    def _alike_of(self, words: frozenset[str], at: Any) -> Any:
+        begin = self.word_at[at]
+        lengths = self.word_at[at + 1] - begin
+        total = int(lengths.sum())
+        if not total:
+            return np.zeros(len(at))
+        # Each memory's numbers in turn, as in firsts().
+        where = np.repeat(begin - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
+        owner = np.repeat(np.arange(len(at)), lengths)
+        get = self.vocab.get
+        mine = [i for i in map(get, words) if i is not None]
+        mark = self._mark
+        mark[mine] = True
+        try:
+            shared = np.bincount(owner, weights=mark[self.word_ids[where]], minlength=len(at))
+        finally:
+            mark[mine] = False
+        return shared / (len(words) + lengths - shared)
 
     def _candidates(self) -> Iterator[None]:
         """Read what rank/related.py worked out for the view (each memory's candidates,
@@ -184,6 +248,17 @@ class Columns:
         made, has, personal, starts, places, passes, sims = self.known
         if made != related.known()[0] or not has[head].all():
             return None
+        key = head.tobytes()
+        kept = self._firsts
+        if kept is not None and kept[0] == made and kept[1] == key:
+            return kept[2]  # type: ignore[no-any-return]
+        got = self._first_of(head)
+        self._firsts = (made, key, got)
+        return got
+
+    def _first_of(self, head: Any) -> tuple[Any, Any, Any, Any]:
+        assert self.known is not None  # firsts() asked
+        _made, has, personal, starts, places, passes, sims = self.known
         count = len(head)
         begin, end = starts[head], starts[head + 1]
         lengths = end - begin
@@ -415,7 +490,21 @@ def make(every: list[Entry], first: dict[str, int]) -> Iterator[None]:
     _LAST[:] = [cols]
 
 
-def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
+class _At:
+    """The entries at a search's places, by index, each read when asked (_with_laid
+    reads few of the window's)."""
+
+    __slots__ = ("entry", "at")
+
+    def __init__(self, entry: Callable[[int], Entry], at: list[int]) -> None:
+        self.entry = entry
+        self.at = at
+
+    def __getitem__(self, i: int) -> Entry:
+        return self.entry(self.at[i])
+
+
+def _with_laid(cols: Columns, head: Any, entries: Any) -> Any:
     """The olders of supersede.superseded(entries) (indices into `head`, the places of
     `entries`) when some are files laid over the view: the view's memories' closest
     newer one among them read from the columns (Columns.firsts), each laid memory
@@ -449,11 +538,13 @@ def _with_laid(cols: Columns, head: Any, entries: list[Entry]) -> Any:
         # Those of its layer and sharing: the view's from the columns, the laid ones'
         # from their entries.
         group = np.flatnonzero((layers == LAYERS.index(mine.layer)) & (personal == own)
-                               & (head < n)).tolist()
-        group += [y for y in laid_at if y != lay
+                               & (head < n))
+        sims = cols.alike(words, head[group], mine.blob)
+        near = sims >= supersede.WORDS
+        alike = list(zip(group[near].tolist(), sims[near].tolist(), strict=True))
+        alike += [(y, jaccard(words, word_set(entries[y]))) for y in laid_at if y != lay
                   and entries[y].layer == mine.layer and is_personal(entries[y].path) == own]
-        for y in group:
-            sim = jaccard(words, word_set(entries[y]))
+        for y, sim in alike:
             if sim < supersede.WORDS or not overlap(mine.compiled, entries[y].compiled):
                 continue
             older, newer = older_newer(entries, lay, y)
@@ -557,7 +648,7 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
         if found is not None:
             ahead = found[:, 0]
     else:
-        ahead = _with_laid(cols, head, [entry(p) for p in at[:window]])
+        ahead = _with_laid(cols, head, _At(entry, at))
     if ahead is not None:
         # The superseded are those whose uuid an older of a pair has.
         uuids = laid.uuid[head]

@@ -19,7 +19,7 @@ from collections.abc import Container, Iterable
 
 import numpy as np
 
-from git_aide.cache.postings import Tables
+from git_aide.cache.postings import K1, Tables
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def scores(tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
     """Tables.scores, as arrays: each document's score adds each matching term's in the
     order of the terms, as that dict's do."""
     total, hit = _zeros(tables.count)
-    for field, weight, start, t, raw in tables.matching(terms):
+    for field, term, weight, start, t, raw in tables.matching(terms):
         if len(raw[0]) <= _FEW_BYTES:
             # A few documents (a pending table's, a rare word's): the same operations
             # on Python's floats, which are numpy's, without numpy's cost per call.
@@ -54,15 +54,8 @@ def scores(tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
                 total[start + d] += got
                 hit[start + d] = True
             continue
-        docs = np.frombuffer(raw[0], dtype=np.uint32).astype(np.intp)
-        freqs = np.frombuffer(raw[1], dtype=np.uint32)
-        if not weight.scorable:
-            got = freqs.astype(np.float64) * weight.boost
-        else:
-            codes = np.frombuffer(t.codes[field], dtype=np.uint8)[docs]
-            got = weight.of(freqs.astype(np.float64), _lengths(t.lengths)[codes])
-        if start:
-            docs += start
+        _t, docs, weighted, top, lengths = _postings(t, field, term, start, weight, raw)
+        got = weight.weighed(weighted, top, lengths) if weight.scorable else weighted
         # A document is in a term's postings once: no index repeats in one add.
         total[docs] += got
         hit[docs] = True
@@ -75,6 +68,41 @@ def scores(tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
 
 #: Postings of at most this many bytes (4 a document) are scored in Python.
 _FEW_BYTES = 4 * 8
+
+#: A table's postings of a term as arrays (the table, its documents numbered in the
+#: collection, f * boost, f * boost * (K1 + 1), and the field's lengths; postings.Weight),
+#: by (the table's id, field, term, where its documents start, the boost): what scoring
+#: them needs that the pending documents do not change (they change a term's idf and a
+#: field's mean length at each call). A table on disk never changes; the pending table,
+#: new at each call, is not kept.
+_POSTINGS: dict[tuple[Any, ...], tuple[Any, Any, Any, Any, Any]] = {}
+#: How many postings _POSTINGS holds (about 32 bytes each) before it starts again.
+_POSTINGS_MOST = 1_000_000
+_held = [0]
+
+
+def _postings(t: Any, field: str, term: str, start: int, weight: Any,
+              raw: tuple[bytes, bytes]) -> tuple[Any, Any, Any, Any, Any]:
+    key = (id(t), field, term, start, weight.boost)
+    got = _POSTINGS.get(key)
+    if got is not None and got[0] is t:
+        return got
+    docs = np.frombuffer(raw[0], dtype=np.uint32).astype(np.intp)
+    weighted = np.frombuffer(raw[1], dtype=np.uint32).astype(np.float64) * weight.boost
+    lengths = top = None
+    if weight.scorable:
+        top = weighted * (K1 + 1)
+        lengths = _lengths(t.lengths)[np.frombuffer(t.codes[field], dtype=np.uint8)[docs]]
+    if start:
+        docs += start
+    got = (t, docs, weighted, top, lengths)
+    if t.path != "<pending>":
+        if _held[0] + len(docs) > _POSTINGS_MOST:
+            _POSTINGS.clear()
+            _held[0] = 0
+        _POSTINGS[key] = got
+        _held[0] += len(docs)
+    return got
 
 #: The sums and marks of the last collection's size, zeros again after each query: a
 #: long-lived process asks of nearly the same collection every time, and new zeros of

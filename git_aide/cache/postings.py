@@ -200,11 +200,15 @@ def _encode(n: int, blobs: bytes, codes: dict[str, bytes],
     return b"".join([codec.frame(KIND, FORMAT, header), *data])
 
 
+#: How many bytes of postings a table keeps once asked (Table.raw) before it starts again.
+ASKED_BYTES = 4 << 20
+
+
 class Table:
     """One table file, mapped: its documents, and its postings found bucket by bucket."""
 
     __slots__ = ("path", "n", "blobs", "codes", "totals", "boosts", "scorable", "lengths",
-                 "_offsets", "_crcs", "_map", "_base", "width", "_sound")
+                 "_offsets", "_crcs", "_map", "_base", "width", "_sound", "_asked", "_held")
 
     def __init__(self, path: str, data: bytes | None = None) -> None:
         #: Where it is (or what it stands for, when `data` holds it in memory).
@@ -248,6 +252,11 @@ class Table:
         #: (write() names a new one), so a long-lived process checks each bucket once,
         #: not a few hundred KB again on every query.
         self._sound: set[int] = set()
+        #: The postings of the terms asked, by key (a long-lived process asks the same
+        #: words again: a bucket is unpacked whole, a few hundred postings lists).
+        self._asked: dict[str, Any] = {}
+        #: How many bytes of postings _asked holds.
+        self._held = 0
         if len(self._offsets) < 2 or len(self._crcs) != len(self._offsets) - 1:
             raise ValueError(f"{path}: a postings table of the wrong shape")
         if len(blobs) != self.width * n or self.width not in (20, 32) \
@@ -274,8 +283,19 @@ class Table:
     def raw(self, field: str, term: str) -> tuple[bytes, bytes] | None:
         """(documents, frequencies) of a term in a field as stored (unsigned 32-bit
         integers, in the machine's order), or None."""
-        found = self._find(_key(field, term))
-        return found if isinstance(found, tuple) else None
+        key = _key(field, term)
+        asked = self._asked
+        if key in asked:
+            return asked[key]  # type: ignore[no-any-return]
+        found = self._find(key)
+        got = found if isinstance(found, tuple) else None
+        size = 64 if got is None else 64 + 2 * len(got[0])
+        if self._held + size > ASKED_BYTES:
+            asked.clear()
+            self._held = 0
+        asked[key] = got
+        self._held += size
+        return got
 
     def everything(self) -> dict[str, Any]:
         """Every posting list, and every word's stem (to merge tables)."""
@@ -349,8 +369,13 @@ class Weight:
     def of(self, f: Any, length: Any) -> Any:
         """The score of `f` occurrences in a field of `length` (numbers, or numpy's
         arrays of them: the same operations in the same order, so the same floats)."""
-        return self.idf * ((f * self.boost * (K1 + 1))
-                           / (f * self.boost + (self.K1B + self.per * length)))
+        weighted = f * self.boost
+        return self.weighed(weighted, weighted * (K1 + 1), length)
+
+    def weighed(self, weighted: Any, top: Any, length: Any) -> Any:
+        """of() from `f * boost` and `f * boost * (K1 + 1)`, which do not change with
+        the collection (arrays.py keeps them for a table's postings)."""
+        return self.idf * (top / (weighted + (self.K1B + self.per * length)))
 
     def once(self, lengths: list[int]) -> list[float]:
         """The score of one occurrence by the document's length code: a term met once
@@ -408,7 +433,7 @@ class Tables:
         """BM25F score of every document matching any (field, term), as Whoosh's searcher
         scores an Or of Term queries: the sum of each matching term's score."""
         out: dict[int, float] = {}
-        for field, weight, start, t, raw in self.matching(terms):
+        for field, _term, weight, start, t, raw in self.matching(terms):
             docs, freqs = array("I"), array("I")
             docs.frombytes(raw[0])
             freqs.frombytes(raw[1])
@@ -437,8 +462,8 @@ class Tables:
         return out
 
     def matching(self, terms: Iterable[tuple[str, str]]
-                 ) -> Iterator[tuple[str, Weight, int, Table, tuple[bytes, bytes]]]:
-        """(field, how its term scores, where the table's documents start, the table, the
+                 ) -> Iterator[tuple[str, str, Weight, int, Table, tuple[bytes, bytes]]]:
+        """(field, term, how it scores, where the table's documents start, the table, the
         term's raw postings there) of each table holding each (field, term), in the
         order of the terms: what both ways of scoring (this one's and arrays.py's) add
         up. Not made unique: a term asked twice counts twice, as in Whoosh's Or."""
@@ -457,7 +482,7 @@ class Tables:
                 avgfl = self.tables[-1].totals.get(field, 0) / (count or 1) or 1
                 weight = Weight(boost, True, log(count / (df + 1)) + 1, K1 * B / avgfl)
             for start, t, p in found:
-                yield field, weight, start, t, p
+                yield field, term, weight, start, t, p
 
     def close(self) -> None:
         """Unmap every table."""

@@ -69,15 +69,19 @@ def known_ahead(blob: str) -> bool:
 
 
 def of_what(kept: dict[str, frozenset[str]], e: Entry, make: Callable[[str], frozenset[str]],
-            ahead: Callable[[tuple[Any, ...]], frozenset[str]]) -> frozenset[str]:
+            ahead: Callable[[tuple[Any, ...]], frozenset[str]], keep: bool = True
+            ) -> frozenset[str]:
     """make(e.what), once per blob while `kept` keeps it (KNOWN_MAX, then anew); `ahead`
-    takes it from the memory's tuple in _AHEAD instead, when it is there."""
+    takes it from the memory's tuple in _AHEAD instead, when it is there. `keep`: False
+    for one reading of a whole view, which would push out the sets a search keeps."""
     found = kept.get(e.blob)
     if found is None:
-        if len(kept) >= KNOWN_MAX:
-            kept.clear()
         worked = _AHEAD.get(e.blob)
-        found = kept[e.blob] = make(e.what) if worked is None else ahead(worked)
+        found = make(e.what) if worked is None else ahead(worked)
+        if keep:
+            if len(kept) >= KNOWN_MAX:
+                kept.clear()
+            kept[e.blob] = found
     return found
 
 
@@ -85,9 +89,9 @@ def _words_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
     return frozenset(worked[worked[0] + 1:])
 
 
-def word_set(e: Entry) -> frozenset[str]:
-    """words(e.what), once per blob."""
-    return of_what(_KNOWN, e, words, _words_ahead)
+def word_set(e: Entry, keep: bool = True) -> frozenset[str]:
+    """words(e.what), once per blob (of_what says what `keep` is)."""
+    return of_what(_KNOWN, e, words, _words_ahead, keep)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -378,6 +382,6 @@ def _tops(n: int, width: int, high: int) -> int:
     return int.from_bytes(high.to_bytes(width, "little") * n, "little")
 
 
-def older_newer(entries: list[Entry], i: int, j: int) -> tuple[int, int]:
+def older_newer(entries: Sequence[Entry], i: int, j: int) -> tuple[int, int]:
     """(the older, the newer) of two memories by their indices (age())."""
     return (i, j) if age(entries[i]) <= age(entries[j]) else (j, i)

@@ -99,7 +99,7 @@ def relate(entries: Sequence[Entry], threshold: float,
     began = time.perf_counter()
     sets, ages = [], []
     for e in entries:
-        sets.append(word_set(e))
+        sets.append(word_set(e, keep=False))
         ages.append((e.updated_at, e.uuid))
         if time.perf_counter() - began > STEP:
             yield

@@ -19,6 +19,7 @@ from git_aide.app import columns
 from git_aide.app import search as sr
 from git_aide.core import memory
 from git_aide.rank import related
+from git_aide.rank.duplicates import jaccard, word_set
 
 pytest.importorskip("mcp")
 
@@ -233,6 +234,15 @@ def test_supersession_read_from_the_columns_is_related_among(
             == sorted((index[id(o)], index[id(n)]) for o, n in want)
         found += len(want)
     assert found > 50
+    # A hand edit's words are weighed against the view's from their numbers
+    # (Columns.alike): the very floats the pairwise comparison has.
+    for _ in range(40):
+        words = frozenset(rng.sample([*WORDS, "unheard"], rng.randint(1, 7)))
+        places = np.array(rng.sample(range(len(every)), rng.randint(1, 30)))
+        blob = f"{rng.getrandbits(160):040x}"
+        want_sims = [jaccard(words, word_set(every[p])) for p in places.tolist()]
+        assert cols.alike(words, places, blob).tolist() == want_sims
+        assert cols.alike(words, places, blob).tolist() == want_sims  # kept: the same
     # Candidates made again since (another view's): not read from the old arrays.
     monkeypatch.setattr(related, "_MADE", [related._MADE[0] + 1])
     assert cols.among(np.array([0, 1])) is None
