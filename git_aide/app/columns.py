@@ -644,9 +644,9 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
     head = places[ranked][:window]
     ahead: Any = None
     if not laid.entries or int(head.max()) < n_view:
-        got = cols.firsts(head)
-        if got is not None:
-            ahead = got[0][got[3]]  # the olders of among()'s pairs
+        firsts = cols.firsts(head)
+        if firsts is not None:
+            ahead = firsts[0][firsts[3]]  # the olders of among()'s pairs
     else:
         ahead = _with_laid(cols, head, _At(entry, at))
     if ahead is not None:
