@@ -14,6 +14,7 @@ whole search by a command that runs once.
 
 from __future__ import annotations
 
+import weakref
 from array import array
 from collections.abc import Container, Iterable
 
@@ -69,12 +70,12 @@ def scores(tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
 #: Postings of at most this many bytes (4 a document) are scored in Python.
 _FEW_BYTES = 4 * 8
 
-#: A table's postings of a term as arrays (the table, its documents numbered in the
-#: collection, f * boost, f * boost * (K1 + 1), and the field's lengths; postings.Weight),
-#: by (the table's id, field, term, where its documents start, the boost): what scoring
-#: them needs that the pending documents do not change (they change a term's idf and a
-#: field's mean length at each call). A table on disk never changes; the pending table,
-#: new at each call, is not kept.
+#: A table's postings of a term as arrays (the table, weakly: a table let go is not held
+#: here; its documents numbered in the collection, f * boost, f * boost * (K1 + 1), and
+#: the field's lengths; postings.Weight), by (the table's id, field, term, where its
+#: documents start, the boost): what scoring them needs that the pending documents do
+#: not change (they change a term's idf and a field's mean length at each call). A
+#: table on disk never changes; the pending table, new at each call, is not kept.
 _POSTINGS: dict[tuple[Any, ...], tuple[Any, Any, Any, Any, Any]] = {}
 #: How many postings _POSTINGS holds (about 32 bytes each) before it starts again.
 _POSTINGS_MOST = 1_000_000
@@ -85,7 +86,7 @@ def _postings(t: Any, field: str, term: str, start: int, weight: Any,
               raw: tuple[bytes, bytes]) -> tuple[Any, Any, Any, Any, Any]:
     key = (id(t), field, term, start, weight.boost)
     got = _POSTINGS.get(key)
-    if got is not None and got[0] is t:
+    if got is not None and got[0]() is t:
         return got
     docs = np.frombuffer(raw[0], dtype=np.uint32).astype(np.intp)
     weighted = np.frombuffer(raw[1], dtype=np.uint32).astype(np.float64) * weight.boost
@@ -95,7 +96,7 @@ def _postings(t: Any, field: str, term: str, start: int, weight: Any,
         lengths = _lengths(t.lengths)[np.frombuffer(t.codes[field], dtype=np.uint8)[docs]]
     if start:
         docs += start
-    got = (t, docs, weighted, top, lengths)
+    got = (weakref.ref(t), docs, weighted, top, lengths)
     if t.path != "<pending>":
         if _held[0] + len(docs) > _POSTINGS_MOST:
             _POSTINGS.clear()

@@ -208,7 +208,8 @@ class Table:
     """One table file, mapped: its documents, and its postings found bucket by bucket."""
 
     __slots__ = ("path", "n", "blobs", "codes", "totals", "boosts", "scorable", "lengths",
-                 "_offsets", "_crcs", "_map", "_base", "width", "_sound", "_asked", "_held")
+                 "_offsets", "_crcs", "_map", "_base", "width", "_sound", "_asked", "_held",
+                 "__weakref__")
 
     def __init__(self, path: str, data: bytes | None = None) -> None:
         #: Where it is (or what it stands for, when `data` holds it in memory).

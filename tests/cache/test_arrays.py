@@ -4,7 +4,9 @@ tables' own scoring (postings.py), which test_postings.py holds to Whoosh's."""
 
 from __future__ import annotations
 
+import gc
 import random
+import weakref
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,34 @@ def test_a_long_lived_index_answers_alike(index: tuple[FullText, int]) -> None:
     for query in QUERIES:
         assert list(ft.search(query, every, 10).items()) \
             == list(plain.search(query, every, 10).items()), query
+
+
+def test_kept_postings_score_anew_as_the_pending_documents_change(
+        index: tuple[FullText, int]) -> None:
+    """What scoring a table's term needs is kept between queries (arrays._postings);
+    each new set of pending documents changes every idf and mean length, and the
+    scores are still the floats the tables' own scoring gives. A table let go is not
+    held by what was kept of it."""
+    ft, n = index
+    ft.deferring = True
+    assert ft.numbers()
+    rng = random.Random(3)
+    for round_ in range(4):
+        ft.begin()
+        ft.add([(_blob(n + 10 * round_ + i), _record(rng)) for i in range(round_ + 1)])
+        tables = ft._collection()
+        assert tables is not None and tables.tables[-1].path == "<pending>"
+        for query in QUERIES:
+            pairs = _pairs(ft, query)
+            scored = arrays.scores(tables, pairs)
+            assert dict(zip(scored.docs.tolist(), scored.values.tolist(), strict=True)) \
+                == tables.scores(pairs), (round_, query)
+    assert arrays._POSTINGS  # the tables on disk were kept, and met again
+    paths = [t.path for t in tables.tables if t.path != "<pending>"]
+    apart = postings.Tables(paths)
+    arrays.scores(apart, _pairs(ft, QUERIES[0]))
+    gone = weakref.ref(apart.tables[0])
+    apart.close()
+    del apart
+    gc.collect()
+    assert gone() is None
