@@ -49,6 +49,8 @@ SPARE = 64
 #: The largest table whose documents a call places itself (the pending documents of a
 #: hand edit: a tenth of a ms); a larger one is placed between calls.
 SMALL_TABLE = 256
+#: How many answers of Columns.alike are kept (a few files laid over the view).
+KEPT_ALIKE = 8
 
 
 class Columns:
@@ -167,20 +169,15 @@ class Columns:
         got = self._alike.get(key)
         if got is None:
             got = self._alike_of(words, at)
-            if len(self._alike) >= 8:
+            if len(self._alike) >= KEPT_ALIKE:
                 self._alike.clear()
             self._alike[key] = got
         return got
 
     def _alike_of(self, words: frozenset[str], at: Any) -> Any:
-        begin = self.word_at[at]
-        lengths = self.word_at[at + 1] - begin
-        total = int(lengths.sum())
-        if not total:
+        owner, where, lengths = _runs(self.word_at, at)
+        if not len(where):
             return np.zeros(len(at))
-        # Each memory's numbers in turn, as in firsts().
-        where = np.repeat(begin - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
-        owner = np.repeat(np.arange(len(at)), lengths)
         get = self.vocab.get
         mine = [i for i in map(get, words) if i is not None]
         mark = self._mark
@@ -228,15 +225,15 @@ class Columns:
                       np.frombuffer(passes, dtype=np.bool_),
                       np.frombuffer(sims, dtype=np.float64) if sims else np.empty(0))
 
-    def among(self, head: Any) -> Any:
-        """related.among() of the view's memories at these places, as the pairs
-        (older, newer) of indices into `head`; None when it would be None (a memory
-        whose candidates are not known, or not the ones known now)."""
+    def among(self, head: Any) -> tuple[Any, Any] | None:
+        """related.among() of the view's memories at these places, as its pairs' olders
+        and newers (indices into `head`); None when it would be None (a memory whose
+        candidates are not known, or not the ones known now)."""
         got = self.firsts(head)
         if got is None:
             return None
         older, newer, _sims, passes = got
-        return np.stack((older[passes], newer[passes]), axis=1)
+        return older[passes], newer[passes]
 
     def firsts(self, head: Any) -> tuple[Any, Any, Any, Any] | None:
         """For each memory at these places that has one, its first candidate among them
@@ -260,16 +257,10 @@ class Columns:
         assert self.known is not None  # firsts() asked
         _made, has, personal, starts, places, passes, sims = self.known
         count = len(head)
-        begin, end = starts[head], starts[head + 1]
-        lengths = end - begin
-        total = int(lengths.sum())
+        owner, at, _lengths = _runs(starts, head)
         none = np.empty(0, dtype=np.int64)
-        if not total:
+        if not len(at):
             return none, none, np.empty(0), np.empty(0, dtype=np.bool_)
-        owner = np.repeat(np.arange(count), lengths)
-        # Each owner's candidates in turn: its run's start in `places`, less where the
-        # run starts among all of them, plus the place in all of them.
-        at = np.repeat(begin - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
         slot = self._slot
         if slot is None or len(slot) != len(has):
             slot = self._slot = np.full(len(has), -1, dtype=np.int64)
@@ -437,6 +428,20 @@ class Laid:
             mask = np.zeros(n + 1, dtype=np.bool_)
             mask[dropped] = True
         return cls(mask, entries, blobs, (columns[0], columns[1], columns[2]))
+
+
+def _runs(starts: Any, at: Any) -> tuple[Any, Any, Any]:
+    """The runs of a column of runs (run i is values[starts[i]:starts[i + 1]]) of these
+    places, one after another: (for each value, the index into `at` of its run; its
+    index in the values; each run's length)."""
+    begin = starts[at]
+    lengths = starts[at + 1] - begin
+    total = int(lengths.sum())
+    owner = np.repeat(np.arange(len(at)), lengths)
+    # A run's start in the values, less where it starts among those taken, plus the
+    # index among those taken.
+    where = np.repeat(begin - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
+    return owner, where, lengths
 
 
 def _between(distinct: list[str], values: list[str]) -> list[float]:
@@ -644,9 +649,9 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
     head = places[ranked][:window]
     ahead: Any = None
     if not laid.entries or int(head.max()) < n_view:
-        firsts = cols.firsts(head)
-        if firsts is not None:
-            ahead = firsts[0][firsts[3]]  # the olders of among()'s pairs
+        found = cols.among(head)
+        if found is not None:
+            ahead = found[0]
     else:
         ahead = _with_laid(cols, head, _At(entry, at))
     if ahead is not None:

@@ -79,6 +79,7 @@ _FEW_BYTES = 4 * 8
 _POSTINGS: dict[tuple[Any, ...], tuple[Any, Any, Any, Any, Any]] = {}
 #: How many postings _POSTINGS holds (about 32 bytes each) before it starts again.
 _POSTINGS_MOST = 1_000_000
+#: How many postings _POSTINGS holds now.
 _held = [0]
 
 

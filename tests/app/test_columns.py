@@ -230,7 +230,7 @@ def test_supersession_read_from_the_columns_is_related_among(
         got = cols.among(np.array(head))
         assert want is not None and got is not None
         index = {id(e): i for i, e in enumerate(entries)}
-        assert sorted(map(tuple, got.tolist())) \
+        assert sorted(zip(got[0].tolist(), got[1].tolist(), strict=True)) \
             == sorted((index[id(o)], index[id(n)]) for o, n in want)
         found += len(want)
     assert found > 50
