@@ -68,8 +68,9 @@ TOOLS: list[dict[str, Any]] = [
               "layers": _texts("Only these layers", {"type": "string",
                                                      "enum": list(LAYERS)}),
               "contributor": _CONTRIBUTOR,
-              "limit": _param("integer", "At most this many memories", minimum=0,
-                              maximum=1000, default=20),
+              "limit": _param("integer", "At most this many memories (default: the "
+                                         "aide.recall.limit setting, 20)", minimum=0,
+                              maximum=1000),
               "ids": _texts("Fetch these memories by id instead (as answers name them)"),
               "rev": _REV,
           }),
@@ -78,8 +79,9 @@ TOOLS: list[dict[str, Any]] = [
           "by meaning; best first (`git aide search --json`).", {
               "keyword": _param("string", "Words to look for"),
               "layer": _LAYER,
-              "limit": _param("integer", "At most this many memories", minimum=0,
-                              maximum=1000, default=50),
+              "limit": _param("integer", "At most this many memories (default: the "
+                                         "aide.search.limit setting, 20)", minimum=0,
+                              maximum=1000),
               "offset": _OFFSET,
               "mode": _param("string", "auto (words, and meaning when aide.semantic.model "
                                        "is set), keyword (words only) or semantic (meaning "

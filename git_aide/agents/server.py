@@ -147,11 +147,12 @@ def _search(mem: Memory, a: dict[str, Any]) -> Answer:
     repo, cache, snap = mem.read(a["rev"])
     ft = mem.index(cache)
     skip = a["offset"]
+    limit = a["limit"] if a["limit"] is not None else repo.settings.search_limit
     # aide-memory's prompts may send another word: read liberally, as "auto".
     mode = str(a.get("mode")) if a.get("mode") in MODES else "auto"
     hits = answers.search_hits(repo, snap, ft, a["keyword"],
                                layers=[a["layer"]] if a["layer"] else [],
-                               limit=a["limit"] + skip, mode=mode,
+                               limit=limit + skip, mode=mode,
                                semantic=mem.semantic(repo, cache))[skip:]
     return _memories(repo, snap, hits,
                      lambda n: f'call aide_search again with "offset": {skip + n}',

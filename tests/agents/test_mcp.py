@@ -176,3 +176,28 @@ def test_aide_log_before_the_first_commit_agrees_with_the_cli(tmp_path: Path) ->
             assert res.structured_content == cli_json(repo, "log") == {"commits": []}
 
     asyncio.run(session())
+
+
+def test_limits_left_out_follow_the_settings(repo: Path) -> None:
+    # aide.recall.limit and aide.search.limit apply to agents as to the command line: a
+    # call without `limit` answers what `--json` prints; a `limit` given still wins.
+    for i in range(6):
+        remember(repo, f"the payments queue rule number {i}", "--scope", "src/pay/**")
+    git(repo, "config", "aide.recall.limit", "2")
+    git(repo, "config", "aide.search.limit", "3")
+
+    async def session() -> None:
+        params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
+                                       env=BASE_ENV)
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            res = await s.call_tool("aide_recall", {"paths": ["src/pay/q.py"]})
+            assert len(res.structured_content["memories"]) == 2
+            assert res.structured_content == cli_json(repo, "recall", "src/pay/q.py")
+            res = await s.call_tool("aide_search", {"keyword": "payments"})
+            assert len(res.structured_content["memories"]) == 3
+            assert res.structured_content == cli_json(repo, "search", "payments")
+            res = await s.call_tool("aide_search", {"keyword": "payments", "limit": 5})
+            assert len(res.structured_content["memories"]) == 5
+
+    asyncio.run(session())
