@@ -119,6 +119,9 @@ def _main(argv: list[str], opened: list[Context]) -> int:
     if data is None:
         return 0
     data = _normalize(data)
+    if any(isinstance(data.get(k), str) and "\0" in data[k] for k in ("cwd", "transcript_path")):
+        _say("the event's cwd or transcript_path holds a NUL byte; nothing to do")
+        return 0
     where = _where(data)
     if where is not None:
         os.chdir(where)

@@ -337,3 +337,14 @@ def test_pre_tool_use_injects_the_files_own_memories_not_notes_about_it(stocked:
     _rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py"))
     assert "login.py must stay free" in context(out)
     assert "guide mirrors" not in context(out)
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "cursor", "gemini", "vscode"])
+def test_a_nul_in_the_events_folder_is_a_bad_payload(stocked: Path, agent: str) -> None:
+    # A path with a NUL byte cannot name a folder: no context, exit 0, one word on stderr.
+    read = claude_read(stocked, "src/auth/login.py", "nul")
+    for event in ("session-start", "pre-tool-use", "user-prompt", "stop"):
+        rc, out, err = hook(stocked, event, {**read, "cwd": "/\u0000"}, agent=agent)
+        assert (rc, out) == (0, ""), (agent, event, err)
+        assert "internal error" not in err and "Traceback" not in err
+        assert "NUL byte" in err
