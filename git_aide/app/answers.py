@@ -238,6 +238,10 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
     model's state (app/semantic.py; None: by words)."""
     from git_aide.app import search as sr
 
+    if not query.strip():
+        from git_aide.core.errors import UsageError
+
+        raise UsageError("search needs words to look for; an empty query matches nothing")
     lim = limit if limit is not None else repo.settings.search_limit
     if mode != "keyword":
         if semantic is not None and semantic.configured:

@@ -199,5 +199,9 @@ def test_limits_left_out_follow_the_settings(repo: Path) -> None:
             assert res.structured_content == cli_json(repo, "search", "payments")
             res = await s.call_tool("aide_search", {"keyword": "payments", "limit": 5})
             assert len(res.structured_content["memories"]) == 5
+            # an empty keyword is the caller's mistake, not "nothing matches"
+            res = await s.call_tool("aide_search", {"keyword": " "})
+            assert res.is_error
+            assert "needs words to look for" in res.content[0].text
 
     asyncio.run(session())

@@ -36,3 +36,17 @@ def test_an_option_without_its_value_points_at_the_command_help(tmp_path: Path) 
         lines = r.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("git-aide: error: ")
         assert lines[0].endswith(f"(see 'git aide {command} -h')"), lines
+
+
+def test_an_empty_search_is_a_usage_error(tmp_path: Path) -> None:
+    # "" or blanks would answer "No memories." as if the store had nothing on it.
+    repo = make_repo(tmp_path / "r")
+    aide(repo, "remember", "the queue retries three times")
+    for query in ("", "   "):
+        for extra in ([], ["--json"]):
+            r = aide(repo, "search", query, *extra)
+            assert r.returncode == 2, (query, r.stdout)
+            assert r.stdout == ""
+            assert r.stderr.splitlines() == [
+                "git-aide: error: search needs words to look for; an empty query matches "
+                "nothing"]
