@@ -456,7 +456,7 @@ class Memory:
         from git_aide.gitio.status import changed_paths
 
         self._vouched = False
-        top = repo.require_worktree("reading the working tree")
+        top = repo.require_worktree("reading the working tree", reads=True)
         wanted = repo.settings.mcp_watch
         if self._watch is not None and (not wanted or self._watch.top != top):
             self._watch.close()

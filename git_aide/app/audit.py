@@ -122,7 +122,7 @@ def source_paths(repo: Repo, snap: Snapshot) -> Paths:
         out = repo.git("ls-tree", "-r", "-z", "--name-only", "--full-tree", commit).stdout
         names = out.decode(errors="surrogateescape").split("\0")
         return Paths(list(dict.fromkeys(n for n in names if n)), None)
-    top = repo.require_worktree("audit")
+    top = repo.require_worktree("audit", reads=True)
     if kind == "index":
         out = repo.git("ls-files", "-z", "--full-name", "--cached", cwd=top).stdout
         names = out.decode(errors="surrogateescape").split("\0")

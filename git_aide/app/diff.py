@@ -76,7 +76,7 @@ def _rev_side(repo: Repo, cache: Cache, rev: str, label: str | None = None,
 
 
 def _index_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
-    repo.require_worktree("--cached")
+    repo.require_worktree("--cached", reads=True)
     pairs = listing.index_listing(repo, cache, warnings)
     return _Side(Source("index"), dict(pairs))
 
@@ -84,7 +84,7 @@ def _index_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
 def _worktree_side(repo: Repo, cache: Cache, warnings: list[str]) -> _Side:
     from git_aide.gitio.spawn import STATUS, spawn
 
-    top = repo.require_worktree("reading the working tree")
+    top = repo.require_worktree("reading the working tree", reads=True)
     contents: dict[str, bytes] = {}
     dirty = listing.dirty(cache, top, spawn(*STATUS), contents, warnings)
     pairs = listing.worktree_listing(repo, cache, dirty, warnings)

@@ -25,7 +25,8 @@ MIN_GIT: tuple[int, int] = (2, 20)
 #: A path that stands for any memory when asking git about attributes and ignores.
 PROBE = f"{MEMORIES_DIR}/technical/00000000-0000-4000-8000-000000000000.json"
 _PERSONAL_PROBE = f"{PERSONAL_DIR}/00000000-0000-4000-8000-000000000000.json"
-_INSTALL = "pip install git-aide (or put git-aide on PATH)"
+_INSTALL = ("install git-aide from a checkout of it (`pip install .` there) and put its "
+            "bin folder on PATH")
 
 
 @dataclass(frozen=True)

@@ -74,11 +74,14 @@ class Repo:
             return False
         return self.git("symbolic-ref", "-q", "HEAD", check=False).returncode == 0
 
-    def require_worktree(self, what: str) -> str:
-        """The working tree's top, or an error naming what needed it."""
+    def require_worktree(self, what: str, reads: bool = False) -> str:
+        """Return the working tree's top, or raise an error naming what needed it and
+        what works instead: `--rev` for a read, a clone for anything else."""
         if self.worktree is None:
+            instead = ("use --rev REV to read a commit" if reads else
+                       f"run it in a clone that has one: git clone {self.common_dir}")
             raise AideError(f"{what} needs a working tree; this repository is bare "
-                            "(use --rev REV to read a commit)")
+                            f"({instead})")
         return self.worktree
 
     def git(self, *args: str, input: bytes | None = None, check: bool = True,
@@ -271,7 +274,7 @@ class Repo:
     def ls_files(self, *flags: str) -> list[tuple[str, str, int, str]]:
         """(mode, blob id, stage, repo-relative path) of the index entries under the
         memories that `git ls-files --stage` (plus `flags`, such as -u) lists."""
-        top = self.require_worktree("reading the index")
+        top = self.require_worktree("reading the index", reads=True)
         out = self.git("ls-files", "--stage", *flags, "-z", "--full-name", "--",
                        MEMORIES_DIR, cwd=top).stdout.decode(errors="surrogateescape")
         rows = []
@@ -285,7 +288,7 @@ class Repo:
     def ls_index(self) -> list[tuple[str, str, int]]:
         """(repo-relative path, blob id, stage) of every index entry under the memories
         that is not a symbolic link."""
-        self.require_worktree("--cached")
+        self.require_worktree("--cached", reads=True)
         return [(path, oid, stage) for mode, oid, stage, path in self.ls_files()
                 if mode != "120000"]
 

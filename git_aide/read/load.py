@@ -73,7 +73,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         list_fn = lambda: listing.index_listing(repo, cache, warnings)  # noqa: E731
         return _load_view(repo, cache, Source("index"), key, list_fn, contents, warnings,
                           save_view, warm)
-    top = repo.require_worktree("reading the working tree")
+    top = repo.require_worktree("reading the working tree", reads=True)
     status = ((asked and asked.status) or spawn(*STATUS)) if changed is None else None
     # The view is the index's listing as if nothing differed from it, so that it
     # survives an edit: the files that differ are laid over it, once git has said which

@@ -70,4 +70,6 @@ def test_each_problem_names_its_fix(tmp_path: Path) -> None:
     assert "personal/ is not ignored" in text
     assert "not a folder git-aide can read and write; fix: rm -rf" in text
     assert "runs no-such-program, which is not on PATH" in text
+    # advice that works: no package index serves git-aide
+    assert "pip install git-aide" not in r.stdout and "from a checkout of it" in text
     assert len(problem_lines(r.stdout)) == 5

@@ -222,7 +222,8 @@ def test_missing_git_aide_warns_once_and_git_goes_on(tmp_path: Path) -> None:
     run = run_git(repo, "commit", "-q", "-m", "unchecked", env={"PATH": path})
     assert run.returncode == 0
     assert run.stderr.splitlines() == [
-        "git-aide: not installed, so the memories were not validated (pip install git-aide)"]
+        "git-aide: not installed, so the memories were not validated (install it from a "
+        "checkout of git-aide with 'pip install .' and put it on PATH)"]
     run = run_git(repo, "checkout", "-q", "-b", "other", env={"PATH": path})
     assert run.returncode == 0 and len(run.stderr.splitlines()) == 1
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from helpers import aide, make_repo
@@ -50,3 +51,17 @@ def test_an_empty_search_is_a_usage_error(tmp_path: Path) -> None:
             assert r.stderr.splitlines() == [
                 "git-aide: error: search needs words to look for; an empty query matches "
                 "nothing"]
+
+
+def test_a_bare_repository_says_what_works(tmp_path: Path) -> None:
+    # A write needs a clone; only a read is helped by --rev.
+    bare = tmp_path / "b.git"
+    bare.mkdir()
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    for args in (["remember", "x"], ["forget", "abcd"], ["update", "abcd", "--what", "x"]):
+        r = aide(bare, *args)
+        assert r.returncode == 1
+        assert "bare (run it in a clone that has one: git clone " in r.stderr, r.stderr
+        assert "--rev" not in r.stderr
+    r = aide(bare, "list")
+    assert r.returncode == 1 and "(use --rev REV to read a commit)" in r.stderr
