@@ -90,8 +90,8 @@ class Expander:
         def one(m: re.Match[str]) -> str:
             if m["kind"]:
                 return self.draw(ALPHABETS[m["kind"]], int(m["n"]))
-            if m["text"] is not None:
-                return base64.b64encode(m["text"].encode()).decode()
+            if m["text"] is not None:  # its own placeholders drawn first
+                return base64.b64encode(self.expand(m["text"]).encode()).decode()
             if m["fn"] == "basic":
                 pair = f"{m['arg']}:{self.draw(ALPHABETS['alnum'], 16)}"
                 return base64.b64encode(pair.encode()).decode()
