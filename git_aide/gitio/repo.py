@@ -16,7 +16,16 @@ import time
 from git_aide.core.errors import AideError, GitError
 from git_aide.core.memory import MEMORIES_DIR
 from git_aide.core.settings import Settings
-from git_aide.gitio.spawn import CONFIG, REV_PARSE, Spawned, resolve_query, revision_problem, spawn
+from git_aide.gitio.spawn import (
+    CONFIG,
+    REV_PARSE,
+    WHERE,
+    Spawned,
+    one_answer,
+    resolve_query,
+    revision_problem,
+    spawn,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -375,24 +384,64 @@ def open_repo(asked: Early | None = None) -> Repo:
     proc = (asked and asked.rev_parse) or spawn(*REV_PARSE)
     if proc is None:
         raise GitError("git is not installed or not on PATH")
-    _rc, stdout, stderr = proc.wait()
-    lines = stdout.decode(errors="surrogateescape").splitlines()
-    if len(lines) < 4:
-        err = stderr.decode(errors="replace").strip().splitlines()
-        reason = err[-1].removeprefix("fatal: ") if err else "not a git repository"
-        raise GitError(reason)
-    git_dir = lines[0]
-    common = os.path.abspath(lines[1])
-    index = os.path.abspath(lines[3])
-    # --show-toplevel fails in a bare repository (and inside .git), and succeeds with
-    # GIT_WORK_TREE even when the current directory lies outside the working tree.
-    worktree = lines[4] if len(lines) > 4 and lines[4] else None
-    inside = lines[2] == "true"
-    prefix = lines[5].rstrip("/") if inside and len(lines) > 5 else ""
-    repo = Repo(git_dir=git_dir, common_dir=common, index_file=index, worktree=worktree,
-                prefix=prefix)
+    rc, stdout, stderr = proc.wait()
+    if not stdout:
+        raise GitError(_reason(stderr))
+    answers = _where(rc, stdout)
+    if answers is None:
+        answers = _where_one_by_one()
+    git_dir, common, inside, index, top, prefix = answers
+    if git_dir is None:
+        raise GitError("not a git repository")
+    repo = Repo(git_dir=git_dir, common_dir=os.path.abspath(common or git_dir),
+                index_file=os.path.abspath(index or os.path.join(git_dir, "index")),
+                # --show-toplevel fails in a bare repository (and inside .git), and
+                # succeeds with GIT_WORK_TREE even when the current directory lies
+                # outside the working tree.
+                worktree=top or None,
+                prefix=(prefix or "").rstrip("/") if inside == "true" else "")
     repo._asked_config = asked.config if asked is not None else None
     return repo
+
+
+def _where(rc: int, stdout: bytes) -> list[str | None] | None:
+    """REV_PARSE's answers (spawn.WHERE's, in order; None for one not given), or None
+    when its lines cannot be told apart.
+
+    git ends each answer with a newline and escapes none inside a path: six answers in
+    a working tree, the first four where --show-toplevel fails (a bare repository, inside
+    .git). Any other count of lines means a path holding a newline (or a git that
+    answers otherwise), and so does a third line that is no boolean or a git directory
+    that is not one: then nothing of it is trusted.
+    """
+    lines = stdout.decode(errors="surrogateescape").split("\n")
+    if lines.pop() != "" or len(lines) != (len(WHERE) if rc == 0 else 4):
+        return None
+    if lines[2] not in ("true", "false") or not os.path.isdir(lines[0]):
+        return None
+    return [*lines, *[None] * (len(WHERE) - len(lines))]
+
+
+def _where_one_by_one() -> list[str | None]:
+    """spawn.WHERE's answers, one question a process (all started at once): each answer
+    is then all of its output, whatever its path holds. None for a question git refused
+    (--show-toplevel outside a working tree); an error when it finds no repository."""
+    procs = [spawn("rev-parse", *question) for question in WHERE]
+    answers: list[str | None] = []
+    for i, proc in enumerate(procs):
+        if proc is None:
+            raise GitError("git is not installed or not on PATH")
+        rc, out, err = proc.wait()
+        if rc != 0 and i == 0:
+            raise GitError(_reason(err))
+        answers.append(one_answer(out) if rc == 0 else None)
+    return answers
+
+
+def _reason(stderr: bytes) -> str:
+    """Why git found no repository, from its stderr."""
+    err = stderr.decode(errors="replace").strip().splitlines()
+    return err[-1].removeprefix("fatal: ") if err else "not a git repository"
 
 
 def set_user_config(key: str, value: str) -> None:

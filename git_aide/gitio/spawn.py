@@ -13,14 +13,27 @@ import os
 
 from git_aide import MEMORIES_DIR
 
-#: Where the repository is: git dir, common dir, inside?, index file, top, prefix.
-REV_PARSE = ("rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-inside-work-tree",
-             "--git-path", "index", "--show-toplevel", "--show-prefix")
+#: Where the repository is: git dir, common dir, inside?, index file, top, prefix; one
+#: question each, asked all at once (REV_PARSE) or one a process (gitio.repo.open_repo).
+WHERE: tuple[tuple[str, ...], ...] = (
+    ("--absolute-git-dir",), ("--git-common-dir",), ("--is-inside-work-tree",),
+    ("--git-path", "index"), ("--show-toplevel",), ("--show-prefix",))
+#: The questions of WHERE in one process. git answers each on a line of its own and has
+#: no -z for them, so a path holding a newline makes the lines ambiguous: open_repo
+#: then asks again, one question a process.
+REV_PARSE = ("rev-parse", *(arg for question in WHERE for arg in question))
 #: The settings git-aide reads (aide.*, and user.* for the contributor).
 CONFIG = ("config", "-z", "--get-regexp", r"^(aide|user)\.")
 #: The memory files that differ from the index: modified, untracked, ignored (personal).
 STATUS = ("--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all",
           "--ignored=matching", "--no-renames", "--", ":/" + MEMORIES_DIR)
+
+
+def one_answer(out: bytes) -> str:
+    """A git answer of one line, such as a path from `rev-parse`: its bytes (undecodable
+    ones kept as surrogates) less the one newline git ends it with. Only that one: a path
+    may itself end in a newline, a space or a tab, which strip() would take."""
+    return (out[:-1] if out.endswith(b"\n") else out).decode(errors="surrogateescape")
 
 
 class Spawned:
