@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from git_aide.core.errors import AideError
 from git_aide.core.files import write_atomic
 from git_aide.gitio.repo import Repo
+from git_aide.gitio.spawn import one_answer
 
 #: The hooks git-aide installs.
 HOOKS: tuple[str, ...] = ("pre-commit", "post-checkout", "post-merge", "post-rewrite")
@@ -91,7 +92,7 @@ def block(name: str, kind: str) -> str:
 def hooks_dir(repo: Repo) -> str:
     """Where git looks for hooks (`git rev-parse --git-path hooks`, core.hooksPath)."""
     top = repo.require_worktree("installing hooks")
-    out = repo.git("rev-parse", "--git-path", "hooks", cwd=top).stdout.decode().strip()
+    out = one_answer(repo.git("rev-parse", "--git-path", "hooks", cwd=top).stdout)
     return os.path.normpath(os.path.join(top, out))
 
 

@@ -65,6 +65,18 @@ def _git_out(*args: str, data: bytes | None = None) -> str | None:
     return out.splitlines()[0] if rc == 0 and out else None
 
 
+def _git_dir() -> str | None:
+    """The git directory (`git rev-parse --git-dir`), or None when git fails: all of the
+    answer but its last newline, as the path may hold one."""
+    from git_aide.gitio.spawn import one_answer, spawn
+
+    proc = spawn("rev-parse", "--git-dir")
+    if proc is None:
+        return None
+    rc, stdout, _err = proc.wait()
+    return one_answer(stdout) if rc == 0 and stdout else None
+
+
 def _kept_in_git(data: bytes) -> str | None:
     """`git show <blob>` for the exact bytes of a side: a command that prints the dropped
     version whatever the operation (merge, rebase, cherry-pick, pull) and whatever ref
@@ -84,7 +96,7 @@ def _tell(lost: list[Dropped], sides: dict[str, bytes]) -> None:
     """
     from git_aide.gitio.sides import side_names
 
-    names = side_names(_git_out("rev-parse", "--git-dir"))
+    names = side_names(_git_dir())
     commands: dict[str, str | None] = {}
     for d in lost:
         if d.lost not in commands:
