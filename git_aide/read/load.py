@@ -68,7 +68,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         return _load_view(repo, cache, source, key, list_fn, contents, warnings, save_view,
                           warm)
     if kind == "index":
-        repo.require_worktree("--cached")
+        repo.require_worktree("--cached", reads=True)
         key = _state_key("index", repo.index_file, [])
         list_fn = lambda: listing.index_listing(repo, cache, warnings)  # noqa: E731
         return _load_view(repo, cache, Source("index"), key, list_fn, contents, warnings,
