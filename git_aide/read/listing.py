@@ -190,7 +190,7 @@ def every_file(repo: Repo, kind: str, rev: str | None, problems: list[tuple[str,
 
 def _worktree_files(repo: Repo, problems: list[tuple[str, str]]) -> list[File]:
     """Every file under the memories folder on disk, with its bytes."""
-    top = repo.require_worktree("validating the working tree")
+    top = repo.require_worktree("validating the working tree", reads=True)
     items: list[File] = []
     # A folder that leads out of the working tree is named once, and not read.
     unsafe = folders.problems(top)
@@ -228,7 +228,7 @@ def _worktree_files(repo: Repo, problems: list[tuple[str, str]]) -> list[File]:
 def _index_files(repo: Repo, problems: list[tuple[str, str]]) -> list[File]:
     """Every stage-0 entry under the memories folder of the index (GIT_INDEX_FILE)."""
     # Not index_rows(): it drops symlinks silently, and validation must name them.
-    repo.require_worktree("--staged")
+    repo.require_worktree("--staged", reads=True)
     items: list[File] = []
     unmerged: set[str] = set()
     for mode, oid, stage, path in repo.ls_files():
