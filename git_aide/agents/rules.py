@@ -6,9 +6,11 @@ A rules file (CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .windsurfrules,
 read as items (markdown.py). The file's name and front matter decide the layer and
 scope (README, Coming from CLAUDE.md / Cursor rules), here; each item is then written as a
 memory. With no file
-named, `import` finds the rules files agents read in the working tree; it follows their
-`@path` imports (relative to the importing file, five deep, each file once, never out of
-the working tree), and says what it left out of each file.
+named, `import` finds the rules files agents read in the working tree (one that is a link
+out of the tree, into the git folder or to an ignored file is refused); it follows their
+`@path` imports (relative to the importing file, five deep, each file once, only to files
+git tracks or would track: never out of the working tree, into the git folder or to an
+ignored file), and says what it left out of each file.
 
 A little over 400 lines: which layer and scope each kind of rules file gives its
 rules, and the discovery of those files, are one table read together.
@@ -23,7 +25,7 @@ from typing import Any
 from git_aide.agents.frontmatter import combine_globs
 from git_aide.agents.markdown import IMPORT_LINE as _IMPORT_LINE
 from git_aide.agents.markdown import Item, parse
-from git_aide.agents.native import imports
+from git_aide.agents.reach import Walk, refuse_links
 from git_aide.core.errors import AideError, UsageError
 
 TYPE_CHECKING = False
@@ -156,8 +158,6 @@ RULES_DIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (".windsurf/rules/", (".md",)), (".claude/rules/", (".md",)))
 #: How many `@path` imports deep a rules file is followed (as Claude Code and Gemini do).
 MAX_IMPORT_DEPTH = 5
-#: A name an `@` import would give a file, not a mention of someone (`@jlowin`).
-_PATHLIKE = frozenset("/.")
 
 
 def discover(repo: Repo, top: str) -> list[str]:
@@ -190,18 +190,23 @@ def import_doc(repo: Repo, cache: Cache, files: list[str], *, layer: str | None 
     file of the working tree) and the files they `@import`; the --json document."""
     top = repo.require_worktree("import")
     root = os.path.realpath(top)
-    found = not files
-    if found:
-        files = [os.path.relpath(os.path.join(top, f)) for f in discover(repo, top)]
-        if not files:
+    warnings: list[str] = []
+    if not files:
+        kept = discover(repo, top)
+        if not kept:
             raise AideError("no rules files here: looked for CLAUDE.md, AGENTS.md, "
                             "GEMINI.md (in every folder), .cursorrules, .windsurfrules, "
                             ".cursor/rules, .github/copilot-instructions.md, "
                             ".github/instructions, .windsurf/rules and .claude/rules")
-    texts: list[tuple[str, str, str]] = []
-    warnings: list[str] = []
-    given = {_real(f) for f in files}
-    seen: set[str] = set()
+        kept, warnings = refuse_links(repo, top, root, kept)
+        if not kept:
+            more = f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""
+            raise AideError(f"no rules files to import: {warnings[0]}{more}")
+        files = [os.path.relpath(os.path.join(top, f)) for f in kept]
+    walk = Walk(repo, root, given={_real(f) for f in files}, warnings=warnings,
+                read=_read_text)
+    texts = walk.texts
+    seen = walk.seen
     for f in files:
         if os.path.isdir(f):
             raise AideError(f"{f} is a directory; name the rules files in it")
@@ -217,7 +222,7 @@ def import_doc(repo: Repo, cache: Cache, files: list[str], *, layer: str | None 
         kind = os.path.basename(f) if rel.startswith("..") else shown
         seen.add(where)
         texts.append((shown, kind, text))
-        _follow(text, where, kind, root, given, seen, texts, warnings, MAX_IMPORT_DEPTH)
+        walk.follow(text, where, kind, MAX_IMPORT_DEPTH)
     doc = _import(repo, cache, texts, layer=layer, scope=scope, label=None, dry_run=dry_run)
     doc["warnings"] = warnings + doc["warnings"]
     return doc
@@ -238,49 +243,6 @@ def _read_text(path: str, shown: str | None = None) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise AideError(f"{shown or path} is not UTF-8 text") from None
-
-
-def _follow(text: str, where: str, kind: str, root: str, given: set[str], seen: set[str],
-            texts: list[tuple[str, str, str]], warnings: list[str], depth: int) -> None:
-    """Add the files `text` (the file at `where`) imports with `@path`, relative to its
-    folder, `depth` levels deep, each once and never from outside the working tree.
-
-    An imported file is read where its importer is: its rules get the importer's layer and
-    scope (`kind`), and `why` names the imported file itself."""
-    if depth <= 0 or "@" not in text:
-        return
-    name = os.path.relpath(where, root).replace(os.sep, "/")
-    missing: list[str] = []
-    follow: list[tuple[str, str, str]] = []
-    for target in imports(text):
-        if target.startswith("~") or not _PATHLIKE & set(target):
-            continue  # the user's own files, or a mention of someone (@jlowin)
-        full = os.path.realpath(os.path.join(os.path.dirname(os.path.realpath(where)), target))
-        if os.path.commonpath([root, full]) != root:
-            warnings.append(f"{name} imports @{target}, which is outside the working tree; "
-                            "not read")
-            continue
-        if full in given or full in seen:
-            continue  # imported on its own, or already (an import cycle)
-        seen.add(full)
-        rel = os.path.relpath(full, root).replace(os.sep, "/")
-        try:
-            imported = _read_text(full, rel)
-        except AideError as e:
-            warnings.append(f"{name} imports @{target}: {e}; not read")
-            continue
-        if imported is None:
-            missing.append(target)
-            continue
-        follow.append((full, rel, imported))
-    if missing:
-        # One line, however many: a file can name thousands.
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        warnings.append(f"{name} imports {', '.join('@' + t for t in missing[:3])}{more}, "
-                        f"which do{'es' if len(missing) == 1 else ''} not exist")
-    for full, rel, imported in follow:
-        texts.append((rel, kind, imported))
-        _follow(imported, full, kind, root, given, seen, texts, warnings, depth - 1)
 
 
 def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
