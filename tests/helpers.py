@@ -340,6 +340,107 @@ def write_lock(repo: Path) -> Iterator[None]:
         os.close(fd)
 
 
+# -- a user the permission bits apply to ----------------------------------------------
+
+#: The capabilities that let root ignore permission bits: CAP_DAC_OVERRIDE,
+#: CAP_DAC_READ_SEARCH, CAP_FOWNER (linux/capability.h).
+DAC_CAPABILITIES = (1, 2, 3)
+#: prctl(2)'s PR_CAPBSET_DROP.
+_PR_CAPBSET_DROP = 24
+
+
+def _drop_dac_capabilities() -> None:
+    """In the child, before exec: take root's power over permission bits out of its
+    bounding set, so that the program it runs (and every process that starts) obeys them
+    as any user does, while it stays uid 0 (its files, the tests' tmp folders, the
+    interpreter under /root stay its own, and git needs no safe.directory)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in DAC_CAPABILITIES:
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
+_UNPRIVILEGED: list[tuple[Callable[[], None] | None, str | None]] = []
+
+
+def unprivileged() -> Callable[[], None] | None:
+    """The preexec_fn that makes a child a user the permission bits apply to (None: this
+    process is one already); the test is skipped, saying why, when there is no way.
+
+    Root ignores permission bits, and the tests run as root here: then the capabilities
+    that allow it are dropped in the child (Linux). Checked once, on a read-only folder.
+    """
+    import pytest
+
+    if not _UNPRIVILEGED:
+        _UNPRIVILEGED.append(_find_unprivileged())
+    fn, reason = _UNPRIVILEGED[0]
+    if reason is not None:
+        pytest.skip(reason)
+    return fn
+
+
+def _find_unprivileged() -> tuple[Callable[[], None] | None, str | None]:
+    import shutil
+    import tempfile
+
+    if os.geteuid() != 0:
+        return None, None  # the permission bits apply to this user already
+    if not sys.platform.startswith("linux"):
+        return None, "root ignores permission bits, and only Linux can drop that here"
+    folder = tempfile.mkdtemp()
+    try:
+        os.chmod(folder, 0o555)
+        probe = [sys.executable, "-c", "import sys; open(sys.argv[1] + '/x', 'w')", folder]
+        try:
+            proc = subprocess.run(probe, preexec_fn=_drop_dac_capabilities,
+                                  capture_output=True, text=True)
+        except (OSError, subprocess.SubprocessError) as e:
+            return None, f"root cannot drop its power over permission bits here ({e})"
+        if proc.returncode == 0:
+            return None, ("a child of root still writes in a read-only folder with "
+                          "CAP_DAC_OVERRIDE dropped")
+        if "PermissionError" not in proc.stderr:
+            return None, f"the permission probe failed otherwise: {proc.stderr.strip()}"
+        return _drop_dac_capabilities, None
+    finally:
+        os.chmod(folder, 0o755)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_unprivileged(cwd: Path | str, argv: list[str], env: dict[str, str] | None = None
+                     ) -> Result:
+    """Run a program as a user the permission bits apply to (unprivileged())."""
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True,
+                          env={**BASE_ENV, **(env or {})}, preexec_fn=unprivileged())
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def aide_unprivileged(cwd: Path | str, *args: str, env: dict[str, str] | None = None
+                      ) -> Result:
+    """Run git-aide as a user the permission bits apply to: a read-only folder is one."""
+    return run_unprivileged(cwd, [*AIDE, *args], env=env)
+
+
+@contextlib.contextmanager
+def read_only(*paths: Path, tree: bool = False) -> Iterator[None]:
+    """Make folders read-only (with everything below them, `tree`) for the length of the
+    block; put the write bit back after."""
+    changed = [p for root in paths for p in ([root, *root.rglob("*")] if tree else [root])
+               if not p.is_symlink()]
+    modes = {p: p.stat().st_mode & 0o7777 for p in changed}
+    try:
+        for p, mode in modes.items():
+            p.chmod(mode & ~0o222)
+        yield
+    finally:
+        for p, mode in modes.items():
+            with contextlib.suppress(OSError):
+                p.chmod(mode)
+
+
 # -- agents: hook events and the MCP server, as an agent runs them ----------------------
 
 def hook(repo: Path, event: str, data: Any, agent: str = "claude",

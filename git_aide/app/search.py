@@ -50,10 +50,16 @@ def robust(ft: FullText, work: Callable[[], Any]) -> Any:
         except ft.LockError:
             raise AideError("the full-text index is locked by another git-aide process "
                             "for too long; try again") from None
-        except Exception:
+        except Exception as e:
             if attempt == ATTEMPTS:
                 raise
-            if attempt < ATTEMPTS - 1:
+            from git_aide.cache.index import unwritable
+
+            if unwritable(e) and not ft.in_memory and isinstance(e, OSError):
+                # Not damaged: nothing on disk can be made again, so this command's
+                # answer comes from an index in memory, and says why once.
+                ft.rebuild(ft.cannot_write(e), in_memory=True)
+            elif attempt < ATTEMPTS - 1:
                 ft.rebuild("the full-text index was damaged; rebuilt it")  # said once
             else:
                 # Still taken away under this command (a cache folder removed again

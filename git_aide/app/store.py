@@ -23,7 +23,7 @@ from git_aide.core import files, memory
 from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError, UsageError
 from git_aide.core.memory import MEMORIES_DIR, PERSONAL_DIR
-from git_aide.gitio import folders
+from git_aide.gitio import folders, staging
 from git_aide.gitio.repo import Repo
 from git_aide.read.listing import blob_id
 from git_aide.read.load import load
@@ -132,6 +132,8 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     check_record(record)  # also a priority, source or contributor given by an agent
     path = memory.relpath(record)
     check_folder(top, path)
+    staged = stage and not personal
+    check_writable(repo, top, [path], staged, "nothing was remembered")
     # Listed before the lock is taken: other writers need not wait for it.
     unmatched = scopecheck.scope_warnings(repo, cache, top, stored_scope)
     with write_lock(repo):
@@ -145,10 +147,17 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
         near = unmatched + _near_duplicates(repo, entries, what, layer, stored_scope, shared)
         if personal:
             _protect_personal(top)
-        files.write_atomic(os.path.join(top, path), memory.canonical(record))
+        _write(top, path, memory.canonical(record), "nothing was remembered")
         result = Written(record["uuid"], path, staged=False, record=record, warnings=near)
-        if stage and not personal:
-            _stage(repo, cache, result, add=[path], remove=[])
+        if staged:
+            try:
+                _stage(repo, cache, result, add=[path], remove=[])
+            except AideError as e:
+                # A new file (its uuid is new): removing it loses nothing, and a failed
+                # remember leaves no memory behind.
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(top, path))
+                raise AideError(f"{e}; nothing was remembered", e.code) from None
     return result
 
 
@@ -219,7 +228,10 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
         check_record(memory.repair(record))  # a file read liberally is written strictly
         check_folder(top, path)
         check_folder(top, here)
-        files.write_atomic(os.path.join(top, path), memory.canonical(record))
+        check_writable(repo, top, list(dict.fromkeys([path, here])),
+                       stage and not (memory.is_personal(record) and memory.is_personal(old)),
+                       "nothing was changed")
+        _write(top, path, memory.canonical(record), "nothing was changed")
         if path != here:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(top, here))
@@ -247,10 +259,11 @@ def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
         every = [p for paths in chosen.values() for p in paths]
         for p in every:
             check_folder(top, p)
+        shared = [p for p in every if not p.startswith(PERSONAL_DIR + "/")]
+        check_writable(repo, top, every, stage and bool(shared), "nothing was forgotten")
         for p in every:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(top, p))
-        shared = [p for p in every if not p.startswith(PERSONAL_DIR + "/")]
         result = Written("", "", staged=False)
         if stage and shared:
             _stage(repo, cache, result, add=[], remove=shared)
@@ -315,6 +328,35 @@ def check_folder(top: str, path: str) -> None:
     message = folders.problem(top, path.rsplit("/", 1)[0])
     if message:
         raise AideError(message)
+
+
+def check_writable(repo: Repo, top: str, paths: list[str], stage: bool, nothing: str
+                   ) -> None:
+    """Refuse a write before it starts when a folder of `paths` (repo-relative) cannot be
+    written, or (`stage`) git's index cannot be: a memory half written, or written and
+    not staged, is worse than none. `nothing`: what the error adds ("nothing was
+    remembered")."""
+    for path in paths:
+        folder = folders.unwritable(top, path.rsplit("/", 1)[0])
+        if folder is not None:
+            raise AideError(f"cannot write {folder}/: permission denied; {nothing}")
+    problem = staging.index_problem(repo) if stage else None
+    if problem is not None:
+        raise AideError(f"{problem}; {nothing} (staging needs git's index there; "
+                        "`--no-stage` leaves the index alone)")
+
+
+def _write(top: str, path: str, data: bytes, nothing: str) -> None:
+    """Write a memory file atomically; an error naming the folder that cannot be written
+    (files.write_atomic leaves nothing behind when it fails)."""
+    try:
+        files.write_atomic(os.path.join(top, path), data)
+    except OSError as e:
+        where = os.path.dirname(e.filename) if isinstance(e.filename, str) else \
+            os.path.join(top, os.path.dirname(path))
+        shown = os.path.relpath(where, top) if where.startswith(top + os.sep) else where
+        raise AideError(f"cannot write {shown}/: {(e.strerror or str(e)).lower()}; "
+                        f"{nothing}") from None
 
 
 @contextlib.contextmanager

@@ -50,6 +50,14 @@ MAX_SEGMENTS = 10
 WRITER_TIMEOUT = 30.0
 #: What a damaged index is reported as.
 DAMAGED = "the full-text index was damaged; rebuilt it"
+#: The errors of a cache that cannot be written (permission bits, a read-only file
+#: system), which no rebuild mends: the index is kept in memory instead.
+UNWRITABLE = (13, 1, 30)  # EACCES, EPERM, EROFS
+
+
+def unwritable(e: BaseException) -> bool:
+    """Whether `e` says the cache cannot be written (not that it is damaged)."""
+    return isinstance(e, OSError) and e.errno in UNWRITABLE
 
 
 #: The fields a query looks in.
@@ -139,8 +147,8 @@ class FullText:
                 if self._try_open(report=True) and self._verified(locked=True):
                     return self._ix
                 return self._create()
-        except OSError:
-            return self._in_memory()
+        except OSError as e:
+            return self._in_memory(e)
 
     def _try_open(self, report: bool) -> bool:
         try:
@@ -186,12 +194,20 @@ class FullText:
         if not self.in_memory:
             self._state = idtable.save(self.root, ids)
 
-    def _in_memory(self) -> Any:
+    def cannot_write(self, e: OSError) -> str:
+        """The notice for a cache that cannot be written (`e`: what failed): the folder
+        and why, once per command; the memory files themselves answer."""
+        folder = (os.path.dirname(e.filename) if isinstance(e.filename, str)
+                  else os.path.dirname(self.root))
+        why = (e.strerror or type(e).__name__).lower()
+        return (f"the cache cannot be written ({folder}: {why}); searched the memory files "
+                "with an index in memory")
+
+    def _in_memory(self, e: OSError) -> Any:
         """An index in memory for this command: the cache folder cannot be written."""
         from whoosh.filedb.filestore import RamStorage
 
-        self.notices.append("the cache folder cannot be written; searched without the "
-                            "full-text index on disk")
+        self.notices.append(self.cannot_write(e))
         self.in_memory = True
         self._ix = RamStorage().create_index(analysis.schema(self._w))
         self._have = set()
@@ -368,8 +384,8 @@ class FullText:
         try:
             with self._lock():
                 self._create()
-        except OSError:
-            self._in_memory()
+        except OSError as e:
+            self._in_memory(e)
 
     def add(self, docs: list[tuple[str, dict[str, Any]]],
             progress: Callable[[int], None] | None = None) -> int:

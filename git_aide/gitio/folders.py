@@ -90,3 +90,20 @@ def linked(top: str) -> list[str]:
             out.append(f"{rel}: a symbolic link (to {target}); skipped, git-aide reads no "
                        "memories through it: replace the link with a real folder")
     return out
+
+
+def unwritable(top: str, rel: str) -> str | None:
+    """The folder (repo-relative) that keeps a file from being written into the folder
+    `rel`: `rel` itself, or the nearest of its parents that exists when it does not (the
+    write would make it there); None when it can be written (os.access: permission bits,
+    a read-only file system)."""
+    parts = rel.split("/") if rel else []
+    while True:
+        path = os.path.join(top, *parts)
+        if os.path.isdir(path):
+            if os.access(path, os.W_OK | os.X_OK):
+                return None
+            return "/".join(parts) or top
+        if not parts:
+            return None  # the top is gone: the write says why
+        parts.pop()

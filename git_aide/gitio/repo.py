@@ -302,7 +302,12 @@ class Repo:
                 if mode != "120000"]
 
     def stage(self, add: list[str], remove: list[str]) -> bool:
-        """Stage new/changed files and removals; False when the index stayed locked."""
+        """Stage new/changed files and removals; False when the index stayed locked.
+
+        staging.Unwritable at once when index.lock cannot be made because its folder
+        cannot be written (gitio/staging.py)."""
+        from git_aide.gitio import staging
+
         deadline = time.monotonic() + self.settings.index_lock_timeout
         delay = 0.02
         steps: list[tuple[str, ...]] = []
@@ -312,10 +317,15 @@ class Repo:
             steps.append(("add", "--", *add))
         for step in steps:
             while True:
-                proc = self.git(*step, check=False)
+                # In the C locale: git's reasons are read (staging.DENIED).
+                proc = self.git(*step, check=False, env={"LC_ALL": "C"})
                 if proc.returncode == 0:
                     break
                 err = proc.stderr.decode(errors="replace")
+                if "index.lock" in err:
+                    unwritable = staging.unwritable(self.index_file, err)
+                    if unwritable is not None:
+                        raise unwritable  # nobody holds the lock: it cannot be made
                 if "index.lock" in err and time.monotonic() < deadline:
                     time.sleep(delay)
                     delay = min(delay * 1.5, 0.25)
