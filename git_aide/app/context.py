@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     class Noticing(Protocol):
         """Something that notes what the user should hear about (a damaged cache file
-        that was rebuilt): a Cache, a full-text index."""
+        that was rebuilt): a Cache, a full-text index, a Repo."""
 
         notices: list[str]
 
@@ -40,8 +40,9 @@ class Context:
         self.repo = repo
         #: Its cache folder, `<git common dir>/aide`.
         self.cache = cache
-        #: What was made for this context and may note notices (the cache, the index).
-        self._noticing: list[Noticing] = [cache]
+        #: What was made for this context and may note notices (the cache, the index,
+        #: the repository: a write that staged memories .gitignore hides).
+        self._noticing: list[Noticing] = [cache, repo]
         self._index: FullText | None = None
 
     @property

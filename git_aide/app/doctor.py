@@ -33,7 +33,8 @@ _INSTALL = ("install git-aide from a checkout of it (`pip install .` there) and 
 class Finding:
     """The outcome of one check."""
 
-    #: Which check: git, driver, textconv, attributes, hooks, cache, personal, folder, audit.
+    #: Which check: git, driver, textconv, attributes, hooks, cache, personal, ignore,
+    #: folder, audit.
     check: str
     #: True when nothing is wrong.
     ok: bool
@@ -71,6 +72,7 @@ def diagnose(repo: Repo) -> list[Finding]:
     out.extend(_hooks(repo))
     out.append(_cache(repo))
     out.extend(_personal(repo))
+    out.append(_ignored(repo))
     orphans = _orphans(repo)
     if orphans is not None:
         out.append(orphans)
@@ -210,6 +212,16 @@ def _personal(repo: Repo) -> list[Finding]:
                            "the index (staged or committed)",
                            f"git rm --cached -r -q -- {PERSONAL_DIR}"))
     return out
+
+
+def _ignored(repo: Repo) -> Finding:
+    """Do the ignore rules hide shared memory files (a `*.json` in .gitignore, say)?"""
+    from git_aide.app.install import ignore_problem
+
+    problem = ignore_problem(repo)
+    if problem is None:
+        return Finding("ignore", True, "shared memory files are not ignored")
+    return Finding("ignore", False, problem[0], problem[1])
 
 
 def _orphans(repo: Repo) -> Finding | None:

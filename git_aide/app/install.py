@@ -97,6 +97,22 @@ def init(repo: Repo, with_hooks: bool = True) -> list[str]:
     return done
 
 
+def ignore_problem(repo: Repo) -> tuple[str, str] | None:
+    """(what hides the shared memory files, the line that stops it) when the ignore
+    rules hide them (`*.json` in .gitignore, say; gitio/staging.py), else None: git-aide
+    stages its own writes anyway, but `git status` and `git add -A` do not see them."""
+    from git_aide.gitio import staging
+
+    found = staging.shared_hidden(repo)
+    if not found:
+        return None
+    where = (f"{MEMORIES_DIR}/**/*.json" if len(found) == len(staging.SHARED) else
+             ", ".join(dict.fromkeys(h.path.rsplit("/", 1)[0] + "/" for h in found)))
+    return (f"{found[0].rule()} ignores the shared memory files ({where}): git-aide "
+            "stages the ones it writes anyway, but `git status` and `git add` do not "
+            "see them", staging.fix(repo, found))
+
+
 def register_driver(repo: Repo) -> list[str]:
     """Set merge.aide.* and diff.aide.* in the repo's own config unless they are so already."""
     done: list[str] = []

@@ -83,9 +83,14 @@ def init(agents: tuple[str, ...], no_hooks: bool, dry_run: bool, uninstall: bool
 
 
 def _init_repo(repo: Any, no_hooks: bool) -> list[str]:
+    from git_aide.app.install import ignore_problem
     from git_aide.app.install import init as do_init
 
-    return do_init(repo, with_hooks=not no_hooks)
+    done = do_init(repo, with_hooks=not no_hooks)
+    hidden = ignore_problem(repo)
+    if hidden is not None:
+        warn([f"{hidden[0]}; fix: {hidden[1]}"])
+    return done
 
 
 @click.command()

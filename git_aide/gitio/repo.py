@@ -62,6 +62,9 @@ class Repo:
         self._pygit: Any = None
         #: A `git config` already started (spawn.early), read on first use.
         self._asked_config: Spawned | None = None
+        #: Things a write should tell the user once (memories staged that .gitignore
+        #: hides), said with the cache's notices (app/context.py).
+        self.notices: list[str] = []
 
     @property
     def cache_dir(self) -> str:
@@ -305,7 +308,8 @@ class Repo:
         """Stage new/changed files and removals; False when the index stayed locked.
 
         staging.Unwritable at once when index.lock cannot be made because its folder
-        cannot be written (gitio/staging.py)."""
+        cannot be written; shared memory files the ignore rules hide are staged anyway,
+        and `notices` says so (gitio/staging.py)."""
         from git_aide.gitio import staging
 
         deadline = time.monotonic() + self.settings.index_lock_timeout
@@ -332,6 +336,12 @@ class Repo:
                     continue
                 if "index.lock" in err:
                     return False
+                if step[0] == "add" and "--force" not in step:
+                    found = staging.hidden(self, add)
+                    if found and all(staging.forcible(h.path) for h in found):
+                        self.notices.append(staging.note(self, found))
+                        step = ("add", "--force", "--", *add)
+                        continue
                 lines = err.strip().splitlines()
                 raise GitError(f"git {step[0]} failed: {lines[-1] if lines else proc.returncode}")
         return True

@@ -1,17 +1,25 @@
 """What staging a memory meets besides another git's lock: a git folder that cannot be
-written (README, Writing safely).
+written, and ignore rules that hide the memories (README, Troubleshooting).
 
 A lock held by another git is waited for (`Repo.stage`), but index.lock that cannot be
 made because its folder cannot be written is never freed: that is said at once, and
 the writing commands ask before they write anything (`index_problem`), so that no
 memory is left written and not staged.
+
+Shared memories are meant to be committed whatever the repository ignores (a `*.json`
+in .gitignore, say): the memory files git-aide writes are staged with `git add --force`,
+those exact paths only and never a personal one, and the user is told once which line
+hides them and which line stops it (`note`); `init` and `doctor` say so too (`hidden`,
+`fix_lines`).
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from git_aide.core.errors import AideError
+from git_aide.core.memory import MEMORIES_DIR, PERSONAL_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,6 +27,16 @@ if TYPE_CHECKING:
 
 #: What git says (in the C locale) when it cannot make a file for want of permission.
 DENIED = ("Permission denied", "Read-only file system", "Operation not permitted")
+#: The line that makes memory files tracked again when a pattern such as `*.json` hides
+#: them (a later negation wins; no parent folder of theirs is excluded by it).
+FILES_LINE = "!.aide/**/*.json"
+#: The line that makes the .aide folder itself seen again (hidden by `.*`, say): git
+#: does not look inside an excluded folder, so no pattern about its files can help.
+FOLDER_LINE = "!.aide/"
+#: The shared memory folders (one path in each stands for any memory there).
+SHARED = ("technical", "area_context", "guidelines", "preferences/shared")
+#: A memory file's name, for asking git about a folder's memories.
+PROBE_NAME = "00000000-0000-4000-8000-000000000000.json"
 
 
 class Unwritable(AideError):
@@ -48,3 +66,80 @@ def index_problem(repo: Repo) -> Unwritable | None:
     """Unwritable when staging could not succeed because git's index cannot be written
     (asked before a memory is written, so that none is left written and not staged)."""
     return unwritable(repo.index_file)
+
+
+# -- ignore rules that hide the memories ---------------------------------------------------
+
+@dataclass(frozen=True)
+class Hidden:
+    """A path an ignore rule hides, and the rule."""
+
+    #: The repo-relative path.
+    path: str
+    #: The file the pattern is in (as git names it: `.gitignore`, `.git/info/exclude`...).
+    source: str
+    #: Its line number there.
+    line: str
+    #: The pattern.
+    pattern: str
+
+    def rule(self) -> str:
+        """`source:line: pattern`, as `git check-ignore -v` says it."""
+        return f"{self.source}:{self.line}: {self.pattern}"
+
+
+def hidden(repo: Repo, paths: list[str]) -> list[Hidden]:
+    """Which of `paths` (repo-relative, a folder ending in '/') the ignore rules hide,
+    whether or not they are tracked (`git check-ignore --no-index -v`)."""
+    if not paths:
+        return []
+    proc = repo.git("check-ignore", "--no-index", "-v", "-z", "--stdin", check=False,
+                    input="".join(p + "\0" for p in paths).encode(errors="surrogateescape"),
+                    cwd=repo.worktree)
+    fields = proc.stdout.decode(errors="surrogateescape").split("\0")
+    out = []
+    for i in range(0, len(fields) - 3, 4):
+        source, line, pattern, path = fields[i:i + 4]
+        if source and not pattern.startswith("!"):  # a negation is a match that keeps it
+            out.append(Hidden(path, source, line, pattern))
+    return out
+
+
+def forcible(path: str) -> bool:
+    """Whether git-aide may stage `path` against the ignore rules: a shared memory file."""
+    return (path.startswith(MEMORIES_DIR + "/") and path.endswith(".json")
+            and not path.startswith(PERSONAL_DIR + "/"))
+
+
+def shared_hidden(repo: Repo) -> list[Hidden]:
+    """The shared memory folders whose memories the ignore rules hide (one Hidden each,
+    for a memory file there)."""
+    return hidden(repo, [f"{MEMORIES_DIR}/{f}/{PROBE_NAME}" for f in SHARED])
+
+
+def fix_lines(repo: Repo) -> list[str]:
+    """The lines that, at the end of the top .gitignore, make the memory files tracked
+    again: `!.aide/**/*.json`, after `!.aide/` when the .aide folder itself is ignored."""
+    folder = hidden(repo, [".aide/"]) if repo.worktree and os.path.isdir(
+        os.path.join(repo.worktree, ".aide")) else []
+    return [FOLDER_LINE, FILES_LINE] if folder else [FILES_LINE]
+
+
+def fix(repo: Repo, found: list[Hidden]) -> str:
+    """What stops the ignore rules in `found` from hiding the memories."""
+    deeper = [h for h in found if h.source.endswith("/.gitignore")
+              and not os.path.isabs(h.source) and not h.source.startswith(".git/")]
+    if deeper:  # a .gitignore below the top wins over any line of the top one
+        h = deeper[0]
+        return f"remove `{h.pattern}` from {h.source} (line {h.line})"
+    lines = fix_lines(repo)
+    return ("add " + " and ".join(f"`{x}`" for x in lines)
+            + " at the end of .gitignore")
+
+
+def note(repo: Repo, found: list[Hidden]) -> str:
+    """The one line a write says when it staged memories the ignore rules hide."""
+    first = found[0]
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    return (f"{first.rule()} ignores {first.path}{more}; staged anyway (shared memories are "
+            f"meant to be committed): {fix(repo, found)} to stop this notice")
