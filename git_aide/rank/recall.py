@@ -314,7 +314,7 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
                 h.relevance = h.score / top
     if path_words_:
         wanted = [w.encode() for w in sorted(path_words_)]
-        weights = _weigh_path_words(hits, wanted, body)
+        weights = _weigh_path_words(hits, wanted, body, path_only=scorer is None)
         if project_wide_limit >= 0:
             hits = _cap_project_wide(hits, project_wide_limit, weights, body,
                                      below_scoped=scorer is None, named=named or [],
@@ -341,7 +341,7 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
         cut = sorted(window + rest, key=key)[:limit]
     if diversity_min and limit >= diversity_min and len(hits) > limit:
         cut = _diversify(cut, hits, key)
-    return cut
+    return in_file_order(cut)
 
 
 def supersession_window(limit: int) -> int:
@@ -381,10 +381,40 @@ def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
     )
 
 
-def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None
-                      ) -> dict[bytes, float]:
+def imported_from(e: Entry) -> tuple[str, int] | None:
+    """Return (rules file, line) of a memory `import` made, from its `why`; else None."""
+    r = e.record
+    if r["source"] != "import":
+        return None
+    why = r["why"] or ""
+    name, _, line = why.rpartition(":")
+    return (name, int(line)) if name and line.isdigit() else None
+
+
+def in_file_order(hits: list[Hit]) -> list[Hit]:
+    """Reorder the memories imported from one rules file with one scope among the places
+    they hold, in the file's order: a budget that cuts the end of an answer then cuts the
+    file's last lines, not its first."""
+    groups: dict[tuple[str, str | None], list[int]] = {}
+    lines: list[int] = []
+    for i, h in enumerate(hits):
+        origin = imported_from(h.entry)
+        lines.append(origin[1] if origin else 0)
+        if origin is not None:
+            groups.setdefault((origin[0], h.entry.scope), []).append(i)
+    out = list(hits)
+    for places in groups.values():
+        if len(places) > 1:
+            for at, i in zip(places, sorted(places, key=lines.__getitem__), strict=True):
+                out[at] = hits[i]
+    return out
+
+
+def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None,
+                      path_only: bool = False) -> dict[bytes, float]:
     """Give each scoped or weak candidate its share of the path's words (section 4's
-    weak relevance), and return each word's weight.
+    weak relevance), and return each word's weight. `path_only` (a recall without a
+    question): the words never lift a scoped memory above a more specific one.
 
     A word weighs by how rare it is among these candidates: the package folder that
     every candidate's scope names weighs nothing, the file's own name the most. Words
@@ -412,7 +442,28 @@ def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None
             on[i] += v
     for h, v in zip(mine, on, strict=True):
         h.on_path = v
+    if path_only:
+        _below_nearer_scopes(mine)
     return weights
+
+
+def _below_nearer_scopes(hits: list[Hit]) -> None:
+    """Lower the path-word share of scoped memories so that none stands above one whose
+    scope holds the file more specifically: each scope distance, farthest last, is kept
+    below the lowest value of the nearer ones (its own order kept)."""
+    scoped = sorted((h for h in hits if h.distance >= 0 and not h.mention), key=_DISTANCE)
+    ceiling = math.inf
+    for _d, group in groupby(scoped, key=_DISTANCE):
+        run = list(group)
+        for h in run:
+            spec = 1.0 / (1.0 + h.distance)
+            value = spec + PATH_WEIGHT * h.on_path
+            if value >= ceiling:
+                # Just below the ceiling, still in their order (a share is at most 1).
+                value = ceiling - 1e-4 + (value - ceiling) * 1e-5
+                h.on_path = max(0.0, (value - spec) / PATH_WEIGHT)
+        ceiling = min(ceiling, min(1.0 / (1.0 + h.distance) + PATH_WEIGHT * h.on_path
+                                   for h in run))
 
 
 def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],

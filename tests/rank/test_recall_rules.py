@@ -1,0 +1,57 @@
+"""A path recall of imported rules and of memories that name the path (issue 37: the
+right memories, in the right order)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import aide_ok, claude_read, git, hook, remember, uuids
+from helpers import hook_context as context
+
+RULES = """# Capabilities
+
+- Keep capabilities provider-agnostic: no provider SDK is imported here.
+- Each capability declares the settings it reads.
+- A capability never calls another capability directly.
+- Capabilities register themselves in `__init__.py`, sorted by name.
+- Errors raised here derive from CapabilityError.
+- Log with the module's logger, never print.
+- The thinking capability streams its tokens.
+"""
+
+
+def test_imported_rules_come_in_the_files_order(repo: Path) -> None:
+    # One rules file, one scope: the file's order, whatever the path's words or the
+    # import's timestamps say, so a budget that cuts the answer's end cuts the last rules.
+    (repo / "capabilities").mkdir()
+    (repo / "capabilities" / "AGENTS.md").write_text(RULES)
+    (repo / "capabilities" / "thinking.py").write_text("")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "rules")
+    aide_ok(repo, "import", "capabilities/AGENTS.md")
+    whats = [m["what"] for m in
+             aide_ok(repo, "recall", "capabilities/thinking.py", "--json").json()["memories"]]
+    assert len(whats) == 7
+    assert whats[0].startswith("Keep capabilities provider-agnostic")
+    assert whats[-1] == "The thinking capability streams its tokens."
+    # the agent's per-file block, cut by its budget, keeps the first rules
+    git(repo, "config", "aide.hooks.fileChars", "400")
+    out = context(hook(repo, "pre-tool-use",
+                       claude_read(repo, "capabilities/thinking.py", "s1"))[1])
+    assert "provider-agnostic" in out
+
+
+def test_a_memory_naming_the_path_stays_below_a_nearer_scope(repo: Path) -> None:
+    # Two broad memories that share the file's rare words, two scoped to its folder:
+    # the folder's come first (a mention outranks no scope that holds the file closer).
+    broad = [remember(repo, f"Fixtures of models/test_anthropic/ are recorded, note {i}",
+                      "--scope", "tests/**")["uuid"] for i in range(2)]
+    near = [remember(repo, f"Stub the HTTP client here, rule {i}",
+                     "--scope", "tests/models/**")["uuid"] for i in range(2)]
+    got = uuids(aide_ok(repo, "recall", "tests/models/test_anthropic.py", "--json"))
+    assert set(got[:2]) == set(near)
+    assert set(got[2:4]) == set(broad)
+    # a question still lifts what answers it
+    got = uuids(aide_ok(repo, "recall", "tests/models/test_anthropic.py", "--query",
+                        "recorded fixtures", "--json"))
+    assert got[0] in broad
