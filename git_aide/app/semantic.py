@@ -229,8 +229,9 @@ def every_blob(snap: Snapshot) -> list[str]:
 
 def fetch_model(name: str, mirror: str | None = None, progress: Progress | None = None,
                 configure: bool = True) -> dict[str, str]:
-    """`semantic fetch`: download a known model, check that it loads, and (`configure`)
-    name it in the user's git config; what was done, for the command to say."""
+    """`semantic fetch`: download a known model, check that it loads (before it is moved
+    into place: one that does not is not installed), and (`configure`) name it in the
+    user's git config; what was done, for the command to say."""
     from git_aide.model import fetch
     from git_aide.model.catalog import MODEL_KEY
     from git_aide.model.runtime import Embedder, available
@@ -240,8 +241,16 @@ def fetch_model(name: str, mirror: str | None = None, progress: Progress | None 
 
         raise AideError(NO_EXTRA)
     model = fetch.model_named(name)
-    folder = fetch.fetch(model, mirror, progress)
-    Embedder(folder).embed(["a sentence to check that the model runs"])
+
+    def loads(folder: str) -> None:
+        try:
+            Embedder(folder).embed(["a sentence to check that the model runs"])
+        except Exception as e:  # noqa: BLE001 -- onnxruntime raises its own kinds when run
+            why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise AideError(f"{model.name} does not load, so it was not installed: {why}"
+                            ) from None
+
+    folder = fetch.fetch(model, mirror, progress, check=loads)
     if configure:
         from git_aide.gitio.repo import set_user_config
 

@@ -236,7 +236,7 @@ class Bar:
             self._progress = Progress(transient=True)
             self._progress.start()
             self._task = self._progress.add_task(self.label, total=total)
-        self._progress.update(self._task, completed=done)
+        self._progress.update(self._task, completed=done, total=total)
 
     def __enter__(self) -> Bar:
         return self

@@ -2,9 +2,46 @@
 
 from __future__ import annotations
 
+import sys
+import time
+
 import click
 
-from git_aide.cli.commands import Opened, out, progress, warn
+from git_aide.cli.commands import Bar, Opened, out, progress, warn
+
+#: Seconds between the lines a download says when stderr is not a terminal.
+EVERY = 10.0
+
+
+class Downloaded:
+    """A download's progress: the bar on a terminal; otherwise a line on stderr every
+    EVERY seconds; and a last line saying what was downloaded, in how long."""
+
+    def __init__(self, label: str, bar: Bar) -> None:
+        self.label = label
+        self.bar = bar
+        self.done = 0
+        self.start = time.monotonic()
+        self._said = self.start
+
+    def __call__(self, done: int, total: int) -> None:
+        self.done = done
+        self.bar(done, total)
+        now = time.monotonic()
+        if not self.bar.enabled and now - self._said >= EVERY:
+            self._said = now
+            sys.stderr.write(f"git-aide: {self.label}: {_mb(done)} of {_mb(total)}\n")
+
+    def finish(self) -> None:
+        """Say what was downloaded (nothing when the model was there already)."""
+        if self.done:
+            took = time.monotonic() - self.start
+            sys.stderr.write(f"git-aide: {self.label}: downloaded {_mb(self.done)} "
+                             f"in {took:.1f} s\n")
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
 
 
 @click.group()
@@ -24,8 +61,11 @@ def fetch(name: str | None, mirror: str | None, no_config: bool) -> None:
     from git_aide.app.semantic import fetch_model
     from git_aide.model.catalog import DEFAULT
 
-    with progress(f"fetching {name or DEFAULT}") as bar:
-        done = fetch_model(name or DEFAULT, mirror, bar, configure=not no_config)
+    label = f"fetching {name or DEFAULT}"
+    with progress(label) as bar:
+        shown = Downloaded(label, bar)
+        done = fetch_model(name or DEFAULT, mirror, shown, configure=not no_config)
+    shown.finish()
     out(f"Fetched {done['model']} ({done['licence']}) into {done['folder']}.")
     if done["configured"]:
         out(f"Set {done['configured']} = {done['model']} in your git config; "

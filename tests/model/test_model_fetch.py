@@ -8,6 +8,7 @@ import json
 import shutil
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import aide, aide_ok, error_line, git, remember, serve, sha256_of, uuids
@@ -149,3 +150,143 @@ def test_an_unknown_name_or_a_broken_catalog_is_one_line(repo: Path, env: dict[s
     line = error_line(aide(repo, "semantic", "fetch", "tiny",
                                env={**env, "GIT_AIDE_MODEL_CATALOG": str(broken)}))
     assert "not a model catalog" in line
+
+
+def hostile(tmp_path: Path, tiny: Path, name: str = "tiny", revision: str = REVISION,
+            files: dict[str, list[str]] | None = None) -> Path:
+    """A catalog naming the tiny model with one field of a hostile catalog's."""
+    if files is None:
+        files = {local: [remote, sha256_of(tiny / local)] for local, remote in REMOTE.items()}
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps({name: {"repo": REPO, "revision": revision, "files": files,
+                                       "licence": "CC0-1.0", "dim": 8}}))
+    return path
+
+
+def test_a_catalog_revision_cannot_reach_the_users_cache_folder(
+        repo: Path, tiny: Path, env: dict[str, str], tmp_path: Path) -> None:
+    """A revision of `/../../..` once made the fetched folder $XDG_CACHE_HOME itself,
+    which fetch then removed as "a damaged earlier fetch"."""
+    cache = Path(env["XDG_CACHE_HOME"])
+    (cache / "precious").write_text("the user's own cache")
+    # Served where the unchecked URL leads (the server drops the `..`), so that only
+    # the check stops it.
+    root = tmp_path / "served"
+    for local, remote in REMOTE.items():
+        (root / remote).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tiny / local, root / remote)
+    bad = {**env, "GIT_AIDE_MODEL_CATALOG": str(hostile(tmp_path, tiny,
+                                                        revision="/../../.."))}
+    with serve(root) as (url, asked):
+        line = error_line(aide(repo, "semantic", "fetch", "tiny", "--mirror", url, env=bad))
+    assert "hostile.json" in line and "revision" in line and "'/../../..'" in line
+    assert asked == []
+    assert (cache / "precious").read_text() == "the user's own cache"
+    assert models(env) == []
+
+
+@pytest.mark.parametrize("field", ["local", "absolute", "remote", "name"])
+def test_a_catalog_file_name_cannot_leave_the_models_folder(
+        repo: Path, tiny: Path, upstream: Path, env: dict[str, str], tmp_path: Path,
+        field: str) -> None:
+    """A local name of `../..` or an absolute path was downloaded to that path and left
+    there once its checksum failed; a remote path or a model name that is not plain is
+    refused as well."""
+    target = tmp_path / "escaped"
+    onnx = [REMOTE["model.onnx"], "0" * 64]  # a checksum that fails, after the download
+    tok = [REMOTE["tokenizer.json"], sha256_of(tiny / "tokenizer.json")]
+    name = "tiny"
+    if field == "local":
+        depth = len(Path(env["XDG_CACHE_HOME"], "git-aide", "models", "x").relative_to(
+            tmp_path).parts)
+        files = {"/".join([".."] * depth + ["escaped"]): onnx, "tokenizer.json": tok}
+    elif field == "absolute":
+        files = {str(target): onnx, "tokenizer.json": tok}
+    elif field == "remote":
+        files = {"model.onnx": ["../../../escaped", "0" * 64], "tokenizer.json": tok}
+    else:
+        name = "../escaped"
+        files = {"model.onnx": onnx, "tokenizer.json": tok}
+    bad = {**env, "GIT_AIDE_MODEL_CATALOG": str(hostile(tmp_path, tiny, name, files=files))}
+    with serve(upstream) as (url, asked):
+        line = error_line(aide(repo, "semantic", "fetch", name, "--mirror", url, env=bad))
+    assert "hostile.json" in line and "not a model catalog" in line, line
+    what = {"local": "local file name", "absolute": "local file name",
+            "remote": "remote path", "name": "model name"}[field]
+    assert what in line
+    assert asked == [] and not target.exists() and models(env) == []
+
+
+def test_a_catalog_may_pin_each_files_size(repo: Path, upstream: Path, tiny: Path,
+                                           env: dict[str, str], tmp_path: Path) -> None:
+    """[path, sha256, size] or {"path", "sha256", "size"}: both are read."""
+    files: dict[str, Any] = {
+        "model.onnx": [REMOTE["model.onnx"], sha256_of(tiny / "model.onnx"),
+                       (tiny / "model.onnx").stat().st_size],
+        "tokenizer.json": {"path": "tokenizer.json",
+                           "sha256": sha256_of(tiny / "tokenizer.json"),
+                           "size": (tiny / "tokenizer.json").stat().st_size}}
+    pinned = {**env, "GIT_AIDE_MODEL_CATALOG": str(hostile(tmp_path, tiny, files=files))}
+    with serve(upstream) as (url, _asked):
+        aide_ok(repo, "semantic", "fetch", "tiny", "--mirror", url, env=pinned)
+    assert [p.name for p in models(env)] == [f"tiny@{REVISION[:12]}"]
+    files["model.onnx"][2] = -1
+    bad = {**env, "GIT_AIDE_MODEL_CATALOG": str(hostile(tmp_path, tiny, files=files))}
+    line = error_line(aide(repo, "semantic", "fetch", "tiny", env=bad))
+    assert "size of 'model.onnx'" in line
+
+
+@pytest.mark.parametrize("what", ["link", "file", "unnamed"])
+def test_what_is_in_the_way_and_not_a_fetched_folder_is_never_removed(
+        repo: Path, upstream: Path, env: dict[str, str], tmp_path: Path, what: str) -> None:
+    """Where the fetched folder goes, a link (to the user's own folder) or a file is
+    left as it is, and said in one line; a damaged fetched folder is replaced (the test
+    above), renamed aside into a folder of fetch's own first."""
+    mine = tmp_path / "my-folder"
+    mine.mkdir()
+    (mine / "model.onnx").write_text("mine")
+    folder = Path(env["XDG_CACHE_HOME"]) / "git-aide" / "models" / f"tiny@{REVISION[:12]}"
+    folder.parent.mkdir(parents=True)
+    if what == "link":
+        folder.symlink_to(mine)
+    elif what == "file":
+        folder.write_text("a file of the user's")
+    if what == "unnamed":
+        # $XDG_CACHE_HOME itself a link: the folders under it are still fetch's own.
+        real = tmp_path / "real-cache"
+        shutil.move(env["XDG_CACHE_HOME"], real)
+        Path(env["XDG_CACHE_HOME"]).symlink_to(real)
+        with serve(upstream) as (url, _asked):
+            aide_ok(repo, "semantic", "fetch", "tiny", "--mirror", url, env=env)
+        assert [p.name for p in models(env)] == [folder.name]
+        return
+    with serve(upstream) as (url, _asked):
+        line = error_line(aide(repo, "semantic", "fetch", "tiny", "--mirror", url, env=env))
+    assert "is in the way" in line and str(folder) in line
+    assert (mine / "model.onnx").read_text() == "mine"
+    if what == "link":
+        assert folder.is_symlink()
+    else:
+        assert folder.read_text() == "a file of the user's"
+    assert models(env) == [folder]  # and no leftovers beside it
+
+
+def test_a_model_that_does_not_load_is_not_installed(
+        repo: Path, tiny: Path, env: dict[str, str], tmp_path: Path) -> None:
+    """Its files match the catalog, but it is no model: the load is checked before the
+    folder is moved into place, and nothing is installed or configured."""
+    root = tmp_path / "served"
+    for local, remote in REMOTE.items():
+        dest = root / REPO / "resolve" / REVISION / remote
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tiny / local, dest)
+    corrupt = root / REPO / "resolve" / REVISION / REMOTE["model.onnx"]
+    corrupt.write_bytes(b"\x08\x07 this is not a model" * 20)
+    files = {"model.onnx": [REMOTE["model.onnx"], sha256_of(corrupt)],
+             "tokenizer.json": [REMOTE["tokenizer.json"], sha256_of(tiny / "tokenizer.json")]}
+    bad = {**env, "GIT_AIDE_MODEL_CATALOG": str(hostile(tmp_path, tiny, files=files))}
+    with serve(root) as (url, asked):
+        line = error_line(aide(repo, "semantic", "fetch", "tiny", "--mirror", url, env=bad))
+    assert len(asked) == 2
+    assert "tiny does not load, so it was not installed" in line
+    assert models(env) == [] and user_model(repo, env) == ""

@@ -110,8 +110,8 @@ def test_the_default_known_model_is_pinned() -> None:
     assert catalog.DEFAULT == "all-MiniLM-L6-v2" == model.name
     assert re.fullmatch(r"[0-9a-f]{40}", model.revision)
     assert set(model.files) == {"model.onnx", "tokenizer.json"}
-    for _remote, sha in model.files.values():
-        assert re.fullmatch(r"[0-9a-f]{64}", sha)
+    for _remote, sha, size in model.files.values():
+        assert re.fullmatch(r"[0-9a-f]{64}", sha) and size
     assert model.dim == 384 and model.licence
     remote = model.files["model.onnx"][0]
     assert model.url(remote) == (f"{catalog.UPSTREAM}/{model.repo}/resolve/"
