@@ -37,11 +37,13 @@ def available() -> bool:
 
 
 def model_files(folder: str) -> tuple[str, str]:
-    """(model.onnx, tokenizer.json) of a model folder; AideError saying what is missing."""
+    """(model.onnx, tokenizer.json) of a model folder; AideError saying what is missing,
+    or which is not a regular file of at most MAX_BYTES (a FIFO or /dev/zero would hang
+    whatever reads it: a link to a regular file is fine)."""
     if not os.path.isdir(folder):
         raise AideError(f"no model at {folder} (git aide semantic fetch gets one)")
     onnx = os.path.join(folder, "model.onnx")
-    if not os.path.isfile(onnx):
+    if not os.path.lexists(onnx):
         found = sorted(n for n in os.listdir(folder) if n.endswith(".onnx"))
         sub = os.path.join(folder, "onnx")
         if not found and os.path.isdir(sub):
@@ -51,9 +53,34 @@ def model_files(folder: str) -> tuple[str, str]:
             raise AideError(f"{folder} holds no model.onnx")
         onnx = os.path.join(folder, found[0])
     tok = os.path.join(folder, "tokenizer.json")
-    if not os.path.isfile(tok):
+    if not os.path.lexists(tok):
         raise AideError(f"{folder} holds no tokenizer.json")
+    for path in (onnx, tok):
+        _regular(folder, path)
     return onnx, tok
+
+
+#: The largest model file read: anything larger is not a sentence model.
+MAX_BYTES = 4 << 30
+
+
+def _regular(folder: str, path: str) -> os.stat_result:
+    """The stat of a model's file (links followed); AideError unless it is a regular
+    file of at most MAX_BYTES."""
+    import stat
+
+    name = os.path.relpath(path, folder)
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise AideError(f"cannot load the model in {folder}: {name}: "
+                        f"{e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise AideError(f"cannot load the model in {folder}: {name} is not a regular file")
+    if st.st_size > MAX_BYTES:
+        raise AideError(f"cannot load the model in {folder}: {name} is larger than "
+                        f"{MAX_BYTES >> 30} GiB")
+    return st
 
 
 def identity(folder: str, memo_dir: str | None = None) -> str:
@@ -91,11 +118,30 @@ def identity(folder: str, memo_dir: str | None = None) -> str:
 
 
 def _digest(paths: tuple[str, str]) -> str:
+    """A digest of the files' bytes; each opened without blocking (a FIFO put there
+    since model_files() looked) and read only as a regular file, to its size."""
+    import stat
+
     h = hashlib.sha256()
     for p in paths:
-        with open(p, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
+        where, name = os.path.split(p)
+        try:
+            fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError as e:
+            raise AideError(f"cannot load the model in {where}: {name}: "
+                            f"{e.strerror or e}") from None
+        with open(fd, "rb") as f:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
+                raise AideError(f"cannot load the model in {where}: {name} is not a "
+                                "regular file")
+            left = st.st_size
+            while left > 0:
+                block = f.read(min(left, 1 << 20))
+                if not block:
+                    break
                 h.update(block)
+                left -= len(block)
     return h.hexdigest()[:24]
 
 

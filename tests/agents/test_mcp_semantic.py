@@ -3,6 +3,8 @@ aide-memory's `mode`, and `aide_recall`'s question uses the model (tiny test mod
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -32,5 +34,21 @@ def test_aide_search_mode_and_recall_question_use_the_model(repo: Path, tiny: Pa
         assert _uuids(srv, 4, "aide_search", {"keyword": "signin"})[0] == auth
         assert _uuids(srv, 5, "aide_recall", {"paths": ["README.md"],
                                               "query": "signin"})[0] == auth
+    finally:
+        srv.close()
+
+
+def test_a_model_file_that_is_a_fifo_does_not_hang_the_server(repo: Path, tiny: Path,
+                                                              tmp_path: Path) -> None:
+    folder = Path(shutil.copytree(tiny, tmp_path / "model"))
+    (folder / "model.onnx").unlink()
+    os.mkfifo(folder / "model.onnx")
+    auth = remember(repo, "Users authenticate with a password")["uuid"]
+    git(repo, "config", "aide.semantic.model", str(folder))
+    srv = McpServer(repo)
+    try:
+        srv.initialize()
+        srv.notify("notifications/initialized")
+        assert _uuids(srv, 2, "aide_search", {"keyword": "password"}) == [auth]
     finally:
         srv.close()

@@ -3,12 +3,25 @@ the real onnxruntime and tokenizers; the catalog of known models."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import AUTH_WORDS, TINY_DIM, aide, broken_model, git, remember
+from helpers import (
+    AIDE,
+    AUTH_WORDS,
+    BASE_ENV,
+    TINY_DIM,
+    Result,
+    aide,
+    broken_model,
+    git,
+    remember,
+    uuids,
+)
 
 from git_aide.core.errors import AideError
 from git_aide.model import catalog
@@ -117,3 +130,51 @@ def test_the_default_known_model_is_pinned() -> None:
     assert model.url(remote) == (f"{catalog.UPSTREAM}/{model.repo}/resolve/"
                                  f"{model.revision}/{remote}")
     assert model.url(remote, "http://mirror/").startswith(f"http://mirror/{model.repo}/")
+
+
+def in_time(repo: Path, *args: str) -> Result:
+    """git-aide run as a process that fails the test, rather than hanging it, when it
+    takes over a minute."""
+    try:
+        proc = subprocess.run([*AIDE, *args], cwd=repo, env=BASE_ENV, capture_output=True,
+                              text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"git-aide {' '.join(args)} hung")
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev zero", "tokenizer fifo"])
+def test_a_model_file_that_is_not_a_regular_file_never_hangs(
+        repo: Path, tiny: Path, tmp_path: Path, kind: str) -> None:
+    """model.onnx a FIFO (or a link to /dev/zero) once hung every search while its
+    identity was hashed: now it is said in one line and the search answers by words."""
+    folder = Path(shutil.copytree(tiny, tmp_path / "model"))
+    name = "tokenizer.json" if kind == "tokenizer fifo" else "model.onnx"
+    (folder / name).unlink()
+    if kind == "dev zero":
+        (folder / name).symlink_to("/dev/zero")
+    else:
+        os.mkfifo(folder / name)
+    auth = remember(repo, "Users authenticate with a password and get a session")["uuid"]
+    git(repo, "config", "aide.semantic.model", str(folder))
+    said = f"cannot load the model in {folder}: {name} is not a regular file"
+    r = in_time(repo, "search", "password", "--json")
+    assert r.returncode == 0 and uuids(r) == [auth], r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0] and "semantic search is off" in lines[0]
+    r = in_time(repo, "recall", "src/x.py", "--query", "password", "--json")
+    assert r.returncode == 0 and auth in uuids(r)
+    r = in_time(repo, "index")
+    assert r.returncode == 0 and "Embedded" not in r.stdout
+    r = in_time(repo, "semantic", "status")
+    assert r.returncode == 0 and said in r.stdout
+    with pytest.raises(AideError, match="is not a regular file"):
+        Embedder(str(folder))
+
+
+def test_a_link_to_a_regular_model_file_is_fine(tiny: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "linked"
+    folder.mkdir()
+    for name in ("model.onnx", "tokenizer.json"):
+        (folder / name).symlink_to(tiny / name)
+    assert Embedder(str(folder)).embed(["login"]).shape == (1, TINY_DIM)
