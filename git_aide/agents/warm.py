@@ -4,8 +4,9 @@ it need not ask git or work an answer out again.
 A reading tool's answer on the working tree depends on: the memory files (the index
 and the files that differ from it; agents/watch.py's generation changes whenever the
 kernel reports anything under the memories folder, or git is asked again), the git
-config (the aide.* and user.* settings), the full-text index on disk (for a search or
-a question), and the call's arguments (with its paths as the tree has them now: a path
+config (the aide.* and user.* settings), the full-text index on disk and the model's
+files (for a search or a question: the folder aide.semantic.model names may come to
+hold another model), and the call's arguments (with its paths as the tree has them now: a path
 may have become a folder). While none of these changed, the server gives an identical
 call's answer again, and does not spawn git to read its config.
 
@@ -288,13 +289,15 @@ class Memory:
 
     def semantic(self, repo: Repo, cache: Cache) -> Semantic:
         """The model's state, kept between calls (loaded once); made anew when
-        aide.semantic.model names another model, or the last one could not be loaded
-        (it may have been fetched since)."""
+        aide.semantic.model names another model, the folder it names holds other files
+        than those loaded (a re-pointed link, a replaced folder), or the last one could
+        not be loaded (it may have been fetched since)."""
         from git_aide.app.semantic import Semantic
         from git_aide.model.catalog import MODEL_KEY
 
         sem = self._semantic
-        if sem is None or sem.error is not None or sem.value != repo.config(MODEL_KEY):
+        if sem is None or sem.error is not None or sem.value != repo.config(MODEL_KEY) \
+                or sem.changed():
             sem = self._semantic = Semantic(repo, cache)
         return self.context().noticed(sem)
 
@@ -444,7 +447,11 @@ class Memory:
             return None
         state: tuple[Any, ...] = (self._config.sig, self._watches, self._watch.generation)
         if full_text:
-            state += (self.index_state(),)
+            # The model's files too: a search by meaning depends on which model runs.
+            from git_aide.app.semantic import model_signature
+            from git_aide.model.catalog import MODEL_KEY
+
+            state += (model_signature(repo.config(MODEL_KEY)), self.index_state())
         return state
 
     def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:

@@ -61,6 +61,8 @@ class Semantic:
         #: Why the model cannot be used, once that is known.
         self.error: str | None = None
         self._threads = threads
+        #: The loaded model's files (model_signature) when it was loaded.
+        self.signature: object = None
         self._embedder: Embedder | None = None
         self._vectors: Vectors | None = None
         #: Memories without a vector when the last ensure() stopped.
@@ -98,7 +100,14 @@ class Semantic:
 
         assert self.value is not None
         os.makedirs(self.folder, exist_ok=True)
+        self.signature = model_signature(self.value)
         return Embedder(resolve(self.value), memo_dir=self.folder, threads=self._threads)
+
+    def changed(self) -> bool:
+        """Whether the loaded model's files are no longer those of the folder the setting
+        names (a re-pointed link, a replaced folder): a long-lived process then loads
+        the model again."""
+        return self._embedder is not None and model_signature(self.value) != self.signature
 
     @property
     def embedder(self) -> Embedder:
@@ -217,6 +226,21 @@ class Semantic:
             if r is not None:
                 out[b] = float(sims[r])
         return out
+
+
+def model_signature(value: str | None) -> object:
+    """What tells the model a value of aide.semantic.model names now from another, in a
+    few stats: the real paths and stat of its two files (model/runtime.signature); None
+    when no model is configured."""
+    if not value or not value.strip():
+        return None
+    from git_aide.model.catalog import resolve
+    from git_aide.model.runtime import signature
+
+    try:
+        return signature(resolve(value))
+    except AideError as e:  # a broken catalog
+        return str(e)
 
 
 def every_blob(snap: Snapshot) -> list[str]:

@@ -83,6 +83,18 @@ def _regular(folder: str, path: str) -> os.stat_result:
     return st
 
 
+def signature(folder: str) -> object:
+    """What tells one model's files from another's, cheaply: the real path and stat of
+    its two files (a re-pointed link or a replaced folder changes it); why not, when
+    the folder holds no usable model."""
+    from git_aide.core.files import stat_sig
+
+    try:
+        return tuple((os.path.realpath(p), stat_sig(p)) for p in model_files(folder))
+    except AideError as e:
+        return str(e)
+
+
 def identity(folder: str, memo_dir: str | None = None) -> str:
     """What the vectors of this model are keyed by: a digest of its two files' bytes, so
     that the same model anywhere shares them and a changed one never reuses them.

@@ -3,6 +3,7 @@ aide-memory's `mode`, and `aide_recall`'s question uses the model (tiny test mod
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -34,6 +35,52 @@ def test_aide_search_mode_and_recall_question_use_the_model(repo: Path, tiny: Pa
         assert _uuids(srv, 4, "aide_search", {"keyword": "signin"})[0] == auth
         assert _uuids(srv, 5, "aide_recall", {"paths": ["README.md"],
                                               "query": "signin"})[0] == auth
+    finally:
+        srv.close()
+
+
+def other_meaning(tiny: Path, folder: Path) -> Path:
+    """The tiny model with "signin" meaning what "deploy" means (its tokenizer changed)."""
+    shutil.copytree(tiny, folder)
+    tok = folder / "tokenizer.json"
+    doc = json.loads(tok.read_text())
+    vocab = doc["model"]["vocab"]
+    vocab["signin"] = vocab["deploy"]
+    tok.write_text(json.dumps(doc))
+    return folder
+
+
+@pytest.mark.parametrize("how", ["link re-pointed", "folder replaced"])
+def test_the_server_follows_the_model_folder_when_it_holds_another_model(
+        repo: Path, tiny: Path, tmp_path: Path, how: str) -> None:
+    """aide.semantic.model names the same folder throughout; the model in it changes.
+    The server, like the command line, embeds with the model there now (the identical
+    call is not answered from what the old model found)."""
+    auth = remember(repo, "Users authenticate with a password")["uuid"]
+    ship = remember(repo, "We deploy on friday")["uuid"]
+    other = other_meaning(tiny, tmp_path / "other")
+    current = tmp_path / "current"
+    if how == "link re-pointed":
+        current.symlink_to(tiny)
+    else:
+        shutil.copytree(tiny, current)
+    git(repo, "config", "aide.semantic.model", str(current))
+    ask = {"keyword": "signin", "mode": "semantic"}
+    srv = McpServer(repo)
+    try:
+        srv.initialize()
+        srv.notify("notifications/initialized")
+        assert _uuids(srv, 2, "aide_search", ask)[0] == auth
+        if how == "link re-pointed":
+            (tmp_path / "new-link").symlink_to(other)
+            os.replace(tmp_path / "new-link", current)
+        else:
+            shutil.rmtree(current)
+            shutil.copytree(other, current)
+        assert _uuids(srv, 3, "aide_search", ask)[0] == ship
+        assert _uuids(srv, 4, "aide_recall", {"paths": ["README.md"],
+                                              "query": "signin"})[0] == ship
+        assert _uuids(srv, 5, "aide_search", ask)[0] == ship  # and kept, as before
     finally:
         srv.close()
 
