@@ -5,17 +5,20 @@ ever missing, never stale) and by the model's identity (model/runtime.py), so ev
 worktree, branch and revision shares them and another model never reads them.
 
 The file is a header (magic, dimension) and records appended end to end: the blob id's
-20 bytes and the vector as float16 (a unit vector loses nothing that ranking can see,
-and the file is half the size). Appends are one write each, under a lock. A record is
-checked when loaded: a vector that is not finite or not of unit length is damage, and
-the file is written again without it (and without a torn tail: an append starts at a
-record's end); what is dropped is embedded again when next wanted.
+20 bytes, the vector as float16 (a unit vector loses nothing that ranking can see, and
+the file is half the size), and a CRC-32 of both. Appends are one write each, under a
+lock. A record is checked when loaded: one whose CRC fails (two records' blob ids
+swapped, a sign flipped), or whose vector is not finite or not of unit length, is
+damage, and the file is written again without it (and without a torn tail: an append
+starts at a record's end); what is dropped is embedded again when next wanted. A file of
+an older format (records without a CRC) is removed and its vectors made again.
 """
 
 from __future__ import annotations
 
 import os
 import struct
+import zlib
 
 from git_aide.core.files import lock, write_atomic
 
@@ -25,18 +28,32 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-MAGIC = b"AIDEVEC1"
+#: The file's magic: its last character is the format's number.
+MAGIC = b"AIDEVEC2"
+#: What the files of older formats start with (they are outdated, not damaged).
+OLDER = (b"AIDEVEC1",)
 HEADER = struct.Struct("<8sII")
 #: How far from 1 a stored vector's length may be (float16 rounding is ~1e-3).
 NORM_SLACK = 0.02
+#: How long one holder may keep the vectors' lock before another gives up (seconds).
+WAIT = 10.0
 
 
 def _record(dim: int) -> np.dtype:
     """One record: the blob id's 20 bytes (as bytes: numpy's "S20" would drop a
-    trailing zero byte), then the vector."""
+    trailing zero byte), the vector, and the CRC-32 of the two."""
     import numpy as np
 
-    return np.dtype([("blob", "u1", (20,)), ("vec", "<f2", (dim,))])
+    return np.dtype([("blob", "u1", (20,)), ("vec", "<f2", (dim,)), ("crc", "<u4")])
+
+
+def _crcs(body: memoryview | bytes, count: int, size: int) -> list[int]:
+    """The CRC-32 of each of `count` records of `size` bytes in `body` (all but the
+    CRC's own 4 bytes)."""
+    view = memoryview(body)
+    n = size - 4
+    crc32 = zlib.crc32
+    return [crc32(view[at:at + n]) for at in range(0, count * size, size)]
 
 
 def folder_of(cache_root: str) -> str:
@@ -91,6 +108,10 @@ class Vectors:
             self._repair(data, [], None, "the vectors file was cut short; it starts again")
             return
         magic, dim, _ = HEADER.unpack_from(data)
+        if magic in OLDER:
+            self._repair(data, [], None, "the memory vectors were made by another version "
+                         "of git-aide; they are made again")
+            return
         if magic != MAGIC or not 0 < dim <= 8192:
             self._repair(data, [], None, "the vectors file was damaged; it starts again")
             return
@@ -99,8 +120,11 @@ class Vectors:
         whole = len(body) // rec.itemsize
         table = np.frombuffer(body[:whole * rec.itemsize], dtype=rec)
         vecs = table["vec"].astype(np.float32)
-        norms = np.linalg.norm(vecs, axis=1) if whole else np.zeros(0, dtype=np.float32)
-        good = np.isfinite(norms) & (np.abs(norms - 1.0) <= NORM_SLACK)
+        # (einsum: a third of linalg.norm's time, which pays for most of the checksums)
+        norms = np.sqrt(np.einsum("ij,ij->i", vecs, vecs))
+        sums = np.array(_crcs(body, whole, rec.itemsize), dtype=np.uint32)
+        good = (sums == table["crc"]) & np.isfinite(norms) \
+            & (np.abs(norms - 1.0) <= NORM_SLACK)
         ids = table["blob"].tobytes().hex()
         blobs = [ids[i:i + 40] for i in range(0, len(ids), 40)]
         # A torn tail is cut off now: the next append would otherwise start mid-record
@@ -124,7 +148,7 @@ class Vectors:
 
         os.makedirs(self.folder, exist_ok=True)
         try:
-            with lock(self.path + ".lock", wait=10.0):
+            with lock(self.path + ".lock", wait=WAIT):
                 with open(self.path, "rb") as f:
                     now = f.read()
                 if now != data:
@@ -158,35 +182,39 @@ class Vectors:
 
     def add(self, blobs: list[str], vecs: np.ndarray) -> None:
         """Store the vectors of `blobs` (appended; the file is made when missing)."""
-        import numpy as np
-
         if not blobs:
             return
+        os.makedirs(self.folder, exist_ok=True)
+        with lock(self.path + ".lock", wait=WAIT):
+            self._append(blobs, vecs)
+
+    def _append(self, blobs: list[str], vecs: np.ndarray) -> None:
+        """Append records to the file (the lock held) and to what is loaded."""
+        import numpy as np
+
+        from git_aide.core.files import stat_sig
+
         dim = int(vecs.shape[1])
         if self.dim and dim != self.dim:
             raise ValueError(f"vectors of {dim} numbers, the file holds {self.dim}")
-        os.makedirs(self.folder, exist_ok=True)
-        with lock(self.path + ".lock", wait=10.0):
-            size = os.path.getsize(self.path) if os.path.exists(self.path) else 0
-            fresh = size < HEADER.size
-            data = self._encode(blobs, vecs, header=fresh)
-            if fresh:
-                write_atomic(self.path, data, sync=False)
-            else:
-                with open(self.path, "r+b") as f:
-                    # Appended at a record's end: a torn tail (a writer killed mid-write)
-                    # is written over, not left to shift every record after it.
-                    f.seek(size - (size - HEADER.size) % (len(data) // len(blobs)))
-                    f.write(data)
-                    f.truncate()
+        size = os.path.getsize(self.path) if os.path.exists(self.path) else 0
+        fresh = size < HEADER.size
+        data = self._encode(blobs, vecs, header=fresh)
+        if fresh:
+            write_atomic(self.path, data, sync=False)
+        else:
+            with open(self.path, "r+b") as f:
+                # Appended at a record's end: a torn tail (a writer killed mid-write)
+                # is written over, not left to shift every record after it.
+                f.seek(size - (size - HEADER.size) % _record(dim).itemsize)
+                f.write(data)
+                f.truncate()
         start = 0 if self.matrix is None else int(self.matrix.shape[0])
         for i, b in enumerate(blobs):
             self.rows.setdefault(b, start + i)
         block = vecs.astype(np.float16).astype(np.float32)
         self.matrix = block if self.matrix is None else np.vstack([self.matrix, block])
         self.dim = dim
-        from git_aide.core.files import stat_sig
-
         self._sig = stat_sig(self.path)
 
     def _encode(self, blobs: list[str], vecs: np.ndarray, header: bool) -> bytes:
@@ -197,6 +225,7 @@ class Vectors:
         table["blob"] = np.frombuffer(bytes.fromhex("".join(blobs)), dtype=np.uint8
                                       ).reshape(len(blobs), 20)
         table["vec"] = vecs.astype(np.float16)
+        table["crc"] = _crcs(table.tobytes(), len(blobs), table.dtype.itemsize)
         head = HEADER.pack(MAGIC, dim, 0) if header else b""
         return head + table.tobytes()
 

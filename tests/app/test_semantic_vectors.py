@@ -12,8 +12,9 @@ from helpers import AIDE, BASE_ENV, aide_ok, commit, git, remember, uuids, write
 
 AUTH = "Users authenticate with a password and get a session"
 SHIP = "We ship releases on Friday"
-#: A vectors file: its header, then records of a blob id (20 bytes) and 8 float16s.
-HEADER, RECORD = 16, 20 + 2 * 8
+#: A vectors file: its header, then records of a blob id (20 bytes), 8 float16s and the
+#: CRC-32 of the two.
+HEADER, RECORD = 16, 20 + 2 * 8 + 4
 
 
 @pytest.fixture
@@ -194,3 +195,48 @@ def test_a_blob_id_ending_in_a_zero_byte_keeps_its_vector(repo: Path, tiny: Path
     assert status(repo)["with_vectors"] == 1
     aide_ok(repo, "search", "signin", "--mode", "semantic")
     assert vec_file(repo).stat().st_size == HEADER + RECORD
+
+
+def records(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    assert (len(data) - HEADER) % RECORD == 0
+    return [data[at:at + RECORD] for at in range(HEADER, len(data), RECORD)]
+
+
+@pytest.mark.parametrize("damage", ["blob ids swapped", "a sign flipped"])
+def test_a_record_changed_yet_of_unit_length_is_dropped_not_used(
+        repo: Path, store: dict[str, str], damage: str) -> None:
+    """Two records' blob ids swapped, or one number's sign flipped, still make unit
+    vectors: each record's checksum tells them, and they are embedded again."""
+    aide_ok(repo, "index")
+    path = vec_file(repo)
+    recs = [bytearray(r) for r in records(path)]
+    if damage == "blob ids swapped":
+        recs[0][:20], recs[1][:20] = recs[1][:20], recs[0][:20]
+    else:
+        for rec in recs:  # every record: whichever memory is whose, its vector changed
+            rec[20 + 1] ^= 0x80  # the high byte of the first float16: its sign
+    path.write_bytes(path.read_bytes()[:HEADER] + b"".join(recs))
+    r = aide_ok(repo, "search", "signin", "--mode", "semantic", "--json")
+    assert "damaged memory vectors were dropped" in r.stderr, r.stderr
+    assert uuids(r)[0] == store["auth"]
+    assert status(repo)["with_vectors"] == 4
+    again = aide_ok(repo, "search", "signin", "--mode", "semantic", "--json")
+    assert uuids(again)[0] == store["auth"] and again.stderr == ""
+    assert len(records(path)) == 4
+
+
+def test_a_vectors_file_of_the_older_format_is_made_again(repo: Path,
+                                                          store: dict[str, str]) -> None:
+    """Records without a checksum (format 1) are not trusted: the file is removed, said
+    once, and every vector made again."""
+    aide_ok(repo, "index")
+    path = vec_file(repo)
+    head = path.read_bytes()[:HEADER]
+    old = b"AIDEVEC1" + head[8:] + b"".join(r[:-4] for r in records(path))
+    path.write_bytes(old)
+    r = aide_ok(repo, "search", "signin", "--mode", "semantic", "--json")
+    assert "made by another version of git-aide" in r.stderr, r.stderr
+    assert uuids(r)[0] == store["auth"]
+    assert path.read_bytes()[:8] == b"AIDEVEC2" and len(records(path)) == 4
+    assert aide_ok(repo, "search", "signin", "--json").stderr == ""
