@@ -155,33 +155,39 @@ class Semantic:
 
     def embed_entries(self, entries: list[Entry], budget: float | None = EMBED_BUDGET,
                       progress: Progress | None = None) -> int:
-        """Embed these memories (those without a vector), for at most `budget` seconds."""
+        """Embed these memories (those without a vector), for at most `budget` seconds;
+        how many were embedded. Each chunk is embedded holding the vectors' lock, after
+        reading what other processes stored meanwhile: two `index` runs at once embed
+        each memory once."""
         vecs = self.vectors
-        have = vecs.rows
-        todo = list({e.blob: e for e in entries if e.blob not in have}.values())
+        todo = list({e.blob: e for e in entries if e.blob not in vecs.rows}.values())
         # Shortest first, so that each batch pads its texts to nearly their own length.
         todo.sort(key=lambda e: len(memory_text(e)))
         start = time.monotonic()
-        done = 0
+        done = seen = 0
         for at in range(0, len(todo), CHUNK):
-            if budget is not None and done and time.monotonic() - start > budget:
+            if budget is not None and seen and time.monotonic() - start > budget:
                 break
-            chunk = todo[at:at + CHUNK]
-            made = self.embedder.embed([memory_text(e) for e in chunk])
+            texts = {e.blob: memory_text(e) for e in todo[at:at + CHUNK]}
             try:
-                vecs.add([e.blob for e in chunk], made)
+                made = vecs.add_missing(list(texts), self._embedding(texts))
             except LockBusy:
-                # Another process holds the vectors file: it is embedding too. What is
-                # missing is embedded another time; this answer goes on without it.
+                # Another process has held the vectors file too long: what is missing is
+                # embedded another time; this answer goes on without it.
                 break
-            done += len(chunk)
+            done += len(made)
+            seen += len(texts)
             if progress is not None:
-                progress(done, len(todo))
-        self.left = len(todo) - done
+                progress(seen, len(todo))
+        self.left = len(todo) - seen
         if self.left:
-            self.notices.append(f"semantic search weighed {len(have)} memories; "
+            self.notices.append(f"semantic search weighed {len(vecs.rows)} memories; "
                                 f"{self.left} have no vector yet (git aide index embeds them)")
         return done
+
+    def _embedding(self, texts: dict[str, str]) -> Callable[[list[str]], Any]:
+        """What embeds some of these texts, by blob id (Vectors.add_missing's `make`)."""
+        return lambda blobs: self.embedder.embed([texts[b] for b in blobs])
 
     def cosines(self, text: str, blobs: Iterable[str]) -> dict[str, float]:
         """Cosine of `text` to each of `blobs` that has a vector."""

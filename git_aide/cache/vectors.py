@@ -16,6 +16,7 @@ an older format (records without a CRC) is removed and its vectors made again.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import zlib
@@ -24,7 +25,7 @@ from git_aide.core.files import lock, write_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     import numpy as np
 
@@ -81,6 +82,9 @@ class Vectors:
         #: What loading found wrong and repaired, for the user.
         self.notices: list[str] = []
         self._sig: tuple[int, ...] | None = None
+        #: Whether this process holds the file's lock (add_missing): a repair then
+        #: takes it no second time.
+        self._held = False
 
     def load(self) -> Vectors:
         """Read the file (again, when it changed since it was read); never raises."""
@@ -147,8 +151,10 @@ class Vectors:
         from git_aide.core.files import LockBusy
 
         os.makedirs(self.folder, exist_ok=True)
+        held = contextlib.nullcontext() if self._held else lock(self.path + ".lock",
+                                                                 wait=WAIT)
         try:
-            with lock(self.path + ".lock", wait=WAIT):
+            with held:
                 with open(self.path, "rb") as f:
                     now = f.read()
                 if now != data:
@@ -187,6 +193,24 @@ class Vectors:
         os.makedirs(self.folder, exist_ok=True)
         with lock(self.path + ".lock", wait=WAIT):
             self._append(blobs, vecs)
+
+    def add_missing(self, blobs: list[str],
+                    make: Callable[[list[str]], np.ndarray]) -> list[str]:
+        """Under the file's lock: read what other processes stored since, make the
+        vectors of those of `blobs` still missing (`make`: their vectors as rows, in
+        their order) and store them; the blobs made. Two processes embedding at once
+        thus embed each memory once (LockBusy when another holds the lock too long)."""
+        os.makedirs(self.folder, exist_ok=True)
+        with lock(self.path + ".lock", wait=WAIT):
+            self._held = True
+            try:
+                self.load()
+            finally:
+                self._held = False
+            todo = self.missing(blobs)
+            if todo:
+                self._append(todo, make(todo))
+        return todo
 
     def _append(self, blobs: list[str], vecs: np.ndarray) -> None:
         """Append records to the file (the lock held) and to what is loaded."""

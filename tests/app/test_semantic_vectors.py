@@ -240,3 +240,25 @@ def test_a_vectors_file_of_the_older_format_is_made_again(repo: Path,
     assert uuids(r)[0] == store["auth"]
     assert path.read_bytes()[:8] == b"AIDEVEC2" and len(records(path)) == 4
     assert aide_ok(repo, "search", "signin", "--json").stderr == ""
+
+
+def test_two_index_runs_at_once_embed_each_memory_once(repo: Path, tiny: Path) -> None:
+    """Each run reads what the other stored before it embeds a chunk (holding the
+    vectors' lock): as many records as memories, not one per memory and run."""
+    for i in range(400):
+        write_memory(repo, f"{'login' if i % 2 else 'deploy'} note {i} of the queue")
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    aide_ok(repo, "index")
+    blobs = status(repo)["memories"]
+    assert blobs == 400
+    for attempt in range(3):
+        for path in (repo / ".git/aide/vectors").glob("*.vec"):
+            path.unlink()
+        procs = [subprocess.Popen([*AIDE, "index"], cwd=repo, env=BASE_ENV,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        results = [p.communicate(timeout=120) for p in procs]
+        for p, (_out, err) in zip(procs, results, strict=True):
+            assert p.returncode == 0 and "Traceback" not in err, err
+        assert sum(embedded(out) for out, _err in results) == blobs, (attempt, results)
+        assert len(records(vec_file(repo))) == blobs, attempt
