@@ -1,18 +1,20 @@
 """Patterns of text that looks like a credential, so that none is ever committed as a memory.
 
 Two kinds: the shapes of well-known tokens (each specific enough that ordinary prose
-and git object ids do not trip it), and assignments of a password, secret, token or key
-to a value (`DB_PASSWORD=...`, `db password: ...`, `{"api_key": "..."}`), in text and in
-the keys of JSON objects. An assignment is judged by its value as well as its name:
-placeholders, references (`vault:...`, an ARN, `${VAR}`, `settings.X`), paths and, for a
-key or a token, identifiers (`PARTITION_KEY=tenant_id`) are not secrets; machine-made
-values are, and for a password or a secret any other value too.
+and git object ids do not trip it, with passwords on a command's flags and after the
+word naming them), and assignments of a password, secret, token or key to a value
+(`DB_PASSWORD=...`, `db password: ...`, `{"api_key": "..."}`), in text and in the keys of
+JSON objects; last, the token shapes again in runs of base64 that decode to text. An
+assignment is judged by its value as well as its name: placeholders, references
+(`vault:...`, an ARN, `${VAR}`, `settings.X`), paths and, for a key or a token,
+identifiers (`PARTITION_KEY=tenant_id`) are not secrets; machine-made values are, and for
+a password or a secret any other value too.
 
 Every pattern runs in time linear in the text: a pattern that spans a run of characters
 and then needs something after it starts only where such a run starts (a lookbehind
 for the run's own class), so a long line is never rescanned from each of its positions.
 
-Longer than most modules, on purpose: 130 of its lines are the table of token shapes,
+Longer than most modules, on purpose: 150 of its lines are the table of token shapes,
 and the rest is one judgment (is this value a secret?) that bench/secrets/ measures as a
 whole; splitting the table from its checks would only scatter that judgment.
 """
@@ -23,7 +25,7 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 #: (kind, pattern, hints): the kind is what the error message names; the hints are
@@ -141,8 +143,9 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("JSON web token",
      r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
      ("eyj",)),
+    # The user may be empty, as in the usual Redis URL (redis://:password@host).
     ("password in a URL",
-     r"(?<![a-zA-Z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:(?P<value>[^/\s@]{3,})@[^\s/]+",
+     r"(?<![a-zA-Z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:(?P<value>[^/\s@]{3,})@[^\s/]+",
      ("://",)),
     ("Authorization header",
      r"(?i)\b(?:Proxy-)?Authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
@@ -152,10 +155,29 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      r"(?i)(?<![A-Za-z0-9])[\"']?_?auth[\"']?[ \t]*[:=][ \t]*[\"']?"
      r"(?P<value>[A-Za-z0-9+/]{6,}={0,2})",
      ("auth",)),
-    # curl's -u user:password (other commands' -u takes a user, or uid:gid).
+    # curl's -u user:password, the user possibly empty (other commands' -u takes a user,
+    # or uid:gid).
     ("password in a curl command",
-     r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']+:(?P<value>[^\s\"']{3,})",
+     r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']*:(?P<value>[^\s\"']{3,})",
      ("-u", "--user")),
+    # A command's password flag and its value: mysql -p<password>, sshpass -p, docker
+    # login -p / --password, redis-cli -a, sqlcmd -P, ldapsearch -w. Which command owns a
+    # flag decides (-p is a port to ssh), so the pattern reads the ends of commands, the
+    # commands named and the flags in one pass, and _cli_password judges them in order.
+    ("password on a command line",
+     r"(?P<end>[\n|;&])"
+     r"|(?<![\w.\-])(?P<command>(?:mysql|mariadb|mongo|ldap)[a-z_]*|sshpass|docker|podman"
+     r"|nerdctl|buildah|skopeo|oras|helm|crane|regctl|az|cf|twine|redis-cli|sqlcmd|bcp|wget"
+     r"|login)(?![\w\-])"
+     r"|(?<![\w-])(?P<flag>-[pPaw]|--pass(?:word|wd)?|--[a-z]+(?:-[a-z]+)*-pass(?:word|wd)?)"
+     r"(?P<sep>[ \t]+|=|(?<=-p)(?=[^\s-]))(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`;|&<>]+)",
+     ("-p", "-a", "-w")),
+    # A word naming a password, then the password: "smtp pass X", "VPN passcode: X",
+    # "root pw is X" (_named_password judges X strictly: a PIN pins versions too).
+    ("password after the word naming it",
+     r"(?i)(?<![\w.\-])(?:pass(?:word|wd|phrase|code)?|pwd?|pin)"
+     r"(?:[ \t]+is[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)[\"']?(?P<value>[^\s\"'`,;()<>]{8,})",
+     ("pass", "pw", "pin")),
     ("signed URL signature",
      r"(?<![\w.\-])(?:sig|X-Amz-Signature|X-Goog-Signature)=(?P<value>[A-Za-z0-9%+/_.\-]{16,})",
      ("sig=", "signature=")),
@@ -167,16 +189,16 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, p) for k, p, _ in 
 
 
 #: What names a credential, at the end of a name: the word itself, or ending it
-#: (DB_PASSWORD, PGPASSWORD, client_secret, auth_token, MYSQL_PWD, DB_PASS); a "key" only
-#: as a name's own last word (api_key, PARTITION_KEY, apiKey), never inside a word
-#: (monkey, bypass).
-_KEYWORDS = (r"(?i:passwd|password|passphrase|secret|token|credentials?|apikey"
+#: (DB_PASSWORD, PGPASSWORD, client_secret, auth_token, MYSQL_PWD, DB_PASS, DB_PW,
+#: VPN_PASSCODE); a "key" only as a name's own last word (api_key, PARTITION_KEY, apiKey),
+#: never inside a word (monkey, bypass).
+_KEYWORDS = (r"(?i:passwd|password|passphrase|passcode|secret|token|credentials?|apikey"
              r"|(?:api|access|secret|private|auth|signing|encryption|master|client)key"
-             r"|(?<![A-Za-z0-9])(?:pass|pwd)|[_ -]key)"
-             r"|(?<=[a-z0-9])(?:Key|Pass|Pwd)")
+             r"|(?<![A-Za-z0-9])(?:pass|pwd?)|[_ -]key)"
+             r"|(?<=[a-z0-9])(?:Key|Pass|Pwd?)")
 #: Names whose every value that is not a placeholder, reference or path is a secret; the
 #: rest (keys, tokens, credentials) hold identifiers too (`credentials: "include"`).
-_STRONG = re.compile(r"(?i)pass|pwd|secret")
+_STRONG = re.compile(r"(?i)pass|pwd|secret|(?<![a-z])pw(?![a-z])")
 #: Names of what is published by design (PUBLIC_KEY, STRIPE_PUBLISHABLE_KEY).
 _PUBLIC = re.compile(r"(?i)public|publishable")
 #: What separates a name from its value: `=`, `:`, `:=` or `=>`, and in prose " is "
@@ -191,7 +213,7 @@ _NAME_BEFORE = re.compile(
 #: punctuation).
 _VALUE = re.compile(r"(?P<gap>[ \t]*)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`,;)]*)")
 #: Fragments of which an assignment's name holds one (lowercase).
-_NAME_HINTS = ("pass", "pwd", "secret", "token", "credential", "key")
+_NAME_HINTS = ("pass", "pw", "secret", "token", "credential", "key")
 #: A name (in text, or a JSON key) that ends with a credential's word.
 _NAME_END = re.compile(r"(?:" + _KEYWORDS + r")\Z")
 #: What may follow a value for it to end its line ("db password: swordfish.").
@@ -412,6 +434,88 @@ def _curl_password(m: re.Match[str]) -> bool:
     return "curl" in before and not _placeholder(m["value"])
 
 
+#: Command families named by their prefix (mysqldump, mariadb-dump, mongosh, ldapsearch).
+_FAMILIES = ("mysql", "mariadb", "mongo", "ldap")
+#: Which commands take their password on each short flag: -p stuck to its value is
+#: mysql's (and sshpass's); -p before a value is a port or a project to others, and to a
+#: registry client outside `login`.
+_ATTACHED = frozenset({"mysql", "mariadb", "sshpass"})
+_SHORT_FLAGS = {
+    "-p": frozenset({"sshpass", "mongo", "twine", "cf", "az"}),
+    "-a": frozenset({"redis-cli"}),
+    "-P": frozenset({"sqlcmd", "bcp"}),
+    "-w": frozenset({"ldap"}),
+}
+_REGISTRY_CLIENTS = frozenset({"docker", "podman", "nerdctl", "buildah", "skopeo", "oras", "helm",
+                               "crane", "regctl"})
+
+
+def _cli_password(tokens: Iterator[re.Match[str]]) -> bool:
+    """Whether a command is given its password on a flag. The tokens are the ends of
+    commands (a line, a pipe, `;`, `&&`), the commands named and the flags with their
+    values, in their order: a flag belongs to the commands named before it since the
+    last end."""
+    named: set[str] = set()
+    for token in tokens:
+        if token["end"]:
+            named.clear()
+        elif token["command"]:
+            word = token["command"]
+            named.add(next((f for f in _FAMILIES if word.startswith(f)), word))
+        elif _flag_password(token, named):
+            return True
+    return False
+
+
+def _flag_password(m: re.Match[str], named: set[str]) -> bool:
+    """Whether a password flag's value is a password given to one of the commands
+    `named` that takes it there (not a placeholder, a port, a path, or the word after a
+    flag named in prose)."""
+    flag, raw = m["flag"], m["value"]
+    quoted = len(raw) >= 2 and raw[0] in "\"'" and raw[-1] == raw[0]
+    value = raw[1:-1] if quoted else raw
+    if len(value) < 3 or _placeholder(value) or _reference(value):
+        return False
+    if flag.startswith("--"):
+        # Many commands take --password; with none of those named, only a machine-made value.
+        if not named:
+            return _random(value) and not _plain(value)
+    elif not m["sep"]:  # -p<password>: mysql's or sshpass's
+        return bool(named & _ATTACHED) and any(c.isalpha() for c in value)
+    elif not (named & _SHORT_FLAGS[flag]
+              or (flag == "-p" and "login" in named and named & _REGISTRY_CLIENTS)):
+        return False
+    # The flag is the command's password: anything quoted, or anything but a path and
+    # lowercase words without a digit ("-p is insecure", "-p token-from-keyring").
+    if quoted or not _plain(value):
+        return True
+    return "/" not in value and not (value.islower() and not any(c.isdigit() for c in value))
+
+
+def _classes(value: str) -> int:
+    """How many of lowercase letters, capitals, digits and other characters `value` holds."""
+    return (any(c.islower() for c in value) + any(c.isupper() for c in value)
+            + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+
+
+def _named_password(m: re.Match[str]) -> bool:
+    """Whether the word after a password's name looks like a password: eight characters
+    or more of three classes, not words, a path, code (a dotted name, a call, `code`), a
+    placeholder or a reference ("pass the --verbose flag", "PIN the version to 1.2.3",
+    "pin: <commit id>", "pass np.float32", "password = base64.b64decode(x)" do not)."""
+    value = m["value"].rstrip(".:")
+    if m.string[m.end():m.end() + 1] in ("(", "`"):  # the whole run: nothing of it was left
+        return False
+    return (len(value) >= 8 and _classes(value) >= 3 and "/" not in value and value[0] != "-"
+            and not _REFERENCE.match(value) and not _placeholder(value)
+            and not _reference(value) and not _plain(value))
+
+
+#: The judge of all of a kind's matches in their order, for a kind whose match alone says
+#: too little and whose check needs the matches before it.
+_SCANS: dict[str, Callable[[Iterator[re.Match[str]]], bool]] = {
+    "password on a command line": _cli_password,
+}
 #: The check a kind's match must pass, for kinds whose shape alone says too little.
 _CHECKS: dict[str, Callable[[re.Match[str]], bool]] = {
     "private key in base64": _pem_in_base64,
@@ -421,24 +525,66 @@ _CHECKS: dict[str, Callable[[re.Match[str]], bool]] = {
     "Authorization header": _authorization,
     "registry auth (base64 user:password)": lambda m: _user_password(m["value"]),
     "password in a curl command": _curl_password,
+    "password after the word naming it": _named_password,
     "signed URL signature": _machine_made,
 }
+
+
+#: Kinds looked for after the assignments, which name what they find more precisely
+#: ("a value assigned to DB_PASS" rather than a password after the word naming it).
+_LATE = frozenset({"password after the word naming it"})
+#: A run of base64 long enough to hold a token (28 characters, 21 bytes), from its start.
+_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{28,}={0,2}")
+#: A control character other than a tab or a line break: what text does not hold.
+_BINARY = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _shape(text: str, low: str, late: bool = False) -> str | None:
+    """The kind of the first token shape found in `text` (`low` is it in lowercase):
+    of the kinds in `_LATE` if `late`, else of the others."""
+    for kind, pattern, hints in _COMPILED:
+        if (kind in _LATE) != late or (hints and not any(hint in low for hint in hints)):
+            continue
+        check = _CHECKS.get(kind)
+        scan = _SCANS.get(kind)
+        if scan is not None:
+            if scan(pattern.finditer(text)):
+                return kind
+        elif check is None:
+            if pattern.search(text):
+                return kind
+        elif any(check(m) for m in pattern.finditer(text)):
+            return kind
+    return None
+
+
+def _in_base64(text: str) -> str | None:
+    """The kind of the first token shape in a run of base64 that decodes to text (a
+    GitHub token wrapped in base64, bare or in a header), or None. Hashes and random
+    bytes decode to binary and are skipped after one C-speed decode."""
+    for run in _BASE64_RUN.finditer(text):
+        raw = _b64decode(run.group())
+        if raw is None or not raw.isascii():
+            continue
+        decoded = raw.decode("ascii")
+        if _BINARY.search(decoded) is None:
+            low = decoded.lower()
+            kind = _shape(decoded, low) or _shape(decoded, low, late=True)
+            if kind:
+                return f"{kind}, base64-encoded"
+    return None
 
 
 def find(text: str) -> str | None:
     """The kind of the first secret-looking thing in `text`, or None."""
     low = text.lower()
-    for kind, pattern, hints in _COMPILED:
-        if hints and not any(hint in low for hint in hints):
-            continue
-        check = _CHECKS.get(kind)
-        if check is None:
-            if pattern.search(text):
-                return kind
-        elif any(check(m) for m in pattern.finditer(text)):
-            return kind
+    kind = _shape(text, low)
+    if kind:
+        return kind
     name = _assignment(text, low)
-    return f"a value assigned to {name}" if name else None
+    if name:
+        return f"a value assigned to {name}"
+    return _shape(text, low, late=True) or _in_base64(text)
 
 
 def _pair(key: str, value: str) -> str | None:
