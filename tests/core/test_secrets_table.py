@@ -1,7 +1,7 @@
-"""The secret detector judges values (issue 19, items 12 and 13): a table of credential
-forms that must be refused and of honest memories that must be kept, checked on
-`secrets` directly, through `git aide remember`, `validate` and the pre-commit hook, and
-on a megabyte line that must be judged in linear time.
+"""The secret detector judges values (issue 19, items 12 and 13; issue 36, item 12): a
+table of credential forms that must be refused and of honest memories that must be kept,
+checked on `secrets` directly, through `git aide remember`, `validate` and the pre-commit
+hook, and on a megabyte line that must be judged in linear time.
 
 Every credential here is built at run time from a seeded random body in the shape its
 provider documents: none is real, and no whole token sits in this file for a scanner.
@@ -205,19 +205,81 @@ HONEST: list[str] = [
 ]
 
 
+def password(n: int) -> str:
+    """A password of `n` characters with a capital, a lowercase letter and a digit."""
+    return tok(string.ascii_uppercase, 1) + tok(string.ascii_lowercase, 1) + \
+        tok(string.digits, 1) + tok(ALNUM, n - 3)
+
+
+GITHUB_TOKEN = "ghp_" + tok(ALNUM, 36)
+
+#: Issue 36, item 12: passwords on a command line's flags, in a URL with no user, after
+#: the word naming them, and a GitHub token wrapped in base64, which passed `remember`
+#: and the pre-commit hook; with the kind each error must name.
+ITEM_36: list[tuple[str, str]] = [
+    ("password on a command line", "mysql -u root -p" + password(15)),
+    ("password on a command line", "mysqldump -h db -uapp -p'" + password(12) + "' app > x.sql"),
+    ("password on a command line", "sshpass -p '" + password(8) + "&3x' ssh deploy@bastion"),
+    ("password on a command line", "sshpass -p" + password(12) + " scp dump.sql ops@db:/tmp"),
+    ("password on a command line", "docker login -u bot -p " + password(16)),
+    ("password on a command line", "podman login quay.io --username ci --password " + password(20)),
+    ("password on a command line", "helm registry login ghcr.io -u bot -p '" + password(14) + "'"),
+    ("password on a command line", "redis-cli -h cache.internal -a " + password(20) + " ping"),
+    ("password on a command line", "sqlcmd -S db -U sa -P " + password(12)),
+    ("password in a URL", "redis://:" + password(16) + "@cache.internal:6379/0"),
+    ("password in a URL", "REDIS_URL=rediss://:" + password(24) + "@redis.example.com:6380"),
+    ("password in a curl command", "curl -u :" + password(16) + " https://api.internal/v1"),
+    ("a value assigned to pw", "prod root pw is " + password(13)),
+    ("a value assigned to passcode", "VPN passcode: " + password(10)),
+    ("password after the word naming it", "smtp pass " + password(15)),
+    ("password after the word naming it", "smtp password " + password(12) + "."),
+    ("password after the word naming it", "alarm PIN: " + password(10)),
+    ("a value assigned to db_pw", "db_pw=" + tok(ALNUM, 14)),
+    ("GitHub token, base64-encoded", b64(GITHUB_TOKEN)),
+    ("GitHub token, base64-encoded",
+     'curl -H "Authorization: Basic ' + b64(GITHUB_TOKEN) + '" https://api.github.com/user'),
+    ("GitHub token, base64-encoded",
+     "the CI variable holds " + b64(json.dumps({"token": GITHUB_TOKEN}))),
+]
+
+#: Near misses of ITEM_36's shapes: honest text that must be kept.
+HONEST_36: list[str] = [
+    "the password flag is -p",
+    "pass the --verbose flag",
+    "PIN the version to 1.2.3",
+    "pin: 3f786850e387550fdab836ed7e6dc881de23001b",
+    "Pin numpy==1.26.4 until the upgrade; pass np.float32 to the kernel",
+    "mysql -u root -p (it prompts; never put the password on the command line)",
+    "mysql -u app -p$MYSQL_PWD app; mysqldump -u app -p\"${DB_PASSWORD}\" app",
+    "docker run --name mysql -p3306:3306 mysql:8; docker run -p 127.0.0.1:5432:5432 pg",
+    "docker compose -p payments up -d",
+    'docker login -u bot -p "$REGISTRY_PASSWORD"; docker login -p is insecure',
+    "echo $PW | docker login -u bot --password-stdin registry.example.com",
+    "ssh -p 2222 deploy@bastion; psql -h db -p 5432; redis-cli -p 6380 ping",
+    "mkdir -p build && mysql -e 'SELECT 1'; pytest -p no:cacheprovider",
+    "redis://:${REDIS_PASSWORD}@cache:6379/0; http://[::1]:8080/health",
+    "curl -u : --negotiate https://intranet.example.com",
+    "the root pw is in the vault; the passcode is 6 digits from the app",
+    "username, _, password = base64.b64decode(rest).decode().partition(':')",
+    "pass `asn1Spec` to guide the decoder",
+    "the fixture is base64 " + b64("ghp_ is the prefix of a GitHub token; this is not one"),
+]
+
+
 def test_every_kind_has_an_example() -> None:
     assert {kind for kind, _ in secrets.PATTERNS} == \
-        {kind for kind, _ in ITEM_12 + OTHER_KINDS if not kind.startswith("a value")}
+        {kind for kind, _ in ITEM_12 + OTHER_KINDS + ITEM_36
+         if not kind.startswith("a value") and not kind.endswith(", base64-encoded")}
 
 
-@pytest.mark.parametrize(("kind", "text"), ITEM_12 + OTHER_KINDS, ids=lambda v: v[:40])
+@pytest.mark.parametrize(("kind", "text"), ITEM_12 + OTHER_KINDS + ITEM_36, ids=lambda v: v[:40])
 def test_each_credential_form_is_found_by_its_kind(kind: str, text: str) -> None:
     assert secrets.find(text) == kind
     # The same text in a JSON value, as a memory file holds it.
     assert secrets.find_json({"what": "x", "extra": [text]}) == kind
 
 
-@pytest.mark.parametrize("text", ITEM_13 + HONEST)
+@pytest.mark.parametrize("text", ITEM_13 + HONEST + HONEST_36)
 def test_identifiers_paths_references_and_arns_are_not_secrets(text: str) -> None:
     assert secrets.find(text) is None, secrets.find(text)
     assert secrets.find_json({"what": text}) is None
@@ -263,6 +325,37 @@ def test_remember_keeps_honest_memories(repo: Path) -> None:
         assert json.loads((repo / doc["path"]).read_text())["what"] == text
 
 
+def test_remember_refuses_issue_36s_passwords_and_keeps_their_near_misses(repo: Path) -> None:
+    for kind, text in ITEM_36:
+        r = aide(repo, "remember", text)
+        assert r.returncode == 1, (kind, r.stdout)
+        assert f"looks like a secret ({kind})" in one_line_error(r.stderr), kind
+    assert not list((repo / ".aide/memories").rglob("*.json"))
+    for text in HONEST_36[:4]:
+        assert remember(repo, text)["created"], text
+
+
+def test_the_hook_refuses_a_hand_written_password_on_a_command_line(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", hooks=True)
+    where = {
+        put(repo, record(what=ITEM_36[0][1])): ITEM_36[0][0],
+        put(repo, record(why=ITEM_36[9][1])): ITEM_36[9][0],
+        put(repo, record(what="smtp relay", extra={"note": ITEM_36[14][1]})): ITEM_36[14][0],
+        put(repo, record(tags=["ci", b64(GITHUB_TOKEN)])): ITEM_36[18][0],
+    }
+    for path, kind in where.items():
+        git(repo, "add", path)
+        run = subprocess.run(["git", "commit", "-q", "-m", "x"], cwd=repo, capture_output=True,
+                             text=True, env=BASE_ENV)
+        assert run.returncode == 1 and f"looks like a secret ({kind})" in run.stderr, run.stderr
+        git(repo, "rm", "-q", "--cached", path)
+    honest = put(repo, record(what=HONEST_36[0], why="; ".join(HONEST_36[1:4])))
+    git(repo, "add", honest)
+    run = subprocess.run(["git", "commit", "-q", "-m", "honest"], cwd=repo, capture_output=True,
+                         text=True, env=BASE_ENV)
+    assert run.returncode == 0, run.stderr
+
+
 def test_validate_and_the_hook_refuse_a_hand_written_secret(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", hooks=True)
     docker = {"auths": {"registry.example.com": {"auth": b64("ada:" + tok(ALNUM, 20))}}}
@@ -302,6 +395,9 @@ MEGABYTE_LINES = [
     ("", "0" * 31 + "-us "), ("", "aws secret "), ("AccountKey=", "A"), ('"auth": "', "A"),
     ("", "arn:aws:x:secret:"), ("", "token is ab1 "), ("", "-u a:bcd "), ("", "sig="),
     ("", '{"Authorization": '),
+    ("mysql ", "-p abc1 "), ("mysql|", "-pAb1c "), ("", "-p mysql "), ("", "--a-pass "),
+    ("", "docker login -p ab "), ("", "pw is Ab1 "), ("", "pw: ab1 "), ("", "pass is "),
+    ("", "pin:"), ("", "redis://:"), ("", "Z2hw"), ("", "A" * 28 + " "),
 ]
 _JUDGE = """
 import sys
