@@ -37,14 +37,17 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
                 *, query: str | None = None, layers: tuple[str, ...] | list[str] = (),
                 tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
                 limit: int | None = None, count: bool = True, index: FullText | None = None,
-                scoped_only: bool = False, semantic: Semantic | None = None) -> list[Hit]:
+                scoped_only: bool = False, semantic: Semantic | None = None,
+                always: bool = False) -> list[Hit]:
     """`recall`: the memories relevant to `paths`, in section 4's order, cut at the limit.
 
     `index`: an open full-text index to reuse (the server keeps one); `count`: add the
     recall to the per-machine stats; `scoped_only`: only the memories whose scope covers
     a path (a hook injects a file's own memories): project-wide memories are not decoded
     and no weak candidates (mentions, the file's stem elsewhere) are looked for;
-    `semantic`: the model's state, whose cosines re-order the candidates of a --query.
+    `semantic`: the model's state, whose cosines re-order the candidates of a --query;
+    `always`: the always-on memories (priority always) that pass the filters follow the
+    answer, beyond its limit, when it does not hold them already.
     """
     from git_aide.core import memory
     from git_aide.rank import recall as rc
@@ -114,9 +117,37 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     # Worked out (and ranked) while git compares the working tree, when the snapshot
     # was loaded early; again only if git names other files than guessed.
     hits = _paused(speculate, snap, gather)
+    if always and not scoped_only:
+        keep = filters(layers, tags, contributor).keep
+        have = {h.entry.uuid for h in hits}
+        hits += [rc.Hit(e, None) for e in always_on(snap) if e.uuid not in have and keep(e)]
     if count:
         cache.count_recall([h.entry.uuid for h in hits], memory.now())
     return hits
+
+
+def always_on(snap: Snapshot) -> list[Entry]:
+    """Return the always-on memories (priority `always`) of a snapshot, in its order.
+
+    Their stored bytes are searched in one run, so that only the groups holding one are
+    decoded; each found is checked in its parsed record."""
+    import re
+
+    # What marks one in its stored bytes, canonical or written by hand.
+    marked = re.compile(rb'"priority"\s*:\s*"always"')
+
+    def found(data: bytes) -> list[int]:
+        out = []
+        at = data.find(b'"always"')
+        while at >= 0:
+            m = marked.search(data, max(0, at - 40), at + 8)
+            if m is not None:
+                out.append(m.start())
+            at = data.find(b'"always"', at + 8)
+        return out
+
+    return [e for e in snap.mentioning(found, lambda _c: False)
+            if e.record.get("priority") == "always"]
 
 
 def _paused(work: Any, *args: Any) -> Any:

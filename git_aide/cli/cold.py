@@ -201,18 +201,23 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
 @click.option("--layer", "layers", type=LAYER_CHOICE, multiple=True)
 @click.option("--tag", "tags", multiple=True)
 @click.option("--contributor")
+@click.option("--priority", type=click.Choice(["always", "normal"]),
+              help="Only the always-on memories (always), or only the others (normal).")
 @source_options
 @json_option
 def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | None,
-          cached: bool, rev: str | None, as_json: bool) -> None:
+          priority: str | None, cached: bool, rev: str | None, as_json: bool) -> None:
     """Every memory of the source."""
     from git_aide.app.answers import list_hits
 
     with Opened(cached=cached, rev=rev) as ctx:
         snap = ctx.snapshot(cached, rev)
         warn(snap.warnings)
-        render_hits(snap, list_hits(snap, layers=layers, tags=tags, contributor=contributor),
-                    as_json)
+        hits = list_hits(snap, layers=layers, tags=tags, contributor=contributor)
+        if priority is not None:
+            hits = [h for h in hits if (h.entry.record.get("priority") == "always")
+                    == (priority == "always")]
+        render_hits(snap, hits, as_json, ranked=False)
 
 
 @click.command()
@@ -246,21 +251,24 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
 @click.option("--untag", "remove_tags", multiple=True, help="Remove a tag (repeatable).")
 @click.option("--label", help="New label ('' clears it).")
 @click.option("--layer", type=LAYER_CHOICE, help="Move to another layer.")
+@click.option("--priority", type=click.Choice(["always", "normal"]),
+              help="always: given to every session once (always-on); normal: by scope.")
 @click.option("--no-stage", is_flag=True, help="Leave the index alone.")
 @json_option
 def update(ident: str, what: str | None, why: str | None, scope: str | None,
            add_tags: tuple[str, ...], remove_tags: tuple[str, ...], label: str | None,
-           layer: str | None, no_stage: bool, as_json: bool) -> None:
+           layer: str | None, priority: str | None, no_stage: bool, as_json: bool) -> None:
     """Change a memory (and stage the change)."""
     from git_aide.app import store
 
-    if all(x is None for x in (what, why, scope, label, layer)) and not (add_tags or remove_tags):
+    if all(x is None for x in (what, why, scope, label, layer, priority)) and not (
+            add_tags or remove_tags):
         raise UsageError("nothing to change: give --what, --why, --scope, --tag, --untag, "
-                         "--label or --layer")
+                         "--label, --layer or --priority")
     with Opened() as ctx:
         w = store.update(ctx.repo, ctx.cache, ident, what=what, why=why, scope=scope,
                          add_tags=list(add_tags), remove_tags=list(remove_tags), label=label,
-                         layer=layer, stage=not no_stage)
+                         layer=layer, priority=priority, stage=not no_stage)
     warn(w.warnings)
     if as_json:
         from git_aide.app.answers import update_doc

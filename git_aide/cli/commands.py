@@ -93,8 +93,9 @@ class Opened:
         say_notices(self.ctx)
 
 
-def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool) -> None:
-    """Memories as JSON (ranked order) or grouped by layer."""
+def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool, ranked: bool = True) -> None:
+    """Print memories as JSON, or as text: `ranked` (numbered in the answer's order), else
+    grouped by layer."""
     from git_aide.render import output as render
 
     if as_json:
@@ -103,7 +104,7 @@ def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool) -> None:
         out(render.dumps(memories_doc(snap, hits)))
     else:
         on_tty = tty()
-        out(render.memories_text(hits, tty=on_tty), raw=on_tty)
+        out(render.memories_text(hits, tty=on_tty, ranked=ranked), raw=on_tty)
 
 
 # -- the hot commands: the keywords are hot.py's, from fastpath.py or click --------------------
@@ -127,7 +128,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
             sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
         hits = recall_hits(ctx.repo, ctx.cache, snap, paths, query=query, layers=layers,
                            tags=tags, contributor=contributor, limit=limit, index=ft,
-                           semantic=sem)
+                           semantic=sem, always=True)
         warn(snap.warnings)
         render_hits(snap, hits, as_json)
 

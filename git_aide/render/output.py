@@ -34,10 +34,22 @@ def _group(hits: list[Hit]) -> list[tuple[str, list[Hit]]]:
     return [(layer, hs) for layer, hs in groups.items() if hs]
 
 
-def memories_text(hits: list[Hit], *, tty: bool, empty: str = "No memories.") -> str:
-    """Memories grouped by layer (the JSON output keeps the ranked order instead)."""
+def _marks(record: dict[str, Any]) -> str:
+    """Return what sets a memory apart in a listing: always-on, personal."""
+    marks = ["always-on"] if record.get("priority") == "always" else []
+    if record.get("shared") is False:
+        marks.append("personal")
+    return ", ".join(marks)
+
+
+def memories_text(hits: list[Hit], *, tty: bool, empty: str = "No memories.",
+                  ranked: bool = False) -> str:
+    """Return memories as text: grouped by layer (`list`), or `ranked` (recall, search):
+    numbered in the answer's order, the layer a label, with the score when there is one."""
     if not hits:
         return empty
+    if ranked:
+        return _ranked_rich(hits) if tty else _ranked_plain(hits)
     if tty:
         return _memories_rich(hits)
     lines: list[str] = []
@@ -49,10 +61,62 @@ def memories_text(hits: list[Hit], *, tty: bool, empty: str = "No memories.") ->
             r = h.entry.record
             tags = "".join(f" #{t}" for t in r["tags"])
             what = " ".join(r["what"].split())
-            lines.append(f"  {r['uuid'][:8]}  [{_scope_text(r)}]  {what}{tags}")
+            marks = _marks(r)
+            marks = f"  ({marks})" if marks else ""
+            lines.append(f"  {r['uuid'][:8]}  [{_scope_text(r)}]  {what}{tags}{marks}")
             if r["why"]:
                 lines.append(f"            why: {' '.join(r['why'].split())}")
     return "\n".join(lines)
+
+
+def _ranked_plain(hits: list[Hit]) -> str:
+    width = len(str(len(hits)))
+    lines: list[str] = []
+    for i, h in enumerate(hits, 1):
+        r = h.entry.record
+        tags = "".join(f" #{t}" for t in r["tags"])
+        what = " ".join(r["what"].split())
+        extra = [x for x in (_marks(r), None if h.score is None else f"score {h.score:.2f}")
+                 if x]
+        label = f"{r['layer']} [{_scope_text(r)}]" + (f" ({', '.join(extra)})" if extra else "")
+        lines.append(f"{i:>{width}}. {r['uuid'][:8]}  {label}")
+        lines.append(f"{'':>{width}}  {what}{tags}")
+        if r["why"]:
+            lines.append(f"{'':>{width}}  why: {' '.join(r['why'].split())}")
+    return "\n".join(lines)
+
+
+def _ranked_rich(hits: list[Hit]) -> str:
+    from rich.markup import escape
+    from rich.table import Table
+
+    def cell(text: str) -> str:
+        return escape(escape_controls(text))
+
+    console = _console()
+    table = Table(show_lines=False, expand=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("id", style="cyan", no_wrap=True)
+    table.add_column("layer", style="yellow", no_wrap=True)
+    table.add_column("scope", style="magenta")
+    table.add_column("memory", ratio=3)
+    scored = any(h.score is not None for h in hits)
+    if scored:
+        table.add_column("score", justify="right", no_wrap=True)
+    for i, h in enumerate(hits, 1):
+        r = h.entry.record
+        what = cell(r["what"]) + "".join(f" [green]#{cell(t)}[/green]" for t in r["tags"])
+        if r["why"]:
+            what += f"\n[dim]why: {cell(r['why'])}[/dim]"
+        marks = _marks(r)
+        if marks:
+            what += f"\n[bold]{cell(marks)}[/bold]"
+        row = [str(i), cell(r["uuid"][:8]), r["layer"], cell(_scope_text(r)), what]
+        if scored:
+            row.append("" if h.score is None else f"{h.score:.2f}")
+        table.add_row(*row)
+    console.print(table)
+    return console.file.getvalue().rstrip("\n")
 
 
 def _console() -> Any:
@@ -85,6 +149,8 @@ def _memories_rich(hits: list[Hit]) -> str:
         for h in hs:
             r = h.entry.record
             what = cell(r["what"]) + (f"\n[dim]why: {cell(r['why'])}[/dim]" if r["why"] else "")
+            if _marks(r):
+                what += f"\n[bold]{cell(_marks(r))}[/bold]"
             table.add_row(cell(r["uuid"][:8]), cell(_scope_text(r)), what,
                           cell(" ".join(r["tags"])))
         console.print(table)

@@ -97,15 +97,16 @@ def test_readme_tour_runs(tmp_path: Path) -> None:
 
 
 def test_terminal_output_is_a_table_per_layer(repo: Path) -> None:
-    """On a terminal (a pseudo-terminal here), rich tables grouped by layer; NO_COLOR kept."""
+    """On a terminal (a pseudo-terminal here), `list` prints rich tables grouped by layer,
+    `recall` one table in rank order, numbered; NO_COLOR kept."""
     import pty
 
     remember(repo, "a technical fact", "--tag", "x")
     remember(repo, "a team rule", "--layer", "guidelines")
 
-    def run_on_tty(env: dict[str, str]) -> str:
+    def run_on_tty(env: dict[str, str], command: str = "list") -> str:
         leader, follower = pty.openpty()
-        proc = subprocess.Popen([*AIDE_CMD, "recall"], cwd=repo, stdout=follower,
+        proc = subprocess.Popen([*AIDE_CMD, command], cwd=repo, stdout=follower,
                                 stderr=subprocess.PIPE, env={**BASE_ENV, **env})
         os.close(follower)
         chunks = []
@@ -128,3 +129,7 @@ def test_terminal_output_is_a_table_per_layer(repo: Path) -> None:
     assert "\x1b[36m" in out  # the cyan id column
     plain = run_on_tty({"COLUMNS": "100", "NO_COLOR": "1"})
     assert "a team rule" in plain and "\x1b[36m" not in plain
+    # recall: the newest first, whatever its layer, each with its rank
+    ranked = run_on_tty({"COLUMNS": "100", "NO_COLOR": "1"}, "recall")
+    assert ranked.index("a team rule") < ranked.index("a technical fact")
+    assert "guidelines" in ranked and "#" in ranked

@@ -121,12 +121,18 @@ def test_json_document_shape(repo: Path) -> None:
     assert m["contributor"] == "Ada Tester"
 
 
-def test_human_output_groups_by_layer_and_is_plain_when_piped(repo: Path) -> None:
+def test_human_output_is_ranked_and_plain_when_piped(repo: Path) -> None:
+    # recall prints the answer's order, numbered, the layer a label (grouped by layer,
+    # the best could stand 3rd or 7th); list groups by layer
     remember(repo, "a guideline", "--layer", "guidelines")
-    remember(repo, "a fact")
+    remember(repo, "a fact", "--priority", "always")
     out = aide_ok(repo, "recall").stdout
-    assert out.index("technical:") < out.index("guidelines:")
+    assert out.splitlines()[0].startswith("1. ") and "technical [project] (always-on)" in out
+    assert out.index("a fact") < out.index("a guideline")
     assert "\x1b[" not in out
+    out = aide_ok(repo, "list").stdout
+    assert out.index("technical:") < out.index("guidelines:")
+    assert "(always-on)" in out
     assert "No memories." in aide_ok(repo, "recall", "--layer", "preferences").stdout
 
 

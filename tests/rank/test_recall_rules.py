@@ -55,3 +55,33 @@ def test_a_memory_naming_the_path_stays_below_a_nearer_scope(repo: Path) -> None
     got = uuids(aide_ok(repo, "recall", "tests/models/test_anthropic.py", "--query",
                         "recorded fixtures", "--json"))
     assert got[0] in broad
+
+
+def test_a_path_recall_shows_the_always_on_memories(repo: Path) -> None:
+    # An always-on memory that shares no word with the path still comes, after the
+    # path's own, marked; a filter applies to it as to the others.
+    scoped = remember(repo, "tokens rotate hourly", "--scope", "src/auth/**",
+                      "--layer", "area_context")["uuid"]
+    rule = remember(repo, "CI runs on Python 3.10", "--priority", "always")["uuid"]
+    plain = remember(repo, "we deploy on Tuesdays")["uuid"]
+    got = uuids(aide_ok(repo, "recall", "src/auth/login.py", "--json"))
+    assert got == [scoped, rule]
+    assert "(always-on)" in aide_ok(repo, "recall", "src/auth/login.py").stdout
+    assert uuids(aide_ok(repo, "recall", "src/auth/login.py", "--layer", "area_context",
+                         "--json")) == [scoped]
+    # update --priority makes a memory always-on, or not; list marks and filters them
+    aide_ok(repo, "update", plain[:8], "--priority", "always")
+    aide_ok(repo, "update", rule[:8], "--priority", "normal")
+    assert uuids(aide_ok(repo, "recall", "src/auth/login.py", "--json")) == [scoped, plain]
+    assert uuids(aide_ok(repo, "list", "--priority", "always", "--json")) == [plain]
+    assert set(uuids(aide_ok(repo, "list", "--priority", "normal", "--json"))) == {
+        scoped, rule}
+    # at a revision too; and a file written by hand, spaced its own way, counts
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "m")
+    assert uuids(aide_ok(repo, "recall", "src/auth/login.py", "--rev", "HEAD", "--json")
+                 ) == [scoped, plain]
+    path = next((repo / ".aide" / "memories" / "technical").glob(f"{rule}.json"))
+    path.write_text(path.read_text().replace('"priority": "normal"', '"priority" :"always"'))
+    assert uuids(aide_ok(repo, "recall", "src/auth/login.py", "--json")) == [
+        scoped, plain, rule]
