@@ -39,6 +39,10 @@ MAX_NATIVE_FILES = 200
 #: A memory's text counts as already in a file only from this many characters of words
 #: on: shorter texts ("use uv") are found in too many files by chance.
 MIN_TEXT_MATCH = 16
+#: The bytes of AGENTS.md files Codex loads at most, all of them together, from the top
+#: down (its `project_doc_max_bytes`; what lies past it reaches the model only through
+#: git-aide).
+CODEX_DOC_BYTES = 32 * 1024
 
 # `@path` after a blank or at the start of a line; a path may hold `\ ` (an escaped blank).
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:\\ |[^\s`\\])+)")
@@ -116,22 +120,34 @@ def native_files(agent: str, top: str, path: str | None = None,
 class Loaded:
     """What an agent already holds from its own rules files: which files, and their words."""
 
-    def __init__(self, top: str, files: Iterable[str]) -> None:
+    def __init__(self, top: str, files: Iterable[str], caps: dict[str, int] | None = None
+                 ) -> None:
+        """Read `files` (repo-relative); `caps`: the bytes the agent loads of some of
+        them, from their start (the rest of those it never sees)."""
         #: The files (repo-relative).
         self.files = frozenset(files)
+        #: The lines the agent holds whole of each file it loads only a start of.
+        self.lines: dict[str, int] = {}
         texts = []
         for name in sorted(self.files):
             text = _read(os.path.join(top, name))
+            if text and caps is not None and name in caps:
+                data = text.encode("utf-8")
+                if len(data) > caps[name]:
+                    kept = data[:caps[name]]
+                    self.lines[name] = kept.count(b"\n")
+                    text = kept.decode("utf-8", "ignore")
             if text:
                 texts.append(words(text))
         #: The words of all of them, each file between spaces.
         self.text = " " + "  ".join(texts) + " "
 
     def has(self, record: dict[str, Any]) -> bool:
-        """Whether a memory is already in these files: imported from one of them, or its
-        text (its words, in order) written in one of them."""
+        """Whether a memory is already in these files: imported from one of them (from a
+        line the agent loads), or its text (its words, in order) written in one of them."""
         origin = imported_from(record)
-        if origin is not None and origin[0] in self.files:
+        if origin is not None and origin[0] in self.files and (
+                origin[0] not in self.lines or origin[1] <= self.lines[origin[0]]):
             return True
         what = record.get("what")
         if not isinstance(what, str) or not self.files:
@@ -146,7 +162,41 @@ def loaded(agent: str, top: str, paths: Iterable[str] = (), cwd: str | None = No
     files: dict[str, None] = dict.fromkeys(native_files(agent, top, None, cwd))
     for path in paths:
         files.update(dict.fromkeys(native_files(agent, top, path, cwd)))
-    return Loaded(top, files)
+    caps = _codex_caps(top, list(files)) if agent == "codex" else None
+    return Loaded(top, files, caps)
+
+
+def _codex_caps(top: str, files: list[str]) -> dict[str, int]:
+    """Return the bytes Codex loads of each of its files, in load order: one budget
+    (`project_doc_max_bytes`) for all of them, which each file that is not blank uses up
+    as far as it goes."""
+    left = _codex_budget(top)
+    caps: dict[str, int] = {}
+    for name in files:
+        caps[name] = left
+        text = _read(os.path.join(top, name))
+        if text and text.strip():
+            left = max(0, left - len(text.encode("utf-8")))
+    return caps
+
+
+def _codex_budget(top: str) -> int:
+    """Return Codex's `project_doc_max_bytes`: the project's `.codex/config.toml`, else
+    the user's (`$CODEX_HOME/config.toml`, by default `~/.codex/`), else 32 KiB. A key
+    of the file's top level, read without a TOML parser (a hook imports little)."""
+    home = os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    for config in (os.path.join(top, ".codex", "config.toml"), os.path.join(home, "config.toml")):
+        text = _read(config)
+        if not text:
+            continue
+        for line in text.splitlines():
+            s = line.strip()
+            if s.startswith("["):
+                break  # a table: the keys after it are not the top level's
+            m = re.match(r"project_doc_max_bytes\s*=\s*([0-9_]+)\s*(#.*)?$", s)
+            if m:
+                return int(m.group(1).replace("_", ""))
+    return CODEX_DOC_BYTES
 
 
 def imported_from(record: dict[str, Any]) -> tuple[str, int] | None:

@@ -348,3 +348,33 @@ def test_a_nul_in_the_events_folder_is_a_bad_payload(stocked: Path, agent: str) 
         assert (rc, out) == (0, ""), (agent, event, err)
         assert "internal error" not in err and "Traceback" not in err
         assert "NUL byte" in err
+
+
+def test_codex_holds_only_its_byte_budget_of_agents_md(repo: Path) -> None:
+    # Codex loads the first project_doc_max_bytes (32 KiB) of its AGENTS.md files, all
+    # together: a rule past that reaches it only through git-aide.
+    filler = "".join(f"Background note {i}: nothing to follow here.\n" for i in range(900))
+    lines = ["# Rules", "", "- Use tabs in Makefiles, never spaces at all.", "",
+             *filler.splitlines(), "", "- Review every database migration twice before merging."]
+    (repo / "AGENTS.md").write_text("\n".join(lines) + "\n")
+    assert len((repo / "AGENTS.md").read_bytes()) > 32 * 1024
+    late_line = len(lines)
+    write(repo, "Use tabs in Makefiles, never spaces at all.", "guidelines",
+          source="import", why="AGENTS.md:3")
+    write(repo, "Review every database migration twice before merging.", "guidelines",
+          source="import", why=f"AGENTS.md:{late_line}")
+    write(repo, "Background note 899: nothing to follow here.", "guidelines")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "rules")
+    start = {"session_id": "cx", "cwd": str(repo), "hook_event_name": "SessionStart",
+             "source": "startup", "transcript_path": None, "model": "gpt-5"}
+    text = context(hook(repo, "session-start", start, agent="codex")[1])
+    assert "migration twice" in text and "Background note 899" in text
+    assert "tabs in Makefiles" not in text
+    # Claude loads CLAUDE.md, not AGENTS.md: all three come
+    assert "tabs in Makefiles" in context(hook(repo, "session-start", start)[1])
+    # a larger budget in the project's Codex config holds the whole file
+    (repo / ".codex").mkdir(exist_ok=True)
+    (repo / ".codex" / "config.toml").write_text("project_doc_max_bytes = 65536\n")
+    rc, out, _ = hook(repo, "session-start", {**start, "session_id": "cx2"}, agent="codex")
+    assert rc == 0 and "migration twice" not in out and "Background note" not in out
