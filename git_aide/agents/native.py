@@ -43,6 +43,11 @@ MIN_TEXT_MATCH = 16
 #: down (its `project_doc_max_bytes`; what lies past it reaches the model only through
 #: git-aide).
 CODEX_DOC_BYTES = 32 * 1024
+#: A memory restates a rule of these files when one rule (a paragraph, a bullet) holds
+#: this share of its words, at least RESTATED_WORDS of them, and every number and
+#: identifier it names (a memory that adds one says more than the rule).
+RESTATED_SHARE = 0.75
+RESTATED_WORDS = 4
 
 # `@path` after a blank or at the start of a line; a path may hold `\ ` (an escaped blank).
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:\\ |[^\s`\\])+)")
@@ -129,6 +134,7 @@ class Loaded:
         #: The lines the agent holds whole of each file it loads only a start of.
         self.lines: dict[str, int] = {}
         texts = []
+        raw: list[str] = []
         for name in sorted(self.files):
             text = _read(os.path.join(top, name))
             if text and caps is not None and name in caps:
@@ -139,8 +145,13 @@ class Loaded:
                     text = kept.decode("utf-8", "ignore")
             if text:
                 texts.append(words(text))
+                raw.append(text)
         #: The words of all of them, each file between spaces.
         self.text = " " + "  ".join(texts) + " "
+        #: Each rule's words (stems), and which rules hold each word: made when asked.
+        self._rules: list[frozenset[str]] | None = None
+        self._holding: dict[str, list[int]] = {}
+        self._raw = raw
 
     def has(self, record: dict[str, Any]) -> bool:
         """Whether a memory is already in these files: imported from one of them (from a
@@ -153,7 +164,75 @@ class Loaded:
         if not isinstance(what, str) or not self.files:
             return False
         w = words(what)
-        return len(w) >= MIN_TEXT_MATCH and f" {w} " in self.text
+        if len(w) >= MIN_TEXT_MATCH and f" {w} " in self.text:
+            return True
+        return self.restates(what)
+
+    def restates(self, what: str) -> bool:
+        """Whether one rule of these files says what `what` says in other words (word
+        overlap: RESTATED_SHARE of its words, and each number and identifier it names)."""
+        mine = _stems(what)
+        if len(mine) < RESTATED_WORDS:
+            return False
+        if self._rules is None:
+            self._rules = [_stems(rule) for text in self._raw for rule in _rules_of(text)]
+            for i, rule in enumerate(self._rules):
+                for w in rule:
+                    self._holding.setdefault(w, []).append(i)
+        counts: dict[int, int] = {}
+        for w in mine:
+            for i in self._holding.get(w, ()):
+                counts[i] = counts.get(i, 0) + 1
+        need = RESTATED_SHARE * len(mine)
+        named = _named(what)
+        return any(n >= need and named <= self._rules[i] for i, n in counts.items())
+
+
+_RULE_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_WORD = re.compile(r"[a-z0-9]+(?:[._/-][a-z0-9]+)*")
+#: Words too common to tell a rule by (core/words.py's, and what rules are made of). A
+#: negation is no filler: "never use X" does not restate "use X".
+_FILLER = frozenset("""a an and are as at be by for from has have in into is it its of on or
+that the their then there this to was we were will with when you your do does must should
+always only all any each every use used using make sure please keep can may also but so
+than""".split())
+
+
+def _rules_of(text: str) -> list[str]:
+    """Cut a rules file into its rules: paragraphs, and each bullet or numbered item."""
+    out: list[str] = []
+    current: list[str] = []
+    for line in text.split("\n"):
+        if not line.strip() or _RULE_START.match(line) or line.lstrip().startswith("#"):
+            if current:
+                out.append(" ".join(current))
+            current = [] if not line.strip() or line.lstrip().startswith("#") else [line]
+            continue
+        current.append(line)
+    if current:
+        out.append(" ".join(current))
+    return out
+
+
+def _stem(word: str) -> str:
+    """Fold a word's commonest endings, so that restated forms meet ("migrations",
+    "migrate", "migrating" -> "migrat")."""
+    for end in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "s", "e"):
+        if len(word) > len(end) + 3 and word.endswith(end):
+            return word[:-len(end)]
+    return word
+
+
+def _stems(text: str) -> frozenset[str]:
+    """Return the stems of a text's words, filler left out; an identifier is one word."""
+    return frozenset(_stem(w) for w in _WORD.findall(text.casefold())
+                     if w not in _FILLER and len(w) > 1)
+
+
+def _named(text: str) -> frozenset[str]:
+    """Return the numbers and identifiers a text names (stems, as _stems makes them)."""
+    return frozenset(_stem(w) for w in _WORD.findall(text.casefold())
+                     if any(c.isdigit() or c in "._/-" for c in w))
 
 
 def loaded(agent: str, top: str, paths: Iterable[str] = (), cwd: str | None = None) -> Loaded:

@@ -378,3 +378,24 @@ def test_codex_holds_only_its_byte_budget_of_agents_md(repo: Path) -> None:
     (repo / ".codex" / "config.toml").write_text("project_doc_max_bytes = 65536\n")
     rc, out, _ = hook(repo, "session-start", {**start, "session_id": "cx2"}, agent="codex")
     assert rc == 0 and "migration twice" not in out and "Background note" not in out
+
+
+def test_a_restated_native_rule_is_not_sent_again(repo: Path) -> None:
+    # A team memory that says in other words what the loaded CLAUDE.md says is left out;
+    # one that adds a fact (a number, a name) is not a restatement.
+    (repo / "CLAUDE.md").write_text(
+        "# Rules\n\n- Every database migration is reviewed twice before it is merged.\n")
+    write(repo, "Database migrations must be reviewed twice before merging", "guidelines")
+    write(repo, "Database migrations are reviewed twice before merging, by the DBA on "
+          "call (RUNBOOK-12)", "guidelines")
+    write(repo, "Never merge a database migration that was not reviewed twice", "guidelines")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "rules")
+    start = {"session_id": "rs", "cwd": str(repo), "hook_event_name": "SessionStart",
+             "source": "startup"}
+    text = context(hook(repo, "session-start", start)[1])
+    assert "must be reviewed twice before merging" not in text
+    assert "RUNBOOK-12" in text and "Never merge" in text
+    # Codex does not load CLAUDE.md: it gets all three
+    text = context(hook(repo, "session-start", {**start, "session_id": "rc"}, agent="codex")[1])
+    assert "must be reviewed twice before merging" in text
