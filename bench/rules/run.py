@@ -60,11 +60,14 @@ CORPUS: dict[str, tuple[str, str]] = {
     "pydantic-ai-AGENTS.md": ("pydantic_ai_slim/pydantic_ai/AGENTS.md", "pydantic/pydantic-ai"),
     "pydantic-ai-capabilities-AGENTS.md": ("pydantic_ai_slim/pydantic_ai/capabilities/AGENTS.md",
                                            "pydantic/pydantic-ai"),
+    "pydantic-ai-ui-AGENTS.md": ("pydantic_ai_slim/pydantic_ai/ui/AGENTS.md",
+                                 "pydantic/pydantic-ai"),
     "mcp-typescript-sdk-e2e-CLAUDE.md": ("test/e2e/CLAUDE.md",
                                          "modelcontextprotocol/typescript-sdk"),
     "lyrebird-CLAUDE.md": ("CLAUDE.md", "0-sayed/lyrebird"),
     "codever-AGENTS.md": ("AGENTS.md", "CodeverDotDev/codever"),
     "bluecentre-helm-repositories.mdc": (".cursor/rules/helm.mdc", "BlueCentre/monorepo"),
+    "openai-agents-AGENTS.md": ("AGENTS.md", "openai/openai-agents-python"),
 }
 
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)]|#{1,6})(?=\s|$)")
