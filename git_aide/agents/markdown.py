@@ -4,10 +4,14 @@ The file is tokenized by markdown-it-py (block level only: a memory keeps its in
 markdown as written), then split the way a person would split it: a bullet or numbered
 item with everything under it, or a paragraph, is one memory; a sentence that introduces
 a list, a code block or a table keeps them; numbered steps, a listing of folders or files,
-and a list of fragments stay one memory; a heading becomes the `context_label`. What is
-not kept (comments, stubs that introduce nothing, lines about the file itself, tables of
-contents) is counted in `Doc.dropped`. A block that `git aide export` wrote is read back
-exactly, so that exporting and importing again round-trips.
+and a list of fragments stay one memory; a heading becomes the `context_label`. A rule
+stands alone: a paragraph that leans on the one before it ("One without the other is the
+trap", "This is the opposite case from the rule above") is one memory with it, and code
+is never a memory by itself: code nothing introduces takes the heading above it as its
+lead-in. What is not kept (comments, welcomes, stubs that introduce nothing, lines about
+the file itself and its metadata, tables of contents) is counted in `Doc.dropped`. A
+block that `git aide export` wrote is read back exactly, so that exporting and importing
+again round-trips.
 
 Longer than most modules, on purpose: the splitter and the shapes of text it judges
 (the patterns at the top, the predicates at the bottom) are one judgment, tuned together
@@ -22,6 +26,7 @@ from typing import Any
 
 from git_aide.agents.frontmatter import front_matter
 from git_aide.agents.mdblocks import Block, Entry, blocks, render_blocks
+from git_aide.core.memory import MAX_WHAT
 
 #: The markers of the block `git aide export` owns inside a rules file.
 BEGIN = "<!-- git-aide:begin -->"
@@ -43,6 +48,9 @@ MAX_INTRO_WORDS = 5
 #: The most words (outside parentheses) in a list entry still read as a fragment of the
 #: list ("Docker", "Slow queries and dashboard timeouts"), not a rule of its own.
 MAX_FRAGMENT_WORDS = 8
+#: A paragraph that is one bold phrase shorter than this is a heading ("**Output
+#: Handling**"); a longer one is a rule in bold.
+MAX_LABEL = 40
 #: How a rule opens: an entry starting so is a rule even when short ("Use tabs").
 _RULE_START = re.compile(
     r"^(use|prefer|avoid|always|never|do|don'?t|keep|run|write|add|make|put|call|check|"
@@ -66,14 +74,50 @@ _POINTS_DOWN = re.compile(r"\b(these commands?|this command|the following|below|
                           r"like this)\b|\b(for example|e\.g\.)\W*$", re.IGNORECASE)
 #: A name in backticks, which the code under a paragraph may show.
 _CODE_SPAN = re.compile(r"`([^`\n]{4,80})`")
-#: A paragraph that goes on from the one before it ("This way you can...").
-_GOES_ON = re.compile(r"^\W*(this way|this|these|that|then|it|they)\b", re.IGNORECASE)
+#: A paragraph that opens by going on from the one before it: a pronoun or demonstrative
+#: ("This is the opposite case...", "They...", but not "This project uses pnpm" or "It
+#: is worth..."), a connective ("So ...", "Also, ...", "Otherwise"),
+#: "One without the other".
+_GOES_ON = re.compile(
+    r"^\W*(?:(?:this|that|these|those)\b(?!\s+(?:project|repo|repository|codebase|package|"
+    r"module|directory|folder|app|application|library|service|crate|sdk|monorepo|workspace|"
+    r"server|site|tool|cli|file|document|guide|page|section)s?\b)|it\b(?!'s|\s+is\b|\s+was\b)|"
+    r"they\b|then\b|so\b(?!\s+that\b)|also,|likewise\b|similarly\b|"
+    r"otherwise\b|conversely\b|instead\b|one without the other\b|"
+    r"the (?:other|opposite|same|former|latter)\b|in (?:that|this|which|either) case\b|"
+    r"as (?:above|such|before)\b)", re.IGNORECASE)
+#: A paragraph that names the one before it ("that last rule", "the adapter-property rule
+#: above", "..., either:"), in its first words.
+_NAMES_ABOVE = re.compile(
+    r"\b(?:(?:the|that|this) (?:last|previous|preceding|above|former|latter)\b|"
+    r"(?:rules?|one|point|section|example|case|list|step) above\b|(?:as|see) above\b|"
+    r",\s*(?:either|too)\s*[.,:;!])", re.IGNORECASE)
+#: How far into a paragraph _NAMES_ABOVE looks: its opening, not a later sentence.
+NAMES_ABOVE_CHARS = 160
+#: A short sentence whose object is the rule above ("Run it when you change:"); in a
+#: longer one, the rest of the sentence may say what "it" is.
+_OBJECT_ABOVE = re.compile(r"^\W*[a-z]+ (it|them)\b", re.IGNORECASE)
 #: A list entry that goes on from the entry above it ("Examples: ...", "This applies to").
-_ENTRY_GOES_ON = re.compile(r"^\W*(examples?\b|e\.g\.|this (applies|means|is why)\b)",
+_ENTRY_GOES_ON = re.compile(r"^\W*(examples?\s*:|e\.g\.|this (applies|means|is why)\b)",
                             re.IGNORECASE)
-#: Lines about the rules file itself, not about the project.
-_ABOUT_FILE = re.compile(r"^\W*(this (file|document|guide|rule)s? (provides|gives|contains|"
-                         r"describes|explains|is)\b|audience\W)", re.IGNORECASE)
+#: Lines about the rules file itself, not about the project ("This guide helps new
+#: contributors...", "This AGENTS.md file provides...").
+_ABOUT_FILE = re.compile(
+    r"^\W*(this (file|document|guide|rule|page|readme|(agents|claude|gemini)\.md)( file)?s? "
+    r"(provides|gives|contains|describes|explains|is|helps|covers|outlines|documents|"
+    r"captures|summari[sz]es|lists|offers|serves|guides|defines|collects|tells|applies|"
+    r"introduces|orients)\b|audience\W)", re.IGNORECASE)
+#: A welcome ("Welcome to the repository for ...!"): an introduction, not a rule.
+_WELCOME = re.compile(r"^\W*welcome\b", re.IGNORECASE)
+#: A line of metadata about the file ("**Location:** `AGENTS.md` at the repository root.",
+#: "Last updated: 2025-06-01").
+_META = re.compile(r"^\W*(location|last[ -](updated|modified|reviewed|revised)|updated|"
+                   r"version|status|authors?|maintainers?|owners?|date|generated|created|"
+                   r"revision)\W*:", re.IGNORECASE)
+#: The most words a metadata line holds: a longer paragraph is more than metadata.
+MAX_META_WORDS = 25
+#: A mark that opens each entry of a checklist ("✅ Tests cover new behavior").
+_CHECK = re.compile(r"^\s*(?:[\u2705\u2714\u2611\u2610\u2713]|\[[ xX]\])")
 #: A heading that is a step of a procedure ("Step 2: Start the server").
 _STEP = re.compile(r"^\W*(step|phase|stage)\s*\d+\b", re.IGNORECASE)
 #: An entry that opens with a term and its meaning: `src/` - ..., **GITHUB_HOST**: ...
@@ -177,19 +221,36 @@ class _Splitter:
         self.doc = doc
         #: The nearest heading above.
         self.label: str | None = None
+        #: The heading above as written, and its line: the lead-in of code that nothing
+        #: else introduces.
+        self.heading_text: tuple[str, int] | None = None
         #: The memory that code under a sentence pointing at it may still join, and
-        #: whether it is a paragraph (not a list entry).
+        #: whether it is whole (a paragraph, an introduction and its list, a whole
+        #: list), which a paragraph leaning on it joins, not one rule of a list.
         self.last: Item | None = None
-        self.last_para = False
+        self.last_whole = False
+        #: The memory of code under a heading, which the code right after it joins.
+        self.last_code: Item | None = None
         #: A heading ending in a colon, the introduction of what follows it.
         self.heading_intro: Block | None = None
+        #: The memory the next kept text joins: the one a paragraph leans on.
+        self.join: Item | None = None
 
-    def keep(self, text: str, line: int, para: bool = False) -> Item:
-        """A memory; Cursor's `[x](mdc:path)` links become plain links, which every
-        agent reads."""
-        item = Item(_MDC_LINK.sub("](", text.strip()), line, self.label)
-        self.doc.items.append(item)
-        self.last, self.last_para = item, para
+    def keep(self, text: str, line: int, whole: bool = False) -> Item:
+        """A memory (or, when `join` is set, more of that one); Cursor's
+        `[x](mdc:path)` links become plain links, which every agent reads."""
+        text = _MDC_LINK.sub("](", text.strip())
+        # A memory grown past what a memory may hold would be refused whole: what would
+        # join it is then a memory of its own.
+        if self.join is not None and _fits(self.join, text):
+            item = self.join
+            item.what += "\n" + text
+            whole = True
+        else:
+            item = Item(text, line, self.label)
+            self.doc.items.append(item)
+        self.join = None
+        self.last, self.last_whole, self.last_code = item, whole, None
         return item
 
     def drop(self, line: int, why: str) -> None:
@@ -213,8 +274,10 @@ class _Splitter:
                 i = self.list(blocks, i, intro, first)
             elif b.kind in ("code", "table"):
                 if intro is not None:
-                    self.keep(intro.text + "\n" + b.text, intro.line)
-                elif b.kind == "table" and not first:
+                    self.keep(intro.text + "\n" + b.text, intro.line, whole=True)
+                elif b.kind == "code":
+                    self.code(b)
+                elif not first:
                     self.drop(b.line, "tables nothing introduces")
                 else:
                     self.keep(b.text, b.line)
@@ -225,14 +288,29 @@ class _Splitter:
                 i += 1
             first = False
 
+    def code(self, b: Block) -> None:
+        """Code no sentence introduces, never a memory by itself: the heading above it is
+        its lead-in (code right after such code joins it); with no heading, it joins the
+        memory above it; with neither, it is left out."""
+        if self.last_code is not None and _fits(self.last_code, b.text):
+            self.last_code.what += "\n" + b.text
+        elif self.heading_text is not None:
+            text, line = self.heading_text
+            self.last_code = self.keep(text + "\n" + b.text, line, whole=True)
+        elif self.last is not None and _fits(self.last, b.text):
+            self.last.what += "\n" + b.text
+        else:
+            self.drop(b.line, "code nothing introduces")
+
     def heading(self, blocks: list[Block], i: int) -> int:
         """A heading: the label of what follows, or the introduction of it when it ends
         in a colon, or the first of a procedure's steps."""
         b = blocks[i]
-        self.last = None
+        self.last = self.last_code = None
         if _STEP.match(b.text):
             return self.steps(blocks, i)
         self.label = _label(b.text)
+        self.heading_text = (b.text, b.line) if self.label else None
         nxt = blocks[i + 1] if i + 1 < len(blocks) else None
         if b.text.rstrip("*_ `").endswith(":") and nxt is not None and nxt.kind in (
                 "list", "code", "table"):
@@ -254,16 +332,31 @@ class _Splitter:
                 parts += render_blocks([b], "")
             i += 1
         self.keep("\n".join(parts), line)
-        self.last = None
+        self.last = self.last_code = None
         return i
 
     def para(self, blocks: list[Block], i: int) -> int:
-        """A paragraph, with the list, code or table it introduces or shows."""
+        """A paragraph, with the list, code or table it introduces or shows; one that
+        leans on the memory before it is kept as more of that memory."""
+        if self.last is not None and self.last_whole and _leans_back(blocks[i].text):
+            self.join = self.last
+        try:
+            return self._para(blocks, i)
+        finally:
+            self.join = None
+
+    def _para(self, blocks: list[Block], i: int) -> int:
         b = blocks[i]
         nxt = blocks[i + 1] if i + 1 < len(blocks) else None
         text = b.text
         if _ABOUT_FILE.match(text):
             self.drop(b.line, "lines about the file itself")
+            return i + 1
+        if _WELCOME.match(text) and not _MODAL.search(text):
+            self.drop(b.line, "welcomes")
+            return i + 1
+        if _META.match(text) and len(text.split()) <= MAX_META_WORDS:
+            self.drop(b.line, "metadata about the file")
             return i + 1
         if text.startswith("@") and all(w.startswith("@") for w in text.split()):
             self.drop(b.line, IMPORT_LINE)
@@ -273,27 +366,30 @@ class _Splitter:
         if nxt is not None and nxt.kind == "list" and (colon or label_only):
             return self.list(blocks, i + 1, b)
         if nxt is not None and nxt.kind in ("code", "table"):
-            if colon and _stub(text) and self.last is not None:
-                # "Example:" and its code belong to the rule above them.
+            if (colon and _stub(text) and self.last is not None
+                    and not _RULE_START.match(_EMPHASIS.sub("", text))):
+                # "Example:" and its code belong to the rule above them; "Run the
+                # linter:" is a rule of its own.
                 self.last.what += "\n" + text + "\n" + nxt.text
                 return i + 2
-            if colon and _GOES_ON.match(text) and self.last is not None and self.last_para:
-                self.last.what += "\n" + text + "\n" + nxt.text  # "This way you can:"
+            if colon and self.join is not None:
+                self.keep(text + "\n" + nxt.text, b.line)  # "This way you can:"
                 return i + 2
             if colon or label_only or _POINTS_DOWN.search(text) or _shown(text, nxt.text):
-                self.keep(text + "\n" + nxt.text, b.line, para=True)
+                self.keep(text + "\n" + nxt.text, b.line, whole=True)
                 return i + 2
         if colon and _stub(text):
             self.drop(b.line, "introductions to nothing")
-        elif label_only and len(text) < 40:
+        elif label_only and len(text) < MAX_LABEL:
             self.label = _label(text)  # "**Output Handling**": a heading in bold
-            self.last = None
+            self.heading_text = (text, b.line)
+            self.last = self.last_code = None
         elif len(text) < MIN_PARAGRAPH:
             self.drop(b.line, "fragments too short to be a rule")
         elif _only_links(text):
             self.drop(b.line, "tables of contents")
         else:
-            self.keep(text, b.line, para=True)
+            self.keep(text, b.line, whole=True)
         return i + 1
 
     def list(self, blocks: list[Block], i: int, intro: Block | None,
@@ -313,27 +409,32 @@ class _Splitter:
             if nxt is not None and nxt.kind in ("code", "table"):
                 parts.append(nxt.text)  # the cases and the commands for each
                 used += 1
-            self.keep("\n".join(parts), intro.line)
+            self.keep("\n".join(parts), intro.line, whole=True)
             return used
+        self.join = None  # rules kept one by one: none is more of the memory above
         if intro is not None:
             self.drop(intro.line, "introductions to rules kept one by one")
-        elif len(entries) > 1 and (_listing(heads) or first and all(
+        elif len(entries) > 1 and (_listing(heads) or _checklist(heads) or first and all(
                 _fragment(h) and len(e.blocks) == 1 and not _TERM.match(h)
                 for e, h in zip(entries, heads, strict=True))):
-            self.keep("\n".join(render_blocks([b], "")), b.line)  # the folders, the contents
+            # the folders, the contents, what to check
+            self.keep("\n".join(render_blocks([b], "")), b.line, whole=True)
             return i + 1
         elif b.ordered and len(entries) > 1 and _procedure(heads):
-            self.keep("\n".join(render_blocks([b], "")), b.line)  # numbered steps
+            self.keep("\n".join(render_blocks([b], "")), b.line, whole=True)  # numbered steps
             return i + 1
         prev: Item | None = None
-        for e, head in zip(entries, heads, strict=True):
+        code_next = nxt is not None and nxt.kind in ("code", "table")
+        for n, (e, head) in enumerate(zip(entries, heads, strict=True)):
             text = e.render()
             if prev is not None and _ENTRY_GOES_ON.match(head):
                 prev.what += "\n" + text
                 continue
             if len(text) < MIN_ITEM:
                 self.drop(e.line, "fragments too short to be a rule")
-            elif _stub(text) and len(e.blocks) == 1:
+            elif _stub(text) and len(e.blocks) == 1 and not (code_next and n == len(entries) - 1):
+                # ("- Run the full test suite:" with its code unindented below it is the
+                # code's lead-in, kept with it below.)
                 self.drop(e.line, "introductions to nothing")
             elif _only_links(text):
                 self.drop(e.line, "tables of contents")
@@ -344,6 +445,25 @@ class _Splitter:
             prev.what += "\n" + nxt.text  # "... the following are correct:" and the code
             return i + 2
         return i + 1
+
+
+def _fits(item: Item, text: str) -> bool:
+    """Whether `text` may join a memory that stays within what a memory may hold."""
+    return len(item.what) + 1 + len(text) <= MAX_WHAT
+
+
+def _leans_back(text: str) -> bool:
+    """Whether a paragraph leans on the one before it: it opens by going on from it,
+    names it ("that last rule", "the rule above"), or is a short sentence about "it"."""
+    return bool(_GOES_ON.match(text) or _NAMES_ABOVE.search(text[:NAMES_ABOVE_CHARS]) or (
+        _OBJECT_ABOVE.match(text) and len(_words(text)) <= MAX_FRAGMENT_WORDS))
+
+
+def _checklist(heads: list[str]) -> bool:
+    """Entries that each open with a check mark and none of which reads as a rule: what
+    to check, one list ("✅ Tests cover new behavior")."""
+    return all(_CHECK.match(h) for h in heads) and not any(
+        _rule_like(_CHECK.sub("", h)) for h in heads)
 
 
 def _shown(text: str, code: str) -> bool:

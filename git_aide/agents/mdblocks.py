@@ -1,6 +1,9 @@
 """Markdown read as a tree of blocks, with markdown-it-py (block level only): headings,
 paragraphs, lists with their entries, code, tables. A memory keeps its inline markdown
 as written, so inline parsing is off; `render_blocks` writes blocks back as memory text.
+Code markdown reads as a paragraph (a directory tree without a fence, commands indented
+under "Run the linter:" with no blank line between) is read as code, so that its line
+breaks are kept.
 
 markdown-it is imported on the import and export paths only (never by recall or the
 hooks), once per process.
@@ -16,6 +19,15 @@ from typing import Any
 #: hostile file of ten thousand nested quotes costs no more than a flat one.
 MAX_NESTING = 20
 CALLOUT = re.compile(r"^\[!\w+\]\s*")
+#: A line of a directory tree: box-drawing branches (`├── src/`, `│   └── x`) or their
+#: ASCII forms (`|-- src/`, `` `-- x ``, `+-- x`).
+_TREE_LINE = re.compile(r"^\s*(?:[│|]\s*)*(?:[├└┌┬]|[|`+]--)")
+#: A tree's root line: one name alone (`src/`, `.`, `my-app`), not a lead-in ending in a
+#: colon.
+_TREE_ROOT = re.compile(r"^\s*\S*[^\s:]\s*$")
+#: How much deeper than the paragraph's first line a line starts to be code (CommonMark's
+#: indented code, which cannot interrupt a paragraph and so is read as part of it).
+CODE_INDENT = 4
 
 
 @dataclass
@@ -116,9 +128,15 @@ class _Tree:
                 i += 3
             elif kind == "paragraph_open":
                 text = toks[i + 1].content if i + 1 < stop else ""
-                # After a callout's own line ("[!NOTE]"), the text starts a line below.
-                below = "\n" in text and not CALLOUT.sub("", text.split("\n", 1)[0]).strip()
-                out.append(Block("para", self.line(tok) + below, joined(text)))
+                lead, code = code_split(text)
+                line = self.line(tok)
+                if lead:
+                    # After a callout's own line ("[!NOTE]"), the text starts a line below.
+                    below = "\n" in lead and not CALLOUT.sub("", lead.split("\n", 1)[0]).strip()
+                    out.append(Block("para", line + below, joined(lead)))
+                if code:
+                    out.append(Block("code", line + lead.count("\n") + bool(lead),
+                                     "```\n" + code + "\n```"))
                 i += 3
             elif kind in ("bullet_list_open", "ordered_list_open"):
                 end = self.close(i)
@@ -174,6 +192,48 @@ def joined(text: str) -> str:
     """A paragraph's lines as one line: a soft line break is a blank."""
     text = CALLOUT.sub("", text.lstrip())  # a callout's [!NOTE] marker
     return " ".join(part.strip() for part in text.split("\n")).strip()
+
+
+def code_split(text: str) -> tuple[str, str]:
+    """A paragraph's text as (its prose, the code that ends it), either may be empty.
+
+    Code is a directory tree (its root line, then branch lines), or lines indented
+    CODE_INDENT deeper than the first under a line ending in a colon: markdown reads
+    both as a paragraph, whose line breaks would be lost. The code keeps its lines, the
+    indented commands without their common indentation.
+    """
+    lines = text.split("\n")
+    n = len(lines)
+    if n < 2:
+        return text, ""
+    # From the end, once: whether every line from k on is a tree line (blank lines aside),
+    # the least indentation from k on, and how many lines from k on are not blank. Linear
+    # in the paragraph, whatever it holds.
+    tree = [True] * (n + 1)
+    least = [1 << 30] * (n + 1)
+    filled = [0] * (n + 1)
+    for k in range(n - 1, -1, -1):
+        s = lines[k]
+        blank = not s.strip()
+        tree[k] = tree[k + 1] and (blank or _TREE_LINE.match(s) is not None)
+        least[k] = least[k + 1] if blank else min(least[k + 1], _indent(s))
+        filled[k] = filled[k + 1] + (not blank)
+    base = _indent(lines[0])
+    for start in range(n - 1):
+        lead = start == 0 or lines[start - 1].rstrip().endswith(":")
+        if not lead or filled[start] < 2 or not lines[start].strip():
+            continue
+        if tree[start] or (tree[start + 1] and _TREE_ROOT.match(lines[start])):
+            return "\n".join(lines[:start]), "\n".join(lines[start:]).rstrip()
+        if start and least[start] >= base + CODE_INDENT:
+            cut = least[start]
+            return ("\n".join(lines[:start]),
+                    "\n".join(s[cut:] for s in lines[start:]).rstrip())
+    return text, ""
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
 
 
 def unquoted(line: str) -> str:

@@ -18,7 +18,7 @@ FIXTURES = TESTS / "fixtures" / "rules"
 #: fixture -> (where it goes in a repository, memories, layer, scope)
 REAL_FILES = {
     "codever-AGENTS.md": ("AGENTS.md", 22, "guidelines", None),
-    "roguelike-CLAUDE.md": ("CLAUDE.md", 18, "guidelines", None),
+    "roguelike-CLAUDE.md": ("CLAUDE.md", 17, "guidelines", None),
     "catdetector-testing.mdc": (".cursor/rules/testing.mdc", 11, "area_context",
                                 "{src/**/*.rs,tests/**/*.rs}"),
     "release-validation.mdc": (".cursor/rules/release-validation.mdc", 5, "area_context",
@@ -275,3 +275,94 @@ def test_a_sentence_introducing_short_rules_gives_one_memory_per_rule() -> None:
         "Use 2-space indentation", "Prefer const over let", "Avoid default exports",
         "Use tabs in Makefiles", "Never commit .env files",
         "Prerequisites:\n- Docker\n- Node 20"]
+
+
+# -- issue 37, item 13: rules that stand alone -----------------------------------------------
+
+def _by_line(repo: Path) -> list[tuple[str, str]]:
+    """(why, what) of every memory `git aide list --json` shows, in the file's order."""
+    return sorted(((m["why"], m["what"]) for m in listed(repo)),
+                  key=lambda x: int(x[0].rsplit(":", 1)[1]))
+
+
+def test_introductions_and_lines_about_the_file_are_left_out(repo: Path) -> None:
+    write(repo, "AGENTS.md", "# Contributor Guide\n\n"
+          "Welcome to the repository for the Acme SDK! We are glad you are here.\n\n"
+          "This guide helps new contributors get started with the Acme SDK repository. It "
+          "covers repo structure and how to test your work.\n\n"
+          "**Location:** `AGENTS.md` at the repository root.\n\n"
+          "## Table of Contents\n\n1. [Policies](#policies)\n2. [Operation](#operation)\n\n"
+          "## Policies\n\n### Releases\n\n"
+          "Tag releases from main only, after the changelog is merged.\n")
+    r = aide_ok(repo, "import", "AGENTS.md")
+    assert _by_line(repo) == [
+        ("AGENTS.md:18", "Tag releases from main only, after the changelog is merged.")]
+    assert r.stdout.splitlines()[-1] == (
+        "Imported 1 memory from AGENTS.md; 0 already there; left out: welcomes (1), lines "
+        "about the file itself (1), metadata about the file (1), tables of contents (1).")
+
+
+def test_a_paragraph_leaning_on_the_one_before_is_one_memory_with_it(repo: Path) -> None:
+    write(repo, "src/ui/AGENTS.md",
+          "## Adapter properties\n\n"
+          "A field earns an adapter property when **both** hold:\n"
+          "- the adapter consumes it\n- it names a concept every UI protocol has\n\n"
+          "One without the other is the trap: a protocol-specific property with a generic "
+          "name breaks the first adapter's return type.\n\n"
+          "## The event stream owns what it emits\n\n"
+          "A value a stream emits is a field of the stream, set from the run input.\n\n"
+          "This is the opposite case from the adapter-property rule above, not an exception "
+          "to it.\n\n"
+          "## Tooling\n\n"
+          "This project uses pnpm workspaces for every package.\n\n"
+          "It is worth running the linter before every push to the main branch.\n")
+    aide_ok(repo, "import", "src/ui/AGENTS.md")
+    assert _by_line(repo) == [
+        ("src/ui/AGENTS.md:3", "A field earns an adapter property when **both** hold:\n"
+         "- the adapter consumes it\n- it names a concept every UI protocol has\n"
+         "One without the other is the trap: a protocol-specific property with a generic "
+         "name breaks the first adapter's return type."),
+        ("src/ui/AGENTS.md:11", "A value a stream emits is a field of the stream, set from "
+         "the run input.\nThis is the opposite case from the adapter-property rule above, "
+         "not an exception to it."),
+        # "This project" names the project, not the rule above; "It is worth" is no pronoun
+        ("src/ui/AGENTS.md:17", "This project uses pnpm workspaces for every package."),
+        ("src/ui/AGENTS.md:19", "It is worth running the linter before every push to the "
+         "main branch.")]
+
+
+def test_code_stays_code_and_stays_with_its_lead_in(repo: Path) -> None:
+    write(repo, "CLAUDE.md",
+          "## Testing\n\n"
+          "- Run the full test suite:\n```bash\nmake tests\n```\n"
+          "- Run one test:\n```bash\nuv run pytest -k name\n```\n\n"
+          "Run the linter:\n    make lint\n    make mypy\n\n"
+          "## Layout\n\n"
+          "src/\n├── api/      # the HTTP handlers\n└── cli/      # the command line\n\n"
+          "## Deploy\n\n```bash\nmake deploy\n```\n")
+    aide_ok(repo, "import", "CLAUDE.md")
+    assert _by_line(repo) == [
+        ("CLAUDE.md:3", "Run the full test suite:\n```bash\nmake tests\n```"),
+        ("CLAUDE.md:7", "Run one test:\n```bash\nuv run pytest -k name\n```"),
+        ("CLAUDE.md:12", "Run the linter:\n```\nmake lint\nmake mypy\n```"),
+        # a tree markdown reads as a paragraph keeps its lines; code nothing introduces
+        # takes the heading above it as its lead-in
+        ("CLAUDE.md:16", "Layout\n```\nsrc/\n├── api/      # the HTTP handlers\n"
+         "└── cli/      # the command line\n```"),
+        ("CLAUDE.md:22", "Deploy\n```bash\nmake deploy\n```")]
+    assert not any(what.startswith("```") for _why, what in _by_line(repo))
+
+
+def test_a_real_contributor_guide_imports_as_rules_that_stand_alone(repo: Path) -> None:
+    shutil.copy(FIXTURES / "openai-agents-AGENTS.md", repo / "AGENTS.md")
+    doc = imported(repo, "AGENTS.md")
+    whats = [m["what"] for m in listed(repo)]
+    assert len(whats) == len(doc["imported"])
+    assert not any(w.startswith(("This guide", "**Location:**", "```")) for w in whats)
+    assert "Run the full test suite:\n```bash\nmake tests\n```" in whats
+    assert ("When `$code-change-verification` applies, run the full sequence in order (or use "
+            "the skill scripts):\n```bash\nmake format\nmake lint\nmake mypy\nmake tests\n```"
+            ) in whats
+    assert [(x["where"], x["reason"]) for x in doc["left_out"]] == [
+        ("AGENTS.md:3", "lines about the file itself"),
+        ("AGENTS.md:5", "metadata about the file"), ("AGENTS.md:9", "tables of contents")]
