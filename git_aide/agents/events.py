@@ -391,7 +391,7 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
     except AideError:
         return None
     _warn(snap)
-    session = Session(repo.cache_dir, session_id(data))
+    session, followed = _session(repo.cache_dir, data, agent)
     fresh = [h for h in hits if h.entry.compiled is not None
              and h.entry.uuid not in session.seen]
     if fresh:
@@ -401,6 +401,8 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
         if have.files:
             fresh = [h for h in fresh if not have.has(h.entry.record)]
     if not fresh:
+        if followed:
+            session.save()
         return None
     cap = max(0, repo.settings.hooks_file_chars - reserve)
     named = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
@@ -408,6 +410,8 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
     text, shown = fit(header, [_line(h.entry.record) for h in fresh], cap,
                       "{n} more: call aide_recall for " + ", ".join(rels[:3]))
     if not shown:
+        if followed:
+            session.save()
         return text or None  # not even one fits: at most say where they are
     session.seen.update(h.entry.uuid for h in fresh[:shown])
     session.save()
@@ -415,6 +419,16 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
 
     cache.count_recall([h.entry.uuid for h in fresh[:shown]], now())
     return text
+
+
+def _session(cache_dir: str, data: dict[str, Any], agent: str) -> tuple[Session, bool]:
+    """The session's record, after a look at what its transcript gained: (record, whether
+    that look changed it, so that it must be saved). A conversation compressed since the
+    last look (Gemini CLI says so only in its transcript) has forgotten what it was given."""
+    session = Session(cache_dir, session_id(data))
+    before = (session.transcript_size, session.summaries)
+    session.follow(data.get("transcript_path"), agent)
+    return session, (session.transcript_size, session.summaries) != before
 
 
 def _repeatable_start(agent: str, data: dict[str, Any]) -> bool:
@@ -453,6 +467,9 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
     session = Session(repo.cache_dir, session_id(data))
     if not (_repeatable_start(agent, data) and session.started):
         session.clear()  # a new, cleared or compacted context holds nothing yet
+    # a conversation that starts now: any compression summary its transcript gets is new
+    session.follow(data.get("transcript_path"), agent,
+                   fresh=data.get("source") in ("startup", "clear"))
     import time
 
     session.started = time.time()
@@ -571,7 +588,7 @@ def post_tool_use(data: dict[str, Any], agent: str, opened: list[Context]) -> st
         repo = open_repo()
     if not found:
         return None
-    session = Session(repo.cache_dir, session_id(data))
+    session, _followed = _session(repo.cache_dir, data, agent)
     session.seen |= found
     session.save()
     return None
@@ -704,7 +721,15 @@ def stop(data: dict[str, Any], agent: str, opened: list[Context]) -> str | None:
 
 
 def pre_compact(data: dict[str, Any], agent: str, opened: list[Context]) -> str | None:
-    """Clear the session record: after compaction, what was injected is gone."""
+    """Clear the session record: after compaction, what was injected is gone.
+
+    Gemini CLI fires PreCompress (trigger `auto`) before every model request, before it
+    checks whether the conversation is large enough to compress, which it seldom is: that
+    event does nothing at all here (not even open the repository). A compression it did
+    make is found in its transcript by the next hook that reads the record (_session);
+    `/compress` (trigger `manual`) always compresses."""
+    if agent == "gemini" and data.get("trigger") != "manual":
+        return None
     from git_aide.gitio.repo import open_repo
 
     Session(open_repo().cache_dir, session_id(data)).clear()

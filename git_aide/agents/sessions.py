@@ -1,15 +1,37 @@
 """The record of one agent session: which memories it was already given (hooks inject
 each memory once per session), kept in `<git common dir>/aide/sessions/`, never in the
 working tree. Losing a record only costs a memory injected twice.
+
+The record also follows the agent's transcript, to know when the conversation really was
+compressed: Gemini CLI fires `PreCompress` before every model request, before it decides
+whether to compress, so the event alone says nothing. A transcript that shrank, or (Gemini
+CLI) one whose history holds a compression summary it did not hold before, means the
+context lost what it was given.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+
+#: In a Gemini CLI transcript (an append-only JSONL file), the model's turn that follows
+#: each compression summary, a literal of its chat compression service, as the rewrite of
+#: the history that a compression starts writes it: a message with a new id and no other
+#: field (the rewrites its masking of old tool outputs makes give the turn `thoughts` and
+#: `tokens` too, and a new id each time). `$rewindTo` is a rewind, which drops messages.
+_GEMINI_COMPRESSED = re.compile(
+    rb'\{"id":"([^"\\]{1,100})","timestamp":"[^"\\]{0,64}","type":"gemini","content":'
+    rb'\[\{"text":"Got it\. Thanks for the additional context!"\}\]\}|(\{"\$rewindTo":)')
+#: The most bytes of a transcript read at once: the newest ones (a compression's history
+#: is written whole, and every later rewrite of it names the same summary again).
+MAX_TRANSCRIPT_READ = 32 << 20
+#: The most compression summaries a record remembers.
+MAX_SUMMARIES = 16
 
 
 def session_id(data: dict[str, Any]) -> Any:
@@ -45,6 +67,11 @@ class Session:
         self.reflected = False
         #: When the session last started (seconds since the epoch; 0: not recorded).
         self.started = 0.0
+        #: The bytes of the agent's transcript read so far (-1: not looked at yet).
+        self.transcript_size = -1
+        #: The ids of the compression summaries in that transcript (Gemini CLI); None: not
+        #: known (the record started in the middle of a conversation).
+        self.summaries: list[str] | None = None
         try:
             import json
 
@@ -66,6 +93,13 @@ class Session:
         if isinstance(started, (int, float)) and not isinstance(started, bool) and (
                 0 <= started < 2**40):
             self.started = float(started)
+        transcript = saved.get("transcript")
+        if isinstance(transcript, dict):
+            size, summaries = transcript.get("size"), transcript.get("summaries")
+            if isinstance(size, int) and not isinstance(size, bool) and 0 <= size < 2**53:
+                self.transcript_size = size
+            if isinstance(summaries, list):
+                self.summaries = [x for x in summaries if isinstance(x, str)][-MAX_SUMMARIES:]
 
     def save(self) -> None:
         """Write the record atomically; a failure only costs a repeat injection."""
@@ -74,7 +108,9 @@ class Session:
         from git_aide.core.files import write_atomic
 
         data = json.dumps({"seen": sorted(self.seen), "stops": self.stops,
-                           "reflected": self.reflected, "started": self.started})
+                           "reflected": self.reflected, "started": self.started,
+                           "transcript": {"size": self.transcript_size,
+                                          "summaries": self.summaries}})
         try:
             # Not synced to the disk: a hook runs on every file an agent touches, and a
             # record lost in a crash only costs a memory injected twice.
@@ -89,6 +125,64 @@ class Session:
         with contextlib.suppress(OSError):
             os.unlink(self.path)
         self.seen, self.stops, self.reflected, self.started = set(), 0, False, 0.0
+        self.transcript_size, self.summaries = -1, None
+
+    def follow(self, transcript: Any, agent: str, fresh: bool = False) -> bool:
+        """Read what the agent's `transcript` gained since the record last looked; when the
+        conversation was compressed meanwhile, forget what the session was given (and say
+        True). The state changes only in memory: the caller saves the record.
+
+        Compressed: the transcript shrank (rewritten shorter), or, for Gemini CLI, its
+        history holds a compression summary (or a rewind) it did not hold before. The first
+        look only takes note (the record may start in the middle of a conversation);
+        `fresh`: the conversation starts now, so any summary to come is new."""
+        if not isinstance(transcript, str) or not os.path.isabs(transcript):
+            return False
+        import stat
+
+        try:
+            st = os.stat(transcript)
+        except (OSError, ValueError):
+            return False
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        size, known = st.st_size, self.transcript_size
+        if known < 0 or fresh:
+            self.transcript_size = size
+            if fresh:
+                self.summaries = []
+            return False
+        if size < known:
+            self.transcript_size = size  # rewritten shorter: what it held is gone
+            self.seen = set()
+            return True
+        if size == known or agent != "gemini":
+            self.transcript_size = size
+            return False
+        start = max(known, size - MAX_TRANSCRIPT_READ)
+        try:
+            with open(transcript, "rb") as f:
+                f.seek(start)
+                new = f.read(size - start)
+        except OSError:
+            return False
+        end = new.rfind(b"\n") + 1  # whole lines only: the rest is read next time
+        self.transcript_size = start + end
+        found: list[str] = []
+        rewound = False
+        for m in _GEMINI_COMPRESSED.finditer(new, 0, end):
+            if m.group(2):
+                rewound = True
+            elif (uuid := m.group(1).decode("utf-8", "replace")) not in found:
+                found.append(uuid)
+        summaries = self.summaries
+        compressed = rewound or (summaries is not None and any(
+            uuid not in summaries for uuid in found))
+        self.summaries = ((summaries or []) + [u for u in found if u not in (summaries or [])]
+                          )[-MAX_SUMMARIES:]
+        if compressed:
+            self.seen = set()
+        return compressed
 
 
 def prune(cache_dir: str, days: float = 7.0) -> None:

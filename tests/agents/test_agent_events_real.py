@@ -54,6 +54,14 @@ def claude_read(repo: Path, rel: str, session: str) -> dict[str, Any]:
             "tool_use_id": "toolu_0"}
 
 
+def gemini_read(repo: Path, rel: str, session: str, transcript: str) -> dict[str, Any]:
+    """A Gemini CLI AfterTool for read_file, as recorded from Gemini CLI 0.61.0."""
+    return {"session_id": session, "transcript_path": transcript, "cwd": str(repo),
+            "hook_event_name": "AfterTool", "timestamp": "2026-11-25T22:10:49.521Z",
+            "tool_name": "read_file", "tool_input": {"file_path": rel},
+            "tool_response": {"llmContent": f"# {rel}\n", "returnDisplay": ""}}
+
+
 def context(out: str) -> str:
     """The additionalContext of a hookSpecificOutput reply ("" for no reply)."""
     return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
@@ -160,10 +168,33 @@ def test_each_recorded_payload_gets_its_agents_reply(
     data = fill(case["payload"], repo, ids, f"{name}-{index}")
     agent, event = doc["agent"], doc["event"]
     session = session_of(data)
-    if "then_injected_again" in expect:  # the session was given the file's memories
-        assert "rotate hourly" in context(hook(repo, "pre-tool-use", claude_read(
-            repo, expect["then_injected_again"], session), "claude"))
+    given = expect.get("then_injected_again") or expect.get("then_not_injected_again")
+    transcript = case.get("transcript")
+    if transcript:
+        # the agent's transcript as it stood, the session started on it, its file read
+        # (through the agent's own event); what the agent writes after the event follows it
+        path = repo.parent / "home" / f"{name}-{index}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(x, separators=(",", ":"), ensure_ascii=False) + "\n"
+                                for x in transcript["before"]))
+        data["transcript_path"] = str(path)
+        hook(repo, "session-start", {"session_id": session, "transcript_path": str(path),
+                                     "cwd": str(repo), "hook_event_name": "SessionStart",
+                                     "source": "startup"}, agent)
+
+        def read(rel: str) -> str:
+            return context(hook(repo, "pre-tool-use", gemini_read(repo, rel, session, str(path)),
+                                agent))
+    else:
+        def read(rel: str) -> str:
+            return context(hook(repo, "pre-tool-use", claude_read(repo, rel, session), "claude"))
+    if given:  # the session was given the file's memories
+        assert "rotate hourly" in read(given)
     out = hook(repo, event, data, agent)
+    if transcript:
+        with open(data["transcript_path"], "a") as f:
+            f.write("".join(json.dumps(x, separators=(",", ":"), ensure_ascii=False) + "\n"
+                            for x in transcript["after"]))
     text = reply_text(case, doc, data, out)
     for want in expect.get("contains", []):
         assert want in text, (name, case["name"], text)
@@ -171,12 +202,12 @@ def test_each_recorded_payload_gets_its_agents_reply(
         assert unwanted not in text, (name, case["name"], text)
     if expect.get("reflect"):
         assert "aide_remember" in text
-    probe = claude_read(repo, expect.get("then_not_injected")
-                        or expect.get("then_injected_again") or "", session)
     if "then_not_injected" in expect:  # what the agent fetched is not injected again
-        assert "rotate hourly" not in context(hook(repo, "pre-tool-use", probe, "claude"))
+        assert "rotate hourly" not in read(expect["then_not_injected"])
+    if "then_not_injected_again" in expect:  # the context still holds it: not again
+        assert "rotate hourly" not in read(expect["then_not_injected_again"])
     if "then_injected_again" in expect:  # compaction forgot it: given again
-        assert "rotate hourly" in context(hook(repo, "pre-tool-use", probe, "claude"))
+        assert "rotate hourly" in read(expect["then_injected_again"])
 
 
 # -- item 6: never send what the agent loads from its own files ------------------------------

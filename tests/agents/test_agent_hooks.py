@@ -399,3 +399,107 @@ def test_a_restated_native_rule_is_not_sent_again(repo: Path) -> None:
     # Codex does not load CLAUDE.md: it gets all three
     text = context(hook(repo, "session-start", {**start, "session_id": "rc"}, agent="codex")[1])
     assert "must be reviewed twice before merging" in text
+
+
+# -- issue 37, items 6, 7 and 10: Gemini's PreCompress and masking, the decision nudge -------
+
+PAYLOADS = Path(__file__).resolve().parents[1] / "data" / "payloads"
+
+
+def gemini_event(repo: Path, session: str, transcript: Path, name: str,
+                 **fields: object) -> dict[str, object]:
+    """A Gemini CLI 0.61 event (its recorded envelope)."""
+    return {"session_id": session, "transcript_path": str(transcript), "cwd": str(repo),
+            "hook_event_name": name, "timestamp": "2026-11-25T22:10:49.521Z", **fields}
+
+
+def gemini_read(repo: Path, rel: str, session: str, transcript: Path,
+                output: str | None = None) -> dict[str, object]:
+    """Gemini CLI's AfterTool for read_file, the file's text as the tool gave it."""
+    return gemini_event(repo, session, transcript, "AfterTool", tool_name="read_file",
+                        tool_input={"file_path": rel},
+                        tool_response={"llmContent": f"# {rel}\n" if output is None else output,
+                                       "returnDisplay": ""})
+
+
+def transcript_lines(case: int, part: str) -> str:
+    """Lines of the transcript recorded with a case of gemini-pre-compact.json."""
+    doc = json.loads((PAYLOADS / "gemini-pre-compact.json").read_text())
+    return "".join(json.dumps(x, separators=(",", ":"), ensure_ascii=False) + "\n"
+                   for x in doc["cases"][case]["transcript"][part])
+
+
+def test_gemini_precompress_before_each_request_forgets_nothing(stocked: Path) -> None:
+    """Gemini CLI 0.61 fires PreCompress (trigger auto) before every model request, before
+    it decides whether to compress: a read, ten requests, an edit of the same file and a
+    read of its neighbour get each memory once; the event itself does no work at all."""
+    transcript = stocked.parent / "chat.jsonl"
+    transcript.write_text(transcript_lines(2, "before"))
+    sid = "g-many"
+    hook(stocked, "session-start", gemini_event(stocked, sid, transcript, "SessionStart",
+                                                source="startup"), agent="gemini")
+    _rc, out, _ = hook(stocked, "pre-tool-use", gemini_read(stocked, "src/auth/login.py", sid,
+                                                             transcript), agent="gemini")
+    assert "login.py must stay free" in context(out) and "rotate hourly" in context(out)
+    compress = gemini_event(stocked, sid, transcript, "PreCompress", trigger="auto")
+    for _ in range(10):
+        assert hook(stocked, "pre-compact", compress, agent="gemini") == (0, "", "")
+    edit = gemini_event(stocked, sid, transcript, "AfterTool", tool_name="replace",
+                        tool_input={"file_path": "src/auth/login.py", "old_string": "a",
+                                    "new_string": "b"},
+                        tool_response={"llmContent": "Successfully modified file: "
+                                       f"{stocked}/src/auth/login.py (1 replacements)."})
+    assert hook(stocked, "pre-tool-use", edit, agent="gemini")[1] == ""
+    assert hook(stocked, "pre-tool-use", gemini_read(stocked, "src/auth/tokens.py", sid,
+                                                     transcript), agent="gemini")[1] == ""
+    # no repository opened, no git run: only the hook's own start-up
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", "hook",
+                           "pre-compact", "--agent", "gemini"], cwd=stocked, env=BASE_ENV,
+                          input=json.dumps(compress), capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout == ""
+    mods = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}
+    assert not {"git_aide.gitio.repo", "git_aide.app.context", "subprocess"} & mods
+
+
+def test_a_compression_in_geminis_transcript_forgets_what_was_given(stocked: Path) -> None:
+    """The next hook after Gemini CLI compressed (its transcript's history rewritten with
+    a new summary) gives the file's memories again; the rewrites its masking makes later,
+    after that compression, are no compression; a rewind is."""
+    transcript = stocked.parent / "chat.jsonl"
+    transcript.write_text(transcript_lines(2, "before"))
+    sid = "g-compressed"
+    hook(stocked, "session-start", gemini_event(stocked, sid, transcript, "SessionStart",
+                                                source="startup"), agent="gemini")
+
+    def read(rel: str = "src/auth/login.py") -> str:
+        out = hook(stocked, "pre-tool-use", gemini_read(stocked, rel, sid, transcript),
+                   agent="gemini")[1]
+        return context(out) if out else ""
+
+    assert "rotate hourly" in read()
+    hook(stocked, "pre-compact", gemini_event(stocked, sid, transcript, "PreCompress",
+                                              trigger="auto"), agent="gemini")
+    assert read() == ""
+    with transcript.open("a") as f:
+        f.write(transcript_lines(2, "after"))  # Gemini CLI compressed
+    assert "rotate hourly" in read() and read() == ""
+    with transcript.open("a") as f:
+        f.write(transcript_lines(1, "after"))  # then masked old tool outputs
+    assert read() == "" and read("src/auth/tokens.py") == ""
+    with transcript.open("a") as f:
+        f.write('{"$rewindTo":"b16d72b4-6d5a-4879-bfea-cb87b495acc1"}\n')
+    assert "rotate hourly" in read()
+
+
+def test_a_transcript_that_shrank_forgets_what_was_given(stocked: Path) -> None:
+    transcript = stocked.parent / "claude.jsonl"
+    transcript.write_text('{"type":"user"}\n' * 50)
+    read = {**claude_read(stocked, "src/auth/login.py", "shrunk"),
+            "transcript_path": str(transcript)}
+    assert "rotate hourly" in context(hook(stocked, "pre-tool-use", read)[1])
+    with transcript.open("a") as f:
+        f.write('{"type":"assistant"}\n')
+    assert hook(stocked, "pre-tool-use", read)[1] == ""
+    transcript.write_text('{"type":"summary"}\n')  # rewritten shorter
+    assert "rotate hourly" in context(hook(stocked, "pre-tool-use", read)[1])
