@@ -61,6 +61,8 @@ _GEMINI_CONTEXT = frozenset({"SessionStart", "AfterTool", "BeforeAgent"})
 MAX_WHAT_CHARS = 400
 #: The most characters of one memory's `why` a hook shows.
 MAX_WHY_CHARS = 160
+#: Gemini CLI masks an older tool output to its first and last this many characters.
+MASK_KEEP = 250
 #: What reads as a correction or a decision worth keeping.
 _DECISION = (r"\b(no,? (use|don'?t|do not|we)|from now on|going forward|we always|we never|"
              r"always use|never use|do not ever|don'?t ever|remember (that|to)|instead of|"
@@ -407,8 +409,15 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
     cap = max(0, repo.settings.hooks_file_chars - reserve)
     named = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
     header = f"{FILE_HEADER}{named} (git-aide; follow it):"
-    text, shown = fit(header, [_line(h.entry.record) for h in fresh], cap,
-                      "{n} more: call aide_recall for " + ", ".join(rels[:3]))
+    lines = [_line(h.entry.record) for h in fresh]
+    more = "{n} more: call aide_recall for " + ", ".join(rels[:3])
+    text, shown = fit(header, lines, cap, more)
+    if shown and _masks(agent, data) and not _kept_by_masking(data, text, fresh[0].entry.record):
+        # the most specific memory once more, last, where Gemini CLI's masking keeps it
+        keep = _keep_line(fresh[0].entry.record, rels[0])
+        kept, n = fit(header, lines, cap - len(keep) - 1, more)
+        if n:
+            text, shown = kept + "\n" + keep, n
     if not shown:
         if followed:
             session.save()
@@ -419,6 +428,77 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
 
     cache.count_recall([h.entry.uuid for h in fresh[:shown]], now())
     return text
+
+
+def _masks(agent: str, data: dict[str, Any]) -> bool:
+    """Whether the reply is appended to a tool's output that Gemini CLI masks once it is
+    old (its AfterTool; BeforeAgent's context goes in the prompt, never masked)."""
+    return agent == "gemini" and "tool_name" in data and data.get(
+        "hook_event_name", "AfterTool") == "AfterTool"
+
+
+def _gemini_masked(data: dict[str, Any], text: str) -> str:
+    """What Gemini CLI 0.61 keeps of the tool's output with `text` appended, once it masks
+    it (ToolOutputMaskingService), as JSON text: the reply goes after the tool's text in
+    `<hook_context>`, `<` and `>` as entities; a shell command's output keeps its last
+    section whole, or the last 10 lines of its Output section; any other output, as
+    indented JSON (`{"output": ...}`), its first and last MASK_KEEP characters when over
+    twice that. An output given in parts (read_many_files) counts as long."""
+    import json
+    import re
+
+    response = data.get("tool_response")
+    llm = response.get("llmContent") if isinstance(response, dict) else None
+    if not isinstance(llm, str):
+        llm = " " * (4 * MASK_KEEP)
+    output = llm + ("\n\n<hook_context>" + text.replace("<", "&lt;").replace(">", "&gt;")
+                    + "</hook_context>")
+    if data.get("tool_name") == "run_shell_command":
+        sections = list(re.finditer(r"^(Output|Error|Exit Code|Signal|Background PIDs|"
+                                    r"Process Group PGID): ", output, re.M))
+        if sections and sections[-1].group(1) != "Output":
+            kept = output[sections[-1].start():]
+        else:
+            kept = "\n".join(output.split("\n")[-10:])
+        return json.dumps(kept, ensure_ascii=False)
+    whole = json.dumps({"output": output}, indent=2, ensure_ascii=False)
+    if len(whole) <= 2 * MASK_KEEP:
+        return whole
+    return whole[:MASK_KEEP] + "\n... [TRUNCATED] ...\n" + whole[-MASK_KEEP:]
+
+
+def _as_masked(text: str) -> str:
+    """`text` as it stands in Gemini CLI's masked JSON (entities, then JSON escapes)."""
+    import json
+
+    return json.dumps(text.replace("<", "&lt;").replace(">", "&gt;"), ensure_ascii=False)[1:-1]
+
+
+def _kept_by_masking(data: dict[str, Any], text: str, record: dict[str, Any]) -> bool:
+    """Whether the start of `record`'s text (what the model needs to know the rule)
+    is still there once Gemini CLI masks the tool output `text` is appended to."""
+    what = " ".join(record["what"].split())
+    return _as_masked(what[:40]) in _gemini_masked(data, text)
+
+
+def _keep_line(record: dict[str, Any], rel: str) -> str:
+    """The line that restates `record` in few enough characters to stay whole in what
+    Gemini CLI's masking keeps of the end of a tool output (MASK_KEEP less its own JSON
+    and the closing tag)."""
+    name = rel.rsplit("/", 1)[-1]
+    tail = f" id:{record['uuid'][:8]}"
+    room = MASK_KEEP - len('</hook_context>"\n}') - 2  # and the escaped line break
+
+    def cost(text: str) -> int:  # JavaScript counts UTF-16 code units
+        return len(_as_masked(text).encode("utf-16-le")) // 2
+
+    what = " ".join(record["what"].split())
+    line = f"Most specific to {name}: {what}{tail}"
+    most = len(what)
+    while cost(line) > room and most > 20:
+        most -= max(1, (cost(line) - room) // 2)
+        line = f"Most specific to {name}: {_clip(what, most)}{tail}"
+    return line
 
 
 def _session(cache_dir: str, data: dict[str, Any], agent: str) -> tuple[Session, bool]:

@@ -503,3 +503,63 @@ def test_a_transcript_that_shrank_forgets_what_was_given(stocked: Path) -> None:
     assert hook(stocked, "pre-tool-use", read)[1] == ""
     transcript.write_text('{"type":"summary"}\n')  # rewritten shorter
     assert "rotate hourly" in context(hook(stocked, "pre-tool-use", read)[1])
+
+
+def gemini_masks(response: dict[str, object], tool: str = "read_file") -> str:
+    """What Gemini CLI 0.61's ToolOutputMaskingService keeps of an old tool response,
+    done as it does it (JSON.stringify(response, null, 2); over 500 characters, the first
+    and last 250), for a file tool."""
+    assert tool != "run_shell_command"
+    content = json.dumps(response, indent=2, ensure_ascii=False)
+    if len(content) <= 500:
+        return content
+    return f"{content[:250]}\n... [TRUNCATED] ...\n{content[-250:]}"
+
+
+def gemini_output(llm: str, additional: str) -> dict[str, str]:
+    """The response Gemini CLI keeps for a tool whose text is `llm`, with a hook's
+    additionalContext appended (`<` and `>` as entities, in <hook_context>)."""
+    text = additional.replace("<", "&lt;").replace(">", "&gt;")
+    return {"output": f"{llm}\n\n<hook_context>{text}</hook_context>"}
+
+
+def test_the_most_specific_memory_survives_geminis_masking(repo: Path) -> None:
+    """Gemini CLI masks an old tool output to its first and last 250 characters: after a
+    whole file, that is the end of the block appended to it, where the most specific
+    memory is said once more, in few enough characters to stay whole."""
+    write(repo, "The realtime session must never send the same audio buffer twice; the "
+          "server echoes it back and the user hears their own audio twice.", "area_context",
+          scope="src/agents/realtime/openai_realtime.py", why="a customer escalation")
+    for i in range(5):
+        write(repo, f"Agents in src/agents keep their handlers pure, rule {i}: state lives in "
+              "the session object and is never read from a global.", "area_context",
+              scope="src/agents/**")
+    rel = "src/agents/realtime/openai_realtime.py"
+    (repo / rel).parent.mkdir(parents=True)
+    (repo / rel).write_text("x = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memories")
+    source = "".join(f"line {i}: x = compute(x, {i})  # <generated>\n" for i in range(2000))
+    read = gemini_read(repo, rel, "mask", repo.parent / "none.jsonl", output=source)
+    text = context(hook(repo, "pre-tool-use", read, agent="gemini")[1])
+    assert len(text) <= 1200
+    lines = [x for x in text.splitlines() if x.startswith("- ")]
+    assert "never send the same audio buffer twice" in lines[0]  # most specific first
+    masked = gemini_masks(gemini_output(source, text))
+    assert "The realtime session must never send the same audio buffer twice" in masked
+    assert text.splitlines()[-1].startswith("Most specific to openai_realtime.py: ")
+    # a short output Gemini CLI never masks, and Claude Code, get the block alone
+    write(repo, "db migrations are reviewed twice", "area_context", scope="src/db/**")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "more")
+    short = gemini_read(repo, "src/db/store.py", "mask", repo.parent / "none.jsonl")
+    assert "Most specific" not in context(hook(repo, "pre-tool-use", short, agent="gemini")[1])
+    claude = context(hook(repo, "pre-tool-use", claude_read(repo, rel, "claude-mask"))[1])
+    assert "Most specific" not in claude and "audio buffer twice" in claude
+    # a shell command's output keeps its last section whole: the block stays as it is
+    shell = gemini_event(repo, "mask-shell", repo.parent / "none.jsonl", "AfterTool",
+                         tool_name="run_shell_command", tool_input={"command": f"cat {rel}"},
+                         tool_response={"llmContent": f"<untrusted_context>\nOutput: {source}"
+                                        "Process Group PGID: 23865\n</untrusted_context>"})
+    text = context(hook(repo, "pre-tool-use", shell, agent="gemini")[1])
+    assert "audio buffer twice" in text and "Most specific" not in text
