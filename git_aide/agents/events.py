@@ -63,10 +63,30 @@ MAX_WHAT_CHARS = 400
 MAX_WHY_CHARS = 160
 #: Gemini CLI masks an older tool output to its first and last this many characters.
 MASK_KEEP = 250
-#: What reads as a correction or a decision worth keeping.
-_DECISION = (r"\b(no,? (use|don'?t|do not|we)|from now on|going forward|we always|we never|"
-             r"always use|never use|do not ever|don'?t ever|remember (that|to)|instead of|"
-             r"actually,? (use|we|it)|that'?s wrong|stop using|prefer\b)")
+#: What reads as a decision or a correction worth keeping, in one sentence of the user's:
+#: a decision stated ("we decided", "we've agreed", "the decision is", "let's go with"), a
+#: rule from now on, an imperative "always ..." or "never ..." opening the sentence, a
+#: correction ("no, use ...", "use X instead of Y", "stop using").
+_DECISION = (
+    r"\bwe(?:'ve|'d|\s+have|\s+had)?(?:\s+(?!not\b|never\b)[a-z]+)?\s+"
+    r"(?:decided|agreed|settled\s+on|standardi[sz]ed\s+on)\b"
+    r"|\b(?:the|our)\s+(?:team'?s\s+)?decision\s+(?:is|was)\b"
+    r"|\blet'?s\s+(?:go\s+with|stick\s+with|standardi[sz]e\s+on|always|never)\b"
+    r"|\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on|henceforth)\b"
+    r"|^(?:(?:please|so|and|also|then|but|ok|okay),?\s+)?(?:always|never)\s+[a-z]"
+    r"|\b(?:always|never)\s+use\b|\bwe\s+(?:always|never)\b|\b(?:do\s+not|don'?t)\s+ever\b"
+    r"|^no,?\s+(?:use|don'?t|do\s+not|we)\b|^actually,?\s+(?:use|we|it)\b"
+    r"|\bremember\s+(?:that|to)\b|\bthat'?s\s+wrong\b|\bstop\s+using\b"
+    r"|\b(?:use|prefer|call)\s+\S+(?:\s+\S+){0,4}\s+instead\s+of\b"
+    r"|\b(?:we|i)\s+prefer\b|^prefer\b")
+#: A sentence that asks rather than states: a question mark, or a question's opening
+#: ("can you ...", "should we ...", "what did we ...").
+_QUESTION = (
+    r"\?[\"')\]]*$"
+    r"|^(?:can|could|would|will|should|shall|do|does|did|is|are|was|were|have|has|had)\s+"
+    r"(?:we|you|i|it|they|this|that|there|the)\b"
+    r"|^(?:what|why|how|which|when|where|who|whether)\s+(?:do|does|did|is|are|was|were|"
+    r"should|would|could|can|will|have|has|had)\b")
 NUDGE = ("This prompt reads like a correction or a decision. If it should hold beyond this "
          "session, call aide_remember (what, why, and a scope glob where it applies).")
 REFLECT = ("Before you stop: did this session settle anything worth remembering (a "
@@ -759,15 +779,29 @@ def prompt_paths(data: dict[str, Any]) -> list[str]:
     return found
 
 
+def decides(words: str) -> bool:
+    """Whether the user's words state a decision or a correction worth keeping: some
+    sentence of them does, and is not a question (a question about a decision decides
+    nothing; nor does "decide which file to read")."""
+    import re
+
+    text = words.replace("\u2019", "'").replace("\u2018", "'")
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n+", text):
+        sentence = sentence.strip().strip("*_>-#` ").strip()
+        if not sentence or re.search(_QUESTION, sentence, re.IGNORECASE):
+            continue
+        if re.search(_DECISION, sentence, re.IGNORECASE):
+            return True
+    return False
+
+
 def user_prompt(data: dict[str, Any], agent: str, opened: list[Context]) -> str | None:
     """The memories of the files the prompt mentions with `@path`, and a nudge to remember
     when the prompt reads as a correction or a decision."""
-    import re
-
     prompt = data.get("prompt")
     if not isinstance(prompt, str):
         return None
-    nudge = NUDGE if re.search(_DECISION, users_words(prompt), re.IGNORECASE) else None
+    nudge = NUDGE if decides(users_words(prompt)) else None
     paths = prompt_paths(data)
     files = None
     if paths and agent != "cursor":  # Cursor's prompt hook has no context channel

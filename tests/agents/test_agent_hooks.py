@@ -563,3 +563,66 @@ def test_the_most_specific_memory_survives_geminis_masking(repo: Path) -> None:
                                         "Process Group PGID: 23865\n</untrusted_context>"})
     text = context(hook(repo, "pre-tool-use", shell, agent="gemini")[1])
     assert "audio buffer twice" in text and "Most specific" not in text
+
+
+#: Prompts that state a decision or a correction: the nudge to remember it.
+DECISIONS = [
+    "We decided that an expired run keeps its queue slot for 30 seconds.",
+    "We've decided to drop Python 3.9 support.",
+    "we have decided to use ruff",
+    "Let's go with the Redis lock.",
+    "From now on, run the tests with -p no:xdist.",
+    "The decision is to keep the old API.",
+    "We agreed to squash-merge every pull request.",
+    "Always use uv to install packages.",
+    "Never commit generated protobuf files.",
+    "No, use pnpm from now on",
+    "Going forward, tag every release.",
+    "We\u2019ve decided on Postgres 16.",
+    "Use the logger instead of print in the workers.",
+]
+#: Prompts that ask, or ask for work: no nudge.
+NOT_DECISIONS = [
+    "decide which file to read",
+    "can you decide which approach is better",
+    "Can you decide whether we should use Redis?",
+    "Did we decide on the lock yet?",
+    "Have we agreed on a format?",
+    "Should we always use uv?",
+    "What did we decide about retries",
+    "add a test for the parser",
+    "Refactor this so it never crashes",
+    "I never know where the config lives",
+    "Let's use the debugger to find it",
+    "we haven't decided yet, so leave it",
+    "This always fails on CI, can you look?",
+    "Explain the decision tree in ranker.py",
+]
+
+
+def test_which_prompts_state_a_decision() -> None:
+    from git_aide.agents.events import decides
+
+    assert [p for p in DECISIONS if not decides(p)] == []
+    assert [p for p in NOT_DECISIONS if decides(p)] == []
+
+
+def test_the_nudge_to_remember_a_decision_is_kept_when_memories_fill_the_budget(
+        repo: Path) -> None:
+    for i in range(15):
+        write(repo, f"rule number {i} about the parser " + "detail " * 12, "area_context",
+              scope="src/parse/**")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memories")
+    git(repo, "config", "aide.hooks.fileChars", "600")
+    prompt = ("Look at @src/parse/lexer.py first. We decided that a token never spans two "
+              "lines. Then fix the lexer.")
+    (repo / "src" / "parse").mkdir(parents=True, exist_ok=True)
+    (repo / "src" / "parse" / "lexer.py").write_text("x = 1\n")
+    for agent, name in (("claude", "UserPromptSubmit"), ("gemini", "BeforeAgent")):
+        ev = {"session_id": f"decide-{agent}", "cwd": str(repo), "hook_event_name": name,
+              "prompt": prompt}
+        text = context(hook(repo, "user-prompt", ev, agent=agent)[1])
+        assert len(text) <= 600
+        assert "rule number" in text and "more: call aide_recall" in text
+        assert text.endswith("call aide_remember (what, why, and a scope glob where it applies).")
