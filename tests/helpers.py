@@ -191,9 +191,12 @@ def commit_for_a_view(repo: Path) -> None:
 
 def served(mem: Any, tool: str, args: dict[str, Any]) -> Any:
     """A tool call's structured answer from a server run in this process (an
-    agents/server.Memory), insisting that it succeeded."""
+    agents/server.Memory), insisting that it succeeded; a read tool's in full (the
+    command's --json document) unless `args` says which detail."""
     from git_aide.agents import server
 
+    if tool in ("aide_recall", "aide_search", "aide_memories"):
+        args = {"detail": "full", **args}
     text, doc, failed = server.call(mem, tool, args)
     assert not failed, text
     return doc

@@ -11,6 +11,9 @@ server, replaying the client's `initialize` and its notifications first, so that
 SDK's session is in the state the client believes; the SDK's second answer to
 `initialize` is dropped (the client has ours, the same). From then on the protocol is
 the SDK's alone.
+
+Which tools are listed is git config aide.mcp.tools: git is asked at once, before the
+client's first line is read, and its answer read once `initialize` is answered.
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ import sys
 import threading
 
 from git_aide import __version__
-from git_aide.agents.schema import INSTRUCTIONS, TOOLS
+from git_aide.agents.schema import INSTRUCTIONS, offered
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
+
+    from git_aide.gitio.spawn import Spawned
 
 #: The protocol versions a client may ask for in `initialize` and get back as asked: the
 #: handshake versions of the SDK git-aide requires (tests/agents/test_mcp_start.py checks them
@@ -40,7 +45,9 @@ CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
 class _Warm:
     """warm_up() run in a thread, started once `initialize` is answered."""
 
-    def __init__(self) -> None:
+    def __init__(self, tools: Any) -> None:
+        #: What gives the tools to list (Start.tools).
+        self._tools = tools
         #: The thread, once started.
         self._thread: threading.Thread | None = None
         #: The SDK's server it built.
@@ -52,7 +59,7 @@ class _Warm:
         try:
             from git_aide.agents.server import warm_up
 
-            self._server = warm_up()
+            self._server = warm_up(self._tools())
         except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
             self._error = e
 
@@ -98,9 +105,14 @@ class Start:
     """The requests of a connection's start, answered from plain data until a message
     needs the SDK; what the SDK must be given again is kept in `replay`."""
 
-    def __init__(self, out: BinaryIO) -> None:
+    def __init__(self, out: BinaryIO, config: Spawned | None = None) -> None:
         #: The client's end of the wire.
         self.out = out
+        #: git config's answer (the aide.* settings), asked at the start; None: not
+        #: asked, or git could not be started (the default tools then).
+        self.config = config
+        #: The tools `tools/list` gives, once worked out (tools()).
+        self._listed: list[dict[str, Any]] | None = None
         #: The client's lines the SDK is given before the rest: its initialize and the
         #: notifications that followed.
         self.replay: list[bytes] = []
@@ -109,7 +121,27 @@ class Start:
         #: Whether this loop answered the client's initialize.
         self.initialized = False
         #: The SDK and the read path, loading once initialize is answered.
-        self.warm = _Warm()
+        self.warm = _Warm(self.tools)
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools to list, as git config aide.mcp.tools says (read once: the list a
+        client was given does not change under it)."""
+        if self._listed is None:
+            setting = None
+            if self.config is not None:
+                from git_aide.core.settings import Settings
+
+                _status, out, _err = self.config.wait()
+                values = {}
+                for item in out.decode(errors="replace").split("\0"):
+                    key, _, value = item.partition("\n")
+                    values[key.lower()] = value
+                setting = Settings(values).mcp_tools
+            self._listed, unknown = offered(setting)
+            if unknown:
+                sys.stderr.write("git-aide: warning: aide.mcp.tools names no tool "
+                                 f"{', '.join(unknown)}\n")
+        return self._listed
 
     def send(self, msg: dict[str, Any]) -> None:
         """One JSON-RPC message to the client, on its own line."""
@@ -160,11 +192,12 @@ class Start:
             self.send({"jsonrpc": "2.0", "id": mid, "result": result})
             self.replay.append(line)
             self.init_id, self.initialized = mid, True
+            self.tools()
             self.warm.start()
             return True
         if method == "tools/list" and self.initialized and (
                 params is None or (isinstance(params, dict) and "cursor" not in params)):
-            self.send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+            self.send({"jsonrpc": "2.0", "id": mid, "result": {"tools": self.tools()}})
             return True
         return False
 
@@ -253,8 +286,11 @@ def _handover(reader: BinaryIO, start: Start, line: bytes) -> int:
 
 def main() -> int:
     """Serve on stdio until the client goes away."""
+    from git_aide.gitio.spawn import CONFIG, spawn
+
+    config = spawn(*CONFIG)  # answered while the client starts and sends initialize
     reader, writer = _wire()
-    start = Start(writer)
+    start = Start(writer, config)
     try:
         while True:
             line = reader.readline()

@@ -25,143 +25,175 @@ def _param(type_: str, description: str | None = None, **more: Any) -> dict[str,
     return schema
 
 
-def _texts(description: str, item: dict[str, Any] | None = None) -> dict[str, Any]:
+def _texts(description: str | None = None, item: dict[str, Any] | None = None
+           ) -> dict[str, Any]:
     return _param("array", description, items=item or {"type": "string"})
 
 
-# Plain schemas only (types, enums, bounds, defaults): no anyOf, $defs or type lists,
-# which some agents' model APIs refuse. A parameter left out or null takes its default.
-_LAYER = _param("string", "One of the four layers", enum=list(LAYERS))
+# Every request an agent makes carries the tools' definitions again (Claude Code and
+# Gemini CLI send the whole list each time): they are kept short, a description saying
+# when to call the tool and a parameter's only when its name does not. Plain schemas
+# only (types, enums, bounds): no anyOf, $defs or type lists, which some agents' model
+# APIs refuse. A parameter left out or null takes its default (check_arguments).
+_LAYER = _param("string", enum=list(LAYERS))
+_LIMIT = _param("integer", minimum=0, maximum=1000)
 #: Where a cut answer continues (its `more` names the value to give).
-_OFFSET = _param("integer", "Skip the first this many (to continue a cut answer)",
-                 minimum=0, maximum=100000, default=0)
-_REV = _param("string", "Read at this commit-ish (a branch, tag, sha, HEAD~3) instead of "
-                        "the working tree")
-_ID = _param("string", "A uuid, a unique uuid prefix of 4+ characters (the short ids "
-                       "answers show), or an aide-memory integer id")
+_OFFSET = _param("integer", minimum=0, maximum=100000, default=0)
+_REV = _param("string", "A commit-ish to read at")
+_ID = _param("string")
 _PRIORITY = _param("string", "always: shown at every session start", enum=list(PRIORITIES))
-_CONTRIBUTOR = _param("string", "Who wrote the memory (a name, or the agent's)")
+#: The read tools' answer: each memory's id, layer, scope, what and why (compact), or
+#: every field of its record, as the command's --json gives it (full).
+DETAILS = ("compact", "full")
+_DETAIL = _param("string", enum=list(DETAILS))
 # The tool annotations: what a client may assume (no tool reaches beyond the repository).
-_READ = {"readOnlyHint": True, "openWorldHint": False}
-_WRITE = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
-          "openWorldHint": False}
-_CHANGE = {**_WRITE, "destructiveHint": True}
+_READ = {"readOnlyHint": True}
+_WRITE = {"destructiveHint": False}
+_CHANGE = {"destructiveHint": True}
 
 
-def _tool(name: str, title: str, description: str, props: dict[str, dict[str, Any]],
+def _tool(name: str, description: str, props: dict[str, dict[str, Any]],
           required: tuple[str, ...] = (), hints: dict[str, bool] | None = None
           ) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": props}
     if required:
         schema["required"] = list(required)
-    return {"name": name, "title": title, "description": description,
-            "inputSchema": schema, "annotations": {"title": title, **(hints or _READ)}}
+    return {"name": name, "description": description, "inputSchema": schema,
+            "annotations": hints or _READ}
 
 
-#: Every tool, as `tools/list` gives it (the SDK serves the same list once it runs).
-TOOLS: list[dict[str, Any]] = [
-    _tool("aide_recall", "Recall memories",
-          "What to know before touching these paths: the memories scoped to them, most "
-          "specific first (`git aide recall --json`); or the memories `ids` names.", {
-              "paths": _texts("Files or folders you are about to read or change"),
-              "query": _param("string", "Words to re-rank by"),
-              "layers": _texts("Only these layers", {"type": "string",
-                                                     "enum": list(LAYERS)}),
-              "contributor": _CONTRIBUTOR,
-              "limit": _param("integer", "At most this many memories (default: the "
-                                         "aide.recall.limit setting, 20)", minimum=0,
-                              maximum=1000),
-              "ids": _texts("Fetch these memories by id instead (as answers name them)"),
+#: Every tool with the bounds its arguments are checked against.
+_CHECKED: list[dict[str, Any]] = [
+    _tool("aide_recall",
+          "Call before reading or changing files: the decisions, constraints and rules "
+          "that apply to these paths, most specific first. ids: those memories in full.", {
+              "paths": _texts(),
+              "query": _param("string", "Words to rank by"),
+              "layers": _texts(item=_LAYER),
+              "contributor": _param("string"),
+              "limit": _LIMIT,
+              "ids": _texts(),
               "rev": _REV,
+              "detail": _DETAIL,
           }),
-    _tool("aide_search", "Search memories",
-          "Where did we write about X? Search by words and, when a model is configured, "
-          "by meaning; best first (`git aide search --json`).", {
-              "keyword": _param("string", "Words to look for"),
+    _tool("aide_search", "Find memories by words (and meaning, if a model is set), best "
+                         "first.", {
+              "keyword": _param("string"),
               "layer": _LAYER,
-              "limit": _param("integer", "At most this many memories (default: the "
-                                         "aide.search.limit setting, 20)", minimum=0,
-                              maximum=1000),
+              "limit": _LIMIT,
               "offset": _OFFSET,
-              "mode": _param("string", "auto (words, and meaning when aide.semantic.model "
-                                       "is set), keyword (words only) or semantic (meaning "
-                                       "only)", default="auto"),
+              "mode": _param("string", "auto, keyword or semantic"),
               "rev": _REV,
+              "detail": _DETAIL,
           }, required=("keyword",)),
-    _tool("aide_memories", "List memories",
-          "Every memory, by layer then scope, with filters (`git aide list --json`).", {
+    _tool("aide_memories", "List memories by layer, scope prefix or contributor.", {
               "layer": _LAYER,
-              "scope": _param("string", "Only memories whose scope starts with this text"),
-              "contributor": _CONTRIBUTOR,
-              "limit": _param("integer", "At most this many memories", minimum=0,
-                              maximum=100000, default=50),
+              "scope": _param("string"),
+              "contributor": _param("string"),
+              "limit": _param("integer", minimum=0, maximum=100000, default=50),
               "offset": _OFFSET,
               "rev": _REV,
+              "detail": _DETAIL,
           }),
-    _tool("aide_remember", "Remember",
-          "Store a memory in .aide/memories and stage it (`git aide remember --json`).", {
-              "what": _param("string", "The memory itself, one fact or decision"),
+    _tool("aide_remember",
+          "Call when you learn what the code does not show (a decision, constraint, gotcha "
+          "or preference): one fact per memory, kept in git for later sessions.", {
+              "what": _param("string"),
               "layer": _LAYER,
-              "scope": _param("string", "Where it applies: a glob such as src/auth/** "
-                                        "(none: project-wide)"),
-              "why": _param("string", "The reason, when the code does not show it"),
-              "context_label": _param("string", "A short label for the area"),
-              "contributor": _CONTRIBUTOR,
-              "tags": _texts("Free-form tags"),
-              "source": _param("string", "How the memory came about", enum=list(SOURCES),
-                               default="conversation"),
-              "shared": _param("boolean", "false: a personal preference (layer preferences "
-                                          "only), kept out of git, never staged",
+              "scope": _param("string", "Glob where it applies (src/auth/**); none: "
+                                        "project-wide"),
+              "why": _param("string"),
+              "context_label": _param("string"),
+              "contributor": _param("string"),
+              "tags": _texts(),
+              "source": _param("string", enum=list(SOURCES), default="conversation"),
+              "shared": _param("boolean", "false: a personal preference, not committed",
                                default=True),
               "priority": _PRIORITY,
           }, required=("what", "layer"), hints=_WRITE),
-    _tool("aide_update", "Update a memory",
-          "Change a memory and stage the change (`git aide update --json`).", {
+    _tool("aide_update", "Correct a memory that is out of date.", {
               "id": _ID,
-              "what": _param("string", "The new text"),
-              "why": _param("string", "The new reason"),
-              "scope": _param("string", "New scope glob ('' or 'project': project-wide)"),
-              "context_label": _param("string", "The new label"),
+              "what": _param("string"),
+              "why": _param("string"),
+              "scope": _param("string", "'' or 'project': project-wide"),
+              "context_label": _param("string"),
               "priority": _PRIORITY,
           }, required=("id",), hints=_CHANGE),
-    _tool("aide_forget", "Forget a memory",
-          "Delete a memory and stage the removal (`git aide forget --json`).",
-          {"id": _ID}, required=("id",), hints=_CHANGE),
-    _tool("aide_import", "Import rules",
-          "Turn rules text (CLAUDE.md, AGENTS.md, notes) into memories "
-          "(`git aide import --json`); the answer names each new memory's id.", {
-              "content": _param("string", "Markdown: each rule (a bullet, a paragraph) "
-                                          "becomes one memory"),
+    _tool("aide_forget", "Delete a memory that is wrong.", {"id": _ID}, required=("id",),
+          hints=_CHANGE),
+    _tool("aide_import", "Turn rules text (CLAUDE.md, AGENTS.md, notes) into memories, "
+                         "one per rule.", {
+              "content": _param("string", "Markdown: each bullet or paragraph becomes "
+                                          "one memory"),
               "layer": _LAYER,
-              "scope": _param("string", "A glob the memories apply to (none: "
-                                        "project-wide)"),
-              "context_label": _param("string", "A short label for the area"),
+              "scope": _param("string", "Glob the memories apply to; none: project-wide"),
+              "context_label": _param("string"),
           }, required=("content", "layer"), hints=_WRITE),
-    _tool("aide_diff", "Diff memories",
-          "Memories added, forgotten and changed between two sources "
-          "(`git aide diff --json`).", {
-              "args": _texts("As `git aide diff`: none (HEAD vs the working tree), REV, "
-                             "REV REV2, A..B or A...B (what a branch adds: "
-                             "origin/main...HEAD)"),
-              "cached": _param("boolean", "Compare with the index (staged memories)",
-                               default=False),
-              "paths": _texts("Only memories whose scope or file these paths name"),
+    _tool("aide_diff", "Memories added, forgotten and changed between two sources.", {
+              "args": _texts("As git aide diff: none (HEAD vs the working tree), REV, "
+                             "REV REV2, A..B or A...B (what a branch adds)"),
+              "cached": _param("boolean", "Compare with the index", default=False),
+              "paths": _texts("Only memories these paths name"),
           }),
-    _tool("aide_log", "Log of memories",
-          "Commits that changed memories, newest first (`git aide log --json`).", {
-              "revs": _texts("Revisions or ranges as `git log` takes them (default HEAD)"),
-              "uuid": _param("string", "Follow one memory (a uuid or a unique prefix)"),
-              "paths": _texts("Only memories whose scope or file these paths name"),
-              "reverse": _param("boolean", "Oldest first", default=False),
-              "limit": _param("integer", "At most this many commits", minimum=1),
-              "skip": _param("integer", "Skip the first this many commits (to continue a "
-                                        "cut answer)", minimum=0, default=0),
-              "all": _param("boolean", "Walk every branch and tag (as git log --all)",
-                            default=False),
+    _tool("aide_log", "Commits that changed memories, newest first.", {
+              "revs": _texts("As git log takes them (default HEAD)"),
+              "uuid": _param("string", "Follow one memory"),
+              "paths": _texts("Only memories these paths name"),
+              "reverse": _param("boolean", default=False),
+              "limit": _param("integer", minimum=1),
+              "skip": _param("integer", minimum=0, default=0),
+              "all": _param("boolean", "Every branch and tag", default=False),
           }),
 ]
 
-_SCHEMAS: dict[str, dict[str, Any]] = {t["name"]: t["inputSchema"] for t in TOOLS}
+
+
+def _listed(node: Any) -> Any:
+    """A tool as agents are given it: without the bounds of its numbers, which tell a
+    model nothing it needs and cost characters in every request (a call outside them is
+    still refused in the parameter's name)."""
+    if isinstance(node, dict):
+        return {k: _listed(v) for k, v in node.items() if k not in ("minimum", "maximum")}
+    if isinstance(node, list):
+        return [_listed(v) for v in node]
+    return node
+
+
+#: Every tool, as `tools/list` gives it (the SDK serves the same list once it runs).
+TOOLS: list[dict[str, Any]] = [_listed(t) for t in _CHECKED]
+
+#: The tools an agent is offered unless git config aide.mcp.tools says otherwise: the
+#: others (importing rules, the history) are the command line's more than an agent's,
+#: and each listed tool costs characters in every request.
+DEFAULT_TOOLS = ("aide_recall", "aide_search", "aide_memories", "aide_remember",
+                 "aide_update", "aide_forget")
+
+
+def offered(setting: str | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The tools `tools/list` gives for aide.mcp.tools = `setting` ("default", "all", or
+    names separated by commas or spaces, with or without "aide_"), and the names it gave
+    that no tool has. A list that names no tool is the default."""
+    words = (setting or "default").replace(",", " ").split()
+    if [w.lower() for w in words] == ["all"]:
+        return list(TOOLS), []
+    names = {t["name"] for t in TOOLS}
+    wanted: set[str] = set()
+    unknown: list[str] = []
+    for word in words:
+        if word.lower() == "default":
+            wanted.update(DEFAULT_TOOLS)
+            continue
+        name = word if word.startswith("aide_") else "aide_" + word
+        if name in names:
+            wanted.add(name)
+        else:
+            unknown.append(word)
+    if not wanted:
+        wanted.update(DEFAULT_TOOLS)
+    return [t for t in TOOLS if t["name"] in wanted], unknown
+
+
+_SCHEMAS: dict[str, dict[str, Any]] = {t["name"]: t["inputSchema"] for t in _CHECKED}
 
 
 # -- the arguments, checked against those schemas ---------------------------------------------
@@ -262,12 +294,8 @@ def speak(message: str) -> str:
     return "`".join(parts)
 
 
-INSTRUCTIONS = """\
-This repository's memory (git-aide): decisions, facts, preferences and team rules,
-stored as files in .aide/memories/ and versioned with the code.
-Before you change a file, call aide_recall with its path. When you learn something the
-code does not show (a decision, a constraint, a gotcha), call aide_remember with a scope
-glob where it applies. Layers: area_context (one code area, needs a scope), technical,
-preferences, guidelines. rev reads any commit; aide_diff shows what a branch changed.
-Answers are kept short: one that is cut says how many items it left out, their ids
-(aide_recall takes them as ids) and the call that gets the rest."""
+#: What the server tells an agent in `initialize`: some put it in the system prompt of
+#: every request, Codex in each tool's description; so, two sentences.
+INSTRUCTIONS = ("git-aide: this repository's memory (decisions, constraints, team rules), "
+                "versioned with the code. Call aide_recall with the paths you will change, "
+                "and aide_remember for what you learn that the code does not show.")

@@ -1,15 +1,17 @@
 """`git aide mcp`: the MCP server on stdio (README, Agents: MCP server and hooks).
 
 The tools keep aide-memory's names and parameters, and call the same functions as the
-commands (answers.py, store.py): each tool's structured content is the document the
-matching command prints with `--json`, its text a short markdown rendering, both within
-a budget of characters (agents/text.py). The process stays up between calls, so its
-imports, its repository handle and its full-text index stay warm (agents/warm.py's
-Memory); every call learns what changed in its source (the index, a tree, and the
-memory files that differ from the index: from git status, or from the kernel's events
-once git has answered, agents/watch.py), so a memory edited by hand between two calls
-is seen; and while nothing a reading tool's answer depends on changed, an identical call gets the
-same answer again without working it out (agents/warm.py).
+commands (answers.py, store.py). A read tool's structured content is a compact document
+of the memories by default (agents/text.py's compact()), and with `detail: "full"` the
+document the matching command prints with `--json`; its text is a short markdown
+rendering; both within a budget of characters (agents/text.py). The process stays up
+between calls, so its imports, its repository handle and its full-text index stay warm
+(agents/warm.py's Memory); every call learns what changed in its source (the index, a
+tree, and the memory files that differ from the index: from git status, or from the
+kernel's events once git has answered, agents/watch.py), so a memory edited by hand
+between two calls is seen; and while nothing a reading tool's answer depends on
+changed, an identical call gets the same answer again without working it out
+(agents/warm.py).
 
 The start of a connection is answered before the SDK is imported
 (agents/handshake.py); the tools' schema is agents/schema.py's.
@@ -24,7 +26,14 @@ import json
 import sys
 
 from git_aide import __version__
-from git_aide.agents.schema import INSTRUCTIONS, TOOLS, ArgumentError, check_arguments, speak
+from git_aide.agents.schema import (
+    DEFAULT_TOOLS,
+    INSTRUCTIONS,
+    TOOLS,
+    ArgumentError,
+    check_arguments,
+    speak,
+)
 from git_aide.agents.warm import Memory, call_key
 
 TYPE_CHECKING = False
@@ -59,19 +68,41 @@ def budget(repo: Repo) -> int:
     return repo.settings.mcp_max_chars
 
 
-def _memories(repo: Repo, snap: Snapshot, hits: list[Any],
+def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
               hint: str | Callable[[int], str], empty: str = "No memories.") -> Answer:
-    """The recall / search / list answer for `hits`, within the budget."""
-    from git_aide.agents.text import bound, fitting, memories_text, memory_size
+    """The recall / search / list answer for `hits`, within the budget: compact, or
+    `full`, the command's --json document."""
+    from git_aide.agents.text import (
+        bound,
+        compact,
+        compact_source,
+        fitting,
+        memories_text,
+        memory_size,
+        short,
+    )
     from git_aide.app import answers
 
     cap = budget(repo)
     # Only the memories that may fit are made (parsed, shaped and measured).
     sizes: dict[int, int] = {}
-    items = fitting(hits, answers.memory_doc, lambda h: {"uuid": h.entry.uuid}, cap, sizes,
-                    lambda h, item: memory_size((h.entry.path, h.entry.blob), item))
-    doc = bound(answers.memories_doc(snap, hits, items), ("memories",), cap, hint, sizes)
+    if full:
+        items = fitting(hits, answers.memory_doc, lambda h: {"uuid": h.entry.uuid}, cap,
+                        sizes, lambda h, item: memory_size((h.entry.path, h.entry.blob),
+                                                           item))
+        doc = answers.memories_doc(snap, hits, items)
+    else:
+        items = fitting(hits, compact, lambda h: {"id": short(h.entry.uuid)}, cap, sizes)
+        doc = {**compact_source(snap.source.as_json()), "memories": items}
+    doc = bound(doc, ("memories",), cap, hint, sizes)
     return doc, memories_text(doc, empty=empty, budget=cap)
+
+
+def _full(a: dict[str, Any]) -> bool:
+    """Whether a read tool's call asks for whole records: `detail: "full"`, or, left
+    out, an aide_recall by ids (the memories an agent names, to see them whole)."""
+    detail = a.get("detail")
+    return detail == "full" if detail is not None else bool(a.get("ids"))
 
 
 def _kept(mem: Memory, name: str, a: dict[str, Any], work: Callable[[], Answer],
@@ -130,8 +161,12 @@ def _recall(mem: Memory, a: dict[str, Any]) -> Answer:
                                    limit=a["limit"], index=ft, count=False,
                                    semantic=mem.semantic(repo, cache) if ft else None)
         mem.counted = [h.entry.uuid for h in hits]
-    at = f', "rev": {json.dumps(a["rev"])}' if a["rev"] else ""
-    return _memories(repo, snap, hits,
+    full = _full(a)
+    # By ids, the answer is whole records unless told: a compact answer's rest is asked
+    # compact.
+    at = (f', "rev": {json.dumps(a["rev"])}' if a["rev"] else "") + \
+        ("" if full else ', "detail": "compact"')
+    return _memories(repo, snap, hits, full,
                      'aide_recall {"ids": [these ids]' + at + "} returns them")
 
 
@@ -154,7 +189,7 @@ def _search(mem: Memory, a: dict[str, Any]) -> Answer:
                                layers=[a["layer"]] if a["layer"] else [],
                                limit=limit + skip, mode=mode,
                                semantic=mem.semantic(repo, cache))[skip:]
-    return _memories(repo, snap, hits,
+    return _memories(repo, snap, hits, _full(a),
                      lambda n: f'call aide_search again with "offset": {skip + n}',
                      empty=f"Nothing matches {a['keyword']!r}.")
 
@@ -173,7 +208,7 @@ def _listed(mem: Memory, a: dict[str, Any]) -> Answer:
     if a["scope"] is not None:
         hits = [h for h in hits if (h.entry.scope or "project").startswith(a["scope"])]
     skip = a["offset"]
-    return _memories(repo, snap, hits[skip:skip + a["limit"]],
+    return _memories(repo, snap, hits[skip:skip + a["limit"]], _full(a),
                      lambda n: f'call aide_memories again with "offset": {skip + n}')
 
 
@@ -340,9 +375,10 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
 
 # -- the SDK's server ---------------------------------------------------------------------------
 
-def build(memory: Memory | None = None) -> Any:
+def build(memory: Memory | None = None, tools: list[dict[str, Any]] | None = None) -> Any:
     """The SDK's low-level server with the tools (imports the SDK: not on the way to the
-    first answers)."""
+    first answers). `tools`: those `tools/list` gives (schema.offered(); the default set
+    when None). A tool left out of them is still answered if called."""
     import anyio
     from mcp import types
     from mcp.server.lowlevel import Server
@@ -350,7 +386,9 @@ def build(memory: Memory | None = None) -> Any:
 
     mem = memory or Memory()
     SERVED.append(mem)
-    listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in TOOLS])
+    if tools is None:
+        tools = [t for t in TOOLS if t["name"] in DEFAULT_TOOLS]
+    listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tools])
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return listed
@@ -380,9 +418,10 @@ def settle() -> None:
         mem.idle(mem.calls)
 
 
-def warm_up() -> Any:
-    """What the first tool call needs: the SDK and its server, and git-aide's read path."""
-    server = build()
+def warm_up(tools: list[dict[str, Any]] | None = None) -> Any:
+    """What the first tool call needs: the SDK and its server (listing `tools`), and
+    git-aide's read path."""
+    server = build(tools=tools)
     import git_aide.agents.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
     import git_aide.app.diff  # noqa: F401

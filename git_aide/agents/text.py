@@ -1,14 +1,16 @@
 """What an agent gets from an MCP tool: its text content (short markdown, grouped by
-layer) and its structured content (the command's --json document), both within one
-budget of characters.
+layer) and its structured content (JSON), both within one budget of characters.
 
 Both count: Claude Code and Codex hand the model the structured content as JSON when a
-result carries one, Gemini CLI hands it the text. A document within the budget is the
-command's --json document unchanged. One over it keeps the first items of its lists, in
-order, as many as fit, and says what it left out: `"truncated": true` and `"more"`, the
-count of each list's items left out, the short ids of the first of them and the call
-that gets them. A single memory larger than the whole budget is shown with its longest
-texts cut and `"clipped": true`.
+result carries one, Gemini CLI hands it the text. So both are mostly memory: a read
+tool's structured content is compact by default, each memory its short id, layer, scope
+(none when project-wide), what, why (when it has one) and the marks that change how to
+read it (priority always, superseded, shared false, clipped); `detail: "full"` gives the
+command's --json document instead. A document within the budget is given unchanged.
+One over it keeps the first items of its lists, in order, as many as fit, and says what
+it left out: `"truncated": true` and `"more"`, the count of each list's items left out,
+the short ids of the first of them and the call that gets them. A single memory larger
+than the whole budget is shown with its longest texts cut and `"clipped": true`.
 """
 
 from __future__ import annotations
@@ -121,8 +123,46 @@ def short(uuid: Any) -> str:
     return str(uuid)[:8]
 
 
+def _named(x: Any) -> str | None:
+    """The short id of a list's item: a memory (full or compact), a change; None if none."""
+    if isinstance(x, dict):
+        ident = x.get("uuid") or x.get("id")
+        if isinstance(ident, str) and ident:
+            return short(ident)
+    return None
+
+
 def _ids(items: list[Any], most: int) -> list[str]:
-    return [short(x["uuid"]) for x in items[:most] if isinstance(x, dict) and x.get("uuid")]
+    return [i for i in map(_named, items[:most]) if i is not None]
+
+
+def compact(hit: Any) -> dict[str, Any]:
+    """A memory as the read tools give it by default (app/answers.py's Hit in): what an
+    agent acts on, and no field that is the same for most memories or only bookkeeping
+    (dates, path, contributor, source, score)."""
+    record = hit.entry.record
+    item: dict[str, Any] = {"id": short(record["uuid"]), "layer": record["layer"]}
+    if record.get("scope"):
+        item["scope"] = record["scope"]
+    item["what"] = record["what"]
+    if record.get("why"):
+        item["why"] = record["why"]
+    if record.get("priority") == "always":
+        item["priority"] = "always"
+    if record.get("shared") is False:
+        item["shared"] = False
+    newer = getattr(hit, "superseded", None)
+    if newer is not None:
+        item["superseded_by"] = short(newer.entry.uuid)
+    return item
+
+
+def compact_source(source: dict[str, Any]) -> dict[str, Any]:
+    """The part of a compact document that says where it was read: nothing for the
+    working tree, else the revision and its commit."""
+    if source.get("kind") in (None, "worktree"):
+        return {}
+    return {"source": {"rev": source.get("rev"), "commit": source.get("commit")}}
 
 
 def clip(item: dict[str, Any], room: int) -> dict[str, Any] | None:
@@ -199,8 +239,7 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
     # The items left out of a cut of n are the items after the first n (the lists
     # taken in order): their short ids are worked out once, for every cut tried.
     named = [x for _k, items in lists for x in items]
-    named_ids = [short(x["uuid"]) if isinstance(x, dict) and x.get("uuid") else None
-                 for x in named]
+    named_ids = [_named(x) for x in named]
 
     def make(n: int, first: dict[str, Any] | None = None, ids: int = MORE_IDS,
              with_hint: bool = True) -> dict[str, Any]:
@@ -328,10 +367,15 @@ def _more_line(more: dict[str, Any], left: int, what: str) -> str:
 
 
 def _memory_line(m: dict[str, Any]) -> str:
-    scope = m.get("scope") or "project"
+    scope = f"[{m['scope']}] " if m.get("scope") else ""
     why = f" (why: {_flat(m.get('why'))})" if m.get("why") else ""
-    cut = " (clipped)" if m.get("clipped") else ""
-    return f"- [{scope}] {_flat(m.get('what'))}{why}{cut} `{short(m.get('uuid'))}`"
+    marks = [mark for mark, on in (
+        ("always on", m.get("priority") == "always"),
+        ("personal", m.get("shared") is False),
+        (f"superseded by `{m.get('superseded_by')}`", m.get("superseded_by")),
+        ("clipped", m.get("clipped"))) if on]
+    said = f" ({'; '.join(marks)})" if marks else ""
+    return f"- {scope}{_flat(m.get('what'))}{why}{said} `{_named(m) or '?'}`"
 
 
 def memories_text(doc: dict[str, Any], empty: str = "No memories.",
@@ -342,7 +386,7 @@ def memories_text(doc: dict[str, Any], empty: str = "No memories.",
     left = more.get("memories", 0)
     src = doc.get("source") or {}
     where = (f" at {src.get('rev')} ({(src.get('commit') or '')[:12]})"
-             if src.get("kind") == "rev" else "")
+             if src.get("rev") is not None and src.get("kind", "rev") == "rev" else "")
     if not mems and not left:
         return cap(empty + where, budget)
     count = len(mems) + left

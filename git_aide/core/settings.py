@@ -28,8 +28,8 @@ MIN_MCP_BUDGET = 1000
 MAX_HOOK_CHARS = 9000
 
 #: How a key's value is spelt: a whole number, a number of seconds, a fraction from 0 to
-#: 1, or a boolean as git spells one.
-INT, SECONDS, FRACTION, BOOL = "int", "seconds", "fraction", "bool"
+#: 1, a boolean as git spells one, or text (read by what uses it).
+INT, SECONDS, FRACTION, BOOL, TEXT = "int", "seconds", "fraction", "bool", "text"
 
 
 class Key:
@@ -38,14 +38,15 @@ class Key:
 
     __slots__ = ("name", "attr", "kind", "default", "low", "high", "strict", "doc")
 
-    def __init__(self, name: str, attr: str, kind: str, default: float | bool, doc: str,
+    def __init__(self, name: str, attr: str, kind: str, default: float | bool | str,
+                 doc: str,
                  low: float | None = None, high: float | None = None,
                  strict: bool = False) -> None:
         #: The git config key, as the docs spell it (git compares keys case-insensitively).
         self.name = name
         #: The attribute of Settings that holds its value.
         self.attr = attr
-        #: INT, SECONDS, FRACTION or BOOL.
+        #: INT, SECONDS, FRACTION, BOOL or TEXT.
         self.kind = kind
         #: The value when the key is not set (and, for SECONDS and BOOL, when it is bad).
         self.default = default
@@ -58,9 +59,11 @@ class Key:
         #: What the key sets, one sentence.
         self.doc = doc
 
-    def parse(self, raw: str | None) -> float | bool:
+    def parse(self, raw: str | None) -> float | bool | str:
         """The value `raw` (None: not set) stands for; AideError naming the key when it
         is not one."""
+        if self.kind == TEXT:
+            return raw.strip() if raw is not None and raw.strip() else self.default
         if self.kind == BOOL:
             # A setting of a hook or the server must not stop it: anything else is the default.
             low = (raw or "").strip().lower()
@@ -140,6 +143,9 @@ KEYS: tuple[Key, ...] = (
     Key("aide.mcp.watch", "mcp_watch", BOOL, True,
         "Whether the MCP server watches the memory folders (inotify) instead of running "
         "`git status` on every call."),
+    Key("aide.mcp.tools", "mcp_tools", TEXT, "default",
+        "The tools the MCP server offers: default (recall, search, memories, remember, "
+        "update, forget), all (import, diff and log too), or tool names."),
 )
 
 
@@ -166,6 +172,7 @@ class Settings:
     hooks_reflect_every: int
     mcp_max_chars: int
     mcp_watch: bool
+    mcp_tools: str
 
     def __init__(self, config: dict[str, str] | None = None) -> None:
         """`config`: git config's values by lower-cased key (the defaults when None)."""

@@ -30,6 +30,7 @@ def test_every_tool_over_stdio(repo: Path) -> None:
                     "--layer", "area_context", "--why", "the 2023 incident")
     remember(repo, "review every migration twice", "--layer", "guidelines")
     git(repo, "commit", "-qm", "memories")
+    git(repo, "config", "aide.mcp.tools", "all")  # import, diff and log too
 
     async def session() -> None:
         params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
@@ -42,9 +43,14 @@ def test_every_tool_over_stdio(repo: Path) -> None:
             async def call(name: str, **args: Any) -> Any:
                 return await s.call_tool(name, args)
 
-            # recall: exactly `recall --json`, and markdown grouped by layer
+            # recall: compact by default; with detail full exactly `recall --json`; the
+            # text markdown grouped by layer
             res = await call("aide_recall", paths=["src/auth/login.py"])
             assert not res.is_error
+            assert res.structured_content == {"memories": [{
+                "id": auth["uuid"][:8], "layer": "area_context", "scope": "src/auth/**",
+                "what": "auth tokens rotate hourly", "why": "the 2023 incident"}]}
+            res = await call("aide_recall", paths=["src/auth/login.py"], detail="full")
             assert res.structured_content == cli_json(repo, "recall", "src/auth/login.py")
             assert "## area_context" in res.content[0].text
             assert "auth tokens rotate hourly" in res.content[0].text
@@ -57,8 +63,12 @@ def test_every_tool_over_stdio(repo: Path) -> None:
 
             # rev: the committed text, from the object database
             res = await call("aide_recall", paths=["src/auth/login.py"], rev="HEAD")
-            assert res.structured_content["source"]["kind"] == "rev"
+            assert res.structured_content["source"]["rev"] == "HEAD"
             assert res.structured_content["memories"][0]["what"] == "auth tokens rotate hourly"
+            assert " at HEAD (" in res.content[0].text
+            res = await call("aide_recall", paths=["src/auth/login.py"], rev="HEAD",
+                             detail="full")
+            assert res.structured_content["source"]["kind"] == "rev"
             assert res.structured_content == cli_json(repo, "recall", "--rev", "HEAD",
                                                       "src/auth/login.py")
 
@@ -88,12 +98,12 @@ def test_every_tool_over_stdio(repo: Path) -> None:
                 ["use pnpm 9, not npm"]
 
             # search and memories: `search --json` and `list --json`
-            res = await call("aide_search", keyword="pnpm")
+            res = await call("aide_search", keyword="pnpm", detail="full")
             assert res.structured_content == cli_json(repo, "search", "pnpm", "--limit", "50")
-            res = await call("aide_memories", layer="guidelines")
+            res = await call("aide_memories", layer="guidelines", detail="full")
             assert res.structured_content == cli_json(repo, "list", "--layer", "guidelines")
             res = await call("aide_memories", scope="src/auth")
-            assert [m["uuid"] for m in res.structured_content["memories"]] == [auth["uuid"]]
+            assert [m["id"] for m in res.structured_content["memories"]] == [auth["uuid"][:8]]
 
             # forget
             res = await call("aide_forget", id=new)
@@ -193,9 +203,12 @@ def test_limits_left_out_follow_the_settings(repo: Path) -> None:
             await s.initialize()
             res = await s.call_tool("aide_recall", {"paths": ["src/pay/q.py"]})
             assert len(res.structured_content["memories"]) == 2
+            res = await s.call_tool("aide_recall", {"paths": ["src/pay/q.py"],
+                                                    "detail": "full"})
             assert res.structured_content == cli_json(repo, "recall", "src/pay/q.py")
             res = await s.call_tool("aide_search", {"keyword": "payments"})
             assert len(res.structured_content["memories"]) == 3
+            res = await s.call_tool("aide_search", {"keyword": "payments", "detail": "full"})
             assert res.structured_content == cli_json(repo, "search", "payments")
             res = await s.call_tool("aide_search", {"keyword": "payments", "limit": 5})
             assert len(res.structured_content["memories"]) == 5

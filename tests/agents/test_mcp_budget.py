@@ -107,40 +107,53 @@ def test_reading_tools_stay_within_the_budget_and_say_how_to_get_the_rest(
     found = [m["uuid"] for m in cli(store, "search", "cache", "--limit", "1000")["memories"]]
     assert len(listing) == 1000 and len(ranked) > 100 and len(found) > 100
 
+    def ids(doc: dict[str, Any]) -> list[str]:
+        """The short ids of an answer's memories, compact or full."""
+        return [m.get("id") or m["uuid"][:8] for m in doc["memories"]]
+
     async def work(call: Call) -> None:
-        # every memory: the first that fit, in list order, and the call that continues
-        doc = within(await call("aide_memories", limit=1000))
-        shown = [m["uuid"] for m in doc["memories"]]
-        assert doc["truncated"] is True and shown == listing[:len(shown)]
-        assert doc["more"]["memories"] == 1000 - len(shown)
-        assert doc["more"]["ids"] == [u[:8] for u in listing[len(shown):][:len(doc["more"]["ids"])]]
-        assert f'"offset": {len(shown)}' in doc["more"]["hint"]
-        page = within(await call("aide_memories", limit=1000, offset=len(shown)))
-        assert page["memories"][0]["uuid"] == listing[len(shown)]
-        text = (await call("aide_memories", limit=1000)).content[0].text
-        assert text.startswith(f"{len(shown)} of 1000 memories")
-        assert f"{1000 - len(shown)} more memories not shown: `{listing[len(shown)][:8]}`" in text
+        for detail in ("compact", "full"):
+            # every memory: the first that fit, in list order, and the call that continues
+            doc = within(await call("aide_memories", limit=1000, detail=detail))
+            shown = ids(doc)
+            assert doc["truncated"] is True and shown == [u[:8] for u in listing[:len(shown)]]
+            assert doc["more"]["memories"] == 1000 - len(shown)
+            assert doc["more"]["ids"] == [u[:8] for u in
+                                          listing[len(shown):][:len(doc["more"]["ids"])]]
+            assert f'"offset": {len(shown)}' in doc["more"]["hint"]
+            page = within(await call("aide_memories", limit=1000, offset=len(shown),
+                                     detail=detail))
+            assert ids(page)[0] == listing[len(shown)][:8]
+            text = (await call("aide_memories", limit=1000, detail=detail)).content[0].text
+            assert text.startswith(f"{len(shown)} of 1000 memories")
+            assert f"{1000 - len(shown)} more memories not shown: " \
+                   f"`{listing[len(shown)][:8]}`" in text
 
-        # a path recall asked for everything: recall's own order, then ids to fetch
-        doc = within(await call("aide_recall", paths=["src/app/main.py"], limit=1000))
-        shown = [m["uuid"] for m in doc["memories"]]
-        assert shown == ranked[:len(shown)] and doc["more"]["memories"] == \
-            len(ranked) - len(shown)
-        ids = doc["more"]["ids"]
-        assert "aide_recall" in doc["more"]["hint"] and "ids" in doc["more"]["hint"]
-        fetched = within(await call("aide_recall", ids=ids))
-        got = [m["uuid"] for m in fetched["memories"]]
-        rest = ranked[len(shown):len(shown) + len(got)]
-        assert got == rest and [u[:8] for u in rest] == ids[:len(got)]
+            # a path recall asked for everything: recall's own order, then ids to fetch
+            doc = within(await call("aide_recall", paths=["src/app/main.py"], limit=1000,
+                                    detail=detail))
+            shown = ids(doc)
+            assert shown == [u[:8] for u in ranked[:len(shown)]]
+            assert doc["more"]["memories"] == len(ranked) - len(shown)
+            more = doc["more"]["ids"]
+            assert "aide_recall" in doc["more"]["hint"] and "ids" in doc["more"]["hint"]
+            asked = {"detail": "compact"} if '"detail": "compact"' in doc["more"]["hint"] \
+                else {}
+            assert bool(asked) == (detail == "compact")
+            fetched = within(await call("aide_recall", ids=more, **asked))
+            got = ids(fetched)
+            rest = ranked[len(shown):len(shown) + len(got)]
+            assert got == [u[:8] for u in rest] == more[:len(got)]
 
-        # the default recall of one file, and a search for a common word
-        within(await call("aide_recall", paths=["src/app/main.py"]))
-        doc = within(await call("aide_search", keyword="cache", limit=1000))
-        shown = [m["uuid"] for m in doc["memories"]]
-        assert shown == found[:len(shown)] and doc["truncated"]
-        page = within(await call("aide_search", keyword="cache", limit=1000,
-                                 offset=len(shown)))
-        assert page["memories"][0]["uuid"] == found[len(shown)]
+            # the default recall of one file, and a search for a common word
+            within(await call("aide_recall", paths=["src/app/main.py"], detail=detail))
+            doc = within(await call("aide_search", keyword="cache", limit=1000,
+                                    detail=detail))
+            shown = ids(doc)
+            assert shown == [u[:8] for u in found[:len(shown)]] and doc["truncated"]
+            page = within(await call("aide_search", keyword="cache", limit=1000,
+                                     offset=len(shown), detail=detail))
+            assert ids(page)[0] == found[len(shown)][:8]
 
     session(store, work)
 
@@ -216,7 +229,7 @@ def test_a_memory_larger_than_the_budget_is_clipped_and_says_so(repo: Path) -> N
         doc = within(await call("aide_memories"), budget=1000)
         assert doc["truncated"] and doc["more"]["memories"] >= 1
         # an answer that fits is the command's --json document, unchanged
-        res = await call("aide_search", keyword="short")
+        res = await call("aide_search", keyword="short", detail="full")
         assert within(res, budget=1000) == cli(repo, "search", "short", "--limit", "50")
         assert [m["uuid"] for m in res.structured_content["memories"]] == [small["uuid"]]
 
@@ -249,6 +262,7 @@ def test_a_memory_whose_tags_alone_outgrow_the_budget_is_an_answer_not_a_hang(
 
 def test_schemas_carry_enums_and_errors_speak_the_tools_parameters(repo: Path) -> None:
     remember(repo, "review every migration twice", "--layer", "guidelines")
+    git(repo, "config", "aide.mcp.tools", "all")
 
     async def run() -> None:
         params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"],
@@ -318,8 +332,8 @@ def test_memories_a_cut_answer_left_out_are_still_injected_by_the_hooks(repo: Pa
 
     session(repo, work)
     doc = got["doc"]
-    shown = {m["uuid"] for m in doc["memories"]}
-    left = [u for u in made if u not in shown]
+    shown = {m["id"] for m in doc["memories"]}
+    left = [u for u in made if u[:8] not in shown]
     assert doc["truncated"] and left and {u[:8] for u in left} == set(doc["more"]["ids"])
     for n, response in enumerate(([{"type": "text", "text": got["text"]}],
                                   {"content": [{"type": "text", "text": got["text"]}],
@@ -337,4 +351,4 @@ def test_memories_a_cut_answer_left_out_are_still_injected_by_the_hooks(repo: Pa
         assert r.returncode == 0 and r.stdout, f"nothing injected in session {n}: {r.stderr}"
         context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
         assert doc["more"]["ids"][0] in context, (n, context)
-        assert not any(u[:8] in context for u in shown), (n, context)
+        assert not any(i in context for i in shown), (n, context)

@@ -88,7 +88,7 @@ def test_a_hostile_revision_is_a_clear_tool_error_and_the_server_answers_on(
                 # the server is not stuck: the next call answers, and rightly
                 res = await call("aide_memories", rev="HEAD")
                 assert not res.is_error
-                assert [m["uuid"] for m in res.structured_content["memories"]] == [u]
+                assert [m["id"] for m in res.structured_content["memories"]] == [u[:8]]
         res = await call("aide_diff", args=["HEAD"])
         assert not res.is_error and res.structured_content["added"] == []
         res = await call("aide_log")
@@ -141,7 +141,7 @@ def test_an_edit_through_a_hard_link_is_seen(repo: Path) -> None:
 
     async def body(call: Call) -> None:
         async def agree(step: str) -> None:
-            res = await call("aide_memories", limit=1000)
+            res = await call("aide_memories", limit=1000, detail="full")
             assert not res.is_error, (step, res.content)
             got = [m["what"] for m in res.structured_content["memories"]]
             assert got == [m["what"] for m in listed(repo)["memories"]], step
@@ -179,7 +179,7 @@ def test_events_the_kernel_dropped_are_no_miss(repo: Path) -> None:
     git(repo, "commit", "-qm", "memories")
 
     async def body(call: Call) -> None:
-        res = await call("aide_memories")
+        res = await call("aide_memories", detail="full")
         assert res.structured_content == listed(repo)
         # The same bytes written again and again, by turns: events that do not merge.
         fds = [os.open(repo / p, os.O_WRONLY) for p in (a, b)]
@@ -192,7 +192,7 @@ def test_events_the_kernel_dropped_are_no_miss(repo: Path) -> None:
             for fd in fds:
                 os.close(fd)
         edit_in_place(repo / c, "migrations run at noon")  # queued after the overflow
-        res = await call("aide_memories")
+        res = await call("aide_memories", detail="full")
         assert "migrations run at noon" in [m["what"] for m in
                                             res.structured_content["memories"]]
         assert res.structured_content == listed(repo)
@@ -219,11 +219,11 @@ def test_a_mount_over_a_memory_folder_is_seen(repo: Path, tmp_path: Path) -> Non
 
     async def body(call: Call) -> None:
         nonlocal mounted
-        res = await call("aide_memories")
+        res = await call("aide_memories", detail="full")
         assert res.structured_content == listed(repo)
         subprocess.run(["mount", "--bind", str(other), str(target)], check=True)
         mounted = True
-        res = await call("aide_memories")
+        res = await call("aide_memories", detail="full")
         assert [m["what"] for m in res.structured_content["memories"]] == [
             "seen only through the mount"]
         assert res.structured_content == listed(repo)

@@ -37,7 +37,8 @@ def start(repo: Path) -> McpServer:
 
 def search(srv: McpServer, word: str) -> dict[str, Any]:
     res = srv.request("s", "tools/call", {"name": "aide_search",
-                                          "arguments": {"keyword": word}})["result"]
+                                          "arguments": {"keyword": word,
+                                                        "detail": "full"}})["result"]
     assert not res.get("isError"), res
     doc: dict[str, Any] = res["structuredContent"]
     return doc
@@ -128,7 +129,8 @@ class Warm:
         self.server, self.mem = server, Memory()
 
     def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        text, doc, failed = self.server.call(self.mem, name, args)
+        """The call's document, in full (scores too)."""
+        text, doc, failed = self.server.call(self.mem, name, {**args, "detail": "full"})
         assert not failed, text
         assert doc is not None
         return doc

@@ -26,7 +26,8 @@ def start(repo: Path) -> McpServer:
 def recall(srv: McpServer, repo: Path, *more: str) -> dict[str, Any]:
     """The server's answer for FILE, checked equal to the command line's."""
     res = srv.request("aide_recall", "tools/call",
-                      {"name": "aide_recall", "arguments": {"paths": [FILE, *more]}})
+                      {"name": "aide_recall", "arguments": {"paths": [FILE, *more],
+                                                          "detail": "full"}})
     res = res["result"]
     assert not res.get("isError"), res
     got: dict[str, Any] = res["structuredContent"]
@@ -121,7 +122,8 @@ def test_supersession_follows_hand_edits(repo: Path) -> None:
 
     def searched() -> list[str]:
         res = srv.request("aide_search", "tools/call",
-                          {"name": "aide_search", "arguments": {"keyword": "invoice"}})
+                          {"name": "aide_search", "arguments": {"keyword": "invoice",
+                                                                "detail": "full"}})
         got: dict[str, Any] = res["result"]["structuredContent"]
         assert got == aide_ok(repo, "search", "invoice", "--json").json()
         return whats(got)

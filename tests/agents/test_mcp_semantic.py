@@ -16,7 +16,8 @@ pytest.importorskip("mcp")
 
 
 def _uuids(srv: McpServer, mid: int, tool: str, args: dict[str, Any]) -> list[str]:
-    res = srv.request(mid, "tools/call", {"name": tool, "arguments": args})["result"]
+    res = srv.request(mid, "tools/call", {"name": tool,
+                                          "arguments": {**args, "detail": "full"}})["result"]
     assert not res.get("isError"), res
     return [m["uuid"] for m in res["structuredContent"]["memories"]]
 

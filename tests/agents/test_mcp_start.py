@@ -17,8 +17,9 @@ from helpers import McpServer as Server
 
 pytest.importorskip("mcp")
 
+#: The tools listed by default (aide.mcp.tools: aide_import, aide_diff and aide_log too).
 TOOLS = {"aide_recall", "aide_remember", "aide_update", "aide_forget", "aide_memories",
-         "aide_search", "aide_import", "aide_diff", "aide_log"}
+         "aide_search"}
 
 
 def test_a_regular_install_has_the_server() -> None:
@@ -94,7 +95,8 @@ def test_the_session_goes_on_after_the_handover(repo: Path) -> None:
     # the first call reuses the id of initialize: its answer is the call's, not the
     # SDK's answer to the replayed initialize
     res = srv.request(1, "tools/call", {"name": "aide_recall",
-                                        "arguments": {"paths": ["src/auth/login.py"]}})
+                                        "arguments": {"paths": ["src/auth/login.py"],
+                                                      "detail": "full"}})
     assert res["id"] == 1, res
     doc = aide_ok(repo, "recall", "src/auth/login.py", "--json").json()
     assert res["result"]["structuredContent"] == doc

@@ -63,7 +63,8 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def recalled(mem: server.Memory, *paths: str) -> Any:
-    text, doc, failed = server.call(mem, "aide_recall", {"paths": [p or "." for p in paths]})
+    text, doc, failed = server.call(mem, "aide_recall", {"paths": [p or "." for p in paths],
+                                                         "detail": "full"})
     assert not failed, text
     return doc
 

@@ -28,7 +28,9 @@ def start(repo: Path, env: dict[str, str] | None = None) -> McpServer:
 
 
 def call(srv: McpServer, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    res = srv.request(tool, "tools/call", {"name": tool, "arguments": args})["result"]
+    """The call's structured content in full: the command's --json document."""
+    res = srv.request(tool, "tools/call", {"name": tool,
+                                           "arguments": {**args, "detail": "full"}})["result"]
     assert not res.get("isError"), res
     doc: dict[str, Any] = res["structuredContent"]
     return doc

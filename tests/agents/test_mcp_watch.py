@@ -133,7 +133,7 @@ def test_every_answer_sees_the_files_as_they_are(repo: Path, watch: str) -> None
             await s.initialize()
 
             async def agree(step: str) -> None:
-                res = await s.call_tool("aide_memories", {"limit": 1000})
+                res = await s.call_tool("aide_memories", {"limit": 1000, "detail": "full"})
                 assert not res.is_error, (step, res.content)
                 want: Any = aide_ok(repo, "list", "--json").json()
                 got = res.structured_content
