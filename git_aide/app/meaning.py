@@ -67,14 +67,14 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
         return sr.order([Hit(e, e.scope, score=bm25[e.blob]) for e in lexical], limit)[:limit]
     cover = coverage(query, bm25, decoded)
     cos = sem.nearest(query, snap, want, bm25.keys(), progress)
-    # No floor on the cosine: a paraphrase's memory may score as low as 0.11 ("how do
-    # we log users in" for a note on token rotation), beside unrelated notes at 0.05 to
-    # 0.09; the fused score orders them, and a floor of 0.2 lost it.
+    # A memory that holds none of the words answers only above a cosine floor: without
+    # one, a question returned the whole store, down to a cosine of 0.0.
     near = heapq.nlargest(want, cos, key=lambda b: cos[b])
     pool = set(near) | bm25.keys()
+    floor = fusion.COSINE_FLOOR
     scores = fusion.fuse({b: cos[b] for b in pool if b in cos},
-                         {b: s for b, s in bm25.items() if b in pool}, cover) \
-        if mode != "semantic" else {b: cos[b] for b in near}
+                         {b: s for b, s in bm25.items() if b in pool}, cover, floor) \
+        if mode != "semantic" else {b: cos[b] for b in near if cos[b] >= floor}
     lacking = set(scores) - decoded.keys()
     if lacking:
         decoded.update((e.blob, e) for e in snap.entries_of(lacking))
@@ -101,7 +101,7 @@ def recall_relevance(sem: Semantic, question: str, queries: list[Query],
         sem.embed_entries(entries)
         cos = sem.cosines(said, [e.blob for e in entries])
         cover = coverage(question, bm25, {e.blob: e for e in entries})
-        return fusion.fuse(cos, bm25, cover)
+        return fusion.fuse(cos, bm25, cover, fusion.COSINE_FLOOR)
 
     return fused
 

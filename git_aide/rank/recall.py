@@ -299,11 +299,13 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
          scorer: Callable[[list[Hit]], None] | None = None,
          project_wide_limit: int = -1, path_words_: set[str] | None = None,
          body: bytes | None = None, named: list[bytes] | None = None,
-         meaning: Meaning | None = None) -> list[Hit]:
+         meaning: Meaning | None = None, by_path: bool = False) -> list[Hit]:
     """Order (section 4 step 2), cap project-wide memories (step 3), cut at the limit
-    and, when asked, rebalance layers (step 4)."""
+    and, when asked, rebalance layers (step 4). With a `scorer` (a question), only the
+    memories it scores are kept, and, `by_path`, those scoped to a query path."""
     if scorer is not None:
         scorer(hits)
+        hits = [h for h in hits if h.score or (by_path and h.matched_scope is not None)]
     if limit <= 0:
         return []
     # Only a scorer gives scores: select's hits have none.
@@ -600,7 +602,8 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
     return rank(hits, limit=limit,
                 diversity_min=diversity_min, scorer=scorer,
                 project_wide_limit=project_wide_limit if queries else -1,
-                path_words_=want, body=body, named=named, meaning=meaning)
+                path_words_=want, body=body, named=named, meaning=meaning,
+                by_path=bool(queries))
 
 
 def listing(entries: list[Entry], filters: Filters) -> list[Hit]:

@@ -27,3 +27,29 @@ def test_a_paraphrase_finds_the_memory_it_means(repo: Path) -> None:
         assert hits and hits[0] == tokens["uuid"], mode
     doc = aide_ok(repo, "semantic", "status", "--json").json()
     assert doc["dim"] == 384 and doc["with_vectors"] == doc["memories"] == 5
+
+
+@pytest.mark.skipif(REAL is None, reason="no shared/models/all-MiniLM-L6-v2-onnx-int8")
+def test_a_question_by_meaning_returns_what_answers_it_not_the_store(repo: Path) -> None:
+    # Below a cosine floor (rank/fusion.py, measured on bench/quality/), a memory that
+    # holds none of the question's words is no answer: not the whole store down to 0.0.
+    whats = ("Access tokens are rotated on every refresh; the old refresh token is revoked",
+             "We ship releases on Fridays after the QA sign-off",
+             "The database is Postgres 16, migrations run with alembic",
+             "Use tabs for indentation in the Go services",
+             "CI caches the node_modules folder between runs",
+             "The office plants are watered on Mondays",
+             "Invoices are numbered per tenant, never globally",
+             "The design system's colours live in tokens.css",
+             "Our on-call rotation changes every Wednesday")
+    for what in whats:
+        remember(repo, what)
+    git(repo, "config", "aide.semantic.model", str(REAL))
+    for mode in ("semantic", "auto"):
+        doc = aide_ok(repo, "search", "which database do we run", "--mode", mode,
+                      "--json").json()
+        found = [m["what"] for m in doc["memories"]]
+        assert found and found[0].startswith("The database is Postgres"), (mode, found)
+        assert len(found) < len(whats), (mode, found)
+    got = aide_ok(repo, "recall", "--query", "which database do we run", "--json").json()
+    assert 0 < len(got["memories"]) < len(whats)

@@ -85,3 +85,18 @@ def test_a_path_recall_shows_the_always_on_memories(repo: Path) -> None:
     path.write_text(path.read_text().replace('"priority": "normal"', '"priority" :"always"'))
     assert uuids(aide_ok(repo, "recall", "src/auth/login.py", "--json")) == [
         scoped, plain, rule]
+
+
+def test_a_question_keeps_only_what_answers_it(repo: Path) -> None:
+    # recall --query returns the memories that match the question, and with paths the
+    # memories scoped to them, not the whole store in another order.
+    redis = remember(repo, "sessions live in redis", "--scope", "src/auth/**")["uuid"]
+    tokens = remember(repo, "tokens rotate hourly", "--scope", "src/auth/**")["uuid"]
+    remember(repo, "billing is event-sourced")
+    remember(repo, "docs are built with mkdocs", "--scope", "docs/**")
+    wide = remember(repo, "the redis cluster has three nodes")["uuid"]
+    got = uuids(aide_ok(repo, "recall", "--query", "redis", "--json"))
+    assert set(got) == {redis, wide}
+    got = uuids(aide_ok(repo, "recall", "src/auth/login.py", "--query", "redis", "--json"))
+    assert got[0] == redis and set(got) == {redis, tokens, wide}
+    assert uuids(aide_ok(repo, "recall", "--query", "kubernetes", "--json")) == []
