@@ -267,6 +267,10 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
         raise UsageError(f"unknown layer {layer!r}; choose one of {', '.join(memory.LAYERS)}")
     if scope is not None:
         scope = store.clean_scope(scope)
+    if not dry_run and repo.worktree is not None:
+        # Refused before anything is written, as remember is: a read-only git folder
+        # would leave the memories written and not staged.
+        store.check_writable(repo, repo.worktree, [], True, "nothing was imported")
     have: dict[tuple[str, str | None, str], str] = {}
     for e in Context(repo, cache).snapshot().entries:
         r = e.record

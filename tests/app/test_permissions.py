@@ -170,3 +170,13 @@ def test_no_cache_and_a_read_only_git_folder_searches_from_the_files(tmp_path: P
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and "damaged" not in lines[0], r.stderr
     assert f"cache cannot be written ({repo / '.git'}: permission denied)" in lines[0]
+
+
+def test_import_with_a_read_only_git_folder_writes_nothing(repo: Path) -> None:
+    (repo / "AGENTS.md").write_text("# Rules\n\n- Review every migration twice.\n")
+    before = sorted(p.name for p in (repo / MEM).rglob("*.json"))
+    with read_only(repo / ".git"):
+        r = aide_unprivileged(repo, "import", "AGENTS.md")
+    assert r.returncode == 1, r.stderr
+    assert "permission denied" in r.stderr and "nothing was imported" in r.stderr
+    assert sorted(p.name for p in (repo / MEM).rglob("*.json")) == before
