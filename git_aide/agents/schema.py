@@ -294,8 +294,9 @@ def speak(message: str) -> str:
     return "`".join(parts)
 
 
-#: What the server tells an agent in `initialize`: some put it in the system prompt of
-#: every request, Codex in each tool's description; so, two sentences.
-INSTRUCTIONS = ("git-aide: this repository's memory (decisions, constraints, team rules), "
-                "versioned with the code. Call aide_recall with the paths you will change, "
-                "and aide_remember for what you learn that the code does not show.")
+#: What the server tells an agent in `initialize`: Claude Code and Gemini CLI put it in
+#: the system prompt of every request, Codex in each tool's description and its first
+#: line in every request's list of tool namespaces; so, two sentences, the first short.
+INSTRUCTIONS = ("git-aide: this repository's memory (decisions, constraints, team rules).\n"
+                "Call aide_recall with the paths you will change, and aide_remember for "
+                "what you learn that the code does not show.")
