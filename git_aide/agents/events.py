@@ -303,6 +303,8 @@ def _line(record: dict[str, Any]) -> str:
     why = f" (why: {_clip(' '.join(record['why'].split()), MAX_WHY_CHARS)})" if record.get(
         "why") else ""
     scope = record.get("scope") or "project"
+    if record.get("priority") == "always":
+        scope += ", always-on"
     return f"- {what}{why} [{scope}] id:{record['uuid'][:8]}"
 
 
@@ -414,14 +416,22 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
         return None
     _warn(snap)
     session, followed = _session(repo.cache_dir, data, agent)
-    fresh = [h for h in hits if h.entry.compiled is not None
+    fresh = [h.entry for h in hits if h.entry.compiled is not None
              and h.entry.uuid not in session.seen]
+    if not session.started:
+        # No session start came (a client without that hook): the always-on memories
+        # come with the first file, once.
+        from git_aide.app.answers import always_on
+
+        have_ids = {e.uuid for e in fresh}
+        fresh += [e for e in always_on(snap) if e.uuid not in session.seen
+                  and e.uuid not in have_ids]
     if fresh:
         from git_aide.agents import native
 
         have = native.loaded(_program(agent, data), top, rels, _cwd(data))
         if have.files:
-            fresh = [h for h in fresh if not have.has(h.entry.record)]
+            fresh = [e for e in fresh if not have.has(e.record)]
     if not fresh:
         if followed:
             session.save()
@@ -429,12 +439,12 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
     cap = max(0, repo.settings.hooks_file_chars - reserve)
     named = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
     header = f"{FILE_HEADER}{named} (git-aide; follow it):"
-    lines = [_line(h.entry.record) for h in fresh]
+    lines = [_line(e.record) for e in fresh]
     more = "{n} more: call aide_recall for " + ", ".join(rels[:3])
     text, shown = fit(header, lines, cap, more)
-    if shown and _masks(agent, data) and not _kept_by_masking(data, text, fresh[0].entry.record):
+    if shown and _masks(agent, data) and not _kept_by_masking(data, text, fresh[0].record):
         # the most specific memory once more, last, where Gemini CLI's masking keeps it
-        keep = _keep_line(fresh[0].entry.record, rels[0])
+        keep = _keep_line(fresh[0].record, rels[0])
         kept, n = fit(header, lines, cap - len(keep) - 1, more)
         if n:
             text, shown = kept + "\n" + keep, n
@@ -442,11 +452,11 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
         if followed:
             session.save()
         return text or None  # not even one fits: at most say where they are
-    session.seen.update(h.entry.uuid for h in fresh[:shown])
+    session.seen.update(e.uuid for e in fresh[:shown])
     session.save()
     from git_aide.core.memory import now
 
-    cache.count_recall([h.entry.uuid for h in fresh[:shown]], now())
+    cache.count_recall([e.uuid for e in fresh[:shown]], now())
     return text
 
 

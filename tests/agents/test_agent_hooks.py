@@ -32,8 +32,16 @@ def stocked(repo: Path) -> Path:
     return repo
 
 
+def started(repo: Path, session: str) -> None:
+    """Start a session as Claude Code does, so that the always-on memories are given."""
+    hook(repo, "session-start", {"session_id": session, "cwd": str(repo),
+                                 "hook_event_name": "SessionStart", "source": "startup"})
+
+
 def test_pre_tool_use_injects_the_files_memories_once_per_session(stocked: Path) -> None:
     status = git(stocked, "status", "--porcelain")
+    started(stocked, "s-1")
+    started(stocked, "s-2")
     rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py"))
     assert rc == 0
     reply = json.loads(out)
@@ -152,6 +160,7 @@ def test_post_tool_use_records_what_the_agent_fetched(stocked: Path) -> None:
     listed = aide(stocked, "recall", "src/db/x.py", "--json").json()["memories"]
     mine = next(m for m in listed if "migrations" in m["what"])
     response = [{"type": "text", "text": json.dumps({"memories": [{"uuid": mine["uuid"]}]})}]
+    started(stocked, "pt")
     rc, out, _ = hook(stocked, "post-tool-use", {
         "session_id": "pt", "cwd": str(stocked), "hook_event_name": "PostToolUse",
         "tool_name": "mcp__git-aide__aide_recall", "tool_input": {"paths": ["src/db"]},
@@ -288,6 +297,7 @@ def test_post_tool_use_resolves_the_short_ids_of_the_servers_text(stocked: Path)
 
 def test_a_tiny_file_budget_never_prints_a_header_alone(stocked: Path) -> None:
     git(stocked, "config", "aide.hooks.fileChars", "100")
+    started(stocked, "t")
     _rc, out, _ = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py", "t"))
     text = context(out)
     assert text == "2 more: call aide_recall for src/auth/login.py"
@@ -626,3 +636,19 @@ def test_the_nudge_to_remember_a_decision_is_kept_when_memories_fill_the_budget(
         assert len(text) <= 600
         assert "rule number" in text and "more: call aide_recall" in text
         assert text.endswith("call aide_remember (what, why, and a scope glob where it applies).")
+
+
+def test_always_on_memories_come_once_by_the_first_channel(stocked: Path) -> None:
+    # A client with no session start gets the always-on memories with its first file,
+    # marked, once; after a session start they are not sent again with a file.
+    read = claude_read(stocked, "src/auth/login.py", "no-start")
+    first = context(hook(stocked, "pre-tool-use", read)[1])
+    assert "the CI runs on Python 3.10" in first and "always-on" in first
+    assert "rotate hourly" in first
+    again = hook(stocked, "pre-tool-use", claude_read(stocked, "src/db/x.py", "no-start"))[1]
+    assert "Python 3.10" not in again
+    start = {"session_id": "started", "cwd": str(stocked), "hook_event_name": "SessionStart",
+             "source": "startup"}
+    assert "Python 3.10" in context(hook(stocked, "session-start", start)[1])
+    out = hook(stocked, "pre-tool-use", claude_read(stocked, "src/auth/login.py", "started"))[1]
+    assert "rotate hourly" in context(out) and "Python 3.10" not in out
