@@ -94,7 +94,9 @@ def test_a_memory_moved_into_the_folder_by_hand_ranks_by_its_new_words(repo: Pat
     srv = start(repo)
     try:
         recall(srv, repo)
-        fresh = remember(repo, "rounding is banker's rounding", "--scope", "src/**",
+        # (in the notes' own scope: the path's words order a scope's memories, and never
+        # lift one above a nearer scope)
+        fresh = remember(repo, "rounding is banker's rounding", "--scope", "src/billing/**",
                          "--layer", "technical")["path"]
         assert "rounding is banker's rounding" in whats(recall(srv, repo))
         edit_by_hand(repo, fresh, what="invoice totals use banker's rounding")
