@@ -23,6 +23,7 @@ answer for an agent.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from git_aide import __version__
@@ -140,10 +141,43 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
     query = a["query"]
     asks = bool(query and query.strip()) and not a["ids"]
     more = () if a["ids"] or a["rev"] else answers.query_key(mem.repo(), a["paths"] or [])
-    return _kept(mem, "aide_recall", a, lambda: _recall(mem, a), asks, more)
+    always = not a["ids"] and _always_wanted(mem)
+    return _kept(mem, "aide_recall", a, lambda: _recall(mem, a, always), asks, (*more, always))
 
 
-def _recall(mem: Memory, a: dict[str, Any]) -> Answer:
+#: How long before the server started a session start may have come (an agent runs its
+#: SessionStart hooks and starts its MCP servers at once).
+SESSION_START_SLACK = 120.0
+
+
+def _always_wanted(mem: Memory) -> bool:
+    """Return whether a recall should bring the always-on memories: once a connection,
+    and not when a session-start hook gave them to this session already (a session
+    record started since the server did)."""
+    if mem.always_given:
+        return False
+    folder = os.path.join(mem.repo().cache_dir, "sessions")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    since = mem.born - SESSION_START_SLACK
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if os.stat(path).st_mtime < since:
+                continue
+            with open(path, encoding="utf-8") as f:
+                started = json.load(f).get("started")
+        except (OSError, ValueError, AttributeError, RecursionError):
+            continue
+        if isinstance(started, (int, float)) and started >= since:
+            mem.always_given = True
+            return False
+    return True
+
+
+def _recall(mem: Memory, a: dict[str, Any], always: bool = False) -> Answer:
     from git_aide.app import answers
 
     repo, cache, snap = mem.read(a["rev"])
@@ -159,8 +193,11 @@ def _recall(mem: Memory, a: dict[str, Any]) -> Answer:
         hits = answers.recall_hits(repo, cache, snap, a["paths"] or [], query=query,
                                    layers=a["layers"] or (), contributor=a["contributor"],
                                    limit=a["limit"], index=ft, count=False,
-                                   semantic=mem.semantic(repo, cache) if ft else None)
+                                   semantic=mem.semantic(repo, cache) if ft else None,
+                                   always=always)
         mem.counted = [h.entry.uuid for h in hits]
+        if always and a["rev"] is None:
+            mem.always_given = True
     full = _full(a)
     # By ids, the answer is whole records unless told: a compact answer's rest is asked
     # compact.

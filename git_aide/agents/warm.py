@@ -223,6 +223,11 @@ class Memory:
         self._vouched = False
         #: The memories the call under way recalled, for the per-machine counts.
         self.counted: list[str] = []
+        #: When the server started (session records written since are this session's).
+        self.born = time.time()
+        #: Whether this connection's agent was given the always-on memories (by a recall
+        #: answer, or by a session-start hook since the server started).
+        self.always_given = False
         #: The warnings the call under way said of its snapshot.
         self.said: list[str] = []
         #: Recalls answered and not counted yet: (cache, the memories recalled, when).

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import AIDE, BASE_ENV, aide_ok, edit_by_hand, git, remember
+from helpers import AIDE, BASE_ENV, aide_ok, edit_by_hand, git, hook, remember
 
 pytest.importorskip("mcp")
 
@@ -218,3 +218,34 @@ def test_limits_left_out_follow_the_settings(repo: Path) -> None:
             assert "needs words to look for" in res.content[0].text
 
     asyncio.run(session())
+
+
+def test_always_on_memories_reach_a_connection_once(repo: Path) -> None:
+    # A client with no session-start hook gets the always-on memories with its first
+    # recall, marked; not again; and not at all when a session start gave them already.
+    remember(repo, "auth tokens rotate hourly", "--scope", "src/auth/**")
+    rule = remember(repo, "CI runs on Python 3.10", "--priority", "always")["uuid"]
+
+    async def session(hooked: bool) -> list[list[str]]:
+        params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
+                                       env=BASE_ENV)
+        got = []
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            if hooked:
+                hook(repo, "session-start", {"session_id": "h", "cwd": str(repo),
+                                             "hook_event_name": "SessionStart",
+                                             "source": "startup"})
+            for path in ("src/auth/login.py", "src/auth/other.py"):
+                res = await s.call_tool("aide_recall", {"paths": [path]})
+                ids = [m["id"] for m in res.structured_content["memories"]]
+                if rule[:8] in ids:
+                    assert res.structured_content["memories"][-1]["priority"] == "always"
+                    assert "always on" in res.content[0].text
+                got.append(ids)
+        return got
+
+    first, second = asyncio.run(session(False))
+    assert rule[:8] in first and rule[:8] not in second
+    first, second = asyncio.run(session(True))
+    assert rule[:8] not in first and rule[:8] not in second
