@@ -625,7 +625,7 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
                    and not (have is not None and have.files and have.has(r))]
         lines = [_line(r).replace("- ", f"- {kind}: ", 1) for kind, r in changed]
         text, shown = fit(f"\nMemories this branch added or changed since {base}:", lines,
-                          cap - used - 1, "{n} more: call aide_diff with args [\"" + base + "\"]")
+                          cap - used - 1, "{n} more: run `git aide diff " + base + "`")
         if shown:
             parts.append(text)
             session.seen.update(r["uuid"] for _kind, r in changed[:shown])
@@ -762,7 +762,7 @@ def users_words(prompt: str) -> str:
     own = re.compile(r"^(?:- (?:added: |changed: )?.* id:[0-9a-f]{8}|"
                      + re.escape(SESSION_HEADER) + "|" + re.escape(FILE_HEADER)
                      + r".*\(git-aide; follow it\):|Memories this branch added or changed "
-                     r"since .*:|\d+ more: call aide_\w+ .*)$")
+                     r"since .*:|\d+ more: (?:call aide_\w+ |run `git aide ).*)$")
     return "\n".join(line for line in prompt.splitlines() if not own.match(line.strip()))
 
 
