@@ -299,7 +299,11 @@ def _reply(agent: str, event: str, text: str, data: dict[str, Any]) -> dict[str,
 # -- rendering within a budget -------------------------------------------------------------
 
 def _line(record: dict[str, Any]) -> str:
-    what = _clip(" ".join(record["what"].split()), MAX_WHAT_CHARS)
+    from git_aide.core.memory import folded
+
+    what = _clip(folded(record["what"]), MAX_WHAT_CHARS)
+    if "\n" in what:  # code: its lines under the rule, a fence cut short closed again
+        what = what.replace("\n", "\n  ") + ("\n  ```" if what.count("```") % 2 else "")
     why = f" (why: {_clip(' '.join(record['why'].split()), MAX_WHY_CHARS)})" if record.get(
         "why") else ""
     scope = record.get("scope") or "project"

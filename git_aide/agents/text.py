@@ -355,7 +355,10 @@ def cap(text: str, budget: int) -> str:
 
 
 def _flat(text: str | None) -> str:
-    return " ".join((text or "").split())
+    from git_aide.core.memory import folded
+
+    # Code stays code: its lines, indented under the list item.
+    return folded(text).replace("\n", "\n  ")
 
 
 def _more_line(more: dict[str, Any], left: int, what: str) -> str:

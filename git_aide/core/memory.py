@@ -354,3 +354,33 @@ def new(
         "priority": priority, "generated_by": generated_by, "derived_from": derived_from,
         "created_at": stamp, "updated_at": stamp,
     })
+
+
+def folded(text: str | None) -> str:
+    """Return a memory's text for a listing: blanks and line breaks folded to one space,
+    but inside fenced code (a fence stays a fence, its lines kept, as import keeps it)."""
+    if not text:
+        return ""
+    if "```" not in text and "~~~" not in text:
+        return " ".join(text.split())
+    out: list[str] = []
+    prose: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        s = line.strip()
+        if fence:
+            out.append(line.rstrip())
+            if s.startswith(fence) and not s.strip(fence[0]):
+                fence = ""
+            continue
+        if s[:3] in ("```", "~~~"):
+            if prose:
+                out.append(" ".join(" ".join(prose).split()))
+                prose = []
+            fence = s[:len(s) - len(s.lstrip(s[0]))]
+            out.append(s)
+            continue
+        prose.append(line)
+    if prose:
+        out.append(" ".join(" ".join(prose).split()))
+    return "\n".join(x for x in out if x)

@@ -10,7 +10,7 @@ import json
 import os
 
 from git_aide.core.controls import escape as escape_controls
-from git_aide.core.memory import LAYERS
+from git_aide.core.memory import LAYERS, folded
 from git_aide.rank.recall import Hit
 
 TYPE_CHECKING = False
@@ -60,7 +60,7 @@ def memories_text(hits: list[Hit], *, tty: bool, empty: str = "No memories.",
         for h in hs:
             r = h.entry.record
             tags = "".join(f" #{t}" for t in r["tags"])
-            what = " ".join(r["what"].split())
+            what = folded(r["what"]).replace("\n", "\n" + " " * 12)
             marks = _marks(r)
             marks = f"  ({marks})" if marks else ""
             lines.append(f"  {r['uuid'][:8]}  [{_scope_text(r)}]  {what}{tags}{marks}")
@@ -75,7 +75,7 @@ def _ranked_plain(hits: list[Hit]) -> str:
     for i, h in enumerate(hits, 1):
         r = h.entry.record
         tags = "".join(f" #{t}" for t in r["tags"])
-        what = " ".join(r["what"].split())
+        what = folded(r["what"]).replace("\n", "\n" + " " * (width + 2))
         extra = [x for x in (_marks(r), None if h.score is None else f"score {h.score:.2f}")
                  if x]
         label = f"{r['layer']} [{_scope_text(r)}]" + (f" ({', '.join(extra)})" if extra else "")

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import TESTS, aide, aide_ok, git, write
+from helpers import TESTS, aide, aide_ok, git, hook, hook_context, write
 
 from git_aide.agents import frontmatter, markdown, rules
 
@@ -366,3 +366,18 @@ def test_a_real_contributor_guide_imports_as_rules_that_stand_alone(repo: Path) 
     assert [(x["where"], x["reason"]) for x in doc["left_out"]] == [
         ("AGENTS.md:3", "lines about the file itself"),
         ("AGENTS.md:5", "metadata about the file"), ("AGENTS.md:9", "tables of contents")]
+
+
+def test_imported_code_reaches_the_agent_as_code(repo: Path) -> None:
+    # A rule with its fenced commands keeps their lines in recall, the hooks and MCP text.
+    (repo / "AGENTS.md").write_text("# Testing\n\n- Run the full test suite:\n\n"
+                                    "```bash\nmake tests\nmake lint\n```\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "rules")
+    aide_ok(repo, "import", "AGENTS.md")
+    shown = aide_ok(repo, "recall").stdout
+    assert "```bash\n" in shown and "make tests\n" in shown and "make lint" in shown
+    start = {"session_id": "code", "cwd": str(repo), "hook_event_name": "SessionStart",
+             "source": "startup"}
+    text = hook_context(hook(repo, "session-start", start)[1])  # Claude: no AGENTS.md
+    assert "```bash\n" in text and "make tests\n" in text and "make tests make lint" not in text
