@@ -70,7 +70,8 @@ def budget(repo: Repo) -> int:
 
 
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
-              hint: str | Callable[[int], str], empty: str = "No memories.") -> Answer:
+              hint: str | Callable[[int], str], empty: str = "No memories.",
+              ranked: bool = True) -> Answer:
     """The recall / search / list answer for `hits`, within the budget: compact, or
     `full`, the command's --json document."""
     from git_aide.agents.text import (
@@ -96,7 +97,7 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
         items = fitting(hits, compact, lambda h: {"id": short(h.entry.uuid)}, cap, sizes)
         doc = {**compact_source(snap.source.as_json()), "memories": items}
     doc = bound(doc, ("memories",), cap, hint, sizes)
-    return doc, memories_text(doc, empty=empty, budget=cap)
+    return doc, memories_text(doc, empty=empty, budget=cap, ranked=ranked)
 
 
 def _full(a: dict[str, Any]) -> bool:
@@ -246,7 +247,8 @@ def _listed(mem: Memory, a: dict[str, Any]) -> Answer:
         hits = [h for h in hits if (h.entry.scope or "project").startswith(a["scope"])]
     skip = a["offset"]
     return _memories(repo, snap, hits[skip:skip + a["limit"]], _full(a),
-                     lambda n: f'call aide_memories again with "offset": {skip + n}')
+                     lambda n: f'call aide_memories again with "offset": {skip + n}',
+                     ranked=False)
 
 
 def _written(repo: Repo, doc: dict[str, Any], text: str) -> Answer:

@@ -369,8 +369,10 @@ def _more_line(more: dict[str, Any], left: int, what: str) -> str:
     return line + (f"; {hint}" if hint else "")
 
 
-def _memory_line(m: dict[str, Any]) -> str:
+def _memory_line(m: dict[str, Any], rank: int = 0) -> str:
     scope = f"[{m['scope']}] " if m.get("scope") else ""
+    if rank:  # numbered in the answer's order, the layer a label
+        scope = f"{m.get('layer')} {scope}"
     why = f" (why: {_flat(m.get('why'))})" if m.get("why") else ""
     marks = [mark for mark, on in (
         ("always on", m.get("priority") == "always"),
@@ -378,12 +380,15 @@ def _memory_line(m: dict[str, Any]) -> str:
         (f"superseded by `{m.get('superseded_by')}`", m.get("superseded_by")),
         ("clipped", m.get("clipped"))) if on]
     said = f" ({'; '.join(marks)})" if marks else ""
-    return f"- {scope}{_flat(m.get('what'))}{why}{said} `{_named(m) or '?'}`"
+    return (f"{rank}. " if rank else "- ") + \
+        f"{scope}{_flat(m.get('what'))}{why}{said} `{_named(m) or '?'}`"
 
 
 def memories_text(doc: dict[str, Any], empty: str = "No memories.",
-                  budget: int = BUDGET) -> str:
-    """A recall / search / list document as short markdown, grouped by layer."""
+                  budget: int = BUDGET, ranked: bool = True) -> str:
+    """Return a recall / search / list document as short markdown: `ranked` (recall,
+    search), numbered in the answer's order with the layer a label; else (list) grouped
+    by layer."""
     mems = doc.get("memories", [])
     more = doc.get("more") or {}
     left = more.get("memories", 0)
@@ -396,7 +401,9 @@ def memories_text(doc: dict[str, Any], empty: str = "No memories.",
     noun = "memory" if count == 1 else "memories"
     lines: list[str] = [(f"{len(mems)} of {count} {noun}" if left else f"{count} {noun}")
                         + where]
-    for layer in LAYERS:
+    if ranked:
+        lines += ["", *(_memory_line(m, i) for i, m in enumerate(mems, 1))]
+    for layer in () if ranked else LAYERS:
         group = [m for m in mems if m.get("layer") == layer]
         if group:
             lines += ["", f"## {layer}", *(_memory_line(m) for m in group)]

@@ -52,7 +52,8 @@ def test_every_tool_over_stdio(repo: Path) -> None:
                 "what": "auth tokens rotate hourly", "why": "the 2023 incident"}]}
             res = await call("aide_recall", paths=["src/auth/login.py"], detail="full")
             assert res.structured_content == cli_json(repo, "recall", "src/auth/login.py")
-            assert "## area_context" in res.content[0].text
+            # the markdown in rank order, numbered, the layer a label
+            assert "1. area_context [src/auth/**] auth tokens" in res.content[0].text
             assert "auth tokens rotate hourly" in res.content[0].text
 
             # a memory edited by hand between two calls is seen by the next one
