@@ -665,3 +665,21 @@ def error_line(r: Result) -> str:
     assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
     assert lines[0].startswith("git-aide: error:"), lines[0]
     return lines[0]
+
+
+#: Where the tests' tiny model is served from, as a catalog names it.
+TINY_REPO = "tests/tiny-model"
+TINY_REVISION = "0123456789abcdef0123456789abcdef01234567"
+TINY_REMOTE = {"model.onnx": "onnx/model.onnx", "tokenizer.json": "tokenizer.json"}
+
+
+def tiny_catalog(tmp_path: Path, tiny: Path, sizes: bool = False, **wrong: str) -> Path:
+    """Write a catalog naming the tiny model `tiny`: its files' sha256s (or `wrong` ones,
+    by the file's stem), and with `sizes` each file's size."""
+    files = {local: [remote, wrong.get(local.split(".")[0], sha256_of(tiny / local))]
+             + ([(tiny / local).stat().st_size] if sizes else [])
+             for local, remote in TINY_REMOTE.items()}
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps({"tiny": {"repo": TINY_REPO, "revision": TINY_REVISION,
+                                         "files": files, "licence": "CC0-1.0", "dim": 8}}))
+    return path

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import http.server
-import json
 import os
 import pty
 import re
@@ -21,26 +20,31 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import AIDE, BASE_ENV, Result, aide_ok, error_line, serve, sha256_of, shared_model
+from helpers import (
+    AIDE,
+    BASE_ENV,
+    TINY_REMOTE,
+    TINY_REPO,
+    TINY_REVISION,
+    Result,
+    aide_ok,
+    error_line,
+    serve,
+    sha256_of,
+    shared_model,
+    tiny_catalog,
+)
 
 from git_aide.model import catalog
 
-REPO = "tests/tiny-model"
-REVISION = "0123456789abcdef0123456789abcdef01234567"
-REMOTE = {"model.onnx": "onnx/model.onnx", "tokenizer.json": "tokenizer.json"}
+REPO, REVISION, REMOTE = TINY_REPO, TINY_REVISION, TINY_REMOTE
 #: A process that hangs fails its test after this many seconds, instead of hanging it.
 PATIENCE = 60
 
 
 def write_catalog(tmp_path: Path, tiny: Path, sizes: bool = True) -> Path:
     """A catalog naming the tiny model `tiny`, with each file's sha256 (and size)."""
-    files = {local: [remote, sha256_of(tiny / local)]
-             + ([(tiny / local).stat().st_size] if sizes else [])
-             for local, remote in REMOTE.items()}
-    path = tmp_path / "catalog.json"
-    path.write_text(json.dumps({"tiny": {"repo": REPO, "revision": REVISION, "files": files,
-                                         "licence": "CC0-1.0", "dim": 8}}))
-    return path
+    return tiny_catalog(tmp_path, tiny, sizes)
 
 
 @pytest.fixture

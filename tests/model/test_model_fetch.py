@@ -11,11 +11,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import aide, aide_ok, error_line, git, remember, serve, sha256_of, uuids
+from helpers import (
+    TINY_REMOTE,
+    TINY_REPO,
+    TINY_REVISION,
+    aide,
+    aide_ok,
+    error_line,
+    git,
+    remember,
+    serve,
+    sha256_of,
+    tiny_catalog,
+    uuids,
+)
 
-REPO = "tests/tiny-model"
-REVISION = "0123456789abcdef0123456789abcdef01234567"
-REMOTE = {"model.onnx": "onnx/model.onnx", "tokenizer.json": "tokenizer.json"}
+REPO, REVISION, REMOTE = TINY_REPO, TINY_REVISION, TINY_REMOTE
 
 
 @pytest.fixture
@@ -29,14 +40,7 @@ def upstream(tiny: Path, tmp_path: Path) -> Path:
     return root
 
 
-def catalog(tmp_path: Path, tiny: Path, **wrong: str) -> Path:
-    """A catalog naming the tiny model `tiny`, with its files' sha256s (or `wrong` ones)."""
-    files = {local: [remote, wrong.get(local.split(".")[0], sha256_of(tiny / local))]
-             for local, remote in REMOTE.items()}
-    path = tmp_path / "catalog.json"
-    path.write_text(json.dumps({"tiny": {"repo": REPO, "revision": REVISION, "files": files,
-                                         "licence": "CC0-1.0", "dim": 8}}))
-    return path
+catalog = tiny_catalog
 
 
 @pytest.fixture
