@@ -606,6 +606,7 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
         have = native.loaded(_program(agent, data), top, (), _cwd(data))
         if have.files:
             chosen = [(e, r) for e, r in chosen if not have.has(r)]
+            chosen = _not_restated(repo, cache, have, chosen)
     chosen.sort(key=lambda er: er[0].updated_at, reverse=True)
     chosen.sort(key=lambda er: _importance(*er))
     records = [r for _e, r in chosen]
@@ -635,6 +636,57 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
             session.seen.update(r["uuid"] for _kind, r in changed[:shown])
     session.save()
     return "\n".join(parts) if parts else None
+
+
+#: The cosine from which a memory restates a rule the agent loads (all-MiniLM-L6-v2:
+#: a rule and its rewording 0.8 to 0.95, rules that share only a topic up to 0.75; see
+#: app/meaning.py's DUPLICATE_COSINE).
+RESTATED_COSINE = 0.8
+
+
+def _not_restated(repo: Any, cache: Any, have: Any, chosen: list[Any]) -> list[Any]:
+    """Leave out the (entry, record) pairs whose memory says by meaning what a rule the
+    agent loads says, when a model is configured (at a session start: the rules' vectors
+    are kept with the memories', by their text, so a rules file is embedded once)."""
+    if not chosen or not repo.config("aide.semantic.model"):
+        return chosen
+    try:
+        import hashlib
+
+        from git_aide.agents.native import names_held
+        from git_aide.app.semantic import Semantic
+
+        sem = Semantic(repo, cache)
+        if not sem.ready(say=False):
+            return chosen
+        rules = {hashlib.sha1(b"rule\0" + t.encode()).hexdigest(): t
+                 for t in have.rule_texts() if len(t.split()) >= 4}
+        if not rules:
+            return chosen
+        vecs = sem.vectors
+        missing = vecs.missing(rules)
+        if missing:
+            vecs.add_missing(missing, lambda ids: sem.embedder.embed([rules[i] for i in ids]))
+        sem.embed_entries([e for e, _r in chosen])
+        ids, rows = vecs.of(rules)
+        blobs, mine = vecs.of([e.blob for e, _r in chosen])
+        if not ids or not blobs:
+            return chosen
+        sims = mine @ rows.T
+        said = set()
+        for i, blob in enumerate(blobs):
+            for j in (sims[i] >= RESTATED_COSINE).nonzero()[0]:
+                if names_held(_what_of(chosen, blob), rules[ids[int(j)]]):
+                    said.add(blob)
+                    break
+        return [(e, r) for e, r in chosen if e.blob not in said]
+    except Exception as e:  # noqa: BLE001 -- by words alone, as without a model
+        _say(f"restated rules by meaning: {e}")
+        return chosen
+
+
+def _what_of(chosen: list[Any], blob: str) -> str:
+    return next(str(r["what"]) for e, r in chosen if e.blob == blob)
 
 
 def _branch_changes(repo: Any, cache: Any) -> tuple[str, list[tuple[str, dict[str, Any]]]] | None:

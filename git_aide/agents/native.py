@@ -187,6 +187,16 @@ class Loaded:
         named = _named(what)
         return any(n >= need and named <= self._rules[i] for i, n in counts.items())
 
+    def rule_texts(self) -> list[str]:
+        """Return the rules of these files (paragraphs, bullets), as written."""
+        return [rule for text in self._raw for rule in _rules_of(text)]
+
+
+def names_held(what: str, rule: str) -> bool:
+    """Return whether `rule` names every number and identifier `what` names (a memory that
+    adds one says more than the rule, however alike their meaning)."""
+    return _named(what) <= _stems(rule)
+
 
 _RULE_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _WORD = re.compile(r"[a-z0-9]+(?:[._/-][a-z0-9]+)*")

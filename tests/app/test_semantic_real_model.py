@@ -53,3 +53,25 @@ def test_a_question_by_meaning_returns_what_answers_it_not_the_store(repo: Path)
         assert len(found) < len(whats), (mode, found)
     got = aide_ok(repo, "recall", "--query", "which database do we run", "--json").json()
     assert 0 < len(got["memories"]) < len(whats)
+
+
+@pytest.mark.skipif(REAL is None, reason="no shared/models/all-MiniLM-L6-v2-onnx-int8")
+def test_a_session_start_leaves_out_a_rule_restated_by_meaning(repo: Path) -> None:
+    # The loaded CLAUDE.md says it; the memory says it in words too few to match: with
+    # the model, it is not sent again; a memory on another subject still is.
+    from helpers import hook, write_memory
+
+    (repo / "CLAUDE.md").write_text("# Rules\n\n- Use pnpm for installs; npm is not allowed.\n")
+    write_memory(repo, "Install packages with pnpm, never with npm", "guidelines")
+    write_memory(repo, "The frontend build uses Vite", "guidelines")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "rules")
+    start = {"session_id": "m1", "cwd": str(repo), "hook_event_name": "SessionStart",
+             "source": "startup"}
+    words_only = hook(repo, "session-start", start)[1]
+    assert "never with npm" in words_only and "Vite" in words_only
+    git(repo, "config", "aide.semantic.model", str(REAL))
+    meant = hook(repo, "session-start", {**start, "session_id": "m2"})[1]
+    assert "never with npm" not in meant and "Vite" in meant
+    again = hook(repo, "session-start", {**start, "session_id": "m3"})[1]
+    assert again == meant  # the rules' vectors kept: the same answer
