@@ -511,6 +511,22 @@ def analyze(run: dict[str, Any], script: Any) -> dict[str, Any]:
                 where.setdefault(m.uuid, []).append(f"{p.tool.split('__')[-1].split('_', 1)[-1]}"
                                                     f"@{p.key}")
     twice = {u: w for u, w in where.items() if len(w) > 1}
+    # -- memories the client loads itself (its rules files), that git-aide sent anyway:
+    # the client's own text is every system or text place with git-aide's hook texts
+    # taken out (tool results left aside: a file read, an MCP answer, Gemini's hook text)
+    native: set[str] = set()
+    hook_ws = [h.w for h in delivered if h.w.strip()]
+    looked: set[tuple[str, int]] = set()
+    for r in reqs:
+        for p in r.places:
+            if p.kind not in ("system", "text") or (p.key, len(p.text)) in looked:
+                continue
+            looked.add((p.key, len(p.text)))
+            w = p.w
+            for hw in hook_ws:
+                w = w.replace(hw, " ")
+            native.update(m.uuid for m in mems if m.uuid not in native and has(m, w))
+    restated = {u: w for u, w in where.items() if u in native}
     always = [m for m in mems if m.priority == "always"]
     always_rows = {m.short: len(where.get(m.uuid, [])) for m in always}
 
@@ -561,6 +577,8 @@ def analyze(run: dict[str, Any], script: Any) -> dict[str, Any]:
             "server_instructions": {"chars": instr_chars},
         },
         "memories_sent": len(where), "sent_twice": {by_uuid[u].short: w for u, w in twice.items()},
+        "loaded_natively_too": {by_uuid[u].short: w for u, w in restated.items()},
+        "tools_list_chars": run.get("tools_list_chars"),
         "always_on": always_rows, "arrivals": arrivals,
         "hooks": [{"n": h.n, "event": h.event, "command": h.command, "chars": len(h.text),
                    "request": h.first, "place": h.key, "at_end": h.at_end}
@@ -602,10 +620,11 @@ def tables(results: list[dict[str, Any]]) -> str:
             f"{r['last_request']['git_aide_chars']:,} of {r['last_request']['chars']:,} "
             f"({_pct(r['last_request']['git_aide_chars'], r['last_request']['chars'])}) |")
     out += ["", "## Memories", "",
-            "| client | memories sent | sent twice (where) | always-on memories: places "
-            "each reached | hook texts not delivered | hook texts gone by the last request "
-            "| MCP answers changed by the last request |",
-            "|---|--:|---|---|--:|--:|--:|"]
+            "| client | memories sent | sent twice (where) | also loaded by the client "
+            "itself (where git-aide sent it) | always-on memories: places each reached | "
+            "hook texts not delivered | hook texts gone by the last request | MCP answers "
+            "changed by the last request | `tools/list` (chars) |",
+            "|---|--:|---|---|---|--:|--:|--:|--:|"]
     for r in results:
         if "channels" not in r:
             continue
@@ -613,10 +632,15 @@ def tables(results: list[dict[str, Any]]) -> str:
         twice = (f"{len(r['sent_twice'])}: " + "; ".join(
             f"{k}: {', '.join(v)}" for k, v in r["sent_twice"].items())
             if r["sent_twice"] else "none")
+        restated = r.get("loaded_natively_too") or {}
+        native = (f"{len(restated)}: " + "; ".join(
+            f"{k}: {', '.join(v)}" for k, v in restated.items()) if restated else "none")
         always = ", ".join(f"{k}: {v}" for k, v in r["always_on"].items())
-        out.append(f"| {r['client']} | {r['memories_sent']} | {twice} | {always} | "
+        listed = r.get("tools_list_chars")
+        out.append(f"| {r['client']} | {r['memories_sent']} | {twice} | {native} | {always} | "
                    f"{c['hooks']['not_delivered']} | {c['hooks']['n'] - c['hooks']['at_end']} | "
-                   f"{c['mcp']['n'] - c['mcp']['unchanged_at_end']} |")
+                   f"{c['mcp']['n'] - c['mcp']['unchanged_at_end']} | "
+                   f"{f'{listed:,}' if listed else '-'} |")
     out += ["", "## Memories scoped to each file the session touched", "",
             "Team memories / imported rules scoped to the file (`git aide recall FILE`): "
             "how many were in the request after the tool result (new: not in the request "

@@ -246,18 +246,25 @@ def recall(repo: Path, path: str, env: dict[str, str]) -> list[str]:
     return [m["uuid"] for m in doc["memories"] if m.get("scope") and m.get("matched_scope")]
 
 
-def instructions(repo: Path, env: dict[str, str]) -> str:
-    """The instructions git-aide's MCP server gives a client in its `initialize` answer."""
+def server_hello(repo: Path, env: dict[str, str]) -> tuple[str, int]:
+    """The instructions git-aide's MCP server gives a client in its `initialize` answer,
+    and the length of its `tools/list` result (compact JSON, as the server sends it)."""
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "bench", "version": "0"}}}
-    r = subprocess.run(["git-aide", "mcp"], cwd=repo, env=env, input=json.dumps(hello) + "\n",
+    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    tools = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    r = subprocess.run(["git-aide", "mcp"], cwd=repo, env=env,
+                       input="".join(json.dumps(m) + "\n" for m in (hello, ready, tools)),
                        capture_output=True, text=True, timeout=60)
+    instructions, listed = "", 0
     for line in r.stdout.splitlines():
         try:
             doc = json.loads(line)
         except ValueError:
             continue
         if doc.get("id") == 1:
-            return str(doc.get("result", {}).get("instructions") or "")
-    return ""
+            instructions = str(doc.get("result", {}).get("instructions") or "")
+        elif doc.get("id") == 2 and isinstance(doc.get("result"), dict):
+            listed = len(json.dumps(doc["result"], ensure_ascii=False, separators=(",", ":")))
+    return instructions, listed

@@ -226,7 +226,7 @@ def run_client(client: str, scratch: Path, bin_dir: Path, aide_bin: Path,
     mems = testrepo.build(repo, env, ["claude", "codex", "gemini"], LINES)
     expected = {p: testrepo.recall(repo, p, env)
                 for p in analyze.files_of(script(repo), PROMPT_FILE)}
-    instructions = testrepo.instructions(repo, env)
+    instructions, tools_list = testrepo.server_hello(repo, env)
     hooks = work / "hooks"
     hooks.mkdir()
     shim = work / "shim"
@@ -256,6 +256,7 @@ def run_client(client: str, scratch: Path, bin_dir: Path, aide_bin: Path,
     result = {"client": client, "exit": rc, "seconds": round(secs, 1), "repo": str(repo),
               "log": str(log), "hooks": str(hooks), "memories": mems, "expected": expected,
               "prompt_file": PROMPT_FILE, "instructions": instructions,
+              "tools_list_chars": tools_list,
               "version": version(bin_dir, client, env)}
     (work / "run.json").write_text(json.dumps(result, indent=1) + "\n")
     return result
