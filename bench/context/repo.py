@@ -248,7 +248,7 @@ def recall(repo: Path, path: str, env: dict[str, str]) -> list[str]:
 
 def server_hello(repo: Path, env: dict[str, str]) -> tuple[str, int]:
     """The instructions git-aide's MCP server gives a client in its `initialize` answer,
-    and the length of its `tools/list` result (compact JSON, as the server sends it)."""
+    and the length of the tool list its `tools/list` answers (compact JSON, as sent)."""
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "bench", "version": "0"}}}
@@ -266,5 +266,6 @@ def server_hello(repo: Path, env: dict[str, str]) -> tuple[str, int]:
         if doc.get("id") == 1:
             instructions = str(doc.get("result", {}).get("instructions") or "")
         elif doc.get("id") == 2 and isinstance(doc.get("result"), dict):
-            listed = len(json.dumps(doc["result"], ensure_ascii=False, separators=(",", ":")))
+            listed = len(json.dumps(doc["result"].get("tools"), ensure_ascii=False,
+                                    separators=(",", ":")))
     return instructions, listed
