@@ -42,12 +42,29 @@ CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
 
 
 
+def client_of(params: Any) -> str | None:
+    """The client's name and version as `initialize`'s clientInfo gives them
+    ("claude-code 2.1.197"), cut to 200 characters; None when it gives no name."""
+    info = params.get("clientInfo") if isinstance(params, dict) else None
+    if not isinstance(info, dict):
+        return None
+    name, version = info.get("name"), info.get("version")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    said = " ".join(name.split())
+    if isinstance(version, str) and version.strip():
+        said += " " + " ".join(version.split())
+    return said[:200]
+
+
 class _Warm:
     """warm_up() run in a thread, started once `initialize` is answered."""
 
-    def __init__(self, tools: Any) -> None:
+    def __init__(self, tools: Any, client: Any = None) -> None:
         #: What gives the tools to list (Start.tools).
         self._tools = tools
+        #: What gives the client's name and version (Start.client), read when it runs.
+        self._client = client or (lambda: None)
         #: The thread, once started.
         self._thread: threading.Thread | None = None
         #: The SDK's server it built.
@@ -59,7 +76,7 @@ class _Warm:
         try:
             from git_aide.agents.server import warm_up
 
-            self._server = warm_up(self._tools())
+            self._server = warm_up(self._tools(), self._client())
         except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
             self._error = e
 
@@ -120,8 +137,11 @@ class Start:
         self.init_id: Any = None
         #: Whether this loop answered the client's initialize.
         self.initialized = False
+        #: The client's name and version, from its initialize (client_of): the
+        #: server's writes are marked with it.
+        self.client: str | None = None
         #: The SDK and the read path, loading once initialize is answered.
-        self.warm = _Warm(self.tools)
+        self.warm = _Warm(self.tools, lambda: self.client)
 
     def tools(self) -> list[dict[str, Any]]:
         """The tools to list, as git config aide.mcp.tools says (read once: the list a
@@ -186,6 +206,8 @@ class Start:
             self.send({"jsonrpc": "2.0", "id": mid, "result": {}})
             return True
         if method == "initialize" and not self.initialized:
+            # Kept whoever answers it (the SDK, for a version this loop does not know).
+            self.client = client_of(params)
             result = self.initialize(params)
             if result is None:
                 return False

@@ -247,18 +247,21 @@ def _read_text(path: str, shown: str | None = None) -> str | None:
 
 def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
                 layer: str | None = None, scope: str | None = None,
-                context_label: str | None = None, dry_run: bool = False) -> dict[str, Any]:
-    """Import rules given as text (`name` stands for the file in `why`); the --json document."""
+                context_label: str | None = None, dry_run: bool = False,
+                generated_by: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Import rules given as text (`name` stands for the file in `why`); the --json document.
+    `generated_by`: the agent that gave them (memory.by_agent), marked on each memory."""
     repo.require_worktree("import")
     if len(text.encode("utf-8", "surrogatepass")) > MAX_RULES_BYTES:
         raise AideError(f"the text to import is larger than {MAX_RULES_SHOWN}, more than any "
                         "rules file holds; not read")
     return _import(repo, cache, [(name, name, text)], layer=layer, scope=scope, label=context_label,
-                   dry_run=dry_run)
+                   dry_run=dry_run, generated_by=generated_by)
 
 
 def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, layer: str | None,
-            scope: str | None, label: str | None, dry_run: bool) -> dict[str, Any]:
+            scope: str | None, label: str | None, dry_run: bool,
+            generated_by: dict[str, Any] | None = None) -> dict[str, Any]:
     from git_aide.app import store
     from git_aide.app.context import Context
     from git_aide.core import memory
@@ -330,7 +333,7 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
                 continue
             w = store.remember(repo, cache, it.what, why=where, layer=want[0], scope=want[1],
                                label=item_label, priority=want[2], source="import",
-                               stage=False)
+                               stage=False, generated_by=generated_by)
             if not w.created:
                 skipped.append({"what": it.what, "reason": "exists", "where": where,
                                 "uuid": w.uuid})

@@ -276,7 +276,8 @@ def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
     w = store.remember(repo, mem.cache(repo), a["what"], why=a["why"], layer=a["layer"],
                        scope=a["scope"], tags=a["tags"] or [], label=a["context_label"],
                        personal=not a["shared"], priority=a["priority"] or "normal",
-                       source=a["source"], contributor=a["contributor"])
+                       source=a["source"], contributor=a["contributor"],
+                       generated_by=mem.generated_by())
     verb = "Remembered" if w.created else "Already remembered as"
     return _written(repo, answers.remember_doc(w), f"{verb} `{w.uuid[:8]}` in {w.path}.")
 
@@ -293,7 +294,8 @@ def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
     repo, cache, snap = mem.read()
     uuid = find(snap, a["id"]).uuid
     w = store.update(repo, cache, uuid, what=a["what"], why=a["why"], scope=a["scope"],
-                     label=a["context_label"], priority=a["priority"])
+                     label=a["context_label"], priority=a["priority"],
+                     generated_by=mem.generated_by())
     return _written(repo, answers.update_doc(w), f"Updated `{w.uuid[:8]}` in {w.path}.")
 
 
@@ -316,7 +318,8 @@ def aide_import(mem: Memory, a: dict[str, Any]) -> Answer:
 
     repo = mem.repo()
     doc = import_text(repo, mem.cache(repo), a["content"], name="import", layer=a["layer"],
-                      scope=a["scope"], context_label=a["context_label"])
+                      scope=a["scope"], context_label=a["context_label"],
+                      generated_by=mem.generated_by())
     doc["warnings"] = [speak(w) for w in doc.get("warnings", [])]
     limit = budget(repo)
     # Every list the document has, in its order: the memories made first.
@@ -414,16 +417,21 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
 
 # -- the SDK's server ---------------------------------------------------------------------------
 
-def build(memory: Memory | None = None, tools: list[dict[str, Any]] | None = None) -> Any:
+def build(memory: Memory | None = None, tools: list[dict[str, Any]] | None = None,
+          client: str | None = None) -> Any:
     """The SDK's low-level server with the tools (imports the SDK: not on the way to the
     first answers). `tools`: those `tools/list` gives (schema.offered(); the default set
-    when None). A tool left out of them is still answered if called."""
+    when None). A tool left out of them is still answered if called. `client`: the
+    client's name and version from its `initialize` (handshake.client_of), which marks
+    the memories it writes."""
     import anyio
     from mcp import types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
     mem = memory or Memory()
+    if client is not None:
+        mem.client = client
     SERVED.append(mem)
     if tools is None:
         tools = [t for t in TOOLS if t["name"] in DEFAULT_TOOLS]
@@ -457,10 +465,10 @@ def settle() -> None:
         mem.idle(mem.calls)
 
 
-def warm_up(tools: list[dict[str, Any]] | None = None) -> Any:
-    """What the first tool call needs: the SDK and its server (listing `tools`), and
-    git-aide's read path."""
-    server = build(tools=tools)
+def warm_up(tools: list[dict[str, Any]] | None = None, client: str | None = None) -> Any:
+    """What the first tool call needs: the SDK and its server (listing `tools`, its
+    writes marked as `client`'s), and git-aide's read path."""
+    server = build(tools=tools, client=client)
     import git_aide.agents.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
     import git_aide.app.diff  # noqa: F401

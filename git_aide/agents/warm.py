@@ -240,6 +240,16 @@ class Memory:
         self._later: threading.Thread | None = None
         #: Whether that thread is at work and will look for more before it ends.
         self._working = False
+        #: The client's name and version from its `initialize` (handshake.client_of):
+        #: the tool that the memories it writes are marked with; None when it said none.
+        self.client: str | None = None
+
+    def generated_by(self) -> dict[str, Any]:
+        """What a memory this connection's agent writes records as its author
+        (memory.by_agent): every write through the server is an agent's."""
+        from git_aide.core.memory import by_agent
+
+        return by_agent(self.client)
 
     def context(self) -> Context:
         """The context of the call under way: the repository around the server's

@@ -106,10 +106,12 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
              layer: str | None = None, scope: str | None = None, tags: list[str] | None = None,
              label: str | None = None, personal: bool = False, priority: str = "normal",
              source: str = "conversation", stage: bool = True,
-             contributor: str | None = None) -> Written:
+             contributor: str | None = None,
+             generated_by: dict[str, Any] | None = None) -> Written:
     """Store a new memory, or return the existing one with the same text, layer and scope.
 
-    `contributor`: who wrote it (default: git user.name, else user.email).
+    `contributor`: who wrote it (default: git user.name, else user.email);
+    `generated_by`: the agent that wrote it (memory.by_agent), None for a person.
     """
     top = repo.require_worktree("remember")
     if personal and layer not in (None, "preferences"):
@@ -127,7 +129,7 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     record = memory.new(
         what, layer=layer, contributor=contributor, why=why or None, scope=stored_scope,
         context_label=label or None, tags=tags, source=source, shared=shared,
-        priority=priority,
+        priority=priority, generated_by=generated_by,
     )
     check_record(record)  # also a priority, source or contributor given by an agent
     path = memory.relpath(record)
@@ -177,9 +179,13 @@ def _near_duplicates(repo: Repo, entries: list[Entry], what: str, layer: str,
 def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
            why: str | None = None, scope: str | None = None, add_tags: list[str] | None = None,
            remove_tags: list[str] | None = None, label: str | None = None,
-           layer: str | None = None, priority: str | None = None, stage: bool = True
-           ) -> Written:
+           layer: str | None = None, priority: str | None = None, stage: bool = True,
+           generated_by: dict[str, Any] | None | str = "keep") -> Written:
     """Change fields of a memory in the working tree; a new layer moves its file.
+
+    `generated_by` is who made this change (memory.by_agent for an agent, None for a
+    person): a memory is marked by its last writer; "keep" (a mechanical change, as
+    `audit --fix`'s) leaves the mark as it is.
 
     The memory is read, changed and written under the write lock, from the file on disk:
     a change made by another writer a moment before is kept, and a memory forgotten a
@@ -225,6 +231,8 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
         if record == old and path == here:
             return Written(record["uuid"], path, staged=False, warnings=unmatched, record=old)
         record["updated_at"] = max(memory.now(), str(old["created_at"]))
+        if not isinstance(generated_by, str):
+            record["generated_by"] = generated_by
         check_record(memory.repair(record))  # a file read liberally is written strictly
         check_folder(top, path)
         check_folder(top, here)

@@ -194,7 +194,7 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
     if as_json:
         out(render.dumps({"source": snap.source.as_json(), **doc}))
     else:
-        out(render.stats_text(doc))
+        out(render.stats_text(doc), page=True)
 
 
 @click.command(name="list")
@@ -203,12 +203,20 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
 @click.option("--contributor")
 @click.option("--priority", type=click.Choice(["always", "normal"]),
               help="Only the always-on memories (always), or only the others (normal).")
+@click.option("--by-agent", "by", flag_value="agent",
+              help="Only the memories an agent wrote last (generated_by).")
+@click.option("--by-person", "by", flag_value="person",
+              help="Only the memories a person wrote last.")
+@click.option("--generated-by", metavar="TOOL",
+              help="Only the memories this agent wrote last (its name, as claude-code).")
 @source_options
 @json_option
 def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | None,
-          priority: str | None, cached: bool, rev: str | None, as_json: bool) -> None:
+          priority: str | None, by: str | None, generated_by: str | None, cached: bool,
+          rev: str | None, as_json: bool) -> None:
     """Every memory of the source."""
     from git_aide.app.answers import list_hits
+    from git_aide.core.memory import agent_of, generated_by_matches
 
     with Opened(cached=cached, rev=rev) as ctx:
         snap = ctx.snapshot(cached, rev)
@@ -217,6 +225,10 @@ def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | Non
         if priority is not None:
             hits = [h for h in hits if (h.entry.record.get("priority") == "always")
                     == (priority == "always")]
+        if by is not None:
+            hits = [h for h in hits if (agent_of(h.entry.record) is None) == (by == "person")]
+        if generated_by is not None:
+            hits = [h for h in hits if generated_by_matches(h.entry.record, generated_by)]
         render_hits(snap, hits, as_json, ranked=False)
 
 
@@ -239,7 +251,7 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
         out(render.dumps(show_doc(snap, e)))
     else:
         on_tty = tty()
-        out(render.show_text(e.record, e.path, tty=on_tty), raw=on_tty)
+        out(render.show_text(e.record, e.path, tty=on_tty), raw=on_tty, page=True)
 
 
 @click.command()
@@ -268,7 +280,8 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
     with Opened() as ctx:
         w = store.update(ctx.repo, ctx.cache, ident, what=what, why=why, scope=scope,
                          add_tags=list(add_tags), remove_tags=list(remove_tags), label=label,
-                         layer=layer, priority=priority, stage=not no_stage)
+                         layer=layer, priority=priority, stage=not no_stage,
+                         generated_by=None)  # a person's change: no agent's mark
     warn(w.warnings)
     if as_json:
         from git_aide.app.answers import update_doc
@@ -421,7 +434,7 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
         lines = [f.line() for f in findings]
         lines += [f"fixed {u[:8]}: scope {a} -> {b} (staged)" for u, a, b in fixed]
         out("\n".join(lines) if lines else
-            f"No findings in {audited} memor{'y' if audited == 1 else 'ies'}.")
+            f"No findings in {audited} memor{'y' if audited == 1 else 'ies'}.", page=True)
     if strict and findings:
         n = len(findings)
         raise AideError(f"{n} finding{'s' if n > 1 else ''}; see `git aide audit`")

@@ -356,6 +356,38 @@ def new(
     })
 
 
+def by_agent(tool: str | None) -> dict[str, Any]:
+    """The `generated_by` of a memory an agent wrote (aide-memory's format): the tool
+    (its client's name and version, as it said them), no model (a client does not say
+    it), and `author_type` "ai"."""
+    return {"tool": tool, "model": None, "author_type": "ai"}
+
+
+def agent_of(record: dict[str, Any]) -> str | None:
+    """The agent that last wrote a memory, by its tool's name without its version
+    ("claude-code"; "an agent" when it did not say); None: a person's memory."""
+    gen = record.get("generated_by")
+    if not isinstance(gen, dict) or gen.get("author_type") != "ai":
+        return None
+    tool = gen.get("tool")
+    if not isinstance(tool, str) or not tool.strip():
+        return "an agent"
+    name, _, version = tool.strip().rpartition(" ")
+    return name if name and version[:1].isdigit() else tool.strip()
+
+
+def generated_by_matches(record: dict[str, Any], tool: str) -> bool:
+    """Whether an agent `tool` wrote the memory: its tool's name, or name and version,
+    case-insensitively."""
+    gen = record.get("generated_by")
+    agent = agent_of(record)
+    if agent is None:
+        return False
+    want = tool.strip().lower()
+    full = gen.get("tool") if isinstance(gen, dict) else None
+    return want in (agent.lower(), (full or "").strip().lower())
+
+
 def folded(text: str | None) -> str:
     """Return a memory's text for a listing: blanks and line breaks folded to one space,
     but inside fenced code (a fence stays a fence, its lines kept, as import keeps it)."""

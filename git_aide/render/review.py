@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 
-from git_aide.core.memory import LAYERS
+from git_aide.core.memory import LAYERS, agent_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -253,6 +253,9 @@ def log_text(doc: dict[str, Any], *, tty: bool) -> str:
             fields = [f for f in ch["fields"] if f not in ("updated_at", "layer")]
             if fields and kind in ("changed", "moved"):
                 extra += f" ({', '.join(fields)})"
+            agent = agent_of(m) if kind != "forgotten" else None
+            if agent is not None:  # the change an agent made (generated_by)
+                extra += f" (by {agent})"
             out.append(f"    {mark} {m['uuid'][:8]}  {m['layer']}  [{_scope(m)}]{extra}  "
                        f"{_short(m['what'], 60)}")
         out.extend(conflict_lines(c, s))

@@ -250,3 +250,51 @@ def test_always_on_memories_reach_a_connection_once(repo: Path) -> None:
     assert rule[:8] in first and rule[:8] not in second
     first, second = asyncio.run(session(True))
     assert rule[:8] not in first and rule[:8] not in second
+
+
+def test_an_agents_writes_are_marked_with_its_client(repo: Path) -> None:
+    from mcp.types import Implementation
+
+    person = remember(repo, "deploys happen on tuesdays")
+    git(repo, "commit", "-qm", "a person's memory")
+    git(repo, "config", "aide.mcp.tools", "all")
+    mark = {"tool": "claude-code 2.1.197", "model": None, "author_type": "ai"}
+
+    async def session() -> tuple[str, str]:
+        params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
+                                       env=BASE_ENV)
+        client = Implementation(name="claude-code", version="2.1.197")
+        async with stdio_client(params) as (r, w), ClientSession(r, w, client_info=client) as s:
+            await s.initialize()
+            res = await s.call_tool("aide_remember", {"what": "the cache is keyed by blob id",
+                                                      "layer": "technical"})
+            assert not res.is_error, res.content
+            made = res.structured_content["uuid"]
+            res = await s.call_tool("aide_update", {"id": person["uuid"],
+                                                    "why": "the release train"})
+            assert not res.is_error, res.content
+            res = await s.call_tool("aide_import", {"content": "- tabs, never spaces\n",
+                                                    "layer": "guidelines"})
+            assert not res.is_error, res.content
+            return made, res.structured_content["imported"][0]["uuid"]
+
+    made, imported = asyncio.run(session())
+    for ident in (made, person["uuid"], imported):
+        assert cli_json(repo, "show", ident)["memory"]["generated_by"] == mark
+    assert '"tool":"claude-code 2.1.197"' in aide_ok(repo, "show", made).stdout
+    # list filters by who wrote last; a person's update takes the mark away
+    listed = {m["uuid"] for m in cli_json(repo, "list", "--by-agent")["memories"]}
+    assert listed == {made, person["uuid"], imported}
+    assert cli_json(repo, "list", "--generated-by", "claude-code")["memories"]
+    assert not cli_json(repo, "list", "--generated-by", "codex")["memories"]
+    aide_ok(repo, "update", person["uuid"], "--why", "checked by hand")
+    assert cli_json(repo, "show", person["uuid"])["memory"]["generated_by"] is None
+    assert {m["uuid"] for m in cli_json(repo, "list", "--by-person")["memories"]} == {
+        person["uuid"]}
+    # log's text says which changes an agent made
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "agent and person")
+    text = aide_ok(repo, "log", "-n", "1").stdout
+    lines = [x for x in text.splitlines() if x.strip().startswith(("added", "changed"))]
+    assert any(made[:8] in x and "(by claude-code)" in x for x in lines), text
+    assert any(person["uuid"][:8] in x and "(by " not in x for x in lines), text
