@@ -24,6 +24,11 @@ def main() -> None:
         from git_aide.agents.events import main as hook_main
 
         sys.exit(hook_main(argv[1:]))
+    if argv and argv[0] == "__complete":
+        # Shell completion asks on every TAB: no click, no git.
+        from git_aide.cli.completion import helper
+
+        sys.exit(helper(argv[1:]))
     if argv == ["mcp"]:
         from git_aide.agents import serve
 

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from git_aide import __version__
-from git_aide.cli import commands
+from git_aide.cli import commands, completion
 from git_aide.cli.cold import COLD
 from git_aide.cli.hot import COMMANDS as HOT
 from git_aide.cli.hot import Hot
@@ -125,6 +125,7 @@ for _hot in HOT.values():
 for _cold in COLD:
     main.add_command(_cold)
 main.add_command(semantic)
+main.add_command(completion.command())
 
 
 def run(argv: list[str] | None = None) -> int:
