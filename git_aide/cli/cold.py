@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from git_aide.cli.commands import Opened, out, progress, render_hits, tty, warn
+from git_aide.cli.config import config
 from git_aide.core.errors import AideError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -540,4 +541,4 @@ def hook(event: str, agent: str) -> None:
 #: The cold commands, for the group (main.py).
 COLD: list[click.Command] = [init, remember, index, stats, list_, show, update, forget,
                              merge_driver, resolve, validate, doctor, audit, textconv,
-                             import_, export, mcp, hook]
+                             import_, export, mcp, hook, config]

@@ -100,6 +100,41 @@ class Key:
             n = int(self.high)
         return n
 
+    def check(self, raw: str) -> str | None:
+        """Why `raw` cannot be set as this key's value (one line), or None when it can:
+        stricter than parse, which clamps or falls back where a setting must not stop a
+        command; a value being set is refused instead."""
+        word = {INT: "a whole number", SECONDS: "a number of seconds",
+                FRACTION: "a number from 0 to 1", BOOL: "true or false",
+                TEXT: "text"}[self.kind]
+        bad = f"{self.name} takes {word}, not {raw!r}"
+        if self.kind == TEXT:
+            return None if raw.strip() else f"{self.name} takes text, not an empty value"
+        if self.kind == BOOL:
+            ok = raw.strip().lower() in ("true", "yes", "on", "1", "false", "no", "off", "0")
+            return None if ok else bad
+        try:
+            n = int(raw) if self.kind == INT else float(raw)
+        except ValueError:
+            return bad
+        if not math.isfinite(n) or (self.kind == FRACTION and not 0.0 <= n <= 1.0):
+            return bad
+        if self.low is not None and n < self.low:
+            return f"{self.name} is {self.low:g} or more, not {raw!r}"
+        if self.high is not None and n > self.high:
+            return f"{self.name} is at most {self.high:g}, not {raw!r}"
+        return None
+
+    def bounds(self) -> str:
+        """The bounds as the docs say them ("" when none)."""
+        if self.kind == FRACTION:
+            return "0 to 1"
+        if self.low is not None and self.high is not None:
+            return f"{self.low:g} to {self.high:g}"
+        if self.low is not None:
+            return f"at least {self.low:g}"
+        return ""
+
 
 #: Every key git-aide reads, in the order the docs list them.
 KEYS: tuple[Key, ...] = (
@@ -146,7 +181,31 @@ KEYS: tuple[Key, ...] = (
     Key("aide.mcp.tools", "mcp_tools", TEXT, "default",
         "The tools the MCP server offers: default (recall, search, memories, remember, "
         "update, forget), all (import, diff and log too), or tool names."),
+    Key("aide.semantic.model", "semantic_model", TEXT, "",
+        "The model of semantic search: a folder holding model.onnx and tokenizer.json, "
+        "or a known name that `git aide semantic fetch` got (none: words only)."),
 )
+
+
+def key_named(name: str) -> Key | None:
+    """The key `name` spells (case-insensitively, as git compares keys), or None."""
+    low = name.lower()
+    return next((k for k in KEYS if k.name.lower() == low), None)
+
+
+def closest_key(name: str) -> Key | None:
+    """The known key nearest to `name`, a misspelt one (None: none is near)."""
+    import difflib
+
+    names = {k.name.lower(): k for k in KEYS}
+    low = name.lower()
+    if not low.startswith("aide."):
+        low = "aide." + low
+    near = difflib.get_close_matches(low, list(names), n=1, cutoff=0.8)
+    if not near:  # a last part said right in the wrong section: aide.limit
+        tail = [k for n, k in names.items() if n.rsplit(".", 1)[-1] == low.rsplit(".", 1)[-1]]
+        return tail[0] if tail else None
+    return names[near[0]]
 
 
 class Settings:
@@ -173,6 +232,7 @@ class Settings:
     mcp_max_chars: int
     mcp_watch: bool
     mcp_tools: str
+    semantic_model: str
 
     def __init__(self, config: dict[str, str] | None = None) -> None:
         """`config`: git config's values by lower-cased key (the defaults when None)."""

@@ -157,6 +157,28 @@ class Repo:
                     self._config[k.lower()] = v
         return self._config
 
+    def config_origins(self) -> list[tuple[str, str, str, str]]:
+        """Every aide.* value in git config with where it comes from, in the order git
+        reads them (the last of a key wins): (scope, origin, key lower-cased, value), as
+        `git config --show-origin --show-scope` says them; one git process."""
+        proc = self.git("config", "--show-origin", "--show-scope", "-z", "--get-regexp",
+                        r"^aide\.", check=False)
+        if proc.returncode not in (0, 1):  # 1: no such key
+            msg = proc.stderr.decode(errors="replace").strip().splitlines()
+            raise GitError(f"git config failed: {msg[-1] if msg else proc.returncode}")
+        items = proc.stdout.decode(errors="replace").split("\0")
+        found: list[tuple[str, str, str, str]] = []
+        for at in range(0, len(items) - 2, 3):
+            key, _, value = items[at + 2].partition("\n")
+            found.append((items[at], items[at + 1], key.lower(), value))
+        return found
+
+    def set_config(self, key: str, value: str, *, user: bool = False) -> None:
+        """Set `key` in this repository's own config (`git config --local`), or in the
+        user's (`--global`); read again on next use."""
+        self.git("config", "--global" if user else "--local", key, value)
+        self.reread_config()
+
     @property
     def settings(self) -> Settings:
         """The aide.* settings (core/settings.py), parsed once from the config."""
