@@ -8,6 +8,12 @@ import sys
 def main() -> None:
     """Run git-aide and exit with its status."""
     argv = sys.argv[1:]
+    while argv and argv[0] in ("--no-pager", "-P"):
+        # As `git --no-pager aide ...` does (cli/pager.py).
+        import os
+
+        os.environ["GIT_PAGER"] = "cat"
+        argv = argv[1:]
     if argv and argv[0] == "merge-driver":
         # Git starts the driver once per conflicting file: skip click and go straight
         # to the merge (its budget: under 80 ms a call).
@@ -60,7 +66,7 @@ def main() -> None:
         sys.exit(commands.guarded(lambda: commands.run(command, kwargs)))
     from git_aide.cli.main import run
 
-    sys.exit(run())
+    sys.exit(run(argv))
 
 
 if __name__ == "__main__":

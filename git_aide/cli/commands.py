@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from git_aide.app.context import Context
+    from git_aide.cli.pager import Pager
     from git_aide.gitio.spawn import Early
     from git_aide.rank.recall import Hit
     from git_aide.read.snapshot import Snapshot
@@ -28,10 +29,44 @@ def tty() -> bool:
     return sys.stdout.isatty()
 
 
-def out(text: str, *, raw: bool = False) -> None:
+def out(text: str, *, raw: bool = False, page: bool = False) -> None:
     """One piece of output on stdout, its control characters escaped (a memory file may
-    hold some); `raw` for a rich rendering, which escaped the memories' text itself."""
-    sys.stdout.write((text if raw else escape(text)) + "\n")
+    hold some); `raw` for a rich rendering, which escaped the memories' text itself.
+
+    `page`: a command's human answer, which goes through the pager on a terminal (as
+    git's long output does: pager.py); what follows it goes there too."""
+    if page:
+        paging()
+    text = (text if raw else escape(text)) + "\n"
+    if _pager:
+        _pager[0].write(text)
+    else:
+        sys.stdout.write(text)
+
+
+#: The pager the output goes to, once started (an empty list: stdout).
+_pager: list[Pager] = []
+#: Whether the pager was looked for already (it is chosen once a command).
+_paged: list[bool] = []
+
+
+def paging() -> None:
+    """Send the rest of the output to the pager, when stdout is a terminal and the user
+    has one (pager.py; imported only on a terminal)."""
+    if not _paged and tty():
+        _paged.append(True)
+        from git_aide.cli.pager import start
+
+        pager = start()
+        if pager is not None:
+            _pager.append(pager)
+
+
+def end_paging() -> None:
+    """Close the pager's input and wait for the user to leave it (at the command's end,
+    before an error's line)."""
+    if _pager:
+        _pager.pop().close()
 
 
 def escape(text: str) -> str:
@@ -104,7 +139,7 @@ def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool, ranked: bool = T
         out(render.dumps(memories_doc(snap, hits)))
     else:
         on_tty = tty()
-        out(render.memories_text(hits, tty=on_tty, ranked=ranked), raw=on_tty)
+        out(render.memories_text(hits, tty=on_tty, ranked=ranked), raw=on_tty, page=True)
 
 
 # -- the hot commands: the keywords are hot.py's, from fastpath.py or click --------------------
@@ -170,7 +205,7 @@ def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
         else:
             from git_aide.render import review
 
-            out(review.log_text(doc, tty=tty()), raw=True)
+            out(review.log_text(doc, tty=tty()), raw=True, page=True)
 
 
 def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
@@ -194,11 +229,11 @@ def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
             from git_aide.render import review
 
             if as_stat:
-                out(review.stat_text(history_diff.stat(doc)))
+                out(review.stat_text(history_diff.stat(doc)), page=True)
             elif fmt == "markdown":
                 sys.stdout.write(review.markdown(doc))
             else:
-                out(review.diff_text(doc, tty=tty()), raw=True)
+                out(review.diff_text(doc, tty=tty()), raw=True, page=True)
     return 1 if exit_code and history_diff.differs(doc) else 0
 
 
@@ -259,6 +294,7 @@ def guarded(work: Callable[[], object]) -> int:
             status = work()
         finally:
             sys.stdout.flush()
+            end_paging()
     except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 -- the one error boundary
         from git_aide.app.boundary import report
 

@@ -42,33 +42,23 @@ class AideGroup(click.Group):
 
 
 def _show_man(ctx: click.Context) -> None:
-    import shutil
+    from git_aide.cli import manual
 
-    page = _man_page()
-    if page and shutil.which("man"):
-        # The pager is the command's whole answer: become it, as `git help` does.
-        sys.stdout.flush()
-        os.execvp("man", ["man", "-l", page])
-    elif page:
-        click.echo(open(page, encoding="utf-8").read())
-    else:
-        click.echo(ctx.get_help())
+    manual.show(None, ctx.get_help)
 
 
-def _man_page() -> str | None:
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # git_aide/
-    for candidate in (
-        os.path.join(sys.prefix, "share", "man", "man1", "git-aide.1"),
-        os.path.join(os.path.dirname(here), "man", "git-aide.1"),
-    ):
-        if os.path.exists(candidate):
-            return candidate
-    return None
+def _no_pager(_ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    # __main__ takes it off the front of the arguments (for the fast path too); this
+    # option is its line in -h, and the same for a caller of run().
+    if value:
+        os.environ["GIT_PAGER"] = "cat"
 
 
 @click.group(cls=AideGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="git-aide",
                       message="git-aide version %(version)s")
+@click.option("--no-pager", "-P", is_flag=True, expose_value=False, is_eager=True,
+              callback=_no_pager, help="Do not page the output (as git --no-pager).")
 def main() -> None:
     """git-aide: a git-native memory for AI coding agents and the people beside them."""
 
@@ -128,6 +118,34 @@ main.add_command(semantic)
 main.add_command(completion.command())
 
 
+@main.command(name="help")
+@click.argument("command", required=False)
+def help_(command: str | None) -> None:
+    """The commands; with COMMAND, its entry in the manual (as COMMAND --help)."""
+    if command is None:
+        commands.out(main.get_help(click.Context(main, info_name="git aide")), page=True)
+        return
+    if command not in main.commands:
+        raise click.UsageError(f"no such command: {command!r}")
+    _command_manual(command)
+
+
+def _command_manual(command: str) -> None:
+    """`git aide help COMMAND`, `git aide COMMAND --help`: the man page at its entry."""
+    from git_aide.cli import manual
+
+    cmd = main.commands[command]
+    manual.show(command, lambda: cmd.get_help(click.Context(cmd, info_name=f"git aide {command}")))
+
+
+def _asks_manual(args: list[str]) -> str | None:
+    """The command whose --help is asked (before any `--`), as git's COMMAND --help."""
+    if not args or args[0] not in main.commands:
+        return None
+    before = args[1:args.index("--")] if "--" in args else args[1:]
+    return args[0] if "--help" in before else None
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; every error becomes one line and an exit status."""
     args = sys.argv[1:] if argv is None else argv
@@ -135,8 +153,15 @@ def run(argv: list[str] | None = None) -> int:
         click.echo(main.get_help(click.Context(main, info_name="git aide")))
         return 1
     try:
-        commands.check_arguments(args)
-        rv = main.main(args=argv, prog_name="git aide", standalone_mode=False)
+        try:
+            commands.check_arguments(args)
+            asked = _asks_manual(args)
+            if asked is not None:
+                _command_manual(asked)
+                return 0
+            rv = main.main(args=argv, prog_name="git aide", standalone_mode=False)
+        finally:
+            commands.end_paging()  # before an error's line, as git waits for its pager
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.Abort:

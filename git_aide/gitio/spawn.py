@@ -222,3 +222,19 @@ def early(cached: bool, rev: str | None) -> Early:
     elif not cached:
         asked.status = spawn(*STATUS)
     return asked
+
+
+def pager(command: str, env: dict[str, str]) -> tuple[int, int] | None:
+    """Start a pager, a shell command as git runs it (`sh -c`), reading a pipe: (its pid,
+    the pipe's end to write); None when it cannot be started. Not git, but this is the one
+    place that starts processes (cli/pager.py chooses the command, as git does)."""
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.posix_spawnp("sh", ["sh", "-c", command], env,
+                              file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0)])
+    except OSError:
+        os.close(write_end)
+        return None
+    finally:
+        os.close(read_end)
+    return pid, write_end
