@@ -42,12 +42,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from git_aide.agents.native import Loaded
     from git_aide.gitio.repo import Repo
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
     #: What a tool's work gives: its structured content and its text.
     Answer = tuple[dict[str, Any], str]
+    #: What an agent holds already: short ids, and what its own rules files hold.
+    Given = tuple[frozenset[str], Loaded | None]
 
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
@@ -71,9 +74,11 @@ def budget(repo: Repo) -> int:
 
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
               hint: str | Callable[[int], str], empty: str = "No memories.",
-              ranked: bool = True) -> Answer:
+              ranked: bool = True, given: Given | None = None) -> Answer:
     """The recall / search / list answer for `hits`, within the budget: compact, or
-    `full`, the command's --json document."""
+    `full`, the command's --json document. `given`: what the agent holds already (its
+    short ids, and what its rules files hold): left out of a compact answer, named in
+    its `given`."""
     from git_aide.agents.text import (
         bound,
         compact,
@@ -94,10 +99,68 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
                                                            item))
         doc = answers.memories_doc(snap, hits, items)
     else:
+        held: list[str] = []
+        if given is not None:
+            ids, loaded = given
+            fresh = []
+            for h in hits:
+                if h.entry.uuid[:8] in ids or (loaded is not None and loaded.has(h.entry.record)):
+                    held.append(h.entry.uuid[:8])
+                else:
+                    fresh.append(h)
+            hits = fresh
         items = fitting(hits, compact, lambda h: {"id": short(h.entry.uuid)}, cap, sizes)
         doc = {**compact_source(snap.source.as_json()), "memories": items}
+        if held:
+            doc["given"] = held[:GIVEN_NAMED]
     doc = bound(doc, ("memories",), cap, hint, sizes)
-    return doc, memories_text(doc, empty=empty, budget=cap, ranked=ranked)
+    text = memories_text(doc, empty=empty if not doc.get("given") else
+                         "Nothing new.", budget=cap, ranked=ranked)
+    if doc.get("given"):
+        text += ("\nAlready in your context: " + ", ".join(f"`{i}`" for i in doc["given"]))
+    return doc, text
+
+
+#: The most ids a compact answer names of the memories the agent holds already.
+GIVEN_NAMED = 20
+
+
+def _given(mem: Memory, a: dict[str, Any], paths: list[str]) -> Given | None:
+    """Return what the agent holds already, for a compact answer by paths or words: the
+    memories its session's hooks gave it (the session record started since the server
+    did, when it is the only one), and what its own rules files hold (its client named in
+    `initialize`); None for a full answer or by ids. (What this connection's own answers
+    gave is given again: an agent asks again for what it no longer holds.)"""
+    if _full(a) or a.get("ids"):
+        return None
+    ids: set[str] = set()
+    repo = mem.repo()
+    record = _session_record(mem)
+    if record is not None:
+        ids.update(u[:8] for u in record.get("seen", ()) if isinstance(u, str))
+    loaded = None
+    agent = _agent_of(mem.client)
+    if agent is not None and repo.worktree is not None:
+        from git_aide.agents import native
+
+        rels = [os.path.relpath(os.path.abspath(p), repo.worktree) for p in paths]
+        loaded = native.loaded(agent, repo.worktree, [r for r in rels
+                                                      if not r.startswith("..")])
+        if not loaded.files:
+            loaded = None
+    return frozenset(ids), loaded
+
+
+def _agent_of(client: str | None) -> str | None:
+    """Return the agent a client's `initialize` name says (None: another client)."""
+    name = (client or "").lower()
+    for word, agent in (("claude", "claude"), ("codex", "codex"), ("gemini", "gemini"),
+                        ("cursor", "cursor"), ("copilot", "copilot"),
+                        ("visual studio code", "vscode")):
+        if word in name:
+            return agent
+    return None
+
 
 
 def _full(a: dict[str, Any]) -> bool:
@@ -143,7 +206,9 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
     asks = bool(query and query.strip()) and not a["ids"]
     more = () if a["ids"] or a["rev"] else answers.query_key(mem.repo(), a["paths"] or [])
     always = not a["ids"] and _always_wanted(mem)
-    return _kept(mem, "aide_recall", a, lambda: _recall(mem, a, always), asks, (*more, always))
+    given = _given(mem, a, a["paths"] or [])
+    return _kept(mem, "aide_recall", a, lambda: _recall(mem, a, always, given), asks,
+                 (*more, always, given and given[0]))
 
 
 #: How long before the server started a session start may have come (an agent runs its
@@ -157,28 +222,46 @@ def _always_wanted(mem: Memory) -> bool:
     record started since the server did)."""
     if mem.always_given:
         return False
+    if _session_records(mem):
+        mem.always_given = True
+        return False
+    return True
+
+
+def _session_records(mem: Memory) -> list[dict[str, Any]]:
+    """Return the hooks' session records started since the server did (its agent's
+    session, when one agent works in the repository)."""
     folder = os.path.join(mem.repo().cache_dir, "sessions")
     try:
         names = os.listdir(folder)
     except OSError:
-        names = []
+        return []
     since = mem.born - SESSION_START_SLACK
+    out = []
     for name in names:
         path = os.path.join(folder, name)
         try:
             if os.stat(path).st_mtime < since:
                 continue
             with open(path, encoding="utf-8") as f:
-                started = json.load(f).get("started")
-        except (OSError, ValueError, AttributeError, RecursionError):
+                record = json.load(f)
+        except (OSError, ValueError, RecursionError):
             continue
+        started = record.get("started") if isinstance(record, dict) else None
         if isinstance(started, (int, float)) and started >= since:
-            mem.always_given = True
-            return False
-    return True
+            out.append(record)
+    return out
 
 
-def _recall(mem: Memory, a: dict[str, Any], always: bool = False) -> Answer:
+def _session_record(mem: Memory) -> dict[str, Any] | None:
+    """Return this connection's session record: the only one started since the server
+    did (two agents at work in one repository: neither, to be safe)."""
+    records = _session_records(mem)
+    return records[0] if len(records) == 1 else None
+
+
+def _recall(mem: Memory, a: dict[str, Any], always: bool = False,
+            given: Given | None = None) -> Answer:
     from git_aide.app import answers
 
     repo, cache, snap = mem.read(a["rev"])
@@ -205,15 +288,17 @@ def _recall(mem: Memory, a: dict[str, Any], always: bool = False) -> Answer:
     at = (f', "rev": {json.dumps(a["rev"])}' if a["rev"] else "") + \
         ("" if full else ', "detail": "compact"')
     return _memories(repo, snap, hits, full,
-                     'aide_recall {"ids": [these ids]' + at + "} returns them")
+                     'aide_recall {"ids": [these ids]' + at + "} returns them", given=given)
 
 
 def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
     """Full-text search, best first, from `offset` on (as `search --json`)."""
-    return _kept(mem, "aide_search", a, lambda: _search(mem, a), True)
+    given = _given(mem, a, [])
+    return _kept(mem, "aide_search", a, lambda: _search(mem, a, given), True,
+                 (given and given[0],))
 
 
-def _search(mem: Memory, a: dict[str, Any]) -> Answer:
+def _search(mem: Memory, a: dict[str, Any], given: Given | None = None) -> Answer:
     from git_aide.app import answers
     from git_aide.app.semantic import MODES
 
@@ -229,7 +314,7 @@ def _search(mem: Memory, a: dict[str, Any]) -> Answer:
                                semantic=mem.semantic(repo, cache))[skip:]
     return _memories(repo, snap, hits, _full(a),
                      lambda n: f'call aide_search again with "offset": {skip + n}',
-                     empty=f"Nothing matches {a['keyword']!r}.")
+                     empty=f"Nothing matches {a['keyword']!r}.", given=given)
 
 
 def aide_memories(mem: Memory, a: dict[str, Any]) -> Answer:

@@ -298,3 +298,39 @@ def test_an_agents_writes_are_marked_with_its_client(repo: Path) -> None:
     lines = [x for x in text.splitlines() if x.strip().startswith(("added", "changed"))]
     assert any(made[:8] in x and "(by claude-code)" in x for x in lines), text
     assert any(person["uuid"][:8] in x and "(by " not in x for x in lines), text
+
+
+def test_a_compact_answer_leaves_out_what_the_session_holds(repo: Path) -> None:
+    # What the session's hooks gave, and what the client's own rules files hold, is not
+    # sent again: the answer names it instead; a full answer stays the command's.
+    from mcp.types import Implementation
+
+    (repo / "CLAUDE.md").write_text("# Rules\n\n- Review every database migration twice.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "rules")
+    aide_ok(repo, "import", "CLAUDE.md")
+    rule = next(m["uuid"] for m in cli_json(repo, "list")["memories"])
+    hooked = remember(repo, "billing migrations lock the ledger table", "--layer",
+                      "guidelines")["uuid"]
+    scoped = remember(repo, "migrations in src/db run in a transaction", "--scope",
+                      "src/db/**")["uuid"]
+
+    async def session() -> None:
+        params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
+                                       env=BASE_ENV)
+        me = Implementation(name="claude-code", version="2.1.197")
+        async with stdio_client(params) as (r, w), ClientSession(r, w, client_info=me) as s:
+            await s.initialize()
+            out = hook(repo, "session-start", {"session_id": "cc", "cwd": str(repo),
+                                               "hook_event_name": "SessionStart",
+                                               "source": "startup"})[1]
+            assert "ledger table" in out and "twice" not in out  # CLAUDE.md holds it
+            res = await s.call_tool("aide_search", {"keyword": "migrations"})
+            doc = res.structured_content
+            assert [m["id"] for m in doc["memories"]] == [scoped[:8]]
+            assert set(doc["given"]) == {hooked[:8], rule[:8]}
+            assert "Already in your context" in res.content[0].text
+            res = await s.call_tool("aide_search", {"keyword": "migrations", "detail": "full"})
+            assert res.structured_content == cli_json(repo, "search", "migrations")
+
+    asyncio.run(session())
