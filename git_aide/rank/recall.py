@@ -396,7 +396,8 @@ def imported_from(e: Entry) -> tuple[str, int] | None:
 def in_file_order(hits: list[Hit]) -> list[Hit]:
     """Reorder the memories imported from one rules file with one scope among the places
     they hold, in the file's order: a budget that cuts the end of an answer then cuts the
-    file's last lines, not its first."""
+    file's last lines, not its first; and, of one scope, put the memories written for
+    git-aide before the imported ones."""
     groups: dict[tuple[str, str | None], list[int]] = {}
     lines: list[int] = []
     for i, h in enumerate(hits):
@@ -409,6 +410,18 @@ def in_file_order(hits: list[Hit]) -> list[Hit]:
         if len(places) > 1:
             for at, i in zip(places, sorted(places, key=lines.__getitem__), strict=True):
                 out[at] = hits[i]
+    # Of one scope, the memories written for git-aide before the imported rules: a rule
+    # is also in a file some agent loads itself, a team memory only here.
+    scopes: dict[str | None, list[int]] = {}
+    for i, h in enumerate(out):
+        scopes.setdefault(h.entry.scope, []).append(i)
+    kept = list(out)
+    for places in scopes.values():
+        mixed = [kept[i] for i in places]
+        ordered = sorted(mixed, key=lambda h: imported_from(h.entry) is not None)
+        if ordered != mixed:
+            for at, h in zip(places, ordered, strict=True):
+                out[at] = h
     return out
 
 

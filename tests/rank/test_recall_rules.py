@@ -100,3 +100,20 @@ def test_a_question_keeps_only_what_answers_it(repo: Path) -> None:
     got = uuids(aide_ok(repo, "recall", "src/auth/login.py", "--query", "redis", "--json"))
     assert got[0] == redis and set(got) == {redis, tokens, wide}
     assert uuids(aide_ok(repo, "recall", "--query", "kubernetes", "--json")) == []
+
+
+def test_a_team_memory_comes_before_imported_rules_of_its_scope(repo: Path) -> None:
+    # A rule imported from a file is also in a file some agent loads; the team's note
+    # is only here: of one scope, it comes first, whatever the dates say.
+    team = remember(repo, "packages/core must not import Node-only modules", "--scope",
+                    "packages/core/**")["uuid"]
+    (repo / "packages" / "core").mkdir(parents=True)
+    (repo / "packages" / "core" / "CLAUDE.md").write_text(
+        "# Core\n\n- Keep exports sorted.\n- Document every public function.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "rules")
+    aide_ok(repo, "import", "packages/core/CLAUDE.md")
+    got = aide_ok(repo, "recall", "packages/core/src/a.ts", "--json").json()["memories"]
+    assert got[0]["uuid"] == team
+    assert [m["what"] for m in got[1:]] == ["Keep exports sorted.",
+                                            "Document every public function."]
