@@ -159,8 +159,27 @@ def _listed(node: Any) -> Any:
     return node
 
 
+#: Parameters every tool still takes but does not list: an agent rarely needs them (a
+#: revision, a contributor, how a memory came about, a label, the full record of a
+#: search), and each listed one costs characters in every request.
+UNLISTED = {"aide_recall": ("rev", "contributor"),
+            "aide_search": ("rev", "detail"),
+            "aide_memories": ("rev", "detail", "contributor"),
+            "aide_remember": ("contributor", "source", "context_label"),
+            "aide_update": ("context_label",)}
+
+
+def _offered(tool: dict[str, Any]) -> dict[str, Any]:
+    """A tool as `tools/list` gives it: listed (_listed), its UNLISTED parameters left out."""
+    out = _listed(tool)
+    hidden = UNLISTED.get(out["name"], ())
+    schema = out["inputSchema"]
+    schema["properties"] = {k: v for k, v in schema["properties"].items() if k not in hidden}
+    return out
+
+
 #: Every tool, as `tools/list` gives it (the SDK serves the same list once it runs).
-TOOLS: list[dict[str, Any]] = [_listed(t) for t in _CHECKED]
+TOOLS: list[dict[str, Any]] = [_offered(t) for t in _CHECKED]
 
 #: The tools an agent is offered unless git config aide.mcp.tools says otherwise: the
 #: others (importing rules, the history) are the command line's more than an agent's,

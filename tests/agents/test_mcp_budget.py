@@ -280,8 +280,8 @@ def test_schemas_carry_enums_and_errors_speak_the_tools_parameters(repo: Path) -
                                                                               "always"]
             assert tools["aide_update"]["properties"]["priority"]["enum"] == ["normal",
                                                                             "always"]
-            assert tools["aide_remember"]["properties"]["source"]["enum"] == \
-                list(memory.SOURCES)
+            # source is taken, not listed; a wrong one is still refused by name
+            assert "source" not in tools["aide_remember"]["properties"]
             # plain schemas: no anyOf or $defs, which some model APIs refuse
             assert "anyOf" not in json.dumps(tools) and "$defs" not in json.dumps(tools)
 
@@ -296,6 +296,8 @@ def test_schemas_carry_enums_and_errors_speak_the_tools_parameters(repo: Path) -
                 ("aide_recall", {"layer": "technical"},
                  "unknown parameter \"layer\": aide_recall takes paths, query, layers"),
                 ("aide_remember", {"what": "x"}, "layer is required (one of area_context"),
+                ("aide_remember", {"what": "x", "layer": "technical", "source": "bogus"},
+                 'source: "bogus" is not one of'),
                 ("aide_remember", {"what": "x", "layer": "area_context"},
                  "needs a scope (give scope, a glob"),
                 ("aide_remember", {"what": "x", "layer": "technical", "shared": "maybe"},

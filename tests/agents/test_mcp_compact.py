@@ -189,8 +189,9 @@ def test_the_tool_list_is_small_and_the_rest_is_a_setting_away(repo: Path) -> No
     assert len(instructions) < 300 and "aide_recall" in instructions
     for t in tools:  # each still says when to call it, and takes aide-memory's names
         assert 20 <= len(t["description"]) <= 200, t
+    # rev and contributor are taken, not listed: an agent rarely needs them
     assert set(tools[0]["inputSchema"]["properties"]) == {
-        "paths", "query", "layers", "contributor", "limit", "ids", "rev", "detail"}
+        "paths", "query", "layers", "limit", "ids", "detail"}
 
     git(repo, "config", "aide.mcp.tools", "all")
     every, _ = tools_listed(repo)
