@@ -402,7 +402,8 @@ def test_matchers_fire_for_the_tools_each_program_really_names(tmp_path: Path,
 
 
 def test_hook_help_names_every_agent(repo: Path) -> None:
-    """`git aide hook --help` offers every agent `init --agent` sets hooks up for."""
-    r = aide_ok(repo, "hook", "--help")
+    """`git aide hook -h` offers every agent `init --agent` sets hooks up for (--help
+    opens the manual, as in git)."""
+    r = aide_ok(repo, "hook", "-h")
     assert "[claude|codex|copilot|cursor|gemini|vscode]" in r.stdout
-    assert aide_ok(repo, "hook", "stop", "--agent", "vscode", "--help").stdout
+    assert aide_ok(repo, "hook", "stop", "--agent", "vscode", "-h").stdout

@@ -330,7 +330,8 @@ def test_word_diff_in_colour_on_a_terminal_unless_no_color(hist):
 
     def on_a_terminal(extra: dict[str, str]) -> str:
         return subprocess.run(["script", "-qc", command, "/dev/null"], cwd=hist["repo"],
-                              capture_output=True, text=True, env={**BASE_ENV, **extra}).stdout
+                              capture_output=True, text=True,
+                              env={**BASE_ENV, "GIT_PAGER": "cat", **extra}).stdout
 
     coloured = on_a_terminal({})
     assert "\x1b[32msession\x1b[0m" in coloured and "[-transaction-]" not in coloured
