@@ -126,8 +126,14 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     return hits
 
 
+#: The most always-on memories a recall shows (more would not fit a session start's
+#: budget either; a store of hundreds decodes only their first groups).
+ALWAYS_SHOWN = 20
+
+
 def always_on(snap: Snapshot) -> list[Entry]:
-    """Return the always-on memories (priority `always`) of a snapshot, in its order.
+    """Return the always-on memories (priority `always`) of a snapshot, in its order, at
+    most ALWAYS_SHOWN of those in the view (and any laid over it).
 
     Their stored bytes are searched in one run, so that only the groups holding one are
     decoded; each found is checked in its parsed record."""
@@ -137,9 +143,9 @@ def always_on(snap: Snapshot) -> list[Entry]:
     marked = re.compile(rb'"priority"\s*:\s*"always"')
 
     def found(data: bytes) -> list[int]:
-        out = []
+        out: list[int] = []
         at = data.find(b'"always"')
-        while at >= 0:
+        while at >= 0 and len(out) < ALWAYS_SHOWN:
             m = marked.search(data, max(0, at - 40), at + 8)
             if m is not None:
                 out.append(m.start())
