@@ -318,6 +318,15 @@ complete -o bashdefault -o default -o nospace -F __git_aide_standalone git-aide
 """
 
 
+def _cases(s: Spec) -> list[tuple[str, str]]:
+    """Return, per kind of value, the case pattern of the options of `s` that take it
+    ("recall --layer"|"recall --layers") and the kind."""
+    by_kind: dict[str, list[str]] = {}
+    for opt, kind in s.values.items():
+        by_kind.setdefault(kind, []).append(opt)
+    return [("|".join(f'"{s.name} {o}"' for o in opts), kind) for kind, opts in by_kind.items()]
+
+
 def _bash(all_specs: list[Spec]) -> str:
     top = [s.name for s in all_specs if " " not in s.name]
     specs_lines = []
@@ -325,12 +334,7 @@ def _bash(all_specs: list[Spec]) -> str:
     for s in all_specs:
         options = " ".join(n for n, _ in s.options)
         specs_lines.append(f'\t"{s.name}") __git_aide_o="{options}" __git_aide_w="{s.words}" ;;')
-        by_kind: dict[str, list[str]] = {}
-        for opt, kind in s.values.items():
-            by_kind.setdefault(kind, []).append(opt)
-        for kind, opts in by_kind.items():
-            pattern = "|".join(f'"{s.name} {o}"' for o in opts)
-            value_lines.append(f'\t{pattern}) __git_aide_k="{kind}" ;;')
+        value_lines += [f'\t{pattern}) __git_aide_k="{kind}" ;;' for pattern, kind in _cases(s)]
     return _BASH_HEAD.format(commands=" ".join(top), specs="\n".join(specs_lines),
                              values="\n".join(value_lines)) + _BASH_BODY
 
@@ -467,11 +471,6 @@ def _zsh(all_specs: list[Spec]) -> str:
     for s in all_specs:
         options = " ".join(_described(n, h) for n, h in s.options)
         specs_lines.append(f'  ("{s.name}") __git_aide_o=({options}) __git_aide_w="{s.words}" ;;')
-        by_kind: dict[str, list[str]] = {}
-        for opt, kind in s.values.items():
-            by_kind.setdefault(kind, []).append(opt)
-        for kind, opts in by_kind.items():
-            pattern = "|".join(f'"{s.name} {o}"' for o in opts)
-            value_lines.append(f'  ({pattern}) __git_aide_k="{kind}" ;;')
+        value_lines += [f'  ({pattern}) __git_aide_k="{kind}" ;;' for pattern, kind in _cases(s)]
     return _ZSH_HEAD.format(commands="\n".join(top), specs="\n".join(specs_lines),
                             values="\n".join(value_lines)) + _ZSH_BODY

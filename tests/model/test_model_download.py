@@ -52,16 +52,6 @@ def env(user_env: dict[str, str], tmp_path: Path, tiny: Path) -> dict[str, str]:
     return {**user_env, "GIT_AIDE_MODEL_CATALOG": str(write_catalog(tmp_path, tiny))}
 
 
-@pytest.fixture
-def upstream(tiny: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "upstream"
-    for local, remote in REMOTE.items():
-        dest = root / REPO / "resolve" / REVISION / remote
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(tiny / local, dest)
-    return root
-
-
 def leftovers(env: dict[str, str]) -> list[str]:
     """What is in the user's models folder (a model, or what a download left)."""
     folder = Path(env["XDG_CACHE_HOME"]) / "git-aide" / "models"

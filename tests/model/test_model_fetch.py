@@ -29,17 +29,6 @@ from helpers import (
 REPO, REVISION, REMOTE = TINY_REPO, TINY_REVISION, TINY_REMOTE
 
 
-@pytest.fixture
-def upstream(tiny: Path, tmp_path: Path) -> Path:
-    """A folder laid out as an upstream serves a model: <repo>/resolve/<revision>/<path>."""
-    root = tmp_path / "upstream"
-    for local, remote in REMOTE.items():
-        dest = root / REPO / "resolve" / REVISION / remote
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(tiny / local, dest)
-    return root
-
-
 catalog = tiny_catalog
 
 
