@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import re
 
+from git_aide.core.memory import imported_from
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -54,7 +56,6 @@ _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:\\ |[^\s`\\])+)")
 # A code span: its `@` is code, not an import. Runs of backticks are matched whole.
 _CODE_SPAN = re.compile(r"(`+)[^`]*\1")
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
-_WHY_FILE = re.compile(r"^\s*(.+?):(\d+)(?:\D.*)?$", re.S)
 
 
 def native_files(agent: str, top: str, path: str | None = None,
@@ -286,21 +287,6 @@ def _codex_budget(top: str) -> int:
             if m:
                 return int(m.group(1).replace("_", ""))
     return CODEX_DOC_BYTES
-
-
-def imported_from(record: dict[str, Any]) -> tuple[str, int] | None:
-    """(file, line) an imported memory came from, read from its `why` (`AGENTS.md:12`);
-    None for a memory that was not imported from a file."""
-    if record.get("source") != "import":
-        return None
-    why = record.get("why")
-    m = _WHY_FILE.match(why) if isinstance(why, str) else None
-    if m is None:
-        return None
-    name = m.group(1).strip().replace("\\", "/")
-    while name.startswith("./"):
-        name = name[2:]
-    return name, int(m.group(2))
 
 
 def words(text: str) -> str:

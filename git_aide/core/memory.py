@@ -416,3 +416,22 @@ def folded(text: str | None) -> str:
     if prose:
         out.append(" ".join(" ".join(prose).split()))
     return "\n".join(x for x in out if x)
+
+
+#: An imported memory's `why`: the rules file and line it came from (`AGENTS.md:12`).
+_WHY_FILE = re.compile(r"^\s*(.+?):(\d+)(?:\D.*)?$", re.S)
+
+
+def imported_from(record: dict[str, Any]) -> tuple[str, int] | None:
+    """Return the (file, line) an imported memory came from, read from its `why`
+    (`AGENTS.md:12`); None for a memory that was not imported from a file."""
+    if record.get("source") != "import":
+        return None
+    why = record.get("why")
+    m = _WHY_FILE.match(why) if isinstance(why, str) else None
+    if m is None:
+        return None
+    name = m.group(1).strip().replace("\\", "/")
+    while name.startswith("./"):
+        name = name[2:]
+    return name, int(m.group(2))

@@ -383,27 +383,21 @@ def _sort_key() -> Callable[[Hit], tuple[object, ...]]:
     )
 
 
-def imported_from(e: Entry) -> tuple[str, int] | None:
-    """Return (rules file, line) of a memory `import` made, from its `why`; else None."""
-    r = e.record
-    if r["source"] != "import":
-        return None
-    why = r["why"] or ""
-    name, _, line = why.rpartition(":")
-    return (name, int(line)) if name and line.isdigit() else None
-
-
 def in_file_order(hits: list[Hit]) -> list[Hit]:
     """Reorder the memories imported from one rules file with one scope among the places
     they hold, in the file's order: a budget that cuts the end of an answer then cuts the
     file's last lines, not its first; and, of one scope, put the memories written for
     git-aide before the imported ones."""
+    from git_aide.core.memory import imported_from
+
     groups: dict[tuple[str, str | None], list[int]] = {}
     lines: list[int] = []
+    imported: set[int] = set()
     for i, h in enumerate(hits):
-        origin = imported_from(h.entry)
+        origin = imported_from(h.entry.record)
         lines.append(origin[1] if origin else 0)
         if origin is not None:
+            imported.add(id(h))
             groups.setdefault((origin[0], h.entry.scope), []).append(i)
     out = list(hits)
     for places in groups.values():
@@ -412,13 +406,13 @@ def in_file_order(hits: list[Hit]) -> list[Hit]:
                 out[at] = hits[i]
     # Of one scope, the memories written for git-aide before the imported rules: a rule
     # is also in a file some agent loads itself, a team memory only here.
-    scopes: dict[str | None, list[int]] = {}
+    by_scope: dict[str | None, list[int]] = {}
     for i, h in enumerate(out):
-        scopes.setdefault(h.entry.scope, []).append(i)
+        by_scope.setdefault(h.entry.scope, []).append(i)
     kept = list(out)
-    for places in scopes.values():
+    for places in by_scope.values():
         mixed = [kept[i] for i in places]
-        ordered = sorted(mixed, key=lambda h: imported_from(h.entry) is not None)
+        ordered = sorted(mixed, key=lambda h: id(h) in imported)
         if ordered != mixed:
             for at, h in zip(places, ordered, strict=True):
                 out[at] = h
