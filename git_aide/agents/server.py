@@ -231,26 +231,9 @@ def _always_wanted(mem: Memory) -> bool:
 def _session_records(mem: Memory) -> list[dict[str, Any]]:
     """Return the hooks' session records started since the server did (its agent's
     session, when one agent works in the repository)."""
-    folder = os.path.join(mem.repo().cache_dir, "sessions")
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    since = mem.born - SESSION_START_SLACK
-    out = []
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if os.stat(path).st_mtime < since:
-                continue
-            with open(path, encoding="utf-8") as f:
-                record = json.load(f)
-        except (OSError, ValueError, RecursionError):
-            continue
-        started = record.get("started") if isinstance(record, dict) else None
-        if isinstance(started, (int, float)) and started >= since:
-            out.append(record)
-    return out
+    from git_aide.agents.sessions import started_since
+
+    return started_since(mem.repo().cache_dir, mem.born - SESSION_START_SLACK)
 
 
 def _session_record(mem: Memory) -> dict[str, Any] | None:

@@ -202,3 +202,30 @@ def prune(cache_dir: str, days: float = 7.0) -> None:
                 os.unlink(path)
         except OSError:
             continue
+
+
+def started_since(cache_dir: str, since: float) -> list[dict[str, Any]]:
+    """Return the session records (as saved) of the sessions started at `since` or later:
+    what a long-lived process (the MCP server) asks of its own agent's session."""
+    import json
+
+    folder = os.path.join(cache_dir, "sessions")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if os.stat(path).st_mtime < since:
+                continue  # written before it started
+            with open(path, encoding="utf-8") as f:
+                record = json.load(f)
+        except (OSError, ValueError, RecursionError):
+            continue
+        started = record.get("started") if isinstance(record, dict) else None
+        if isinstance(started, (int, float)) and not isinstance(started, bool) and \
+                started >= since:
+            out.append(record)
+    return out
