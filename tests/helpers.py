@@ -683,3 +683,26 @@ def tiny_catalog(tmp_path: Path, tiny: Path, sizes: bool = False, **wrong: str) 
     path.write_text(json.dumps({"tiny": {"repo": TINY_REPO, "revision": TINY_REVISION,
                                          "files": files, "licence": "CC0-1.0", "dim": 8}}))
     return path
+
+
+def on_tty(cwd: Path, argv: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+    """Run `argv` with stdout on a pseudo-terminal: (status, what the terminal got, stderr)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=follower, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    err = proc.stderr.read() if proc.stderr else b""
+    status = proc.wait(timeout=60)
+    os.close(leader)
+    return status, b"".join(chunks).decode(errors="replace"), err.decode(errors="replace")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers import AIDE as AIDE_CMD
-from helpers import BASE_ENV, ROOT, aide, aide_ok, git, remember
+from helpers import BASE_ENV, ROOT, aide, aide_ok, git, on_tty, remember
 
 import git_aide
 
@@ -99,28 +99,11 @@ def test_readme_tour_runs(tmp_path: Path) -> None:
 def test_terminal_output_is_a_table_per_layer(repo: Path) -> None:
     """On a terminal (a pseudo-terminal here), `list` prints rich tables grouped by layer,
     `recall` one table in rank order, numbered; NO_COLOR kept."""
-    import pty
-
     remember(repo, "a technical fact", "--tag", "x")
     remember(repo, "a team rule", "--layer", "guidelines")
 
     def run_on_tty(env: dict[str, str], command: str = "list") -> str:
-        leader, follower = pty.openpty()
-        proc = subprocess.Popen([*AIDE_CMD, command], cwd=repo, stdout=follower,
-                                stderr=subprocess.PIPE, env={**BASE_ENV, **env})
-        os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        proc.wait(timeout=60)
-        os.close(leader)
-        return b"".join(chunks).decode(errors="replace")
+        return on_tty(repo, [*AIDE_CMD, command], {**BASE_ENV, **env})[1]
 
     out = run_on_tty({"COLUMNS": "100"})
     assert "technical" in out and "guidelines" in out

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import AIDE, BASE_ENV, ROOT, aide_ok, commit, git, put, remember, valid_record
+from helpers import AIDE, BASE_ENV, ROOT, aide_ok, commit, git, on_tty, put, remember, valid_record
 
 #: What every pager test starts from: no pager chosen by the developer's environment.
 CLEAN = {k: v for k, v in BASE_ENV.items() if k not in ("PAGER", "LESS", "LV", "MANPAGER")}
@@ -24,29 +23,6 @@ def fake_pager(folder: Path, name: str = "fake-pager", body: str = "") -> tuple[
                       f'{{ echo "LESS=$LESS LV=$LV"; cat; }} > "{record}"\n'))
     script.chmod(0o755)
     return script, record
-
-
-def on_tty(cwd: Path, argv: list[str], env: dict[str, str]) -> tuple[int, str, str]:
-    """Run `argv` with stdout on a pseudo-terminal: (status, what the terminal got, stderr)."""
-    import pty
-
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=follower, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, env=env)
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    err = proc.stderr.read() if proc.stderr else b""
-    status = proc.wait(timeout=60)
-    os.close(leader)
-    return status, b"".join(chunks).decode(errors="replace"), err.decode(errors="replace")
 
 
 def aide_on_tty(cwd: Path, *args: str, env: dict[str, str] | None = None
