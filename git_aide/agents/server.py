@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     #: What a tool's work gives: its structured content and its text.
     Answer = tuple[dict[str, Any], str]
     #: What an agent holds already: short ids, and what its own rules files hold.
-    Given = tuple[frozenset[str], Loaded | None]
+    Given = tuple[frozenset[str], Callable[[], Loaded | None]]
 
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
@@ -101,7 +101,8 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
     else:
         held: list[str] = []
         if given is not None:
-            ids, loaded = given
+            ids, reads = given
+            loaded = reads()  # read only when the answer is worked out, not when kept
             fresh = []
             for h in hits:
                 if h.entry.uuid[:8] in ids or (loaded is not None and loaded.has(h.entry.record)):
@@ -129,8 +130,9 @@ def _given(mem: Memory, a: dict[str, Any], paths: list[str]) -> Given | None:
     """Return what the agent holds already, for a compact answer by paths or words: the
     memories its session's hooks gave it (the session record started since the server
     did, when it is the only one), and what its own rules files hold (its client named in
-    `initialize`); None for a full answer or by ids. (What this connection's own answers
-    gave is given again: an agent asks again for what it no longer holds.)"""
+    `initialize`, read when asked); None for a full answer or by ids. (What this
+    connection's own answers gave is given again: an agent asks again for what it no
+    longer holds.)"""
     if _full(a) or a.get("ids"):
         return None
     ids: set[str] = set()
@@ -138,17 +140,18 @@ def _given(mem: Memory, a: dict[str, Any], paths: list[str]) -> Given | None:
     record = _session_record(mem)
     if record is not None:
         ids.update(u[:8] for u in record.get("seen", ()) if isinstance(u, str))
-    loaded = None
-    agent = _agent_of(mem.client)
-    if agent is not None and repo.worktree is not None:
+    agent, top = _agent_of(mem.client), repo.worktree
+
+    def reads() -> Loaded | None:
+        if agent is None or top is None:
+            return None
         from git_aide.agents import native
 
-        rels = [os.path.relpath(os.path.abspath(p), repo.worktree) for p in paths]
-        loaded = native.loaded(agent, repo.worktree, [r for r in rels
-                                                      if not r.startswith("..")])
-        if not loaded.files:
-            loaded = None
-    return frozenset(ids), loaded
+        rels = [os.path.relpath(os.path.abspath(p), top) for p in paths]
+        loaded = native.loaded(agent, top, [r for r in rels if not r.startswith("..")])
+        return loaded if loaded.files else None
+
+    return frozenset(ids), reads
 
 
 def _agent_of(client: str | None) -> str | None:
