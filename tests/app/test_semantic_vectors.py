@@ -148,13 +148,8 @@ def test_a_torn_tail_is_not_carried_into_later_appends(repo: Path,
     assert uuids(r)[0] == store["auth"]
 
 
-def test_two_processes_embedding_at_once_do_not_corrupt_the_file(repo: Path,
-                                                                 tiny: Path) -> None:
-    for i in range(300):
-        write_memory(repo, f"{'login' if i % 2 else 'deploy'} note {i} of the queue")
-    auth = remember(repo, AUTH)["uuid"]
-    git(repo, "config", "aide.semantic.model", str(tiny))
-    aide_ok(repo, "index")
+def two_index_runs_afresh(repo: Path) -> list[tuple[str, str]]:
+    """Remove the vectors, run two `git aide index` at once; their (stdout, stderr)."""
     for path in (repo / ".git/aide/vectors").glob("*.vec"):
         path.unlink()
     procs = [subprocess.Popen([*AIDE, "index"], cwd=repo, env=BASE_ENV,
@@ -163,6 +158,17 @@ def test_two_processes_embedding_at_once_do_not_corrupt_the_file(repo: Path,
     results = [p.communicate(timeout=120) for p in procs]
     for p, (_out, err) in zip(procs, results, strict=True):
         assert p.returncode == 0 and "Traceback" not in err, err
+    return results
+
+
+def test_two_processes_embedding_at_once_do_not_corrupt_the_file(repo: Path,
+                                                                 tiny: Path) -> None:
+    for i in range(300):
+        write_memory(repo, f"{'login' if i % 2 else 'deploy'} note {i} of the queue")
+    auth = remember(repo, AUTH)["uuid"]
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    aide_ok(repo, "index")
+    results = two_index_runs_afresh(repo)
     assert sum(embedded(out) for out, _err in results) >= 301
     size = vec_file(repo).stat().st_size
     assert (size - HEADER) % RECORD == 0
@@ -252,13 +258,6 @@ def test_two_index_runs_at_once_embed_each_memory_once(repo: Path, tiny: Path) -
     blobs = status(repo)["memories"]
     assert blobs == 400
     for attempt in range(3):
-        for path in (repo / ".git/aide/vectors").glob("*.vec"):
-            path.unlink()
-        procs = [subprocess.Popen([*AIDE, "index"], cwd=repo, env=BASE_ENV,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                 for _ in range(2)]
-        results = [p.communicate(timeout=120) for p in procs]
-        for p, (_out, err) in zip(procs, results, strict=True):
-            assert p.returncode == 0 and "Traceback" not in err, err
+        results = two_index_runs_afresh(repo)
         assert sum(embedded(out) for out, _err in results) == blobs, (attempt, results)
         assert len(records(vec_file(repo))) == blobs, attempt
