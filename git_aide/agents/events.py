@@ -420,6 +420,7 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
         return None
     _warn(snap)
     session, followed = _session(repo.cache_dir, data, agent)
+    followed = session.note_opened(rels) or followed
     fresh = [h.entry for h in hits if h.entry.compiled is not None
              and h.entry.uuid not in session.seen]
     if not session.started:

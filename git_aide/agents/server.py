@@ -49,8 +49,9 @@ if TYPE_CHECKING:
 
     #: What a tool's work gives: its structured content and its text.
     Answer = tuple[dict[str, Any], str]
-    #: What an agent holds already: short ids, and what its own rules files hold.
-    Given = tuple[frozenset[str], Callable[[], Loaded | None]]
+    #: What an agent holds already: short ids, the files it opened (repo-relative), and
+    #: what its own rules files hold.
+    Given = tuple[frozenset[str], tuple[str, ...], Callable[[], Loaded | None]]
 
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
@@ -101,7 +102,7 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
     else:
         held: list[str] = []
         if given is not None:
-            ids, reads = given
+            ids, _opened, reads = given
             loaded = reads()  # read only when the answer is worked out, not when kept
             fresh = []
             for h in hits:
@@ -130,7 +131,8 @@ def _given(mem: Memory, a: dict[str, Any], paths: list[str]) -> Given | None:
     """Return what the agent holds already, for a compact answer by paths or words: the
     memories its session's hooks gave it (the session record started since the server
     did, when it is the only one), and what its own rules files hold (its client named in
-    `initialize`, read when asked); None for a full answer or by ids. (What this
+    `initialize`, read when asked), those it loaded on opening the files its hooks saw
+    included; None for a full answer or by ids. (What this
     connection's own answers gave is given again: an agent asks again for what it no
     longer holds.)"""
     if _full(a) or a.get("ids"):
@@ -138,8 +140,12 @@ def _given(mem: Memory, a: dict[str, Any], paths: list[str]) -> Given | None:
     ids: set[str] = set()
     repo = mem.repo()
     record = _session_record(mem)
+    opened: list[str] = []
     if record is not None:
+        from git_aide.agents.sessions import opened_in
+
         ids.update(u[:8] for u in record.get("seen", ()) if isinstance(u, str))
+        opened = opened_in(record)
     agent, top = _agent_of(mem.client), repo.worktree
 
     def reads() -> Loaded | None:
@@ -148,10 +154,12 @@ def _given(mem: Memory, a: dict[str, Any], paths: list[str]) -> Given | None:
         from git_aide.agents import native
 
         rels = [os.path.relpath(os.path.abspath(p), top) for p in paths]
+        # the rules files it loaded on opening files (its hooks saw them) are held too
+        rels = list(dict.fromkeys(opened + rels))
         loaded = native.loaded(agent, top, [r for r in rels if not r.startswith("..")])
         return loaded if loaded.files else None
 
-    return frozenset(ids), reads
+    return frozenset(ids), tuple(opened), reads
 
 
 def _agent_of(client: str | None) -> str | None:
@@ -211,7 +219,7 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
     always = not a["ids"] and _always_wanted(mem)
     given = _given(mem, a, a["paths"] or [])
     return _kept(mem, "aide_recall", a, lambda: _recall(mem, a, always, given), asks,
-                 (*more, always, given and given[0]))
+                 (*more, always, given and given[:2]))
 
 
 #: How long before the server started a session start may have come (an agent runs its
@@ -281,7 +289,7 @@ def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
     """Full-text search, best first, from `offset` on (as `search --json`)."""
     given = _given(mem, a, [])
     return _kept(mem, "aide_search", a, lambda: _search(mem, a, given), True,
-                 (given and given[0],))
+                 (given and given[:2],))
 
 
 def _search(mem: Memory, a: dict[str, Any], given: Given | None = None) -> Answer:

@@ -32,6 +32,8 @@ _GEMINI_COMPRESSED = re.compile(
 MAX_TRANSCRIPT_READ = 32 << 20
 #: The most compression summaries a record remembers.
 MAX_SUMMARIES = 16
+#: The most files a record remembers the agent opened (the newest).
+MAX_OPENED = 128
 
 
 def session_id(data: dict[str, Any]) -> Any:
@@ -72,6 +74,10 @@ class Session:
         #: The ids of the compression summaries in that transcript (Gemini CLI); None: not
         #: known (the record started in the middle of a conversation).
         self.summaries: list[str] | None = None
+        #: The files (repo-relative) the agent opened in this session, oldest first: the
+        #: rules files an agent loads when it opens a file (Claude's nested `CLAUDE.md`)
+        #: are in its context from then on.
+        self.opened: list[str] = []
         try:
             import json
 
@@ -100,6 +106,14 @@ class Session:
                 self.transcript_size = size
             if isinstance(summaries, list):
                 self.summaries = [x for x in summaries if isinstance(x, str)][-MAX_SUMMARIES:]
+        self.opened = opened_in(saved)
+
+    def note_opened(self, rels: list[str]) -> bool:
+        """Add files the agent opened (repo-relative); return whether the record changed."""
+        new = [r for r in dict.fromkeys(rels) if r not in self.opened]
+        if new:
+            self.opened = (self.opened + new)[-MAX_OPENED:]
+        return bool(new)
 
     def save(self) -> None:
         """Write the record atomically; a failure only costs a repeat injection."""
@@ -110,7 +124,8 @@ class Session:
         data = json.dumps({"seen": sorted(self.seen), "stops": self.stops,
                            "reflected": self.reflected, "started": self.started,
                            "transcript": {"size": self.transcript_size,
-                                          "summaries": self.summaries}})
+                                          "summaries": self.summaries},
+                           "opened": self.opened})
         try:
             # Not synced to the disk: a hook runs on every file an agent touches, and a
             # record lost in a crash only costs a memory injected twice.
@@ -125,7 +140,7 @@ class Session:
         with contextlib.suppress(OSError):
             os.unlink(self.path)
         self.seen, self.stops, self.reflected, self.started = set(), 0, False, 0.0
-        self.transcript_size, self.summaries = -1, None
+        self.transcript_size, self.summaries, self.opened = -1, None, []
 
     def follow(self, transcript: Any, agent: str, fresh: bool = False) -> bool:
         """Read what the agent's `transcript` gained since the record last looked; when the
@@ -202,6 +217,14 @@ def prune(cache_dir: str, days: float = 7.0) -> None:
                 os.unlink(path)
         except OSError:
             continue
+
+
+def opened_in(record: dict[str, Any]) -> list[str]:
+    """Return the files a saved session record says the agent opened (repo-relative)."""
+    opened = record.get("opened")
+    if not isinstance(opened, list):
+        return []
+    return [p for p in opened if isinstance(p, str) and p][-MAX_OPENED:]
 
 
 def started_since(cache_dir: str, since: float) -> list[dict[str, Any]]:

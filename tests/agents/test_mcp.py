@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import AIDE, BASE_ENV, aide_ok, edit_by_hand, git, hook, remember
+from helpers import AIDE, BASE_ENV, aide_ok, claude_read, edit_by_hand, git, hook, remember
 
 pytest.importorskip("mcp")
 
@@ -332,5 +332,37 @@ def test_a_compact_answer_leaves_out_what_the_session_holds(repo: Path) -> None:
             assert "Already in your context" in res.content[0].text
             res = await s.call_tool("aide_search", {"keyword": "migrations", "detail": "full"})
             assert res.structured_content == cli_json(repo, "search", "migrations")
+
+    asyncio.run(session())
+
+
+def test_rules_claude_loaded_on_opening_a_file_are_not_sent_again(repo: Path) -> None:
+    # Claude Code loads packages/core/CLAUDE.md when it opens a file under packages/core:
+    # after its hook saw that read, the server's answers leave that file's rules out.
+    from mcp.types import Implementation
+
+    (repo / "packages" / "core").mkdir(parents=True)
+    (repo / "packages" / "core" / "CLAUDE.md").write_text(
+        "# Core\n\n- Core migrations never drop a column in the same release.\n")
+    (repo / "packages" / "core" / "db.py").write_text("x = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "nested rules")
+    aide_ok(repo, "import", "packages/core/CLAUDE.md")
+    rule = next(m["uuid"] for m in cli_json(repo, "list")["memories"])
+
+    async def session() -> None:
+        params = StdioServerParameters(command=AIDE[0], args=[*AIDE[1:], "mcp"], cwd=str(repo),
+                                       env=BASE_ENV)
+        me = Implementation(name="claude-code", version="2.1.197")
+        async with stdio_client(params) as (r, w), ClientSession(r, w, client_info=me) as s:
+            await s.initialize()
+            hook(repo, "session-start", {"session_id": "cc", "cwd": str(repo),
+                                         "hook_event_name": "SessionStart", "source": "startup"})
+            res = await s.call_tool("aide_search", {"keyword": "migrations"})
+            assert [m["id"] for m in res.structured_content["memories"]] == [rule[:8]]
+            hook(repo, "pre-tool-use", claude_read(repo, "packages/core/db.py", session="cc"))
+            res = await s.call_tool("aide_search", {"keyword": "migrations"})
+            assert res.structured_content["memories"] == []
+            assert res.structured_content["given"] == [rule[:8]]
 
     asyncio.run(session())
