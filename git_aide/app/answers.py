@@ -39,7 +39,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
                 limit: int | None = None, count: bool = True, index: FullText | None = None,
                 scoped_only: bool = False, semantic: Semantic | None = None,
                 always: bool = False) -> list[Hit]:
-    """`recall`: the memories relevant to `paths`, in section 4's order, cut at the limit.
+    """Return `recall`'s memories relevant to `paths`, in recall order, cut at the limit.
 
     `index`: an open full-text index to reuse (the server keeps one); `count`: add the
     recall to the per-machine stats; `scoped_only`: only the memories whose scope covers
@@ -242,7 +242,7 @@ def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries:
 
 
 #: How many of the whole store's best --query matches a path recall with a question
-#: also weighs (section 4: query relevance crosses layers and scopes).
+#: also weighs (relevance to a question crosses layers and scopes).
 ELSEWHERE_MATCHES = 10
 
 

@@ -313,7 +313,7 @@ RECENCY_WEIGHT = 0.1
 
 
 def order(hits: list[Hit], limit: int, meaning: Meaning | None = None) -> list[Hit]:
-    """Best first (section 4): the BM25F score, a little more for the newer of the
+    """Order search hits best first: the BM25F score, a little more for the newer of the
     matches; a memory superseded by a newer match after every current one (`meaning`:
     a model's cosine of two memories, which supersession weighs when there is one)."""
     from git_aide.rank.recall import supersession_window

@@ -42,7 +42,7 @@ class Compiled:
     __slots__ = ("depth", "bases", "regexes")
 
     def __init__(self, depth: int, bases: tuple[str, ...], regexes: tuple[str, ...]) -> None:
-        #: Scope depth (section 3).
+        #: Scope depth: its segments, not counting `**` and a trailing `/**` or `/*`.
         self.depth = depth
         #: For each brace alternative: its literal leading directory, "" for the root.
         self.bases = bases
@@ -279,7 +279,7 @@ def relevant(c: Compiled, path: str, is_dir: bool) -> bool:
     return False
 
 
-# -- how specifically a scope targets a query path (section 3's directory rule, section 4)
+# -- how specifically a scope targets a query path (the directory rule)
 
 
 def _segments_reach(pat: tuple[str, ...], segs: tuple[str, ...]) -> bool:
@@ -349,7 +349,7 @@ def reaches(scope: str, directory: str) -> bool:
     return False
 
 
-#: Distances from this up are a directory's ancestors (section 4: after what lies inside).
+#: Distances from this up are a directory's ancestors (ranked after what lies inside).
 ANCESTOR = 10
 
 

@@ -73,7 +73,7 @@ class Filters:
 
 class Hit:
     """A ranked memory: the entry, the scope that made it relevant, its relevance, and
-    what orders it (section 4 step 2; one object per candidate, since a path recall of
+    what orders it (one object per candidate, since a path recall of
     a large store has thousands)."""
 
     __slots__ = ("entry", "matched_scope", "score", "depth", "distance", "relevance",
@@ -89,7 +89,7 @@ class Hit:
         self.score = score
         #: Scope depth.
         self.depth = depth
-        #: Scope distance to the query path (section 3's order); -1 for project-wide.
+        #: Scope distance to the query path (nearer scopes first); -1 for project-wide.
         self.distance = distance
         #: Relevance to --query, 0..1 (the best match is 1).
         self.relevance = 0.0
@@ -130,7 +130,7 @@ def scope_filter(queries: list[Query], min_depth: int
     """Whether a (compiled) scope may be relevant to at least one query path.
 
     For a directory this keeps every glob that starts at or above it (a superset);
-    `select` then applies section 3's directory rule to the scopes it decoded.
+    `select` then applies the directory rule (core/scope.py) to the scopes it decoded.
     """
     if not queries:
         return lambda _c: True
@@ -300,8 +300,8 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
          project_wide_limit: int = -1, path_words_: set[str] | None = None,
          body: bytes | None = None, named: list[bytes] | None = None,
          meaning: Meaning | None = None, by_path: bool = False) -> list[Hit]:
-    """Order (section 4 step 2), cap project-wide memories (step 3), cut at the limit
-    and, when asked, rebalance layers (step 4). With a `scorer` (a question), only the
+    """Order the hits, cap project-wide memories, cut at the limit
+    and, when asked, rebalance layers. With a `scorer` (a question), only the
     memories it scores are kept, and, `by_path`, those scoped to a query path."""
     if scorer is not None:
         scorer(hits)
@@ -421,8 +421,8 @@ def in_file_order(hits: list[Hit]) -> list[Hit]:
 
 def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None,
                       path_only: bool = False) -> dict[bytes, float]:
-    """Give each scoped or weak candidate its share of the path's words (section 4's
-    weak relevance), and return each word's weight. `path_only` (a recall without a
+    """Give each scoped or weak candidate its share of the path's words (the
+    relevance of a mention), and return each word's weight. `path_only` (a recall without a
     question): the words never lift a scoped memory above a more specific one.
 
     A word weighs by how rare it is among these candidates: the package folder that
@@ -573,7 +573,7 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
            query: str | None = None, body: bytes | None = None,
            on_topic: Callable[[bytes], bool] | None = None,
            meaning: Meaning | None = None) -> list[Hit]:
-    """The whole of section 4's recall: select, score, sort, cap, cut, rebalance.
+    """Rank a path recall: select, score, sort, cap, cut, rebalance.
 
     `relevance` scores the selected entries against --query (blob id -> score);
     `mentions` are memories outside the relevant scopes whose files name a query path

@@ -110,7 +110,7 @@ _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456
 
 
 class WeakFinder:
-    """Finds the memory files that may be weak candidates (section 4 step 1): those
+    """Finds the memory files that may be weak candidates (mentions of a path): those
     naming a query path, its file name or directory (mentions), or a query file's stem
     as a word, scope included (`tests/test_throttling.py`, `throttling.md`,
     "throttling uses the client address"). A superset: `select` checks each.
@@ -352,7 +352,7 @@ def stored_text(e: Entry, body: bytes | None) -> bytes:
 
 def stored_bytes(e: Entry, body: bytes | None) -> bytes | None:
     """The stored bytes of an entry, when they are at hand without reading the disk."""
-    data = e[5]
+    data = e.content
     if isinstance(data, tuple):
         return body[data[0]:data[0] + data[1]] if body is not None else None
     return data
