@@ -25,6 +25,7 @@ call is about is toolpaths.py's, the session record sessions.py's.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from git_aide.agents.sessions import Session, prune, session_id
@@ -298,14 +299,20 @@ def _reply(agent: str, event: str, text: str, data: dict[str, Any]) -> dict[str,
 
 # -- rendering within a budget -------------------------------------------------------------
 
+#: The `why` of an imported rule that only says where it came from (`AGENTS.md:12`).
+_ORIGIN_ONLY = re.compile(r"\s*\S+:\d+\s*")
+
+
 def _line(record: dict[str, Any]) -> str:
-    from git_aide.core.memory import folded
+    from git_aide.core.memory import folded, imported_from
 
     what = _clip(folded(record["what"]), MAX_WHAT_CHARS)
     if "\n" in what:  # code: its lines under the rule, a fence cut short closed again
         what = what.replace("\n", "\n  ") + ("\n  ```" if what.count("```") % 2 else "")
-    why = f" (why: {_clip(' '.join(record['why'].split()), MAX_WHY_CHARS)})" if record.get(
-        "why") else ""
+    why = record.get("why")
+    if isinstance(why, str) and imported_from(record) and _ORIGIN_ONLY.fullmatch(why):
+        why = None  # only where an imported rule came from: bookkeeping, not a reason
+    why = f" (why: {_clip(' '.join(why.split()), MAX_WHY_CHARS)})" if why else ""
     scope = record.get("scope") or "project"
     if record.get("priority") == "always":
         scope += ", always-on"

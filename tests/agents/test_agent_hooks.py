@@ -381,6 +381,8 @@ def test_codex_holds_only_its_byte_budget_of_agents_md(repo: Path) -> None:
     text = context(hook(repo, "session-start", start, agent="codex")[1])
     assert "migration twice" in text and "Background note 899" in text
     assert "tabs in Makefiles" not in text
+    # where an imported rule came from is bookkeeping, not sent as its reason
+    assert "migration twice before merging. [project]" in text and "AGENTS.md:" not in text
     # Claude loads CLAUDE.md, not AGENTS.md: all three come
     assert "tabs in Makefiles" in context(hook(repo, "session-start", start)[1])
     # a larger budget in the project's Codex config holds the whole file
