@@ -77,6 +77,13 @@ def test_every_skipped_block_is_one_a_test_cannot_run() -> None:
     assert all("remember" not in code and "recall" not in code for code in skipped)
 
 
+def test_ci_runs_the_suite_as_readme_says() -> None:
+    """`.ci/run` runs the command README gives for the whole suite."""
+    (whole,) = [line.split("&& ")[-1] for code, _ in shell_blocks()
+                for line in code.splitlines() if "pytest -n auto" in line]
+    assert whole in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
 def _anchors(page: Path) -> set[str]:
     """The anchors of a markdown page's headings, as GitHub spells them."""
     heads = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.M)
