@@ -38,6 +38,7 @@ def started(repo: Path, session: str) -> None:
                                  "hook_event_name": "SessionStart", "source": "startup"})
 
 
+@pytest.mark.quick
 def test_pre_tool_use_injects_the_files_memories_once_per_session(stocked: Path) -> None:
     status = git(stocked, "status", "--porcelain")
     started(stocked, "s-1")
@@ -123,6 +124,7 @@ def test_each_agents_dialect(stocked: Path) -> None:
     assert out == ""
 
 
+@pytest.mark.quick
 def test_session_start_injects_the_always_on_memories(stocked: Path) -> None:
     start = {"session_id": "ss", "transcript_path": "/tmp/t", "cwd": str(stocked),
              "hook_event_name": "SessionStart", "source": "startup"}
@@ -156,6 +158,7 @@ def test_session_start_names_what_this_branch_changed(stocked: Path) -> None:
         assert "since main" in text and "feature flag is read once" in text
 
 
+@pytest.mark.quick
 def test_post_tool_use_records_what_the_agent_fetched(stocked: Path) -> None:
     listed = aide(stocked, "recall", "src/db/x.py", "--json").json()["memories"]
     mine = next(m for m in listed if "migrations" in m["what"])
@@ -170,6 +173,7 @@ def test_post_tool_use_records_what_the_agent_fetched(stocked: Path) -> None:
     assert (rc, out) == (0, "")  # already in the agent's context
 
 
+@pytest.mark.quick
 def test_user_prompt_nudges_on_decisions_only(stocked: Path) -> None:
     ev = {"session_id": "up", "cwd": str(stocked), "hook_event_name": "UserPromptSubmit"}
     _rc, out, _ = hook(stocked, "user-prompt", {**ev, "prompt": "No, use pnpm from now on"})
@@ -179,6 +183,7 @@ def test_user_prompt_nudges_on_decisions_only(stocked: Path) -> None:
     assert out == ""
 
 
+@pytest.mark.quick
 def test_stop_only_with_reflect_and_never_loops(stocked: Path) -> None:
     ev = {"session_id": "st", "cwd": str(stocked), "hook_event_name": "Stop",
           "stop_hook_active": False}

@@ -25,6 +25,7 @@ def cli_json(repo: Path, *args: str) -> Any:
     return aide_ok(repo, *args, "--json").json()
 
 
+@pytest.mark.quick
 def test_every_tool_over_stdio(repo: Path) -> None:
     auth = remember(repo, "auth tokens rotate hourly", "--scope", "src/auth/**",
                     "--layer", "area_context", "--why", "the 2023 incident")

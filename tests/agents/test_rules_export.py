@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import ROOT, aide, aide_ok, git, make_repo, remember
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -75,6 +76,7 @@ def test_round_trip_on_a_fresh_clone(tmp_path: Path) -> None:
     assert aide_ok(a, "import", *every, "--json").json()["imported"] == []
 
 
+@pytest.mark.quick
 def test_block_keeps_user_text_byte_for_byte(repo: Path) -> None:
     remember(repo, "Run the linter before every commit", "--layer", "guidelines")
     before = "# Our notes\r\n\r\nKeep this line\r\nno newline at the end"

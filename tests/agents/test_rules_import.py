@@ -78,6 +78,7 @@ def test_real_rules_files_import_without_junk(repo: Path) -> None:
     assert len(listed(repo)) == sum(c for _d, c, *_r in REAL_FILES.values())
 
 
+@pytest.mark.quick
 def test_reimport_skips_and_counts_what_exists(repo: Path) -> None:
     write(repo, "CLAUDE.md", "# Rules\n\n- Run the linter before every commit\n"
           "- Keep functions short and named for what they do\n")

@@ -82,6 +82,7 @@ def test_modify_delete_in_a_rebase(tmp_path: Path, newer: str) -> None:
     assert (b / PATH).exists() == (newer == "update")
 
 
+@pytest.mark.quick
 def test_modify_delete_in_a_cherry_pick(tmp_path: Path) -> None:
     repo = _branches(tmp_path, update_day=20, delete_day=10)
     git(repo, "checkout", "-q", "del")

@@ -204,6 +204,7 @@ def test_remember_while_searching(repo: Path) -> None:
     assert len(found(repo, "grpc", "--limit", "50")) == 10
 
 
+@pytest.mark.quick
 def test_stats_figures(repo: Path) -> None:
     a = remember(repo, "first fact")["uuid"]
     remember(repo, "second fact", "--source", "import")
@@ -275,6 +276,7 @@ def test_damage_is_reported_once(repo: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith("git-aide: notice: "), r.stderr
 
 
+@pytest.mark.quick
 def test_index_command(repo: Path) -> None:
     remember(repo, "indexed memory")
     r = aide_ok(repo, "index")

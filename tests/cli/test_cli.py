@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from helpers import AIDE as AIDE_CMD
-from helpers import BASE_ENV, ROOT, aide, aide_ok, git, on_tty, remember
+from helpers import BASE_ENV, aide, aide_ok, git, on_tty, remember
 
 import git_aide
 
@@ -80,20 +79,6 @@ def test_init_agent_claude_writes_settings_not_rules(repo: Path) -> None:
     assert (repo / "CLAUDE.md").read_text() == "# House rules\n"  # export's job now
     servers = json.loads((repo / ".mcp.json").read_text())["mcpServers"]
     assert servers["git-aide"] == {"type": "stdio", "command": "git-aide", "args": ["mcp"]}
-
-
-def test_readme_tour_runs(tmp_path: Path) -> None:
-    """The README's set-up line, after the install, works in a new repository."""
-    readme = (ROOT / "README.md").read_text()
-    line = next(x for x in readme.splitlines() if x.startswith('(cd "$(mktemp -d)"'))
-    assert line.endswith(")")  # a subshell: the reader's shell stays where it was
-    line = line[1:-1]
-    script = line.replace('cd "$(mktemp -d)"', f"cd {tmp_path}").replace("git aide", "git-aide")
-    exe = Path(sys.executable).parent
-    proc = subprocess.run(["bash", "-ec", script], capture_output=True, text=True,
-                          env={**BASE_ENV, "PATH": f"{exe}{os.pathsep}{os.environ['PATH']}"})
-    assert proc.returncode == 0, proc.stderr
-    assert "Tokens are rotated hourly" in proc.stdout
 
 
 def test_terminal_output_is_a_table_per_layer(repo: Path) -> None:

@@ -100,6 +100,7 @@ def bash_complete(repo: Path, *lines: str) -> dict[str, list[str]]:
     return _split(proc.stdout, list(lines))
 
 
+@pytest.mark.quick
 def test_bash_completes_commands_options_and_layers(memories: tuple[Path, list[str]]) -> None:
     repo, _ = memories
     got = bash_complete(repo, "git aide rec", "git aide recall --la", "git aide recall --layer ",

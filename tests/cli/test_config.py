@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import aide, aide_ok, git
 
 from git_aide.core.settings import KEYS
 
 
+@pytest.mark.quick
 def test_lists_every_key_its_value_default_and_origin(repo: Path, tmp_path: Path) -> None:
     user = tmp_path / "user.gitconfig"
     env = {"GIT_CONFIG_GLOBAL": str(user)}

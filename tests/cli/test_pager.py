@@ -114,6 +114,7 @@ def test_a_pager_quit_early_is_no_error(repo: Path, tmp_path: Path) -> None:
 
 # -- the manual --------------------------------------------------------------------------------
 
+@pytest.mark.quick
 def test_help_lists_the_commands_and_h_stays_short(tmp_path: Path) -> None:
     out = aide_ok(tmp_path, "help").stdout
     assert "Usage:" in out and "recall" in out and "--no-pager" in out

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import aide, aide_ok, git, remember
 
 
+@pytest.mark.quick
 def test_status_without_a_model(repo: Path, user_env: dict[str, str]) -> None:
     remember(repo, "Users authenticate with a password and get a session")
     doc = aide_ok(repo, "semantic", "status", "--json", env=user_env).json()

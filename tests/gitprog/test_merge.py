@@ -103,6 +103,7 @@ def test_driver_through_the_executable(tmp_path: Path) -> None:
 # --- real merges between clones --------------------------------------------------------
 
 
+@pytest.mark.quick
 def test_different_fields_edited_in_two_clones_are_both_kept(tmp_path: Path) -> None:
     _origin, a, b = team(tmp_path, record(tags=["x"]))
     write(a, record(what="use spaces", tags=["x"], updated_at=stamp(2)))
