@@ -70,6 +70,7 @@ _CHECKED: list[dict[str, Any]] = [
               "paths": _texts(),
               "query": _param("string", "Words to rank by"),
               "layers": _texts(item=_LAYER),
+              "tags": _texts(),
               "contributor": _param("string"),
               "limit": _LIMIT,
               "ids": _texts(),
@@ -80,16 +81,22 @@ _CHECKED: list[dict[str, Any]] = [
                          "first.", {
               "keyword": _param("string"),
               "layer": _LAYER,
+              "tags": _texts(),
+              "contributor": _param("string"),
               "limit": _LIMIT,
               "offset": _OFFSET,
               "mode": _param("string", "auto, keyword or semantic"),
               "rev": _REV,
               "detail": _DETAIL,
           }, required=("keyword",)),
-    _tool("aide_memories", "List memories by layer, scope prefix or contributor.", {
+    _tool("aide_memories", "List memories by layer, scope, tag or contributor.", {
               "layer": _LAYER,
-              "scope": _param("string"),
+              "scope": _param("string", "Path or glob: the memories at or under it"),
+              "tags": _texts(),
               "contributor": _param("string"),
+              "priority": _param("string", enum=list(PRIORITIES)),
+              "by": _param("string", enum=["agent", "person"]),
+              "generated_by": _param("string"),
               "limit": _param("integer", minimum=0, maximum=100000, default=50),
               "offset": _OFFSET,
               "rev": _REV,
@@ -116,6 +123,9 @@ _CHECKED: list[dict[str, Any]] = [
               "what": _param("string"),
               "why": _param("string"),
               "scope": _param("string", "'' or 'project': project-wide"),
+              "add_tags": _texts(),
+              "remove_tags": _texts(),
+              "layer": _LAYER,
               "context_label": _param("string"),
               "priority": _PRIORITY,
           }, required=("id",), hints=_CHANGE),
@@ -160,13 +170,15 @@ def _listed(node: Any) -> Any:
 
 
 #: Parameters every tool still takes but does not list: an agent rarely needs them (a
-#: revision, a contributor, how a memory came about, a label, the full record of a
-#: search), and each listed one costs characters in every request.
-UNLISTED = {"aide_recall": ("rev", "contributor"),
-            "aide_search": ("rev", "detail"),
-            "aide_memories": ("rev", "detail", "contributor"),
+#: revision, a contributor, a tag filter, how a memory came about, a label, the full
+#: record of a search), and each listed one costs characters in every request. What
+#: each tool takes against each command's options: docs/commands.md.
+UNLISTED = {"aide_recall": ("rev", "contributor", "tags"),
+            "aide_search": ("rev", "detail", "contributor", "tags"),
+            "aide_memories": ("rev", "detail", "contributor", "priority", "by",
+                              "generated_by"),
             "aide_remember": ("contributor", "source", "context_label"),
-            "aide_update": ("context_label",)}
+            "aide_update": ("context_label", "layer")}
 
 
 def _offered(tool: dict[str, Any]) -> dict[str, Any]:

@@ -55,17 +55,11 @@ if TYPE_CHECKING:
 
 
 def find(snap: Snapshot, ident: str | int) -> Entry:
-    """The memory an id names: a uuid or unique prefix, or aide-memory's integer `id`."""
-    from git_aide.core import ids
+    """The memory an id names: a uuid or unique prefix, or aide-memory's integer `id`
+    (app/store.py's find, as the commands)."""
+    from git_aide.app.store import find as find_entry
 
-    entries = snap.entries
-
-    def number(n: int) -> str | None:
-        return next((e.uuid for e in entries if e.record.get("id") == n), None)
-
-    uuid = ids.resolve(ident if isinstance(ident, int) else str(ident).strip(),
-                       (e.uuid for e in entries), number)
-    return next(e for e in entries if e.uuid == uuid)
+    return find_entry(snap.entries, ident)
 
 
 def budget(repo: Repo) -> int:
@@ -269,7 +263,8 @@ def _recall(mem: Memory, a: dict[str, Any], always: bool = False,
         query = a["query"]
         ft = mem.index(cache) if query and query.strip() else None
         hits = answers.recall_hits(repo, cache, snap, a["paths"] or [], query=query,
-                                   layers=a["layers"] or (), contributor=a["contributor"],
+                                   layers=a["layers"] or (), tags=a["tags"] or (),
+                                   contributor=a["contributor"],
                                    limit=a["limit"], index=ft, count=False,
                                    semantic=mem.semantic(repo, cache) if ft else None,
                                    always=always)
@@ -304,6 +299,7 @@ def _search(mem: Memory, a: dict[str, Any], given: Given | None = None) -> Answe
     mode = str(a.get("mode")) if a.get("mode") in MODES else "auto"
     hits = answers.search_hits(repo, snap, ft, a["keyword"],
                                layers=[a["layer"]] if a["layer"] else [],
+                               tags=a["tags"] or (), contributor=a["contributor"],
                                limit=limit + skip, mode=mode,
                                semantic=mem.semantic(repo, cache))[skip:]
     return _memories(repo, snap, hits, _full(a),
@@ -321,9 +317,9 @@ def _listed(mem: Memory, a: dict[str, Any]) -> Answer:
 
     repo, _cache, snap = mem.read(a["rev"])
     hits = answers.list_hits(snap, layers=[a["layer"]] if a["layer"] else [],
-                             contributor=a["contributor"])
-    if a["scope"] is not None:
-        hits = [h for h in hits if (h.entry.scope or "project").startswith(a["scope"])]
+                             tags=a["tags"] or (), contributor=a["contributor"],
+                             scope=a["scope"], priority=a["priority"], by=a["by"],
+                             generated_by=a["generated_by"])
     skip = a["offset"]
     return _memories(repo, snap, hits[skip:skip + a["limit"]], _full(a),
                      lambda n: f'call aide_memories again with "offset": {skip + n}',
@@ -366,14 +362,16 @@ def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
     from git_aide.app import answers, store
     from git_aide.core.errors import AideError
 
-    fields = ("what", "why", "scope", "context_label", "priority")
-    if all(a[f] is None for f in fields):
-        raise AideError("nothing to change: give what, why, scope, context_label or "
-                        "priority")
+    fields = ("what", "why", "scope", "add_tags", "remove_tags", "layer", "context_label",
+              "priority")
+    if all(a[f] is None or a[f] == [] for f in fields):
+        raise AideError("nothing to change: give what, why, scope, add_tags, remove_tags, "
+                        "layer, context_label or priority")
     repo, cache, snap = mem.read()
     uuid = find(snap, a["id"]).uuid
     w = store.update(repo, cache, uuid, what=a["what"], why=a["why"], scope=a["scope"],
-                     label=a["context_label"], priority=a["priority"],
+                     add_tags=a["add_tags"] or [], remove_tags=a["remove_tags"] or [],
+                     layer=a["layer"], label=a["context_label"], priority=a["priority"],
                      generated_by=mem.generated_by())
     return _written(repo, answers.update_doc(w), f"Updated `{w.uuid[:8]}` in {w.path}.")
 

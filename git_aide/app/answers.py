@@ -267,12 +267,14 @@ def _strong_matches(snap: Snapshot, ft: FullText, query: str, relevant: Any) -> 
 
 
 def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
-                layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
-                progress: Any = None, mode: str = "auto",
+                layers: tuple[str, ...] | list[str] = (),
+                tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
+                limit: int | None = None, progress: Any = None, mode: str = "auto",
                 semantic: Semantic | None = None) -> list[Hit]:
-    """`search`: the memories matching `query`, best first. `mode`: "auto" (by words and,
-    when a model is configured, meaning), "keyword" or "semantic"; `semantic`: the
-    model's state (app/semantic.py; None: by words)."""
+    """`search`: the memories matching `query` that pass the --layer / --tag /
+    --contributor filters, best first. `mode`: "auto" (by words and, when a model is
+    configured, meaning), "keyword" or "semantic"; `semantic`: the model's state
+    (app/semantic.py; None: by words)."""
     from git_aide.app import search as sr
 
     if not query.strip():
@@ -280,27 +282,28 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
 
         raise UsageError("search needs words to look for; an empty query matches nothing")
     lim = limit if limit is not None else repo.settings.search_limit
+    narrowed = bool(layers or tags or contributor)
     if mode != "keyword":
         if semantic is not None and semantic.configured:
             from git_aide.app import meaning
 
-            keep = filters(layers, (), None).keep if layers else None
+            keep = filters(layers, tags, contributor).keep if narrowed else None
             return meaning.search(semantic, ft, snap, query, lim, mode, keep, progress)
         if mode == "semantic":
             from git_aide.core.errors import UsageError
 
             raise UsageError("semantic search needs a model: set aide.semantic.model "
                              "(git aide semantic fetch)")
-    hits = sr.search_in(ft, snap, query, lim, progress) if not layers else None
+    hits = sr.search_in(ft, snap, query, lim, progress) if not narrowed else None
     if hits is not None:
         return hits
     entries = None
-    if not layers and snap.blob_ids() is not None:
+    if not narrowed and snap.blob_ids() is not None:
         # search_in() found no word of the query in any memory: only fragments can
         # match, and only memories whose files spell them are read.
         entries = sr.fragment_candidates(snap, query)
     return sr.search(ft, snap.entries if entries is None else entries, query,
-                     filters(layers, (), None), lim, progress)
+                     filters(layers, tags, contributor), lim, progress)
 
 
 def chosen_hits(entries: list[Entry]) -> list[Hit]:
@@ -311,12 +314,35 @@ def chosen_hits(entries: list[Entry]) -> list[Hit]:
 
 
 def list_hits(snap: Snapshot, *, layers: tuple[str, ...] | list[str] = (),
-              tags: tuple[str, ...] | list[str] = (), contributor: str | None = None
-              ) -> list[Hit]:
-    """`list`: every memory that passes the filters."""
+              tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
+              scope: str | None = None, priority: str | None = None, by: str | None = None,
+              generated_by: str | None = None) -> list[Hit]:
+    """`list`: every memory that passes the filters. `scope`: only the memories scoped at
+    or under that place (core/scope.py's `under`; empty: all); `priority`: only the
+    always-on memories ("always") or only the others ("normal"); `by`: only those an
+    agent ("agent") or a person ("person") wrote last; `generated_by`: only those this
+    agent wrote last (its name, or name and version)."""
+    from git_aide.core.memory import agent_of, generated_by_matches
     from git_aide.rank import recall as rc
 
-    return rc.listing(snap.entries, filters(layers, tags, contributor))
+    hits = rc.listing(snap.entries, filters(layers, tags, contributor))
+    if priority is not None:
+        hits = [h for h in hits if (h.entry.record.get("priority") == "always")
+                == (priority == "always")]
+    if by is not None:
+        hits = [h for h in hits if (agent_of(h.entry.record) is None) == (by == "person")]
+    if generated_by is not None:
+        hits = [h for h in hits if generated_by_matches(h.entry.record, generated_by)]
+    if scope is not None and scope.strip():
+        from git_aide.core import scope as scopes
+        from git_aide.core.errors import UsageError
+
+        problem = scopes.check(scope)
+        if problem:
+            raise UsageError(f"--scope: {problem}")
+        keep = scopes.under(scope)
+        hits = [h for h in hits if keep(h.entry.scope)]
+    return hits
 
 
 def memories_doc(snap: Snapshot, hits: list[Hit],

@@ -42,7 +42,8 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
            keep: Callable[[Entry], bool] | None = None, progress: Progress | None = None
            ) -> list[Hit]:
     """`search` by meaning (mode "semantic") or by words and meaning (mode "auto": by
-    words alone when the model cannot be used). `keep`: the --layer filter."""
+    words alone when the model cannot be used). `keep`: the --layer, --tag and
+    --contributor filters."""
     from git_aide.app import search as sr
     from git_aide.rank import fusion
     from git_aide.rank.recall import Hit

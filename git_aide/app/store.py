@@ -54,12 +54,17 @@ class Written:
     record: dict[str, Any] | None = None
 
 
-def find(entries: list[Entry], ident: str) -> Entry:
-    """The memory named by a uuid or a unique prefix of at least 4 characters
-    (core/ids.py)."""
+def find(entries: list[Entry], ident: str | int) -> Entry:
+    """The memory named by a uuid, a unique prefix of at least 4 characters, or the
+    integer `id` an aide-memory file carries (core/ids.py): the one resolver of the
+    commands (show, update, forget) and the MCP tools."""
     from git_aide.core import ids
 
-    uuid = ids.resolve(ident, (e.uuid for e in entries))
+    def number(n: int) -> str | None:
+        return next((e.uuid for e in entries if e.record.get("id") == n), None)
+
+    uuid = ids.resolve(ident if isinstance(ident, int) else str(ident).strip(),
+                       (e.uuid for e in entries), number)
     return next(e for e in entries if e.uuid == uuid)
 
 

@@ -104,18 +104,20 @@ def _init_repo(repo: Any, no_hooks: bool) -> list[str]:
 @click.option("--personal", is_flag=True, help="A private preference: never staged.")
 @click.option("--priority", type=click.Choice(["always", "normal"]), default="normal")
 @click.option("--source", type=SOURCE_CHOICE, default="conversation")
+@click.option("--contributor", help="Who it came from (default: git's user.name).")
 @click.option("--no-stage", is_flag=True, help="Leave the index alone.")
 @json_option
 def remember(what: str, why: str | None, layer: str | None, scope: str | None,
              tags: tuple[str, ...], label: str | None, personal: bool, priority: str,
-             source: str, no_stage: bool, as_json: bool) -> None:
+             source: str, contributor: str | None, no_stage: bool, as_json: bool) -> None:
     """Store a memory in the working tree and stage it."""
     from git_aide.app import store
 
     with Opened() as ctx:
         w = store.remember(ctx.repo, ctx.cache, what, why=why, layer=layer, scope=scope,
                            tags=list(tags), label=label, personal=personal,
-                           priority=priority, source=source, stage=not no_stage)
+                           priority=priority, source=source, contributor=contributor,
+                           stage=not no_stage)
     warn(w.warnings)
     if as_json:
         from git_aide.app.answers import remember_doc
@@ -200,8 +202,12 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
 
 @click.command(name="list")
 @click.option("--layer", "layers", type=LAYER_CHOICE, multiple=True)
-@click.option("--tag", "tags", multiple=True)
-@click.option("--contributor")
+@click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable: "
+              "all of them).")
+@click.option("--contributor", help="Only memories by this contributor.")
+@click.option("--scope", metavar="GLOB",
+              help="Only memories scoped at or under this path or glob (project: the "
+                   "project-wide ones).")
 @click.option("--priority", type=click.Choice(["always", "normal"]),
               help="Only the always-on memories (always), or only the others (normal).")
 @click.option("--by-agent", "by", flag_value="agent",
@@ -213,23 +219,16 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
 @source_options
 @json_option
 def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | None,
-          priority: str | None, by: str | None, generated_by: str | None, cached: bool,
-          rev: str | None, as_json: bool) -> None:
+          scope: str | None, priority: str | None, by: str | None, generated_by: str | None,
+          cached: bool, rev: str | None, as_json: bool) -> None:
     """Every memory of the source."""
     from git_aide.app.answers import list_hits
-    from git_aide.core.memory import agent_of, generated_by_matches
 
     with Opened(cached=cached, rev=rev) as ctx:
         snap = ctx.snapshot(cached, rev)
         warn(snap.warnings)
-        hits = list_hits(snap, layers=layers, tags=tags, contributor=contributor)
-        if priority is not None:
-            hits = [h for h in hits if (h.entry.record.get("priority") == "always")
-                    == (priority == "always")]
-        if by is not None:
-            hits = [h for h in hits if (agent_of(h.entry.record) is None) == (by == "person")]
-        if generated_by is not None:
-            hits = [h for h in hits if generated_by_matches(h.entry.record, generated_by)]
+        hits = list_hits(snap, layers=layers, tags=tags, contributor=contributor,
+                         scope=scope, priority=priority, by=by, generated_by=generated_by)
         render_hits(snap, hits, as_json, ranked=False)
 
 

@@ -168,9 +168,10 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
         render_hits(snap, hits, as_json)
 
 
-def search(query: str, *, layers: tuple[str, ...] | list[str] = (), limit: int | None = None,
-           mode: str | None = None, cached: bool = False, rev: str | None = None,
-           as_json: bool = False, asked: Early | None = None) -> None:
+def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
+           tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
+           limit: int | None = None, mode: str | None = None, cached: bool = False,
+           rev: str | None = None, as_json: bool = False, asked: Early | None = None) -> None:
     """`git aide search`."""
     from git_aide.app.answers import search_hits
     from git_aide.app.semantic import Semantic
@@ -181,8 +182,8 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (), limit: int |
         sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
         with progress("indexing memories") as bar:
             hits = search_hits(ctx.repo, snap, ctx.index(), query, layers=layers,
-                               limit=limit, progress=bar, mode=mode or "auto",
-                               semantic=sem)
+                               tags=tags, contributor=contributor, limit=limit,
+                               progress=bar, mode=mode or "auto", semantic=sem)
         render_hits(snap, hits, as_json)
 
 

@@ -28,6 +28,10 @@ SHELLS = ("bash", "zsh")
 #: A word that goes into the script unquoted (option names, choices, command names).
 _PLAIN = re.compile(r"[A-Za-z0-9_.+-]+")
 
+#: The commands git or an agent runs, not a person (git's merge and diff drivers, the
+#: agents' hooks and MCP server): never offered, though -h and the man page list them.
+INTERNAL = frozenset({"merge-driver", "textconv", "hook", "mcp"})
+
 #: What a command's positional words are, by the name of its click argument.
 _WORDS = {"paths": "files", "files": "files", "file": "files", "ident": "ids",
           "idents": "ids", "revs": "refs"}
@@ -106,7 +110,8 @@ class Spec:
 
 
 def specs(group: click.Group) -> list[Spec]:
-    """Every visible command of `group` and of its subgroups, in order."""
+    """Every visible command of `group` and of its subgroups, in order (not the
+    INTERNAL ones)."""
     import click
 
     found: list[Spec] = []
@@ -132,7 +137,7 @@ def specs(group: click.Group) -> list[Spec]:
                 visit(c, f"{name} {sub}")
 
     for name, cmd in group.commands.items():
-        if not cmd.hidden and _PLAIN.fullmatch(name):
+        if not cmd.hidden and name not in INTERNAL and _PLAIN.fullmatch(name):
             visit(cmd, name)
     return found
 

@@ -109,18 +109,23 @@ def _layer() -> Opt:
     return Opt("--layer", dest="layers", kind="choice", choices=layers, multiple=True)
 
 
+def _narrowing() -> list[Opt]:
+    """--tag T... and --contributor C."""
+    return [Opt("--tag", dest="tags", multiple=True,
+                help="Only memories with this tag (repeatable: all of them)."),
+            Opt("--contributor", dest="contributor", help="Only memories by this contributor.")]
+
+
 #: The hot commands by name.
 COMMANDS: dict[str, Hot] = {h.name: h for h in (
     Hot("recall", "What should I know before I touch these paths?", "paths", [
         Opt("--query", "-q", dest="query", help="Re-rank by relevance to these words."),
-        _layer(),
-        Opt("--tag", dest="tags", multiple=True),
-        Opt("--contributor", dest="contributor"),
+        _layer(), *_narrowing(),
         Opt("--limit", dest="limit", kind="count", help="Default: aide.recall.limit or 20."),
         *_source(), _json()], early=True),
     Hot("search", "Where did we write about X? By words (BM25) and, with a model, by "
         "meaning; best first.", "query", [
-        _layer(),
+        _layer(), *_narrowing(),
         Opt("--limit", dest="limit", kind="count", help="Default: aide.search.limit or 20."),
         Opt("--mode", dest="mode", kind="choice", choices=_modes,
             help="auto (words, and meaning when aide.semantic.model is set), keyword "

@@ -16,6 +16,7 @@ it reads as `/`), and a glob that names one path (`src/a[*]/**`) is that plain p
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from git_aide.core.glob import (
@@ -384,3 +385,44 @@ def distance(scope: str, path: str, is_dir: bool) -> float:
                 d -= 0.25
         best = min(best, d)
     return best
+
+
+# -- which memories lie at or under a place (list --scope, aide_memories' scope) -----------
+
+
+def under(place: str) -> Callable[[str | None], bool]:
+    """The test `list --scope PLACE` (and the MCP tool aide_memories' `scope`) puts to
+    a memory's scope: kept when it is PLACE itself, or when one of its alternatives
+    names a path or folder at or under a place PLACE names (`src/auth` and `src/auth/**`
+    keep `src/auth/**`, `src/auth/login.py` and `src/auth/*.ts`, not `src/**`; a glob
+    keeps what lies under what it matches: `src/*/api` keeps `src/web/api/**`). A glob
+    scope is placed at its literal folders (`src/**/*.py` lies in `src`). `project`
+    keeps the project-wide memories only. PLACE must be valid (`check`)."""
+    wanted = normalize(place).strip()
+    if is_project_wide(wanted):
+        return is_project_wide
+    same = wanted.rstrip("/")
+    tests: list[tuple[str, re.Pattern[str] | None]] = []
+    for alt in expand_braces(wanted):
+        alt = _strip_tail(alt.lstrip("/"))
+        plain = literal_glob(alt)
+        tests.append((plain, None) if plain is not None
+                     else (_literal_dir(alt), _rx(glob_regex(alt))))
+
+    def at_or_under(path: str) -> bool:
+        for base, rx in tests:
+            if (not base or path == base or path.startswith(base + "/")) and (
+                    rx is None or rx.match(path)):
+                return True
+        return False
+
+    def keep(scope: str | None) -> bool:
+        if is_project_wide(scope):
+            return False
+        assert scope is not None
+        if normalize(scope).rstrip("/") == same:
+            return True
+        return any(base and at_or_under(base) for base, _pat, _plain, _narrow
+                   in _alternatives(scope))
+
+    return keep

@@ -141,6 +141,33 @@ def test_bash_completes_paths_and_revisions(memories: tuple[Path, list[str]]) ->
     assert got["git aide diff ma"] == ["main "]
 
 
+def test_bash_offers_no_command_meant_for_git_or_agents(memories: tuple[Path, list[str]]
+                                                      ) -> None:
+    """merge-driver, textconv (git runs them), hook and mcp (agents run them) are not
+    offered; every other command is."""
+    from git_aide.cli.completion import INTERNAL
+    from git_aide.cli.main import main
+
+    repo, _ = memories
+    got = bash_complete(repo, "git aide ", "git aide mer", "git aide tex", "git aide hoo",
+                        "git aide mc", "git-aide ")
+    offered = {w.strip() for w in got["git aide"]}
+    assert offered == set(main.commands) - INTERNAL
+    assert {w.strip() for w in got["git-aide"]} == offered
+    for line in ("git aide mer", "git aide tex", "git aide hoo", "git aide mc"):
+        assert got[line] == [], line
+
+
+def test_the_internal_commands_are_commands() -> None:
+    """INTERNAL names real commands (a renamed one would be offered again unnoticed), and
+    they stay in -h and the manual."""
+    from git_aide.cli.completion import INTERNAL, specs
+    from git_aide.cli.main import main
+
+    assert INTERNAL <= set(main.commands)
+    assert not INTERNAL & {s.name.split()[0] for s in specs(main)}
+
+
 def test_bash_offers_every_option_of_the_hot_table(memories: tuple[Path, list[str]]) -> None:
     """The options come from the commands themselves (hot.py's table for the hot ones)."""
     repo, _ = memories
@@ -236,6 +263,16 @@ def test_zsh_completes_through_git(memories: tuple[Path, list[str]]) -> None:
     assert sorted(got["git aide show"]) == sorted(ids)
     assert got["git aide recall sr"] == ["src"]
     assert got["git-aide rec"] == ["recall"]
+
+
+def test_zsh_offers_no_command_meant_for_git_or_agents(memories: tuple[Path, list[str]]
+                                                     ) -> None:
+    repo, _ = memories
+    got = zsh_complete(repo, "git aide mer", "git aide tex", "git aide hoo", "git aide mc",
+                       "git aide re")
+    for line in ("git aide mer", "git aide tex", "git aide hoo", "git aide mc"):
+        assert got[line] == [], line
+    assert sorted(got["git aide re"]) == ["recall", "remember", "resolve"]
 
 
 # -- the helper and the command ------------------------------------------------------------

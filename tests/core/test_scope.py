@@ -98,3 +98,32 @@ def test_invalid_scopes_are_refused(repo: Path, bad: str) -> None:
     assert r.stderr.startswith("git-aide: error: ")
     assert "Traceback" not in r.stderr
     assert not list((repo / ".aide/memories/technical").glob("*.json"))
+
+
+# (place, memory scope, kept by `list --scope place`): scopes_under
+UNDER = [
+    ("src/auth", "src/auth/**", True),                   # the folder itself
+    ("src/auth/**", "src/auth/**", True),                # its /** is the folder too
+    ("src/auth", "src/auth/login.py", True),             # a file in it
+    ("src/auth", "src/auth/*.ts", True),                 # a glob placed in it
+    ("src/auth", "src/authz/**", False),                 # a name it starts, not a folder
+    ("src/auth", "src/**", False),                       # wider: not at or under
+    ("src/auth", None, False),                           # project-wide: only `project`
+    ("project", None, True),
+    ("project", "project", True),
+    ("project", "src/**", False),
+    ("src/auth", "{src/auth/a.py,docs/a.md}", True),     # one alternative is enough
+    ("src/*/api", "src/web/api/**", True),               # a glob place: what it matches
+    ("src/*/api/**", "src/web/api/handlers.py", True),
+    ("src/*/api", "src/web/**", False),
+    ("src/**/*.py", "src/**/*.py", True),                # the same glob
+    ("src/**/*.py", "src/a/b.py", True),
+    ("*.py", "*.py", True),
+    ("docs", "src/**/*.md", False),
+    ("{docs,web}", "web/app.ts", True),
+]
+
+
+@pytest.mark.parametrize("place,scope,kept", UNDER)
+def test_a_scope_lies_at_or_under_a_place(place: str, scope: str | None, kept: bool) -> None:
+    assert scopes.under(place)(scope) is kept
