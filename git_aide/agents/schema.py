@@ -110,6 +110,8 @@ _CHECKED: list[dict[str, Any]] = [
               "shared": _param("boolean", "false: a personal preference, not committed",
                                default=True),
               "priority": _PRIORITY,
+              "force": _param("boolean", default=False),
+              "merge": _param("boolean", default=True),
           }, required=("what", "layer"), hints=_WRITE),
     _tool("aide_update", "Correct a memory that is out of date.", {
               "id": _ID,
@@ -118,6 +120,7 @@ _CHECKED: list[dict[str, Any]] = [
               "scope": _param("string", "'' or 'project': project-wide"),
               "context_label": _param("string"),
               "priority": _PRIORITY,
+              "force": _param("boolean", default=False),
           }, required=("id",), hints=_CHANGE),
     _tool("aide_forget", "Delete a memory that is wrong.", {"id": _ID}, required=("id",),
           hints=_CHANGE),
@@ -161,12 +164,13 @@ def _listed(node: Any) -> Any:
 
 #: Parameters every tool still takes but does not list: an agent rarely needs them (a
 #: revision, a contributor, how a memory came about, a label, the full record of a
-#: search), and each listed one costs characters in every request.
+#: search; `force` and `merge`, which the answers name when they matter), and each
+#: listed one costs characters in every request.
 UNLISTED = {"aide_recall": ("rev", "contributor"),
             "aide_search": ("rev", "detail"),
             "aide_memories": ("rev", "detail", "contributor"),
-            "aide_remember": ("contributor", "source", "context_label"),
-            "aide_update": ("context_label",)}
+            "aide_remember": ("contributor", "source", "context_label", "force", "merge"),
+            "aide_update": ("context_label", "force")}
 
 
 def _offered(tool: dict[str, Any]) -> dict[str, Any]:
@@ -295,7 +299,8 @@ def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
 
 #: CLI flags that messages from the shared code name, said as the tools' parameters.
 _FLAGS = (("(--scope GLOB)", "(give scope, a glob such as src/auth/**)"),
-          ("--personal", "shared=false"), ("--cached", "cached=true"), ("--all", "all=true"))
+          ("--personal", "shared=false"), ("--cached", "cached=true"), ("--all", "all=true"),
+          ("--force", "force=true"))
 
 
 def speak(message: str) -> str:

@@ -348,7 +348,13 @@ def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
                        scope=a["scope"], tags=a["tags"] or [], label=a["context_label"],
                        personal=not a["shared"], priority=a["priority"] or "normal",
                        source=a["source"], contributor=a["contributor"],
-                       generated_by=mem.generated_by())
+                       generated_by=mem.generated_by(), force=a["force"], merge=a["merge"])
+    if w.merged is not None:
+        short = w.uuid[:8]
+        return _written(repo, answers.remember_doc(w), (
+            f"Merged into `{short}`, a near duplicate ({w.merged.said()}), in {w.path}: it "
+            f"now says this, tags and scopes joined (`git aide log --uuid {short}` shows what "
+            "it said; merge=false keeps both)."))
     verb = "Remembered" if w.created else "Already remembered as"
     return _written(repo, answers.remember_doc(w), f"{verb} `{w.uuid[:8]}` in {w.path}.")
 
@@ -366,7 +372,7 @@ def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
     uuid = find(snap, a["id"]).uuid
     w = store.update(repo, cache, uuid, what=a["what"], why=a["why"], scope=a["scope"],
                      label=a["context_label"], priority=a["priority"],
-                     generated_by=mem.generated_by())
+                     generated_by=mem.generated_by(), force=a["force"])
     return _written(repo, answers.update_doc(w), f"Updated `{w.uuid[:8]}` in {w.path}.")
 
 

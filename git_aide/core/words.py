@@ -71,21 +71,26 @@ _WRAPS = " \t\"'`([{"
 
 def exact(text: str) -> frozenset[str]:
     """The words (as `words(text, parts=False)` cuts them) of the tokens of a text that
-    name something exact: an identifier, a number, a flag (`SameSite=Lax`, `--fast`,
-    `v1.2`, `max_size`, `CSRF`), or a name (a capitalised word inside a sentence:
-    `Postgres`, `Lax`). Two memories alike in words differ in what one holds of these
-    and the other lacks (rank/supersede.py)."""
-    found: set[str] = set()
+    name something exact (exact_tokens). Two memories alike in words differ in what one
+    holds of these and the other lacks (rank/supersede.py)."""
+    return frozenset(w for token in exact_tokens(text) for w in words(token, parts=False))
+
+
+def exact_tokens(text: str) -> list[str]:
+    """The tokens of a text that name something exact, in order: an identifier, a
+    number, a flag (`SameSite`, `--fast`, `v1.2`, `max_size`, `CSRF`), or a name (a
+    capitalised word inside a sentence: `Postgres`, `Lax`)."""
+    found: list[str] = []
     for m in _TOKENS.finditer(text):
-        token = m.group()
+        token = m.group().rstrip(".") or m.group()  # a sentence's full stop is not its
         if not _EXACT.search(token):
             if not (token[:1].isupper() and len(token) > 1):
                 continue
             before = text[:m.start()].rstrip(_WRAPS)
             if not before or before[-1] in _OPENS:
                 continue  # a sentence's first word
-        found.update(words(token, parts=False))
-    return frozenset(found)
+        found.append(token)
+    return found
 
 
 def every_word(text: str) -> frozenset[str]:
