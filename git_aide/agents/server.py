@@ -344,11 +344,13 @@ def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
                         f"layer {a['layer']}: use layer preferences to keep it private, "
                         "or shared=true to share it with the team")
     repo = mem.repo()
-    w = store.remember(repo, mem.cache(repo), a["what"], why=a["why"], layer=a["layer"],
+    cache = mem.cache(repo)
+    w = store.remember(repo, cache, a["what"], why=a["why"], layer=a["layer"],
                        scope=a["scope"], tags=a["tags"] or [], label=a["context_label"],
                        personal=not a["shared"], priority=a["priority"] or "normal",
                        source=a["source"], contributor=a["contributor"],
-                       generated_by=mem.generated_by(), force=a["force"], merge=a["merge"])
+                       generated_by=mem.generated_by(), force=a["force"], merge=a["merge"],
+                       semantic=mem.semantic(repo, cache) if a["merge"] else None)
     if w.merged is not None:
         short = w.uuid[:8]
         return _written(repo, answers.remember_doc(w), (

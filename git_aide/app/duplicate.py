@@ -22,6 +22,7 @@ from git_aide.core import memory
 from git_aide.core import scope as scopes
 
 if TYPE_CHECKING:
+    from git_aide.app.semantic import Semantic
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
     from git_aide.read.record import Entry
@@ -61,14 +62,16 @@ def by_words(repo: Repo, entries: list[Entry], what: str, layer: str, scope: str
 
 
 def by_meaning(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str, Any],
-               skip: set[str]) -> list[Near]:
+               skip: set[str], sem: Semantic | None = None) -> list[Near]:
     """The memories a configured model finds nearly the same in meaning as `record`
-    (not those of `skip`), most alike first; none without a usable model."""
+    (not those of `skip`), most alike first; none without a usable model. `sem`: the
+    model's state a long-lived process keeps (else it is loaded for this call)."""
     from git_aide.app.meaning import DUPLICATE_COSINE
     from git_aide.app.semantic import Semantic
     from git_aide.rank.duplicates import is_personal, overlap
 
-    sem = Semantic(repo, cache)
+    if sem is None:
+        sem = Semantic(repo, cache)
     if not sem.configured or not sem.ready(say=False):
         return []
     compiled = None if record["scope"] is None else scopes.compile_scope(record["scope"])
@@ -96,16 +99,17 @@ def lacking(older: str, newer: str) -> tuple[str, ...]:
 
 
 def near(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str, Any],
-         merge: bool) -> tuple[list[str], Near | None]:
+         merge: bool, sem: Semantic | None = None) -> tuple[list[str], Near | None]:
     """(warnings naming the memories that say nearly what `record` says, the one to merge
     into when `merge` and one keeps every fact): by words, and when merging by meaning
-    too (with a model)."""
+    too (with a model; `sem` as by_meaning takes it)."""
     found = by_words(repo, entries, record["what"], record["layer"], record["scope"],
                      record["shared"])
     if merge:
         into = target(found, record["scope"])
         if into is None:
-            found += by_meaning(repo, cache, entries, record, {n.entry.uuid for n in found})
+            found += by_meaning(repo, cache, entries, record, {n.entry.uuid for n in found},
+                                sem)
             into = target(found, record["scope"])
         if into is not None:
             return [], into

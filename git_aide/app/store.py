@@ -31,6 +31,7 @@ from git_aide.read.record import Entry
 
 if TYPE_CHECKING:
     from git_aide.app.duplicate import Near
+    from git_aide.app.semantic import Semantic
 
 #: What a personal folder's own .gitignore says: ignore everything here, itself included.
 PERSONAL_IGNORE = "# git-aide: personal memories are private and never committed\n*\n"
@@ -123,14 +124,14 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
              source: str = "conversation", stage: bool = True,
              contributor: str | None = None,
              generated_by: dict[str, Any] | None = None, force: bool = False,
-             merge: bool = False) -> Written:
+             merge: bool = False, semantic: Semantic | None = None) -> Written:
     """Store a new memory, or return the existing one with the same text, layer and scope.
 
     `contributor`: who wrote it (default: git user.name, else user.email);
     `generated_by`: the agent that wrote it (memory.by_agent), None for a person;
     `force`: write text that looks pasted (check_pasted) all the same; `merge`: update a
     near duplicate instead of writing a second memory (app/duplicate.py), when one
-    keeps every fact.
+    keeps every fact; `semantic`: the model's state a long-lived process keeps.
     """
     from git_aide.app import duplicate
 
@@ -168,7 +169,7 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
                     and r["what"].strip() == what.strip()):
                 return Written(r["uuid"], e.path, staged=False, created=False,
                                warnings=unmatched, record=r)
-        near, into = duplicate.near(repo, cache, entries, record, merge)
+        near, into = duplicate.near(repo, cache, entries, record, merge, semantic)
         if into is not None:
             return _merge(repo, cache, top, into, record, stage, unmatched)
         near = unmatched + near

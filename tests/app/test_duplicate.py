@@ -143,3 +143,25 @@ def test_with_a_model_a_repeat_in_other_words_is_merged(repo: Path) -> None:
     # Two facts of one topic are not one meaning.
     other = aide(repo, "remember", "Run the type checker in CI only.", "--merge", "--json")
     assert other.json()["created"]
+
+
+def test_with_a_model_the_server_merges_by_meaning_with_the_model_it_keeps(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mcp")
+    model = shared_model()
+    if model is None:
+        pytest.skip("no shared model (all-MiniLM-L6-v2) beside the checkout")
+    from git_aide.agents import server
+
+    git(repo, "config", "aide.semantic.model", str(model))
+    in_this_process(repo, monkeypatch)
+    mem = server.Memory()
+    _text, doc = _call(mem, "aide_remember", {"what": "Run the linter before every commit.",
+                                              "layer": "guidelines"})
+    kept = mem.semantic(mem.repo(), mem.cache(mem.repo()))
+    text, merged = _call(mem, "aide_remember", {
+        "what": "Always run the linter before committing.", "layer": "guidelines"})
+    assert merged["merged"]["into"] == doc["uuid"] and merged["merged"]["by"] == "meaning"
+    assert "the same meaning, cosine 0.8" in text
+    assert mem.semantic(mem.repo(), mem.cache(mem.repo())) is kept  # loaded once
+    assert len(memory_files(repo)) == 1
