@@ -164,6 +164,7 @@ def warning(near: Near, layer: str, merging: bool) -> str:
     if not merging:
         return (f"{said}; remembered anyway (--merge updates it instead; `git aide audit` "
                 "lists duplicates)")
-    lacks = ", ".join(near.lacks[:3])
-    return (f"{said}, but it names {lacks}, which this text lacks: remembered beside it, "
-            "not merged (`git aide audit` lists duplicates)")
+    why = f"it names {', '.join(near.lacks[:3])}, which this text lacks" if near.lacks \
+        else "its scope and this one make too long a scope"
+    return f"{said}, but {why}: remembered beside it, not merged (`git aide audit` lists " \
+        "duplicates)"
