@@ -316,6 +316,7 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
                 store.check_record(memory.new(
                     it.what, layer=want[0], contributor="import", why=where, scope=want[1],
                     context_label=item_label, source="import", priority=want[2]))
+                store.check_pasted(it.what, forcible=False)  # a trace pasted in the rules
                 if want[0] == "area_context" and want[1] is None:
                     raise AideError("an area_context memory needs a scope (--scope GLOB)")
             except AideError as e:

@@ -117,6 +117,8 @@ _CHECKED: list[dict[str, Any]] = [
               "shared": _param("boolean", "false: a personal preference, not committed",
                                default=True),
               "priority": _PRIORITY,
+              "force": _param("boolean", default=False),
+              "merge": _param("boolean", default=True),
           }, required=("what", "layer"), hints=_WRITE),
     _tool("aide_update", "Correct a memory that is out of date.", {
               "id": _ID,
@@ -128,6 +130,7 @@ _CHECKED: list[dict[str, Any]] = [
               "layer": _LAYER,
               "context_label": _param("string"),
               "priority": _PRIORITY,
+              "force": _param("boolean", default=False),
           }, required=("id",), hints=_CHANGE),
     _tool("aide_forget", "Delete a memory that is wrong.", {"id": _ID}, required=("id",),
           hints=_CHANGE),
@@ -171,14 +174,15 @@ def _listed(node: Any) -> Any:
 
 #: Parameters every tool still takes but does not list: an agent rarely needs them (a
 #: revision, a contributor, a tag filter, how a memory came about, a label, the full
-#: record of a search), and each listed one costs characters in every request. What
-#: each tool takes against each command's options: docs/commands.md.
+#: record of a search; `force` and `merge`, which the answers name when they matter),
+#: and each listed one costs characters in every request. What each tool takes against
+#: each command's options: docs/commands.md.
 UNLISTED = {"aide_recall": ("rev", "contributor", "tags"),
             "aide_search": ("rev", "detail", "contributor", "tags"),
             "aide_memories": ("rev", "detail", "contributor", "priority", "by",
                               "generated_by"),
-            "aide_remember": ("contributor", "source", "context_label"),
-            "aide_update": ("context_label", "layer")}
+            "aide_remember": ("contributor", "source", "context_label", "force", "merge"),
+            "aide_update": ("context_label", "layer", "force")}
 
 
 def _offered(tool: dict[str, Any]) -> dict[str, Any]:
@@ -307,7 +311,8 @@ def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
 
 #: CLI flags that messages from the shared code name, said as the tools' parameters.
 _FLAGS = (("(--scope GLOB)", "(give scope, a glob such as src/auth/**)"),
-          ("--personal", "shared=false"), ("--cached", "cached=true"), ("--all", "all=true"))
+          ("--personal", "shared=false"), ("--cached", "cached=true"), ("--all", "all=true"),
+          ("--force", "force=true"))
 
 
 def speak(message: str) -> str:

@@ -348,11 +348,19 @@ def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
                         f"layer {a['layer']}: use layer preferences to keep it private, "
                         "or shared=true to share it with the team")
     repo = mem.repo()
-    w = store.remember(repo, mem.cache(repo), a["what"], why=a["why"], layer=a["layer"],
+    cache = mem.cache(repo)
+    w = store.remember(repo, cache, a["what"], why=a["why"], layer=a["layer"],
                        scope=a["scope"], tags=a["tags"] or [], label=a["context_label"],
                        personal=not a["shared"], priority=a["priority"] or "normal",
                        source=a["source"], contributor=a["contributor"],
-                       generated_by=mem.generated_by())
+                       generated_by=mem.generated_by(), force=a["force"], merge=a["merge"],
+                       semantic=mem.semantic(repo, cache) if a["merge"] else None)
+    if w.merged is not None:
+        short = w.uuid[:8]
+        return _written(repo, answers.remember_doc(w), (
+            f"Merged into `{short}`, a near duplicate ({w.merged.said()}), in {w.path}: it "
+            f"now says this, tags and scopes joined (`git aide log --uuid {short}` shows what "
+            "it said; merge=false keeps both)."))
     verb = "Remembered" if w.created else "Already remembered as"
     return _written(repo, answers.remember_doc(w), f"{verb} `{w.uuid[:8]}` in {w.path}.")
 
@@ -372,7 +380,7 @@ def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
     w = store.update(repo, cache, uuid, what=a["what"], why=a["why"], scope=a["scope"],
                      add_tags=a["add_tags"] or [], remove_tags=a["remove_tags"] or [],
                      layer=a["layer"], label=a["context_label"], priority=a["priority"],
-                     generated_by=mem.generated_by())
+                     generated_by=mem.generated_by(), force=a["force"])
     return _written(repo, answers.update_doc(w), f"Updated `{w.uuid[:8]}` in {w.path}.")
 
 

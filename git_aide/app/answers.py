@@ -370,9 +370,14 @@ def show_doc(snap: Snapshot, entry: Entry) -> dict[str, Any]:
 
 
 def remember_doc(w: Written) -> dict[str, Any]:
-    """The remember `--json` document."""
-    return {"uuid": w.uuid, "path": w.path, "created": w.created, "staged": w.staged,
-            "warnings": w.warnings}
+    """The remember `--json` document (`merged`: the near duplicate it updated instead,
+    how alike the two were and by what)."""
+    doc: dict[str, Any] = {"uuid": w.uuid, "path": w.path, "created": w.created,
+                           "staged": w.staged, "warnings": w.warnings}
+    if w.merged is not None:
+        doc["merged"] = {"into": w.uuid, "by": w.merged.by,
+                         "similarity": round(w.merged.similarity, 3)}
+    return doc
 
 
 def update_doc(w: Written) -> dict[str, Any]:

@@ -30,7 +30,8 @@ from git_aide.read.load import load
 from git_aide.read.record import Entry
 
 if TYPE_CHECKING:
-    pass
+    from git_aide.app.duplicate import Near
+    from git_aide.app.semantic import Semantic
 
 #: What a personal folder's own .gitignore says: ignore everything here, itself included.
 PERSONAL_IGNORE = "# git-aide: personal memories are private and never committed\n*\n"
@@ -52,6 +53,8 @@ class Written:
     warnings: list[str] = field(default_factory=list)
     #: The record as written.
     record: dict[str, Any] | None = None
+    #: The near duplicate a remember merged into (app/duplicate.py), when it did.
+    merged: Near | None = None
 
 
 def find(entries: list[Entry], ident: str | int) -> Entry:
@@ -84,6 +87,19 @@ def check_text(what: str | None = None, why: str | None = None, label: str | Non
             raise AideError("the text is not valid UTF-8; not remembered")
 
 
+def check_pasted(what: str | None, force: bool = False, forcible: bool = True) -> None:
+    """Refuse text that is pasted output the code or git already holds (a stack trace,
+    a diff, `git log`, a listing of files: core/pasted.py), unless `force`; the message
+    names --force when the command has it (`forcible`)."""
+    from git_aide.core import pasted
+
+    kind = None if what is None or force else pasted.find(what)
+    if kind:
+        anyway = ", or keep it anyway with --force" if forcible else ""
+        raise AideError(f"this looks like {kind}, which the code or git can show again: "
+                        f"remember what it taught you instead{anyway}")
+
+
 def check_record(record: dict[str, Any]) -> None:
     """Refuse a record that `validate` would refuse, with validate's own message."""
     from git_aide.app.validate import write_problems
@@ -112,12 +128,18 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
              label: str | None = None, personal: bool = False, priority: str = "normal",
              source: str = "conversation", stage: bool = True,
              contributor: str | None = None,
-             generated_by: dict[str, Any] | None = None) -> Written:
+             generated_by: dict[str, Any] | None = None, force: bool = False,
+             merge: bool = False, semantic: Semantic | None = None) -> Written:
     """Store a new memory, or return the existing one with the same text, layer and scope.
 
     `contributor`: who wrote it (default: git user.name, else user.email);
-    `generated_by`: the agent that wrote it (memory.by_agent), None for a person.
+    `generated_by`: the agent that wrote it (memory.by_agent), None for a person;
+    `force`: write text that looks pasted (check_pasted) all the same; `merge`: update a
+    near duplicate instead of writing a second memory (app/duplicate.py), when one
+    keeps every fact; `semantic`: the model's state a long-lived process keeps.
     """
+    from git_aide.app import duplicate
+
     top = repo.require_worktree("remember")
     if personal and layer not in (None, "preferences"):
         raise UsageError(f"--personal is a private preference; it cannot go in layer {layer}")
@@ -137,6 +159,7 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
         priority=priority, generated_by=generated_by,
     )
     check_record(record)  # also a priority, source or contributor given by an agent
+    check_pasted(what, force)
     path = memory.relpath(record)
     check_folder(top, path)
     staged = stage and not personal
@@ -151,7 +174,10 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
                     and r["what"].strip() == what.strip()):
                 return Written(r["uuid"], e.path, staged=False, created=False,
                                warnings=unmatched, record=r)
-        near = unmatched + _near_duplicates(repo, entries, what, layer, stored_scope, shared)
+        near, into = duplicate.near(repo, cache, entries, record, merge, semantic)
+        if into is not None:
+            return _merge(repo, cache, top, into, record, stage, unmatched)
+        near = unmatched + near
         if personal:
             _protect_personal(top)
         _write(top, path, memory.canonical(record), "nothing was remembered")
@@ -168,25 +194,28 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     return result
 
 
-def _near_duplicates(repo: Repo, entries: list[Entry], what: str, layer: str,
-                     scope: str | None, shared: bool) -> list[str]:
-    """Warnings naming the memories of the layer that say nearly the same thing."""
-    from git_aide.rank import duplicates
+def _merge(repo: Repo, cache: Cache, top: str, into: Near, record: dict[str, Any],
+           stage: bool, warnings: list[str]) -> Written:
+    """Update the near duplicate `into` with the new `record` (duplicate.merged), under the
+    write lock already held: the answer names it, `merged`."""
+    from git_aide.app import duplicate
 
-    compiled = None if scope is None else scopes.compile_scope(scope)
-    threshold = repo.settings.audit_duplicate_threshold
-    return [f"a near duplicate of {uuid} ({round(sim * 100)}% the same words) is in "
-            f"{layer}; remembered anyway (`git aide audit` lists duplicates)"
-            for uuid, sim in duplicates.near_duplicates(entries, what, layer, compiled, shared,
-                                                   threshold)]
+    entry, paths, old = _current(repo, cache, top, into.entry.uuid)
+    changed = duplicate.merged(old, record)
+    result = _rewrite(repo, cache, top, entry, paths, old, changed, stage, warnings)
+    result.created = False
+    result.merged = into
+    return result
 
 
 def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
            why: str | None = None, scope: str | None = None, add_tags: list[str] | None = None,
            remove_tags: list[str] | None = None, label: str | None = None,
            layer: str | None = None, priority: str | None = None, stage: bool = True,
-           generated_by: dict[str, Any] | None | str = "keep") -> Written:
-    """Change fields of a memory in the working tree; a new layer moves its file.
+           generated_by: dict[str, Any] | None | str = "keep", force: bool = False
+           ) -> Written:
+    """Change fields of a memory in the working tree; a new layer moves its file. New
+    text that looks pasted is refused unless `force` (check_pasted).
 
     `generated_by` is who made this change (memory.by_agent for an agent, None for a
     person): a memory is marked by its last writer; "keep" (a mechanical change, as
@@ -202,14 +231,11 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
     if priority is not None and priority not in ("normal", "always"):
         raise UsageError(f"unknown priority {priority!r}; choose normal or always")
     check_text(what, why, label, add_tags)
+    check_pasted(what, force)
     new_scope = clean_scope(scope, empty_clears=True) if scope is not None else None
     unmatched = scopecheck.scope_warnings(repo, cache, top, new_scope)
     with write_lock(repo):
         entry, paths, old = _current(repo, cache, top, ident)
-        if len(paths) > 1:
-            raise AideError(f"memory {entry.uuid} is in {len(paths)} files ({', '.join(paths)}); "
-                            "remove all but one (git rm), then update it")
-        here = paths[0]
         record = dict(old)
         if what is not None:
             record["what"] = what
@@ -232,28 +258,42 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
         record["tags"] = [t for t in tags if t not in set(remove_tags or [])]
         if record["layer"] == "area_context" and record["scope"] is None:
             raise AideError("an area_context memory needs a scope (--scope GLOB)")
-        path = memory.relpath(record)
-        if record == old and path == here:
-            return Written(record["uuid"], path, staged=False, warnings=unmatched, record=old)
+        if record == old and memory.relpath(record) == paths[0] and len(paths) == 1:
+            return Written(record["uuid"], paths[0], staged=False, warnings=unmatched,
+                           record=old)
         record["updated_at"] = max(memory.now(), str(old["created_at"]))
         if not isinstance(generated_by, str):
             record["generated_by"] = generated_by
-        check_record(memory.repair(record))  # a file read liberally is written strictly
-        check_folder(top, path)
-        check_folder(top, here)
-        check_writable(repo, top, list(dict.fromkeys([path, here])),
-                       stage and not (memory.is_personal(record) and memory.is_personal(old)),
-                       "nothing was changed")
-        _write(top, path, memory.canonical(record), "nothing was changed")
-        if path != here:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(os.path.join(top, here))
-        result = Written(record["uuid"], path, staged=False, warnings=unmatched,
-                         record=record)
-        if stage:
-            add = [] if memory.is_personal(record) else [path]
-            remove = [here] if path != here and not here.startswith(PERSONAL_DIR + "/") else []
-            _stage(repo, cache, result, add=add, remove=remove)
+        return _rewrite(repo, cache, top, entry, paths, old, record, stage, unmatched)
+
+
+def _rewrite(repo: Repo, cache: Cache, top: str, entry: Entry, paths: list[str],
+             old: dict[str, Any], record: dict[str, Any], stage: bool, warnings: list[str]
+             ) -> Written:
+    """Write a memory's changed `record` over its file (`paths`: its files on disk, from
+    _current; a new layer moves it) and stage the change, under the write lock."""
+    if len(paths) > 1:
+        raise AideError(f"memory {entry.uuid} is in {len(paths)} files ({', '.join(paths)}); "
+                        "remove all but one (git rm), then update it")
+    here = paths[0]
+    if record["layer"] == "area_context" and record["scope"] is None:
+        raise AideError("an area_context memory needs a scope (--scope GLOB)")
+    path = memory.relpath(record)
+    check_record(memory.repair(record))  # a file read liberally is written strictly
+    check_folder(top, path)
+    check_folder(top, here)
+    check_writable(repo, top, list(dict.fromkeys([path, here])),
+                   stage and not (memory.is_personal(record) and memory.is_personal(old)),
+                   "nothing was changed")
+    _write(top, path, memory.canonical(record), "nothing was changed")
+    if path != here:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(top, here))
+    result = Written(record["uuid"], path, staged=False, warnings=warnings, record=record)
+    if stage:
+        add = [] if memory.is_personal(record) else [path]
+        remove = [here] if path != here and not here.startswith(PERSONAL_DIR + "/") else []
+        _stage(repo, cache, result, add=add, remove=remove)
     return result
 
 

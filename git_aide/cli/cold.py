@@ -106,10 +106,13 @@ def _init_repo(repo: Any, no_hooks: bool) -> list[str]:
 @click.option("--source", type=SOURCE_CHOICE, default="conversation")
 @click.option("--contributor", help="Who it came from (default: git's user.name).")
 @click.option("--no-stage", is_flag=True, help="Leave the index alone.")
+@click.option("--force", is_flag=True, help="Keep text that looks pasted (a trace, a diff).")
+@click.option("--merge", is_flag=True, help="Update a near duplicate instead.")
 @json_option
 def remember(what: str, why: str | None, layer: str | None, scope: str | None,
              tags: tuple[str, ...], label: str | None, personal: bool, priority: str,
-             source: str, contributor: str | None, no_stage: bool, as_json: bool) -> None:
+             source: str, contributor: str | None, no_stage: bool, force: bool, merge: bool,
+             as_json: bool) -> None:
     """Store a memory in the working tree and stage it."""
     from git_aide.app import store
 
@@ -117,13 +120,19 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
         w = store.remember(ctx.repo, ctx.cache, what, why=why, layer=layer, scope=scope,
                            tags=list(tags), label=label, personal=personal,
                            priority=priority, source=source, contributor=contributor,
-                           stage=not no_stage)
+                           stage=not no_stage, force=force, merge=merge)
     warn(w.warnings)
     if as_json:
         from git_aide.app.answers import remember_doc
         from git_aide.render.output import dumps
 
         out(dumps(remember_doc(w)))
+        return
+    if w.merged is not None:
+        staged = "staged" if w.staged else "not staged"
+        short = w.uuid[:8]
+        out(f"Merged into {short}, a near duplicate ({w.merged.said()}), in {w.path} "
+            f"({staged}): it now says this; `git aide log --uuid {short}` shows what it said.")
         return
     if not w.created:
         out(f"Already remembered as {w.uuid[:8]} ({w.path}).")
@@ -266,10 +275,12 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
 @click.option("--priority", type=click.Choice(["always", "normal"]),
               help="always: given to every session once (always-on); normal: by scope.")
 @click.option("--no-stage", is_flag=True, help="Leave the index alone.")
+@click.option("--force", is_flag=True, help="Keep text that looks pasted (a trace, a diff).")
 @json_option
 def update(ident: str, what: str | None, why: str | None, scope: str | None,
            add_tags: tuple[str, ...], remove_tags: tuple[str, ...], label: str | None,
-           layer: str | None, priority: str | None, no_stage: bool, as_json: bool) -> None:
+           layer: str | None, priority: str | None, no_stage: bool, force: bool,
+           as_json: bool) -> None:
     """Change a memory (and stage the change)."""
     from git_aide.app import store
 
@@ -281,7 +292,7 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
         w = store.update(ctx.repo, ctx.cache, ident, what=what, why=why, scope=scope,
                          add_tags=list(add_tags), remove_tags=list(remove_tags), label=label,
                          layer=layer, priority=priority, stage=not no_stage,
-                         generated_by=None)  # a person's change: no agent's mark
+                         generated_by=None, force=force)  # a person's: no agent's mark
     warn(w.warnings)
     if as_json:
         from git_aide.app.answers import update_doc

@@ -59,6 +59,40 @@ def words(text: str, parts: bool = True) -> frozenset[str]:
     return frozenset(w for w in found if (len(w) > 1 or w.isdigit()) and w not in STOP)
 
 
+#: A token that names something exact: a digit in it, a flag (`--fast`), a capital after
+#: a small letter (`httpOnly`, `SameSite`), an underscore or a dot or slash between two
+#: characters (`max_size`, `a.b`, `docs/x`), or two capitals (`CSRF`, `MiB`).
+_EXACT = re.compile(r"[0-9]|^--?[A-Za-z]|[a-z][A-Z]|[A-Za-z0-9][_./][A-Za-z0-9]|[A-Z][a-z]*[A-Z]")
+#: What may stand before a sentence's first word: its capital is no name.
+_OPENS = frozenset(".!?:;\n-*#>")
+#: What a capitalised word may be wrapped in, looking back for a sentence's start.
+_WRAPS = " \t\"'`([{"
+
+
+def exact(text: str) -> frozenset[str]:
+    """The words (as `words(text, parts=False)` cuts them) of the tokens of a text that
+    name something exact (exact_tokens). Two memories alike in words differ in what one
+    holds of these and the other lacks (rank/supersede.py)."""
+    return frozenset(w for token in exact_tokens(text) for w in words(token, parts=False))
+
+
+def exact_tokens(text: str) -> list[str]:
+    """The tokens of a text that name something exact, in order: an identifier, a
+    number, a flag (`SameSite`, `--fast`, `v1.2`, `max_size`, `CSRF`), or a name (a
+    capitalised word inside a sentence: `Postgres`, `Lax`)."""
+    found: list[str] = []
+    for m in _TOKENS.finditer(text):
+        token = m.group().rstrip(".") or m.group()  # a sentence's full stop is not its
+        if not _EXACT.search(token):
+            if not (token[:1].isupper() and len(token) > 1):
+                continue
+            before = text[:m.start()].rstrip(_WRAPS)
+            if not before or before[-1] in _OPENS:
+                continue  # a sentence's first word
+        found.append(token)
+    return found
+
+
 def every_word(text: str) -> frozenset[str]:
     """Every lower-case run of letters and digits of a text, none left out: what two
     texts must share to say the same thing, names and values included."""

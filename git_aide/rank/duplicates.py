@@ -34,10 +34,11 @@ _KNOWN: dict[str, frozenset[str]] = {}
 KNOWN_MAX = 10_000
 
 
-#: Each memory's word set and subject (rank/supersede.py), by blob id, worked out ahead
-#: for a whole view by a long-lived process between its calls (supersede.warm): as one
-#: tuple (how many words the subject has, its words, then the word set's), the strings
-#: shared. A frozenset of 20 words costs 1.2 KB, so a store of 100,000 memories would
+#: Each memory's word set, subject and exact words (rank/supersede.py), by blob id,
+#: worked out ahead for a whole view by a long-lived process between its calls
+#: (supersede.warm): as one tuple (how many words the subject has, how many of the word
+#: set's are exact, the subject's words, then the word set's, its exact words first),
+#: the strings shared. A frozenset of 20 words costs 1.2 KB, so a store of 100,000 memories would
 #: hold hundreds of MB of them; the tuple costs a fifth of that, and the set made of it
 #: when asked takes under a microsecond, where reading `what` and splitting it takes 20.
 _AHEAD: dict[str, tuple[Any, ...]] = {}
@@ -47,20 +48,23 @@ _SPELLED: dict[str, str] = {}
 AHEAD_MAX = 250_000
 
 
-def keep_ahead(blob: str, word_set: frozenset[str], subject: frozenset[str]) -> None:
-    """Keep a memory's word set and subject, worked out ahead (_AHEAD)."""
+def keep_ahead(blob: str, word_set: frozenset[str], subject: frozenset[str],
+               exact: frozenset[str]) -> None:
+    """Keep a memory's word set, subject and exact words (a part of its word set),
+    worked out ahead (_AHEAD)."""
     if len(_AHEAD) >= AHEAD_MAX:
         _AHEAD.clear()
         _SPELLED.clear()
     one = _SPELLED.setdefault
-    _AHEAD[blob] = (len(subject), *(one(w, w) for w in subject),
-                    *(one(w, w) for w in word_set))
+    exact = exact & word_set
+    _AHEAD[blob] = (len(subject), len(exact), *(one(w, w) for w in subject),
+                    *(one(w, w) for w in exact), *(one(w, w) for w in word_set - exact))
 
 
 def words_ahead(blob: str) -> tuple[str, ...] | None:
     """A memory's word set's words, worked out ahead (_AHEAD), or None."""
     worked = _AHEAD.get(blob)
-    return None if worked is None else worked[worked[0] + 1:]
+    return None if worked is None else worked[worked[0] + 2:]
 
 
 def known_ahead(blob: str) -> bool:
@@ -86,7 +90,7 @@ def of_what(kept: dict[str, frozenset[str]], e: Entry, make: Callable[[str], fro
 
 
 def _words_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
-    return frozenset(worked[worked[0] + 1:])
+    return frozenset(worked[worked[0] + 2:])
 
 
 def word_set(e: Entry, keep: bool = True) -> frozenset[str]:

@@ -8,13 +8,19 @@ took 20 pairs of which 15 were right (precision 0.75); asking also that the two 
 their subject (one of the first three words that name something) and at least three
 words took 18, the same 15 right (0.83). With a model, the cosine of the two texts
 joins the words: 18 pairs, 16 right (0.89).
+
+A newer memory never hides a fact of the older (issue 41): one that names nothing exact
+in place of what the older names (`Session cookies use httpOnly and secure flags` after
+`... httpOnly, secure and SameSite=Lax`) says less, and supersedes nothing (`hides`).
+Every judged pair of bench/quality replaces a value with another (`2 MiB` -> `4 MiB`,
+Jest -> Vitest), so the figures above are unchanged.
 """
 
 from __future__ import annotations
 
 import re
 
-from git_aide.core.words import STOP
+from git_aide.core.words import STOP, exact
 from git_aide.rank import related, wordbits
 from git_aide.rank.duplicates import keep_ahead, known_ahead, of_what, pairs, word_set, words_ahead
 from git_aide.rank.duplicates import words as word_set_of
@@ -64,7 +70,22 @@ def subject_of(e: Entry) -> frozenset[str]:
 
 
 def _subject_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
-    return frozenset(worked[1:worked[0] + 1])
+    return frozenset(worked[2:worked[0] + 2])
+
+
+#: Exact words by blob id, kept as the subjects are.
+_EXACT: dict[str, frozenset[str]] = {}
+
+
+def exact_of(e: Entry) -> frozenset[str]:
+    """The exact words of e.what (core/words.exact: its names, numbers, flags and
+    identifiers), once per blob."""
+    return of_what(_EXACT, e, exact, _exact_ahead)
+
+
+def _exact_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
+    start = worked[0] + 2
+    return frozenset(worked[start:start + worked[1]])
 
 
 def warm(entries: Sequence[Entry]) -> None:
@@ -75,7 +96,7 @@ def warm(entries: Sequence[Entry]) -> None:
     for e in entries:
         if not known_ahead(e.blob):
             what = e.read_what()
-            keep_ahead(e.blob, word_set_of(what), subject(what))
+            keep_ahead(e.blob, word_set_of(what), subject(what), exact(what))
 
 
 def relate(entries: Sequence[Entry]) -> Iterator[None]:
@@ -88,9 +109,21 @@ def relate(entries: Sequence[Entry]) -> Iterator[None]:
 
 def passes(older: Entry, newer: Entry) -> bool:
     """Whether two memories alike enough in words are one fact told twice: they share
-    SHARED words and their subject."""
-    return len(word_set(older) & word_set(newer)) >= SHARED \
-        and bool(subject_of(older) & subject_of(newer))
+    SHARED words and their subject, and the newer hides nothing the older holds
+    (hides)."""
+    mine, theirs = word_set(older), word_set(newer)
+    return len(mine & theirs) >= SHARED and bool(subject_of(older) & subject_of(newer)) \
+        and not hides(exact_of(older), mine, exact_of(newer), theirs)
+
+
+def hides(older_exact: frozenset[str], older_words: frozenset[str],
+          newer_exact: frozenset[str], newer_words: frozenset[str]) -> bool:
+    """Whether a newer memory would hide a fact of the older one: the older names
+    something exact that the newer lacks (a name, a number, a flag, an identifier:
+    `SameSite=Lax`), and the newer names nothing exact in its place. A newer value
+    (`2 MiB` then `4 MiB`, Jest then Vitest) replaces the older; a newer text that only
+    says less (`httpOnly and secure flags`) does not."""
+    return not older_exact <= newer_words and newer_exact <= older_words
 
 
 def superseded(entries: list[Entry], meaning: Meaning | None = None

@@ -124,3 +124,37 @@ def test_memories_of_two_views_apart_are_compared(store: Path) -> None:
     got = related.among(a + b)
     assert got is not None and [(o.uuid, n.uuid) for o, n in got] == pairwise(a + b)
     assert got  # the two views' memories do supersede one another
+
+
+def test_a_newer_memory_that_says_less_hides_nothing_in_every_engine(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41.3 as the server sees it: worked out ahead (related), read from columns,
+    or compared pair by pair, an older memory that names something the newer lacks
+    (SameSite=Lax, a port) keeps its place, and a changed value still supersedes."""
+    pairs = [("Session cookies are httpOnly, secure and SameSite=Lax",
+              "Session cookies use httpOnly and secure flags always", False),
+             ("The session cache listens on port 6379 with cookies signed",
+              "The session cache listens on a port with cookies signed", False),
+             ("Session cookies expire after 30 minutes of inactivity",
+              "Session cookies expire after 45 minutes of inactivity", True)]
+    for older, _newer, _replaces in pairs:
+        write_memory(repo, older)
+    time.sleep(0.01)
+    for _older, newer, _replaces in pairs:
+        write_memory(repo, newer)
+    for i in range(30):
+        write_memory(repo, f"session worker {i} logs cookies it rejects", scope=f"src/w{i}/**")
+    commit_for_a_view(repo)
+    git(repo, "config", "aide.mcp.maxChars", "10000000")
+    in_this_process(repo, monkeypatch)
+    related._KNOWN.clear()
+    mem = server.Memory()
+    entries = warmed(mem)
+    got = related.among(entries)
+    assert got is not None
+    found = {(o.what, n.what) for o, n in got}
+    assert found == {(o, n) for o, n, replaces in pairs if replaces}
+    assert sorted((o.uuid, n.uuid) for o, n in got) == sorted(pairwise(entries))
+    for words in ("session cookies", "cookies", "port", "minutes"):
+        assert served(mem, "aide_search", {"keyword": words, "limit": 40}) \
+            == aide_ok(repo, "search", words, "--limit", "40", "--json").json(), words

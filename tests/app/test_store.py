@@ -247,3 +247,71 @@ def test_ambiguous_prefix_lists_candidates(repo: Path) -> None:
     assert r.returncode == 1
     assert "ambiguous" in r.stderr and "abcd1111" in r.stderr and "abcd2222" in r.stderr
     assert aide_ok(repo, "show", "abcd1", "--json").json()["memory"]["uuid"].startswith("abcd1")
+
+
+# -- the write gate (issue 41.1) -----------------------------------------------------------
+
+TRACE = """Traceback (most recent call last):
+  File "/app/billing/worker.py", line 41, in run
+    invoice = load_invoice(job.invoice_id)
+  File "/app/billing/store.py", line 12, in load_invoice
+    return INVOICES[invoice_id]
+KeyError: 'inv_2041'"""
+
+DIFF = """diff --git a/src/pool.py b/src/pool.py
+index 3b18e51..a9c2f70 100644
+--- a/src/pool.py
++++ b/src/pool.py
+@@ -1,3 +1,3 @@
+-POOL_SIZE = 10
++POOL_SIZE = 25
+ TIMEOUT = 30"""
+
+
+def test_remember_refuses_pasted_output_in_one_line_and_force_keeps_it(repo: Path) -> None:
+    from helpers import error_line
+
+    line = error_line(aide(repo, "remember", TRACE))
+    assert "looks like a Python traceback" in line and "--force" in line
+    assert not list((repo / ".aide" / "memories").rglob("*.json"))
+    assert git(repo, "status", "--porcelain", "--", ".aide/memories") == ""
+    kept = remember(repo, TRACE, "--force")
+    assert kept["created"] and kept["uuid"] in git(repo, "diff", "--cached", "--name-only")
+
+
+def test_update_with_new_text_goes_through_the_gate(repo: Path) -> None:
+    from helpers import error_line
+
+    uuid = remember(repo, "The pool size is 25 connections per worker")["uuid"]
+    before = next((repo / ".aide" / "memories").rglob("*.json")).read_bytes()
+    assert "looks like a diff" in error_line(aide(repo, "update", uuid[:8], "--what", DIFF))
+    assert next((repo / ".aide" / "memories").rglob("*.json")).read_bytes() == before
+    aide_ok(repo, "update", uuid[:8], "--why", "measured under load")  # no new text: no gate
+    aide_ok(repo, "update", uuid[:8], "--what", DIFF, "--force")
+    assert aide_ok(repo, "show", uuid[:8], "--json").json()["memory"]["what"] == DIFF
+
+
+def test_an_agent_is_told_to_pass_force(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mcp")
+    from helpers import in_this_process
+
+    from git_aide.agents import server
+
+    in_this_process(repo, monkeypatch)
+    mem = server.Memory()
+    text, _doc, failed = server.call(mem, "aide_remember", {"what": DIFF, "layer": "technical"})
+    assert failed and "looks like a diff" in text and "force=true" in text
+    assert not list((repo / ".aide" / "memories").rglob("*.json"))
+    text, doc, failed = server.call(mem, "aide_remember",
+                                    {"what": DIFF, "layer": "technical", "force": True})
+    assert not failed and doc["created"], text
+
+
+def test_import_leaves_out_a_pasted_trace(repo: Path) -> None:
+    rules = repo / "AGENTS.md"
+    rules.write_text("# Rules\n\n- Use pnpm, not npm.\n\n## Crash\n\n```\n" + TRACE + "\n```\n")
+    r = aide(repo, "import", "AGENTS.md", "--json")
+    assert r.returncode == 1  # as for any item refused
+    assert "AGENTS.md:5: not imported: this looks like a Python traceback" in r.stderr
+    assert "--force" not in r.stderr  # import has none
+    assert [m["what"] for m in r.json()["imported"]] == ["Use pnpm, not npm."]

@@ -32,3 +32,38 @@ def test_two_facts_about_one_topic_are_both_kept_in_place(repo: Path) -> None:
     order = uuids(aide_ok(repo, "recall", "src/db.py", "--json"))
     # Two true facts: the file's own note keeps its place above the folder's.
     assert order.index(old) < order.index(new)
+
+
+#: A newer memory that says less than the older (issue 41.3): the older's SameSite=Lax
+#: is nowhere in the newer, which names nothing exact in its place.
+COOKIES = ("Session cookies are httpOnly, secure and SameSite=Lax",
+           "Session cookies use httpOnly and secure flags always")
+#: Memories that also match "session cookies", and supersede nothing.
+OTHERS = ("Login sessions expire after 30 minutes without a request",
+          "Cookies set by the CDN are stripped at the edge")
+
+
+def test_a_newer_memory_that_says_less_does_not_hide_the_older(repo: Path) -> None:
+    older = remember(repo, COOKIES[0])["uuid"]
+    time.sleep(0.01)
+    newer = remember(repo, COOKIES[1])["uuid"]
+    for what in OTHERS:
+        remember(repo, what)
+    found = aide_ok(repo, "search", "session cookies", "--limit", "3", "--json").json()
+    got = [m["uuid"] for m in found["memories"]]
+    assert older in got and newer in got
+    assert any("SameSite=Lax" in m["what"] for m in found["memories"])
+    assert not any(m.get("superseded_by") for m in found["memories"])
+
+
+def test_a_newer_value_still_supersedes_what_it_replaces(repo: Path) -> None:
+    # The older's value (2 MiB) is not in the newer, but the newer names its own (4 MiB).
+    older = remember(repo, "Uploaded files are capped at 2 MiB by FILE_UPLOAD_MAX_BYTES")["uuid"]
+    time.sleep(0.01)
+    newer = remember(repo, "Uploaded files are capped at 4 MiB by FILE_UPLOAD_MAX_BYTES")["uuid"]
+    for what in ("Uploaded images are resized to 1440 pixels wide",
+                 "Files dropped on the canvas are uploaded once"):
+        remember(repo, what)
+    got = uuids(aide_ok(repo, "search", "uploaded files capped", "--json"))
+    assert got.index(newer) < got.index(older)
+    assert got[-1] == older

@@ -32,3 +32,16 @@ def test_numbers_are_words_so_numbered_facts_are_not_duplicates(repo: Path) -> N
     aide_ok(repo, "remember", "Tokens rotate every hour")
     again = aide_ok(repo, "remember", "tokens rotate, every hour!")
     assert "near duplicate" in again.stderr
+
+
+def test_exact_words_are_names_numbers_flags_and_identifiers() -> None:
+    """What supersession and merging keep (issue 41): a sentence's first word is no name."""
+    from git_aide.core.words import exact, exact_tokens
+
+    assert exact_tokens("Session cookies are httpOnly, secure and SameSite=Lax") == [
+        "httpOnly", "SameSite", "Lax"]
+    assert exact_tokens("Run ./runtests.py --fast; CI uses Python 3.12 and MAX_SIZE. "
+                        "Then deploy.") == ["./runtests.py", "--fast", "CI", "Python", "3.12",
+                                            "MAX_SIZE"]
+    assert exact("Tests run in parallel") == frozenset()
+    assert exact("The pool holds 10 connections") == {"10"}
