@@ -52,6 +52,9 @@ class Written:
     warnings: list[str] = field(default_factory=list)
     #: The record as written.
     record: dict[str, Any] | None = None
+    #: A write to the user's own store (app/userstore.py): whether it was committed
+    #: there; None for a write to the repository.
+    committed: bool | None = None
 
 
 def find(entries: list[Entry], ident: str) -> Entry:
@@ -205,35 +208,13 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
             raise AideError(f"memory {entry.uuid} is in {len(paths)} files ({', '.join(paths)}); "
                             "remove all but one (git rm), then update it")
         here = paths[0]
-        record = dict(old)
-        if what is not None:
-            record["what"] = what
-        if why is not None:
-            record["why"] = why or None
-        if label is not None:
-            record["context_label"] = label or None
-        if scope is not None:
-            record["scope"] = new_scope
-        if priority is not None:
-            record["priority"] = priority
-        if layer is not None:
-            record["layer"] = layer
-            if layer != "preferences":
-                record["shared"] = True
-        tags = list(dict.fromkeys(record["tags"] if isinstance(record["tags"], list) else []))
-        for t in add_tags or []:
-            if t not in tags:
-                tags.append(t)
-        record["tags"] = [t for t in tags if t not in set(remove_tags or [])]
-        if record["layer"] == "area_context" and record["scope"] is None:
-            raise AideError("an area_context memory needs a scope (--scope GLOB)")
+        record = revised(old, what=what, why=why, scope=scope, new_scope=new_scope,
+                         add_tags=add_tags, remove_tags=remove_tags, label=label,
+                         layer=layer, priority=priority)
         path = memory.relpath(record)
         if record == old and path == here:
             return Written(record["uuid"], path, staged=False, warnings=unmatched, record=old)
-        record["updated_at"] = max(memory.now(), str(old["created_at"]))
-        if not isinstance(generated_by, str):
-            record["generated_by"] = generated_by
-        check_record(memory.repair(record))  # a file read liberally is written strictly
+        stamp(record, old, generated_by)
         check_folder(top, path)
         check_folder(top, here)
         check_writable(repo, top, list(dict.fromkeys([path, here])),
@@ -250,6 +231,45 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
             remove = [here] if path != here and not here.startswith(PERSONAL_DIR + "/") else []
             _stage(repo, cache, result, add=add, remove=remove)
     return result
+
+
+def revised(old: dict[str, Any], *, what: str | None, why: str | None, scope: str | None,
+            new_scope: str | None, add_tags: list[str] | None, remove_tags: list[str] | None,
+            label: str | None, layer: str | None, priority: str | None) -> dict[str, Any]:
+    """`old` with update's changes (None: a field left as it is; `new_scope`: `scope` as
+    stored); equal to `old` when nothing changes."""
+    record = dict(old)
+    if what is not None:
+        record["what"] = what
+    if why is not None:
+        record["why"] = why or None
+    if label is not None:
+        record["context_label"] = label or None
+    if scope is not None:
+        record["scope"] = new_scope
+    if priority is not None:
+        record["priority"] = priority
+    if layer is not None:
+        record["layer"] = layer
+        if layer != "preferences":
+            record["shared"] = True
+    tags = list(dict.fromkeys(record["tags"] if isinstance(record["tags"], list) else []))
+    for t in add_tags or []:
+        if t not in tags:
+            tags.append(t)
+    record["tags"] = [t for t in tags if t not in set(remove_tags or [])]
+    if record["layer"] == "area_context" and record["scope"] is None:
+        raise AideError("an area_context memory needs a scope (--scope GLOB)")
+    return record
+
+
+def stamp(record: dict[str, Any], old: dict[str, Any],
+          generated_by: dict[str, Any] | None | str) -> None:
+    """Date a changed record and mark its writer (see update), and check it as a write."""
+    record["updated_at"] = max(memory.now(), str(old["created_at"]))
+    if not isinstance(generated_by, str):
+        record["generated_by"] = generated_by
+    check_record(memory.repair(record))  # a file read liberally is written strictly
 
 
 def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
@@ -374,8 +394,14 @@ def write_lock(repo: Repo) -> Iterator[None]:
     Without the lock a write could undo another's, so a lock that cannot be taken (the
     git folder is read-only) stops the write with an error instead.
     """
-    path = repo.lock_path
-    wait = _lock_wait(repo)
+    with lock_at(repo.lock_path, _lock_wait(repo)):
+        yield
+
+
+@contextlib.contextmanager
+def lock_at(path: str, wait: float) -> Iterator[None]:
+    """Hold the write lock at `path` (write_lock's), waiting at most `wait` seconds for
+    one holder."""
     with contextlib.ExitStack() as held:
         try:
             held.enter_context(files.lock(path, wait))
