@@ -65,8 +65,9 @@ def config(top: str) -> dict[str, str]:
     user's global and system ones), keys lower-cased; the user's alone before it is a
     repository."""
     where = top if is_repository(top) else None
+    # Before, no repository at all is read (GIT_DIR names none): not one around here.
     proc = subprocess.run(["git", "config", "-z", "--get-regexp", r"^(aide|user)\."],
-                          capture_output=True, cwd=where or os.path.expanduser("~"),
+                          capture_output=True, cwd=where,
                           env=_env(where) if where else {**_env(None), "GIT_DIR": os.devnull})
     out: dict[str, str] = {}
     for item in proc.stdout.decode(errors="replace").split("\0"):
