@@ -11,12 +11,14 @@ view of the index's listing (overlay.py).
 
 from __future__ import annotations
 
+import os
 import time
 
 from git_aide.cache import views
 from git_aide.cache.folder import RACY_SECONDS
 from git_aide.core import scope as scopes
 from git_aide.core.files import stat_sig
+from git_aide.core.memory import MEMORIES_DIR, user_store
 from git_aide.gitio.spawn import STATUS, spawn
 from git_aide.read import listing
 from git_aide.read.overlay import Overlay
@@ -86,9 +88,12 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     snap = _load_view(repo, cache, Source("worktree"), key, list_fn, contents, warnings,
                       save_view, warm)
     if users:
-        from git_aide.read import user
+        # No store costs one stat: its module is imported only when there is one.
+        store = user_store()
+        if os.path.isdir(os.path.join(store, MEMORIES_DIR)):
+            from git_aide.read import user
 
-        user.lay(snap)
+            user.lay(snap, store)
     pending = Overlay(repo, cache, snap, top, status, changed, contents)
     if early and changed is None:
         snap.pending = pending

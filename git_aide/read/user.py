@@ -58,11 +58,8 @@ def cache_of(top: str) -> Cache:
     return Cache(os.path.join(top, ".git", "aide", implementation.cache_tag or "python"))
 
 
-def lay(snap: Snapshot) -> None:
-    """Lay the user store's memories over a working tree's snapshot (none: one stat)."""
-    top = folder()
-    if not os.path.isdir(os.path.join(top, MEMORIES_DIR)):
-        return
+def lay(snap: Snapshot, top: str) -> None:
+    """Lay the memories of the user store at `top` over a working tree's snapshot."""
     warnings: list[str] = []
     found = groups(top, warnings)
     if found or warnings:
