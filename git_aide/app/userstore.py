@@ -35,11 +35,6 @@ if TYPE_CHECKING:
 SUBJECT_CHARS = 60
 
 
-def folder() -> str:
-    """The store's folder (read/user.folder: `$XDG_DATA_HOME/git-aide/user`)."""
-    return user.folder()
-
-
 def signature() -> Any:
     """What the store's memories are now (read/user.signature): a long-lived process
     gives an answer again only while it is the same; None when a file changed too
