@@ -6,7 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import make_repo
+from helpers import NO_USER_STORE, make_repo
+
+
+@pytest.fixture(autouse=True)
+def no_user_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the developer's own user store: in this process either
+    (git-aide's functions called here read the environment), unless it asks for one."""
+    monkeypatch.setenv("XDG_DATA_HOME", NO_USER_STORE)
 
 
 @pytest.fixture
@@ -31,3 +38,12 @@ def user_env(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "xdg-cache").mkdir()
     return {"GIT_CONFIG_GLOBAL": str(tmp_path / "user.gitconfig"),
             "XDG_CACHE_HOME": str(tmp_path / "xdg-cache")}
+
+
+@pytest.fixture
+def user_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A user store of the test's own (read/user.py), not made yet: the environment that
+    points git-aide at it, for processes; this process is pointed at it too."""
+    xdg = tmp_path / "xdg-data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(xdg))
+    return {"XDG_DATA_HOME": str(xdg)}

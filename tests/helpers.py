@@ -27,6 +27,8 @@ from git_aide.core import memory
 #: The test suite's folder (its data/ and fixtures/) and the checkout's top.
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
+#: Where the tests' user store would be: under a file, so that it cannot be made.
+NO_USER_STORE = "/dev/null/xdg-data"
 #: The environment every test process gets: a fixed identity, no user or system config,
 #: and this interpreter's scripts first on PATH (agents, hooks and the merge driver run
 #: `git-aide` by name, as they would for a user), whether or not the venv is activated.
@@ -38,6 +40,10 @@ BASE_ENV = {
     # would change what the tests see): none at all, in a folder that does not exist, so
     # that a test writing a global config fails unless it gives its own GIT_CONFIG_GLOBAL.
     "GIT_CONFIG_GLOBAL": str(TESTS / "data" / "no-such-folder" / "global.gitconfig"),
+    # Not the developer's own user store (~/.local/share/git-aide/user), which every
+    # recall would read: a folder that cannot be, so that no test makes one there either
+    # (a test of the user store gives its own: the `user_store` fixture).
+    "XDG_DATA_HOME": NO_USER_STORE,
     "GIT_AUTHOR_NAME": "Ada Tester",
     "GIT_AUTHOR_EMAIL": "ada@example.com",
     "GIT_COMMITTER_NAME": "Ada Tester",

@@ -49,9 +49,13 @@ was we what when where which who why will with without you your
 #: BM25's standard parameters.
 K1 = 1.2
 B = 0.75
+#: No user store (read/user.py): the datasets' memories alone are ranked, whoever runs
+#: the benchmark (a folder that cannot be: under a file).
+NO_USER_STORE = "/dev/null/no-user-store"
 #: Every git process gets a fixed identity and no user or system config.
 GIT_ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+    "XDG_DATA_HOME": NO_USER_STORE,
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_AUTHOR_NAME": "Quality Bench",
@@ -520,6 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DatasetError, OSError, KeyError, ValueError) as exc:
         print(f"quality: error: {exc}", file=sys.stderr)
         return 2
+    os.environ["XDG_DATA_HOME"] = NO_USER_STORE  # --in-process reads this process's
     outcomes = run(sets, args.keep, args.in_process, args.model)
     if args.json:
         print(json.dumps(report(outcomes), indent=1))

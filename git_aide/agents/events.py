@@ -303,8 +303,10 @@ def _reply(agent: str, event: str, text: str, data: dict[str, Any]) -> dict[str,
 _ORIGIN_ONLY = re.compile(r"\s*\S+:\d+\s*")
 
 
-def _line(record: dict[str, Any]) -> str:
-    from git_aide.core.memory import folded, imported_from
+def _line(record: dict[str, Any], path: str = "") -> str:
+    """A memory as a hook gives it (`path`: its file's, which tells a memory of the
+    user's own store: marked `yours`)."""
+    from git_aide.core.memory import folded, imported_from, in_user_store
 
     what = _clip(folded(record["what"]), MAX_WHAT_CHARS)
     if "\n" in what:  # code: its lines under the rule, a fence cut short closed again
@@ -316,6 +318,8 @@ def _line(record: dict[str, Any]) -> str:
     scope = record.get("scope") or "project"
     if record.get("priority") == "always":
         scope += ", always-on"
+    if in_user_store(path):
+        scope += ", yours"
     return f"- {what}{why} [{scope}] id:{record['uuid'][:8]}"
 
 
@@ -375,7 +379,7 @@ def _open(opened: list[Context], warn_now: bool = True) -> tuple[Repo, Cache, Sn
 
     ctx = open_context(asked)
     opened.append(ctx)
-    snap = ctx.snapshot(asked=asked, early=not warn_now)
+    snap = ctx.snapshot(asked=asked, early=not warn_now, users=True)
     if warn_now:
         _warn(snap)
     return ctx.repo, ctx.cache, snap
@@ -451,7 +455,7 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
     cap = max(0, repo.settings.hooks_file_chars - reserve)
     named = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
     header = f"{FILE_HEADER}{named} (git-aide; follow it):"
-    lines = [_line(e.record) for e in fresh]
+    lines = [_line(e.record, e.path) for e in fresh]
     more = "{n} more: call aide_recall for " + ", ".join(rels[:3])
     text, shown = fit(header, lines, cap, more)
     if shown and _masks(agent, data) and not _kept_by_masking(data, text, fresh[0].record):
@@ -621,7 +625,7 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
     parts: list[str] = []
     used = 0
     if records:
-        text, shown = fit(SESSION_HEADER, [_line(r) for r in records], cap,
+        text, shown = fit(SESSION_HEADER, [_line(r, e.path) for e, r in chosen], cap,
                           "{n} more: call aide_memories (layer guidelines or preferences)")
         if text:
             parts.append(text)

@@ -116,6 +116,8 @@ _CHECKED: list[dict[str, Any]] = [
               "source": _param("string", enum=list(SOURCES), default="conversation"),
               "shared": _param("boolean", "false: a personal preference, not committed",
                                default=True),
+              "user": _param("boolean", "true: the user's own, in every repository (not "
+                                        "this one's)", default=False),
               "priority": _PRIORITY,
               "force": _param("boolean", default=False),
               "merge": _param("boolean", default=True),

@@ -341,6 +341,8 @@ def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
     from git_aide.app import answers, store
     from git_aide.core.errors import AideError
 
+    if a["user"]:
+        return _remember_user(mem, a)
     if not a["shared"] and a["layer"] != "preferences":
         # As `remember --personal` with another layer: a private memory that is shared
         # and staged anyway would be committed behind the agent's back.
@@ -365,6 +367,24 @@ def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
     return _written(repo, answers.remember_doc(w), f"{verb} `{w.uuid[:8]}` in {w.path}.")
 
 
+def _remember_user(mem: Memory, a: dict[str, Any]) -> Answer:
+    """aide_remember with `user`: into the user's own store (app/userstore.py)."""
+    from git_aide.app import answers, userstore
+    from git_aide.core.errors import AideError
+
+    if not a["shared"]:
+        raise AideError("user=true and shared=false go apart: a user memory is the user's "
+                        "in every repository, a personal one in this one")
+    w = userstore.remember(a["what"], why=a["why"], layer=a["layer"], scope=a["scope"],
+                           tags=a["tags"] or [], label=a["context_label"],
+                           priority=a["priority"] or "normal", source=a["source"],
+                           contributor=a["contributor"], generated_by=mem.generated_by(),
+                           force=a["force"])
+    verb = "Remembered" if w.created else "Already remembered as"
+    return _written(mem.repo(), answers.remember_doc(w),
+                    f"{verb} `{w.uuid[:8]}` in the user's own store.")
+
+
 def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
     """Change a memory and stage it (as `update --json`)."""
     from git_aide.app import answers, store
@@ -375,24 +395,35 @@ def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
     if all(a[f] is None or a[f] == [] for f in fields):
         raise AideError("nothing to change: give what, why, scope, add_tags, remove_tags, "
                         "layer, context_label or priority")
+    from git_aide.app import userstore
+
     repo, cache, snap = mem.read()
-    uuid = find(snap, a["id"]).uuid
-    w = store.update(repo, cache, uuid, what=a["what"], why=a["why"], scope=a["scope"],
-                     add_tags=a["add_tags"] or [], remove_tags=a["remove_tags"] or [],
-                     layer=a["layer"], label=a["context_label"], priority=a["priority"],
-                     generated_by=mem.generated_by(), force=a["force"])
+    entry = find(snap, a["id"])
+    changes = dict(what=a["what"], why=a["why"], scope=a["scope"],
+                   add_tags=a["add_tags"] or [], remove_tags=a["remove_tags"] or [],
+                   layer=a["layer"], label=a["context_label"], priority=a["priority"],
+                   generated_by=mem.generated_by(), force=a["force"])
+    if userstore.is_users(entry):
+        w = userstore.update(entry.uuid, **changes)
+        return _written(repo, answers.update_doc(w),
+                        f"Updated `{w.uuid[:8]}` in the user's own store.")
+    w = store.update(repo, cache, entry.uuid, **changes)
     return _written(repo, answers.update_doc(w), f"Updated `{w.uuid[:8]}` in {w.path}.")
 
 
 def aide_forget(mem: Memory, a: dict[str, Any]) -> Answer:
     """Delete a memory and stage the removal (as `forget --json`)."""
-    from git_aide.app import answers, store
+    from git_aide.app import answers, store, userstore
 
     repo, cache, snap = mem.read()
-    uuid = find(snap, a["id"]).uuid
-    gone, staged, _warnings = store.forget(repo, cache, [uuid])
-    return _written(repo, answers.forget_doc(gone, staged),
-                    "\n".join(f"Forgot `{u[:8]}`." for u in gone))
+    entry = find(snap, a["id"])
+    if userstore.is_users(entry):
+        gone, committed, _warnings = userstore.forget([entry.uuid])
+        doc = answers.forget_doc(gone, False, committed)
+    else:
+        gone, staged, _warnings = store.forget(repo, cache, [entry.uuid])
+        doc = answers.forget_doc(gone, staged)
+    return _written(repo, doc, "\n".join(f"Forgot `{u[:8]}`." for u in gone))
 
 
 def aide_import(mem: Memory, a: dict[str, Any]) -> Answer:

@@ -5,12 +5,13 @@ Both count: Claude Code and Codex hand the model the structured content as JSON 
 result carries one, Gemini CLI hands it the text. So both are mostly memory: a read
 tool's structured content is compact by default, each memory its short id, layer, scope
 (none when project-wide), what, why (when it has one) and the marks that change how to
-read it (priority always, superseded, shared false, clipped); `detail: "full"` gives the
-command's --json document instead. A document within the budget is given unchanged.
-One over it keeps the first items of its lists, in order, as many as fit, and says what
-it left out: `"truncated": true` and `"more"`, the count of each list's items left out,
-the short ids of the first of them and the call that gets them. A single memory larger
-than the whole budget is shown with its longest texts cut and `"clipped": true`.
+read it (priority always, superseded, shared false, the user's own store, clipped);
+`detail: "full"` gives the command's --json document instead. A document within the
+budget is given unchanged. One over it keeps the first items of its lists, in order, as
+many as fit, and says what it left out: `"truncated": true` and `"more"`, the count of
+each list's items left out, the short ids of the first of them and the call that gets
+them. A single memory larger than the whole budget is shown with its longest texts cut
+and `"clipped": true`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 
-from git_aide.core.memory import LAYERS
+from git_aide.core.memory import LAYERS, in_user_store
 from git_aide.core.settings import MCP_BUDGET
 
 TYPE_CHECKING = False
@@ -151,6 +152,8 @@ def compact(hit: Any) -> dict[str, Any]:
         item["priority"] = "always"
     if record.get("shared") is False:
         item["shared"] = False
+    if in_user_store(hit.entry.path):
+        item["store"] = "user"
     newer = getattr(hit, "superseded", None)
     if newer is not None:
         item["superseded_by"] = short(newer.entry.uuid)
@@ -377,6 +380,7 @@ def _memory_line(m: dict[str, Any], rank: int = 0) -> str:
     marks = [mark for mark, on in (
         ("always on", m.get("priority") == "always"),
         ("personal", m.get("shared") is False),
+        ("yours, in every repository", m.get("store") == "user"),
         (f"superseded by `{m.get('superseded_by')}`", m.get("superseded_by")),
         ("clipped", m.get("clipped"))) if on]
     said = f" ({'; '.join(marks)})" if marks else ""

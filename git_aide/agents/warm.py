@@ -1,14 +1,15 @@
 """The warm state of the MCP server (`Memory`), and what its answers depend on, so that
 it need not ask git or work an answer out again.
 
-A reading tool's answer on the working tree depends on: the memory files (the index
-and the files that differ from it; agents/watch.py's generation changes whenever the
-kernel reports anything under the memories folder, or git is asked again), the git
-config (the aide.* and user.* settings), the full-text index on disk and the model's
-files (for a search or a question: the folder aide.semantic.model names may come to
-hold another model), and the call's arguments (with its paths as the tree has them now: a path
-may have become a folder). While none of these changed, the server gives an identical
-call's answer again, and does not spawn git to read its config.
+A reading tool's answer on the working tree depends on: the memory files (the index and
+the files that differ from it; agents/watch.py's generation changes whenever the kernel
+reports anything under the memories folder, or git is asked again), the user's own store
+(its files' stat: app/userstore.signature), the git config (the aide.* and user.*
+settings), the full-text index on disk and the model's files (for a search or a
+question: the folder aide.semantic.model names may come to hold another model), and the
+call's arguments (with its paths as the tree has them now: a path may have become a
+folder). While none of these changed, the server gives an identical call's answer again,
+and does not spawn git to read its config.
 
 The config is vouched for by the stat of every file git reads it from: the repository's
 and the worktree's config, the global and system ones, every file an entry came from
@@ -441,7 +442,8 @@ class Memory:
             repo = self.repo()
         ctx = self.context()
         cache = ctx.cache
-        snap = ctx.snapshot(False, rev, asked=asked, warm=self._warm, changed=changed)
+        snap = ctx.snapshot(False, rev, asked=asked, warm=self._warm, changed=changed,
+                             users=True)
         if rev is None:
             from git_aide.app import answers
 
@@ -460,7 +462,13 @@ class Memory:
             self._now = self._changes(repo)
         if not self._vouched or self._config.sig is None or self._watch is None:
             return None
-        state: tuple[Any, ...] = (self._config.sig, self._watches, self._watch.generation)
+        from git_aide.app.userstore import signature
+
+        users = signature()  # the user's own store (laid over every answer's memories)
+        if users is None:
+            return None
+        state: tuple[Any, ...] = (self._config.sig, self._watches, self._watch.generation,
+                                  users)
         if full_text:
             # The model's files too: a search by meaning depends on which model runs.
             from git_aide.app.semantic import model_signature

@@ -313,19 +313,25 @@ def chosen_hits(entries: list[Entry]) -> list[Hit]:
     return [Hit(e, e.scope) for e in entries]
 
 
-def list_hits(snap: Snapshot, *, layers: tuple[str, ...] | list[str] = (),
-              tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
-              scope: str | None = None, priority: str | None = None, by: str | None = None,
-              generated_by: str | None = None) -> list[Hit]:
-    """`list`: every memory that passes the filters. `scope`: only the memories scoped at
-    or under that place (core/scope.py's `under`; empty: all); `priority`: only the
-    always-on memories ("always") or only the others ("normal"); `by`: only those an
+def list_hits(snap: Snapshot, **given: Any) -> list[Hit]:
+    """`list`: every memory of `snap` that passes the filters (see listed)."""
+    return listed(snap.entries, **given)
+
+
+def listed(entries: list[Entry], *, layers: tuple[str, ...] | list[str] = (),
+           tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
+           scope: str | None = None, priority: str | None = None, by: str | None = None,
+           generated_by: str | None = None) -> list[Hit]:
+    """Return the `entries` that pass `list`'s filters, as hits in its order. `scope`:
+    only the memories scoped at or under that place (core/scope.py's `under`; empty:
+    all); `priority`: only the always-on memories ("always") or only the others
+    ("normal"); `by`: only those an
     agent ("agent") or a person ("person") wrote last; `generated_by`: only those this
     agent wrote last (its name, or name and version)."""
     from git_aide.core.memory import agent_of, generated_by_matches
     from git_aide.rank import recall as rc
 
-    hits = rc.listing(snap.entries, filters(layers, tags, contributor))
+    hits = rc.listing(entries, filters(layers, tags, contributor))
     if priority is not None:
         hits = [h for h in hits if (h.entry.record.get("priority") == "always")
                 == (priority == "always")]
@@ -354,26 +360,43 @@ def memories_doc(snap: Snapshot, hits: list[Hit],
 
 
 def memory_doc(hit: Hit) -> dict[str, Any]:
-    """A memory in the JSON output: every field of the file, then where and why it matched."""
+    """A memory in the JSON output: every field of the file, then where and why it matched
+    (and `"store": "user"` for one of the user's own store, whose path is absolute)."""
+    from git_aide.core.memory import in_user_store
+
     doc = hit.entry.record  # a copy of its own
     doc["path"] = hit.entry.path
     doc["matched_scope"] = hit.matched_scope
     doc["score"] = None if hit.score is None else round(hit.score, 4)
+    if in_user_store(hit.entry.path):
+        doc["store"] = "user"
     return doc
 
 
-def show_doc(snap: Snapshot, entry: Entry) -> dict[str, Any]:
-    """The show `--json` document."""
+def show_doc(snap: Snapshot | None, entry: Entry) -> dict[str, Any]:
+    """The show `--json` document (`snap` None: read from the user store alone)."""
+    from git_aide.core.memory import in_user_store
+
     doc = dict(entry.record)
     doc["path"] = entry.path
-    return {"source": snap.source.as_json(), "memory": doc}
+    if in_user_store(entry.path):
+        doc["store"] = "user"
+    source = snap.source.as_json() if snap is not None else USER_SOURCE
+    return {"source": source, "memory": doc}
+
+
+#: The source of an answer read from the user store alone (`list --user`, a command run
+#: outside any repository).
+USER_SOURCE = {"kind": "user", "rev": None, "commit": None}
 
 
 def remember_doc(w: Written) -> dict[str, Any]:
     """The remember `--json` document (`merged`: the near duplicate it updated instead,
-    how alike the two were and by what)."""
+    how alike the two were and by what; a write to the user store says so, and whether
+    it was committed there)."""
     doc: dict[str, Any] = {"uuid": w.uuid, "path": w.path, "created": w.created,
-                           "staged": w.staged, "warnings": w.warnings}
+                           "staged": w.staged, **_user_write(w.committed),
+                           "warnings": w.warnings}
     if w.merged is not None:
         doc["merged"] = {"into": w.uuid, "by": w.merged.by,
                          "similarity": round(w.merged.similarity, 3)}
@@ -382,12 +405,20 @@ def remember_doc(w: Written) -> dict[str, Any]:
 
 def update_doc(w: Written) -> dict[str, Any]:
     """The update `--json` document."""
-    return {"uuid": w.uuid, "path": w.path, "staged": w.staged, "warnings": w.warnings}
+    return {"uuid": w.uuid, "path": w.path, "staged": w.staged, **_user_write(w.committed),
+            "warnings": w.warnings}
 
 
-def forget_doc(gone: list[str], staged: bool) -> dict[str, Any]:
-    """The forget `--json` document."""
-    return {"forgotten": gone, "staged": staged}
+def forget_doc(gone: list[str], staged: bool, committed: bool | None = None
+               ) -> dict[str, Any]:
+    """The forget `--json` document (`committed`: whether the user store's memories
+    among them were forgotten in a commit there; None: there were none)."""
+    return {"forgotten": gone, "staged": staged, **_user_write(committed)}
+
+
+def _user_write(committed: bool | None) -> dict[str, Any]:
+    """What a write's document adds when it wrote the user store."""
+    return {} if committed is None else {"store": "user", "committed": committed}
 
 
 def work_wanted() -> bool:

@@ -34,7 +34,7 @@ class Finding:
     """The outcome of one check."""
 
     #: Which check: git, driver, textconv, attributes, hooks, cache, personal, ignore,
-    #: folder, audit.
+    #: user, folder, audit.
     check: str
     #: True when nothing is wrong.
     ok: bool
@@ -73,6 +73,7 @@ def diagnose(repo: Repo) -> list[Finding]:
     out.append(_cache(repo))
     out.extend(_personal(repo))
     out.append(_ignored(repo))
+    out.extend(user_findings())
     orphans = _orphans(repo)
     if orphans is not None:
         out.append(orphans)
@@ -222,6 +223,43 @@ def _ignored(repo: Repo) -> Finding:
     if problem is None:
         return Finding("ignore", True, "shared memory files are not ignored")
     return Finding("ignore", False, problem[0], problem[1])
+
+
+def user_findings() -> list[Finding]:
+    """The user's own store (app/userstore.py): where it is, how many memories it
+    holds, and whether a remote carries it to another machine; a file in it that is no
+    memory, a store that is no repository, or a write left uncommitted are problems."""
+    from git_aide.app import userstore
+
+    st = userstore.status()
+    where = shlex.quote(st.folder)
+    if not st.exists:
+        return [Finding("user", True, f"no user store yet ({st.folder}); "
+                        "`git aide remember --user` starts one", note=True)]
+    out = [Finding("user", True, f"user store {st.folder}: {st.memories} "
+                   f"memor{'y' if st.memories == 1 else 'ies'}")]
+    if not st.repository:
+        out.append(Finding("user", False, f"the user store {st.folder} is not a git "
+                           "repository, so its memories have no history",
+                           f"git init {where} && git -C {where} add -A && "
+                           f"git -C {where} commit -m 'git-aide user store'"))
+        return out
+    out.extend(Finding("user", False, f"in the user store: {line}",
+                       "edit the file, or remove it") for line in st.broken or ())
+    if st.uncommitted:
+        n = len(st.uncommitted)
+        out.append(Finding("user", False, f"{n} file{'s' if n > 1 else ''} of the user store "
+                           "not committed", f"git -C {where} add -A && "
+                           f"git -C {where} commit -m 'git-aide user store'"))
+    if st.remotes:
+        out.append(Finding("user", True, "the user store has a remote "
+                           f"({', '.join(st.remotes)}): `git -C {where} push` carries it to "
+                           "your other machines", note=True))
+    else:
+        out.append(Finding("user", True, "the user store has no remote: `git -C "
+                           f"{where} remote add origin URL` and push, to carry it to your "
+                           "other machines", note=True))
+    return out
 
 
 def _orphans(repo: Repo) -> Finding | None:

@@ -55,6 +55,9 @@ class Written:
     record: dict[str, Any] | None = None
     #: The near duplicate a remember merged into (app/duplicate.py), when it did.
     merged: Near | None = None
+    #: A write to the user's own store (app/userstore.py): whether it was committed
+    #: there; None for a write to the repository.
+    committed: bool | None = None
 
 
 def find(entries: list[Entry], ident: str | int) -> Entry:
@@ -236,34 +239,13 @@ def update(repo: Repo, cache: Cache, ident: str, *, what: str | None = None,
     unmatched = scopecheck.scope_warnings(repo, cache, top, new_scope)
     with write_lock(repo):
         entry, paths, old = _current(repo, cache, top, ident)
-        record = dict(old)
-        if what is not None:
-            record["what"] = what
-        if why is not None:
-            record["why"] = why or None
-        if label is not None:
-            record["context_label"] = label or None
-        if scope is not None:
-            record["scope"] = new_scope
-        if priority is not None:
-            record["priority"] = priority
-        if layer is not None:
-            record["layer"] = layer
-            if layer != "preferences":
-                record["shared"] = True
-        tags = list(dict.fromkeys(record["tags"] if isinstance(record["tags"], list) else []))
-        for t in add_tags or []:
-            if t not in tags:
-                tags.append(t)
-        record["tags"] = [t for t in tags if t not in set(remove_tags or [])]
-        if record["layer"] == "area_context" and record["scope"] is None:
-            raise AideError("an area_context memory needs a scope (--scope GLOB)")
+        record = revised(old, what=what, why=why, scope=scope, new_scope=new_scope,
+                         add_tags=add_tags, remove_tags=remove_tags, label=label,
+                         layer=layer, priority=priority)
         if record == old and memory.relpath(record) == paths[0] and len(paths) == 1:
             return Written(record["uuid"], paths[0], staged=False, warnings=unmatched,
                            record=old)
-        record["updated_at"] = max(memory.now(), str(old["created_at"]))
-        if not isinstance(generated_by, str):
-            record["generated_by"] = generated_by
+        stamp(record, old, generated_by)
         return _rewrite(repo, cache, top, entry, paths, old, record, stage, unmatched)
 
 
@@ -295,6 +277,44 @@ def _rewrite(repo: Repo, cache: Cache, top: str, entry: Entry, paths: list[str],
         remove = [here] if path != here and not here.startswith(PERSONAL_DIR + "/") else []
         _stage(repo, cache, result, add=add, remove=remove)
     return result
+
+
+def revised(old: dict[str, Any], *, what: str | None, why: str | None, scope: str | None,
+            new_scope: str | None, add_tags: list[str] | None, remove_tags: list[str] | None,
+            label: str | None, layer: str | None, priority: str | None) -> dict[str, Any]:
+    """`old` with update's changes (None: a field left as it is; `new_scope`: `scope` as
+    stored); equal to `old` when nothing changes."""
+    record = dict(old)
+    if what is not None:
+        record["what"] = what
+    if why is not None:
+        record["why"] = why or None
+    if label is not None:
+        record["context_label"] = label or None
+    if scope is not None:
+        record["scope"] = new_scope
+    if priority is not None:
+        record["priority"] = priority
+    if layer is not None:
+        record["layer"] = layer
+        if layer != "preferences":
+            record["shared"] = True
+    tags = list(dict.fromkeys(record["tags"] if isinstance(record["tags"], list) else []))
+    for t in add_tags or []:
+        if t not in tags:
+            tags.append(t)
+    record["tags"] = [t for t in tags if t not in set(remove_tags or [])]
+    if record["layer"] == "area_context" and record["scope"] is None:
+        raise AideError("an area_context memory needs a scope (--scope GLOB)")
+    return record
+
+
+def stamp(record: dict[str, Any], old: dict[str, Any],
+          generated_by: dict[str, Any] | None | str) -> None:
+    """Date a changed record and mark its writer (see update)."""
+    record["updated_at"] = max(memory.now(), str(old["created_at"]))
+    if not isinstance(generated_by, str):
+        record["generated_by"] = generated_by
 
 
 def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
@@ -419,8 +439,14 @@ def write_lock(repo: Repo) -> Iterator[None]:
     Without the lock a write could undo another's, so a lock that cannot be taken (the
     git folder is read-only) stops the write with an error instead.
     """
-    path = repo.lock_path
-    wait = _lock_wait(repo)
+    with lock_at(repo.lock_path, _lock_wait(repo)):
+        yield
+
+
+@contextlib.contextmanager
+def lock_at(path: str, wait: float) -> Iterator[None]:
+    """Hold the write lock at `path` (write_lock's), waiting at most `wait` seconds for
+    one holder."""
     with contextlib.ExitStack() as held:
         try:
             held.enter_context(files.lock(path, wait))

@@ -13,6 +13,7 @@ cache each instead of throwing each other's away. The write lock is not here (se
 - tree listings: memories-folder tree id -> [(path, blob id)], one file per tree.
 - the index listing, keyed by the index file's stat signature.
 - each working tree's stat table: path -> (size, mtime, inode, ctime, blob id).
+- in the user's own store (read/user.py), its memory files as last read, by their stat.
 - views (views.py): a source's finished entries for one state of that source.
 - per-machine recall statistics.
 
@@ -38,6 +39,8 @@ MAX_PACKS = 12
 #: Stat entries younger than this (seconds) are not trusted: the file may change again
 #: within the file system's timestamp granularity without changing its stat.
 RACY_SECONDS = 2.0
+#: The file of the user store's own cache that keeps its memory files (user_files).
+USER_FILES = "user-files"
 #: The stat tables read last, by file: (its stat then, the table).
 _STAT_TABLES: dict[str, tuple[tuple[int, ...], dict[str, tuple[int, int, int, int, str]]]] = {}
 
@@ -257,6 +260,29 @@ class Cache(Folder):
                        ) -> None:
         """Save a working tree's stat table."""
         self.write({"worktree": worktree, "table": table}, _worktree_file(worktree))
+
+    # -- the user's own store -------------------------------------------------------
+
+    def user_files(self, top: str) -> dict[str, tuple[Any, ...]]:
+        """The user store's memory files as read last (read/user.py), by path relative
+        to `top`: (size, mtime_ns, inode, ctime_ns, blob id, meta, content, record or
+        None); {} when none are kept, or they are another folder's."""
+        payload = self.read(USER_FILES)
+        if payload is None:
+            return {}
+        kept = payload.get("files") if isinstance(payload, dict) else None
+        if not (isinstance(kept, dict) and all(
+                isinstance(k, str) and isinstance(v, tuple) and len(v) == 8
+                and isinstance(v[4], str) and isinstance(v[5], tuple) and v[5]
+                and isinstance(v[6], bytes) and isinstance(v[7], (dict, type(None)))
+                for k, v in kept.items())):
+            self.damaged(self._path(USER_FILES))
+            return {}
+        return kept if payload.get("top") == top else {}
+
+    def put_user_files(self, top: str, kept: dict[str, tuple[Any, ...]]) -> None:
+        """Keep the user store's memory files as just read (user_files)."""
+        self.write({"top": top, "files": kept}, USER_FILES)
 
     # -- statistics ----------------------------------------------------------------
 

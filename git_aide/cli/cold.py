@@ -102,6 +102,9 @@ def _init_repo(repo: Any, no_hooks: bool) -> list[str]:
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @click.option("--label", help="A short human label.")
 @click.option("--personal", is_flag=True, help="A private preference: never staged.")
+@click.option("--user", "mine", is_flag=True,
+              help="In your own store, recalled in every repository (committed there, never "
+                   "here; default layer: preferences).")
 @click.option("--priority", type=click.Choice(["always", "normal"]), default="normal")
 @click.option("--source", type=SOURCE_CHOICE, default="conversation")
 @click.option("--contributor", help="Who it came from (default: git's user.name).")
@@ -110,12 +113,20 @@ def _init_repo(repo: Any, no_hooks: bool) -> list[str]:
 @click.option("--merge", is_flag=True, help="Update a near duplicate instead.")
 @json_option
 def remember(what: str, why: str | None, layer: str | None, scope: str | None,
-             tags: tuple[str, ...], label: str | None, personal: bool, priority: str,
-             source: str, contributor: str | None, no_stage: bool, force: bool, merge: bool,
-             as_json: bool) -> None:
+             tags: tuple[str, ...], label: str | None, personal: bool, mine: bool,
+             priority: str, source: str, contributor: str | None, no_stage: bool,
+             force: bool, merge: bool, as_json: bool) -> None:
     """Store a memory in the working tree and stage it."""
     from git_aide.app import store
 
+    if mine:
+        if merge:
+            raise UsageError("--merge updates a near duplicate in the repository; your user "
+                             "store warns of one instead")
+        _remember_user(what, why=why, layer=layer, scope=scope, tags=list(tags), label=label,
+                       personal=personal, priority=priority, source=source,
+                       contributor=contributor, force=force, as_json=as_json)
+        return
     with Opened() as ctx:
         w = store.remember(ctx.repo, ctx.cache, what, why=why, layer=layer, scope=scope,
                            tags=list(tags), label=label, personal=personal,
@@ -139,6 +150,43 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
         return
     staged = "staged" if w.staged else "not staged"
     out(f"Remembered {w.uuid[:8]} in {w.path} ({staged}).")
+
+
+def _remember_user(what: str, *, personal: bool, as_json: bool, **given: Any) -> None:
+    """`remember --user`: into the user's own store (no repository needed)."""
+    from git_aide.app import userstore
+
+    if personal:
+        raise UsageError("--user and --personal go apart: a --user memory is yours in every "
+                         "repository, a --personal one in this one")
+    w = userstore.remember(what, **given)
+    _wrote_user(w, "Remembered" if w.created else "Already remembered as", as_json)
+
+
+def _wrote_user(w: Any, verb: str, as_json: bool) -> None:
+    """What a write to the user store says: its warnings, and what it wrote where."""
+    warn(w.warnings)
+    if as_json:
+        from git_aide.app.answers import remember_doc, update_doc
+        from git_aide.render.output import dumps
+
+        out(dumps(update_doc(w) if verb == "Updated" else remember_doc(w)))
+        return
+    done = "committed" if w.committed else "not committed"
+    out(f"{verb} {w.uuid[:8]} in your user store ({w.path}, {done}).")
+
+
+def _project(cached: bool = False, rev: str | None = None) -> Opened | None:
+    """The command's repository, or None outside any (the user store's commands then
+    work on it alone; reading --cached or --rev needs a repository)."""
+    from git_aide.core.errors import GitError
+
+    try:
+        return Opened(cached=cached, rev=rev)
+    except GitError:
+        if cached or rev is not None:
+            raise
+        return None
 
 
 @click.command()
@@ -225,20 +273,45 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
               help="Only the memories a person wrote last.")
 @click.option("--generated-by", metavar="TOOL",
               help="Only the memories this agent wrote last (its name, as claude-code).")
+@click.option("--user", "mine", is_flag=True,
+              help="Only your own store's memories (also outside a repository).")
 @source_options
 @json_option
 def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | None,
           scope: str | None, priority: str | None, by: str | None, generated_by: str | None,
+          mine: bool,
           cached: bool, rev: str | None, as_json: bool) -> None:
     """Every memory of the source."""
     from git_aide.app.answers import list_hits
 
+    if mine:
+        if cached or rev is not None:
+            raise UsageError("--user lists your own store, which has no --cached or --rev")
+        _list_user(as_json, layers=layers, tags=tags, contributor=contributor, scope=scope,
+                   priority=priority, by=by, generated_by=generated_by)
+        return
     with Opened(cached=cached, rev=rev) as ctx:
-        snap = ctx.snapshot(cached, rev)
+        snap = ctx.snapshot(cached, rev, users=True)
         warn(snap.warnings)
         hits = list_hits(snap, layers=layers, tags=tags, contributor=contributor,
                          scope=scope, priority=priority, by=by, generated_by=generated_by)
         render_hits(snap, hits, as_json, ranked=False)
+
+
+def _list_user(as_json: bool, **given: Any) -> None:
+    """`list --user`: the user store's memories alone."""
+    from git_aide.app import userstore
+    from git_aide.render import output as render
+
+    warnings: list[str] = []
+    hits = userstore.listing(warnings, **given)
+    warn(warnings)
+    if as_json:
+        out(render.dumps(userstore.list_doc(hits)))
+    else:
+        on_tty = tty()
+        out(render.memories_text(hits, tty=on_tty, empty="No memories in your user store."),
+            raw=on_tty, page=True)
 
 
 @click.command()
@@ -250,10 +323,19 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
     from git_aide.app.store import find
     from git_aide.render import output as render
 
-    with Opened(cached=cached, rev=rev) as ctx:
-        snap = ctx.snapshot(cached, rev)
-        warn(snap.warnings)
-    e = find(snap.entries, ident)
+    opened = _project(cached, rev)
+    if opened is None:  # outside any repository: the user store's
+        from git_aide.app import userstore
+
+        warnings: list[str] = []
+        snap, entries = None, userstore.entries(warnings)
+        warn(warnings)
+    else:
+        with opened as ctx:
+            snap = ctx.snapshot(cached, rev, users=True)
+            warn(snap.warnings)
+            entries = snap.entries
+    e = find(entries, ident)
     if as_json:
         from git_aide.app.answers import show_doc
 
@@ -288,11 +370,22 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
             add_tags or remove_tags):
         raise UsageError("nothing to change: give --what, --why, --scope, --tag, --untag, "
                          "--label, --layer or --priority")
-    with Opened() as ctx:
-        w = store.update(ctx.repo, ctx.cache, ident, what=what, why=why, scope=scope,
-                         add_tags=list(add_tags), remove_tags=list(remove_tags), label=label,
-                         layer=layer, priority=priority, stage=not no_stage,
-                         generated_by=None, force=force)  # a person's: no agent's mark
+    from git_aide.app import userstore
+
+    changes: dict[str, Any] = dict(
+        what=what, why=why, scope=scope, add_tags=list(add_tags),
+        remove_tags=list(remove_tags), label=label, layer=layer, priority=priority,
+        generated_by=None, force=force)  # a person's change: no agent's mark
+    opened = _project()
+    if opened is None:  # outside any repository: the user store's
+        _wrote_user(userstore.update(ident, **changes), "Updated", as_json)
+        return
+    with opened as ctx:
+        mine = userstore.claimed(lambda: _uuids(ctx), [ident])
+        if mine:
+            _wrote_user(userstore.update(mine[ident], **changes), "Updated", as_json)
+            return
+        w = store.update(ctx.repo, ctx.cache, ident, stage=not no_stage, **changes)
     warn(w.warnings)
     if as_json:
         from git_aide.app.answers import update_doc
@@ -309,19 +402,38 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
 @json_option
 def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
     """Delete memories (and stage the removals)."""
-    from git_aide.app import store
+    from git_aide.app import store, userstore
 
-    with Opened() as ctx:
-        gone, staged, warnings = store.forget(ctx.repo, ctx.cache, list(idents),
-                                              stage=not no_stage)
+    opened = _project()
+    mine: dict[str, str] = {}
+    gone: list[str] = []
+    warnings: list[str] = []
+    staged, committed = False, None
+    if opened is None:  # outside any repository: the user store's
+        mine = {i: i for i in idents}
+    else:
+        with opened as ctx:
+            mine = userstore.claimed(lambda: _uuids(ctx), idents)
+            theirs = [i for i in idents if i not in mine]
+            if theirs:
+                gone, staged, warnings = store.forget(ctx.repo, ctx.cache, theirs,
+                                                      stage=not no_stage)
+    if mine:
+        yours, committed, more = userstore.forget(list(mine.values()))
+        gone, warnings = gone + yours, warnings + more
     warn(warnings)
     if as_json:
         from git_aide.app.answers import forget_doc
         from git_aide.render.output import dumps
 
-        out(dumps(forget_doc(gone, staged)))
+        out(dumps(forget_doc(gone, staged, committed)))
     else:
         out("\n".join(f"Forgot {u[:8]}." for u in gone))
+
+
+def _uuids(ctx: Any) -> list[str]:
+    """The uuids of the working tree's memories (not the user store's)."""
+    return [e.uuid for e in ctx.snapshot().entries]
 
 
 @click.command(name="merge-driver")

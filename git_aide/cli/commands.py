@@ -154,7 +154,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
     with Opened(asked, cached=cached, rev=rev) as ctx:
         # The snapshot's warnings are said once the answer is worked out: git compares
         # the working tree meanwhile.
-        snap = ctx.snapshot(cached, rev, asked=asked, early=True)
+        snap = ctx.snapshot(cached, rev, asked=asked, early=True, users=True)
         ft = sem = None
         if query is not None and query.strip():
             from git_aide.app.semantic import Semantic
@@ -177,7 +177,7 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
     from git_aide.app.semantic import Semantic
 
     with Opened(asked, cached=cached, rev=rev) as ctx:
-        snap = ctx.snapshot(cached, rev, asked=asked)
+        snap = ctx.snapshot(cached, rev, asked=asked, users=True)
         warn(snap.warnings)
         sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
         with progress("indexing memories") as bar:

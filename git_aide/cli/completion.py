@@ -43,21 +43,24 @@ _VALUES = {"ident": "ids", "rev": "refs"}
 
 def memory_ids(prefix: str = "", start: str | None = None) -> list[str]:
     """The uuids of the memories in the working tree around `start` (default: the current
-    directory) that start with `prefix`, sorted: the `*.json` names under .aide/memories
-    and its subfolders (preferences/shared, preferences/personal)."""
+    directory) and in the user's own store that start with `prefix`, sorted: the
+    `*.json` names under .aide/memories and its subfolders (preferences/shared,
+    preferences/personal)."""
     from git_aide import MEMORIES_DIR
+    from git_aide.core.memory import user_store
 
-    folder = _memories(os.path.abspath(start or os.getcwd()), MEMORIES_DIR)
-    if folder is None:
-        return []
     key = prefix.lower()
     found: set[str] = set()
-    for top, dirs, names in os.walk(folder):
-        if top.count(os.sep) - folder.count(os.sep) >= 2:
-            dirs[:] = []
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        found.update(n[:-5] for n in names
-                     if n.endswith(".json") and not n.startswith(".") and n.startswith(key))
+    here = _memories(os.path.abspath(start or os.getcwd()), MEMORIES_DIR)
+    for folder in (here, os.path.join(user_store(), MEMORIES_DIR)):
+        if folder is None:
+            continue
+        for top, dirs, names in os.walk(folder):
+            if top.count(os.sep) - folder.count(os.sep) >= 2:
+                dirs[:] = []
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            found.update(n[:-5] for n in names if n.endswith(".json")
+                         and not n.startswith(".") and n.startswith(key))
     return sorted(found)
 
 

@@ -306,6 +306,25 @@ def is_personal(record: dict[str, Any]) -> bool:
     return record["layer"] == "preferences" and record.get("shared") is False
 
 
+def user_store() -> str:
+    """The user's own store, whose memories follow a person into every repository
+    (read/user.py): `$XDG_DATA_HOME/git-aide/user` (an absolute XDG_DATA_HOME only, as
+    the XDG specification says), else `~/.local/share/git-aide/user`."""
+    import os
+
+    base = os.environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.abspath(os.path.join(base, "git-aide", "user"))
+
+
+def in_user_store(path: str) -> bool:
+    """Whether a memory's path is a file of the user's own store (read/user.py lays its
+    memories over a working tree's with their absolute paths; a repository's memories
+    have paths relative to its top)."""
+    return path.startswith("/")
+
+
 def canonical(record: dict[str, Any]) -> bytes:
     """The canonical bytes of a record: the same record always gives the same bytes.
 

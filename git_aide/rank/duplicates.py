@@ -140,8 +140,9 @@ def near_duplicates(entries: list[Entry], what: str, layer: str, compiled: scope
 
 
 def is_personal(path: str) -> bool:
-    """Whether a memory's path is a personal preference's (compared only with those)."""
-    return path.startswith(PERSONAL_DIR + "/")
+    """Whether a memory's path is a personal preference's, or one of the user's own store
+    (an absolute path: core/memory.in_user_store); compared only with those."""
+    return path.startswith((PERSONAL_DIR + "/", "/"))
 
 
 def groups(entries: Sequence[Entry], sets: Sequence[frozenset[str] | bool]) -> list[list[int]]:

@@ -11,12 +11,14 @@ view of the index's listing (overlay.py).
 
 from __future__ import annotations
 
+import os
 import time
 
 from git_aide.cache import views
 from git_aide.cache.folder import RACY_SECONDS
 from git_aide.core import scope as scopes
 from git_aide.core.files import stat_sig
+from git_aide.core.memory import MEMORIES_DIR, user_store
 from git_aide.gitio.spawn import STATUS, spawn
 from git_aide.read import listing
 from git_aide.read.overlay import Overlay
@@ -42,7 +44,7 @@ WARM_VIEWS = 4
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
          asked: Early | None = None, save_view: bool = True,
          warm: dict[Any, Any] | None = None, changed: list[str] | None = None,
-         early: bool = False) -> Snapshot:
+         early: bool = False, users: bool = False) -> Snapshot:
     """Read one source's memories.
 
     `asked` holds git questions the caller started early (spawn.early), so that git
@@ -55,6 +57,9 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     `early`: leave the working tree's overlay pending (`snap.pending`), for an answer
     worked out by overlay.speculate() while git still compares the tree; otherwise
     the snapshot returned holds what the source holds.
+    `users`: a read of the working tree brings the memories of the user's own store
+    along (read/user.py; the other sources never do: they answer what the repository
+    held).
     """
     warnings: list[str] = []  # found while listing: saved with the view
     contents: dict[str, bytes] = {}
@@ -82,6 +87,13 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     list_fn = lambda: listing.worktree_listing(repo, cache, [], warnings)  # noqa: E731
     snap = _load_view(repo, cache, Source("worktree"), key, list_fn, contents, warnings,
                       save_view, warm)
+    if users:
+        # No store costs one stat: its module is imported only when there is one.
+        store = user_store()
+        if os.path.isdir(os.path.join(store, MEMORIES_DIR)):
+            from git_aide.read import user
+
+            user.lay(snap, store)
     pending = Overlay(repo, cache, snap, top, status, changed, contents)
     if early and changed is None:
         snap.pending = pending

@@ -167,7 +167,7 @@ class Snapshot:
     """Every live memory of one source, and what was skipped on the way."""
 
     __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
-                 "_extra", "keep_decoded", "_body", "_ids", "_ids_laid", "pending")
+                 "_extra", "_users", "keep_decoded", "_body", "_ids", "_ids_laid", "pending")
 
     def __init__(self, source: Source, warnings: list[str], groups: list[Group],
                  reader: Reader, rebuild: Callable[[], list[Group]]) -> None:
@@ -184,6 +184,8 @@ class Snapshot:
         self._drop: frozenset[str] = frozenset()
         #: The overlay's groups, built just now: (compiled, [(path, blob, meta, content)]).
         self._extra: list[Group] = []
+        #: The user store's memories (read/user.py), laid over it with the overlay's.
+        self._users: list[Group] = []
         #: Keep the view's groups decoded once read (a long-lived process reuses them).
         self.keep_decoded = False
         #: Every memory's stored content in one run, read once (see body()).
@@ -203,8 +205,18 @@ class Snapshot:
         view's groups, their memories come in from `groups`; `warnings` are all of the
         snapshot's warnings now. Laying nothing takes a wrong guess off again."""
         self._drop = frozenset(drop)
-        self._extra = groups
+        self._extra = groups + self._users
         self.warnings = warnings
+        self._all = None
+        self._ids_laid = None
+
+    def lay_users(self, groups: list[Group], warnings: list[str]) -> None:
+        """Lay the memories of the user's own store (read/user.py) over the snapshot, as
+        the files that differ from the view are laid over it; they stay through every
+        lay() after (`warnings`: what was skipped of the store)."""
+        self._users = groups
+        self._extra = self._extra + groups
+        self.warnings = self.warnings + warnings
         self._all = None
         self._ids_laid = None
 

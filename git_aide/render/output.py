@@ -10,7 +10,7 @@ import json
 import os
 
 from git_aide.core.controls import escape as escape_controls
-from git_aide.core.memory import LAYERS, folded
+from git_aide.core.memory import LAYERS, folded, in_user_store
 from git_aide.rank.recall import Hit
 
 TYPE_CHECKING = False
@@ -34,11 +34,14 @@ def _group(hits: list[Hit]) -> list[tuple[str, list[Hit]]]:
     return [(layer, hs) for layer, hs in groups.items() if hs]
 
 
-def _marks(record: dict[str, Any]) -> str:
-    """Return what sets a memory apart in a listing: always-on, personal."""
+def _marks(hit: Hit, record: dict[str, Any]) -> str:
+    """Return what sets a memory apart in a listing: always-on, personal, yours (the
+    user's own store's, in every repository)."""
     marks = ["always-on"] if record.get("priority") == "always" else []
     if record.get("shared") is False:
         marks.append("personal")
+    if in_user_store(hit.entry.path):
+        marks.append("yours")
     return ", ".join(marks)
 
 
@@ -61,7 +64,7 @@ def memories_text(hits: list[Hit], *, tty: bool, empty: str = "No memories.",
             r = h.entry.record
             tags = "".join(f" #{t}" for t in r["tags"])
             what = folded(r["what"]).replace("\n", "\n" + " " * 12)
-            marks = _marks(r)
+            marks = _marks(h, r)
             marks = f"  ({marks})" if marks else ""
             lines.append(f"  {r['uuid'][:8]}  [{_scope_text(r)}]  {what}{tags}{marks}")
             if r["why"]:
@@ -76,7 +79,7 @@ def _ranked_plain(hits: list[Hit]) -> str:
         r = h.entry.record
         tags = "".join(f" #{t}" for t in r["tags"])
         what = folded(r["what"]).replace("\n", "\n" + " " * (width + 2))
-        extra = [x for x in (_marks(r), None if h.score is None else f"score {h.score:.2f}")
+        extra = [x for x in (_marks(h, r), None if h.score is None else f"score {h.score:.2f}")
                  if x]
         label = f"{r['layer']} [{_scope_text(r)}]" + (f" ({', '.join(extra)})" if extra else "")
         lines.append(f"{i:>{width}}. {r['uuid'][:8]}  {label}")
@@ -108,7 +111,7 @@ def _ranked_rich(hits: list[Hit]) -> str:
         what = cell(r["what"]) + "".join(f" [green]#{cell(t)}[/green]" for t in r["tags"])
         if r["why"]:
             what += f"\n[dim]why: {cell(r['why'])}[/dim]"
-        marks = _marks(r)
+        marks = _marks(h, r)
         if marks:
             what += f"\n[bold]{cell(marks)}[/bold]"
         row = [str(i), cell(r["uuid"][:8]), r["layer"], cell(_scope_text(r)), what]
@@ -149,8 +152,8 @@ def _memories_rich(hits: list[Hit]) -> str:
         for h in hs:
             r = h.entry.record
             what = cell(r["what"]) + (f"\n[dim]why: {cell(r['why'])}[/dim]" if r["why"] else "")
-            if _marks(r):
-                what += f"\n[bold]{cell(_marks(r))}[/bold]"
+            if _marks(h, r):
+                what += f"\n[bold]{cell(_marks(h, r))}[/bold]"
             table.add_row(cell(r["uuid"][:8]), cell(_scope_text(r)), what,
                           cell(" ".join(r["tags"])))
         console.print(table)

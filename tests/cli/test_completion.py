@@ -282,6 +282,17 @@ def test_complete_ids_outside_a_repository_prints_nothing(tmp_path: Path) -> Non
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
 
 
+def test_complete_ids_holds_the_user_stores_too(tmp_path: Path, repo: Path,
+                                                user_store: dict[str, str]) -> None:
+    here = remember(repo, "auth tokens rotate")["uuid"]
+    mine = aide_ok(repo, "remember", "I like terse answers", "--user", "--json",
+                   env=user_store).json()["uuid"]
+    r = aide(repo, "__complete", "ids", env=user_store)
+    assert r.stdout.split() == sorted([here, mine])
+    r = aide(tmp_path, "__complete", "ids", env=user_store)  # outside a repository
+    assert r.stdout.split() == [mine]
+
+
 def test_completion_refuses_an_unknown_shell(tmp_path: Path) -> None:
     r = aide(tmp_path, "completion", "fish")
     assert r.returncode == 2

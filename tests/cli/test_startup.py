@@ -48,6 +48,15 @@ def test_warm_scope_recall_imports_nothing_heavy(repo: Path) -> None:
     assert not mods & hot, mods & hot
 
 
+def test_a_recall_without_a_user_store_costs_one_stat(repo: Path) -> None:
+    """No user store (read/user.py): its module is not even imported."""
+    remember(repo, "auth tokens rotate", "--scope", "src/auth/**")
+    aide_ok(repo, "recall", "src/auth/x.ts")
+    mods = imported(repo, "recall", "src/auth/x.ts", whole=True)
+    assert "git_aide.read.load" in mods
+    assert "git_aide.read.user" not in mods
+
+
 def test_search_imports_whoosh_but_not_pygit2(repo: Path) -> None:
     remember(repo, "auth tokens rotate")
     aide_ok(repo, "search", "tokens")
