@@ -53,6 +53,7 @@ def refresh(repo: Repo, cache: Cache, *, stage: bool) -> Refreshed:
     from git_aide.core.files import write_atomic
 
     out = Refreshed()
+    why: dict[str, str] = {}  # the files not staged, and why
     top = repo.worktree
     if top is None:
         return out
@@ -70,7 +71,7 @@ def refresh(repo: Repo, cache: Cache, *, stage: bool) -> Refreshed:
                 else:
                     write_atomic(full, data)
             if changed:
-                staged = _stage(repo, top, changed) if stage else set()
+                staged, why = _stage(repo, top, changed) if stage else (set(), {})
                 for path, data, current, _full in changed:
                     state = "removed" if data is None else (
                         "created" if current is None else "updated")
@@ -79,19 +80,18 @@ def refresh(repo: Repo, cache: Cache, *, stage: bool) -> Refreshed:
         out.warnings.append(f"aide.export.auto: the rules files were not refreshed ({e}); "
                             "run `git aide export`")
         return out
-    if stage:
-        unstaged = [p for p, _s, staged in out.files if not staged]
-        if unstaged:
-            out.warnings.append(f"aide.export.auto: {', '.join(unstaged)} "
-                                f"{'is' if len(unstaged) == 1 else 'are'} not tracked: "
-                                "refreshed, not staged")
+    for reason in dict.fromkeys(why.values()):
+        paths = [p for p, r in why.items() if r == reason]
+        out.warnings.append(f"aide.export.auto: {', '.join(paths)} refreshed, not staged: "
+                            f"{reason}")
     return out
 
 
 def _stage(repo: Repo, top: str, changed: list[tuple[str, bytes | None, bytes | None, str]]
-           ) -> set[str]:
-    """Stage the changed files that git tracks (the paths staged): a rule file export
-    writes whole, whole; an always-read file's block alone, into the index's version."""
+           ) -> tuple[set[str], dict[str, str]]:
+    """Stage the changed files that git tracks: a rule file export writes whole, whole;
+    an always-read file's block alone, into the index's version. (The paths staged, and
+    why each of the others that should have been was not.)"""
     from git_aide.gitio import staging
 
     real = os.path.realpath(top)
@@ -105,6 +105,7 @@ def _stage(repo: Repo, top: str, changed: list[tuple[str, bytes | None, bytes | 
     add: list[str] = []
     remove: list[str] = []
     blobs: dict[str, tuple[str, bytes]] = {}
+    why: dict[str, str] = {}  # by target
     for path, data, current, _full in changed:
         target = where[path]
         entry = index.get(target)
@@ -114,27 +115,30 @@ def _stage(repo: Repo, top: str, changed: list[tuple[str, bytes | None, bytes | 
                     remove.append(target)
             elif entry is not None or target.rpartition("/")[0] in tracked_folders:
                 add.append(target)
+            else:
+                why[target] = "not tracked"
             continue
         if entry is None or data is None:
+            why[target] = "not tracked"
             continue
         mode, oid = entry
         old = repo.read_blobs([oid]).get(oid)
-        if old is None:
-            continue
         if old == current:
             add.append(target)  # nothing unstaged in it: the file as written
         else:
             try:
-                blobs[target] = (mode, ex.with_block_of(target, old, data))
+                blobs[target] = (mode, ex.with_block_of(target, old or b"", data))
             except (AideError, UnicodeDecodeError):
-                continue  # the index's version has no single block to replace: left alone
-    done: set[str] = set()
-    if (add or remove) and repo.stage(add=add, remove=remove):
-        done.update(add + remove)
+                why[target] = "its staged version holds no single git-aide block to replace"
+    locked = "another git process held the index"
+    if (add or remove) and not repo.stage(add=add, remove=remove):
+        why.update(dict.fromkeys(add + remove, locked))
     for target, (mode, data) in blobs.items():
-        if staging.stage_blob(repo, target, data, mode):
-            done.add(target)
-    return {path for path, target in where.items() if target in done}
+        if not staging.stage_blob(repo, target, data, mode):
+            why[target] = locked
+    staged = {p for p, t in where.items() if t not in why and (t in add or t in remove
+                                                               or t in blobs)}
+    return staged, {p: why[t] for p, t in where.items() if t in why}
 
 
 def stale_staged(repo: Repo, cache: Cache, agents: list[str], max_chars: int | None

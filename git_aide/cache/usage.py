@@ -156,7 +156,8 @@ def record(folder: str, lines: list[bytes]) -> None:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 return  # another process counts or folds: the next count folds
-            _fold(folder, fd)
+            if os.fstat(fd).st_size > FOLD_BYTES:  # not folded meanwhile by another
+                _fold(folder, fd)
     except (OSError, ValueError):
         return
     finally:

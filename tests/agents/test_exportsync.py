@@ -87,7 +87,7 @@ def test_an_untracked_file_is_refreshed_not_staged(tmp_path: Path) -> None:
     git(repo, "config", "aide.export.auto", "true")
     r = aide_ok(repo, "remember", "Small pull requests", "--layer", "guidelines")
     assert "Small pull requests" in (repo / "AGENTS.md").read_text()
-    assert "AGENTS.md is not tracked: refreshed, not staged" in r.stderr
+    assert "aide.export.auto: AGENTS.md refreshed, not staged: not tracked" in r.stderr
     assert git(repo, "ls-files", "AGENTS.md") == ""
 
 
