@@ -470,9 +470,9 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
         return text or None  # not even one fits: at most say where they are
     session.seen.update(e.uuid for e in fresh[:shown])
     session.save()
-    from git_aide.core.memory import now
+    from git_aide.app.stats import count
 
-    cache.count_recall([e.uuid for e in fresh[:shown]], now())
+    count(cache, "recall", "hook", [e.uuid for e in fresh[:shown]])
     return text
 
 
@@ -623,6 +623,7 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
     chosen.sort(key=lambda er: _importance(*er))
     records = [r for _e, r in chosen]
     parts: list[str] = []
+    gave: list[str] = []  # for the per-machine counts
     used = 0
     if records:
         text, shown = fit(SESSION_HEADER, [_line(r, e.path) for e, r in chosen], cap,
@@ -630,7 +631,8 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
         if text:
             parts.append(text)
         used = len(text)
-        session.seen.update(r["uuid"] for r in records[:shown])
+        gave += [r["uuid"] for r in records[:shown]]
+        session.seen.update(gave)
     try:
         branch = _branch_changes(repo, cache)
     except Exception as e:  # noqa: BLE001 -- the always-on memories still go in
@@ -645,8 +647,13 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
                           cap - used - 1, "{n} more: run `git aide diff " + base + "`")
         if shown:
             parts.append(text)
+            gave += [r["uuid"] for _kind, r in changed[:shown]]
             session.seen.update(r["uuid"] for _kind, r in changed[:shown])
     session.save()
+    if gave:
+        from git_aide.app.stats import count
+
+        count(cache, "session", "hook", gave)
     return "\n".join(parts) if parts else None
 
 

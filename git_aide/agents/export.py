@@ -611,19 +611,79 @@ def _folder_problem(top: str, path: str, data: bytes | None) -> str | None:
     return f"{path} cannot be {'removed' if data is None else 'written'}: {message}"
 
 
-def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
-           max_chars: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
-    """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
+def exported_agents(top: str) -> list[str]:
+    """The agents an export wrote for already: those whose always-read file holds a
+    git-aide block, or whose rules folder holds a rule file export wrote (a file that
+    cannot be read counts as none)."""
+    from git_aide.agents.rules import read_rules
+
+    found = []
+    for agent in AGENTS:
+        path = ALWAYS_FILE.get(agent)
+        if path is not None:
+            try:
+                data = read_rules(os.path.join(top, path), path)
+            except AideError:
+                data = None
+            if data is not None and block_of(data.decode("utf-8", "replace")) is not None:
+                found.append(agent)
+                continue
+        folder = RULES_DIR.get(agent)
+        if folder is not None and _generated(top, *folder):
+            found.append(agent)
+    return found
+
+
+def block_of(text: str) -> str | None:
+    """The git-aide block of a rules file's text, marker lines included, with "\n"
+    line ends; None when it has none, or no end marker."""
+    lines = text.splitlines(keepends=True)
+    begin = _find_begin(lines)
+    if begin is None:
+        return None
+    end = next((j for j in range(begin + 1, len(lines))
+                if lines[j].rstrip("\r\n").rstrip() == END), None)
+    if end is None:
+        return None
+    return "".join(x.rstrip("\r\n") + "\n" for x in lines[begin:end + 1])
+
+
+def with_block_of(path: str, old: bytes, new: bytes) -> bytes:
+    """`old` (another version of rules file `path`: the index's, say) with the block
+    of `new` in place of its own: what a person wrote around it kept."""
+    text = old.decode("utf-8")
+    block = block_of(new.decode("utf-8"))
+    return _spliced(path, text, block or "", block is not None) or old
+
+
+def whole_file(path: str) -> bool:
+    """Whether `path` is a rule file export writes whole (git-aide-*, in a rules folder)."""
+    folder, _sep, name = path.rpartition("/")
+    return name.startswith("git-aide-") and any(
+        folder == f and name.endswith(suffix) for f, suffix in RULES_DIR.values())
+
+
+def max_chars_of(repo: Repo, given: int | None) -> int | None:
+    """The cap of the always-on block: `--max-chars`, else aide.export.maxChars (0: none)."""
+    if given is not None:
+        return given
+    return repo.settings.export_max_chars or None
+
+
+def changes(repo: Repo, cache: Cache, agents: list[str], *, max_chars: int | None = None,
+            cached: bool = False) -> tuple[list[tuple[str, bytes | None, bytes | None, str]],
+                                           list[str]]:
+    """What an export would do to each file of its plan: ([(path, the bytes it should
+    hold (None: removed), the bytes it holds, the file written (a link's target))],
+    notes). Every file is read and every destination checked, so that an export
+    refused for one file writes none. `cached`: planned from the staged memories."""
     from git_aide.agents.rules import read_rules
     from git_aide.app.context import Context
-    from git_aide.core.files import write_atomic
 
     top = repo.require_worktree("export")
-    records = [e.record for e in Context(repo, cache).snapshot().entries]
+    records = [e.record for e in Context(repo, cache).snapshot(cached).entries]
     p = plan(top, records, agents, max_chars)
-    # Every file is read and every destination checked before the first write, so that
-    # an export refused for one file has not written or removed another.
-    changes: list[tuple[str, bytes | None, bytes | None, str]] = []
+    out: list[tuple[str, bytes | None, bytes | None, str]] = []
     for path, data in sorted(p.files.items()):
         full = os.path.join(top, path)
         current = read_rules(full, path)
@@ -633,9 +693,18 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
                 raise AideError(message)
             if data is not None:
                 full = _through_link(top, path)
-        changes.append((path, data, current, full))
+        out.append((path, data, current, full))
+    return out, p.notes
+
+
+def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
+           max_chars: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+    """Write (or with `check`, compare) the files: ([(path, what happened)], notes)."""
+    from git_aide.core.files import write_atomic
+
+    planned, notes = changes(repo, cache, agents, max_chars=max_chars)
     done: list[tuple[str, str]] = []
-    for path, data, current, full in changes:
+    for path, data, current, full in planned:
         if data == current:
             done.append((path, "unchanged"))
             continue
@@ -649,4 +718,4 @@ def export(repo: Repo, cache: Cache, agents: list[str], *, check: bool = False,
         else:
             write_atomic(full, data)
             done.append((path, "created" if current is None else "updated"))
-    return done, p.notes
+    return done, notes

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from git_aide.agents.afterwrite import Followed
     from git_aide.agents.native import Loaded
     from git_aide.gitio.repo import Repo
     from git_aide.read.record import Entry
@@ -69,11 +70,12 @@ def budget(repo: Repo) -> int:
 
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
               hint: str | Callable[[int], str], empty: str = "No memories.",
-              ranked: bool = True, given: Given | None = None) -> Answer:
+              ranked: bool = True, given: Given | None = None,
+              gave: list[str] | None = None) -> Answer:
     """The recall / search / list answer for `hits`, within the budget: compact, or
     `full`, the command's --json document. `given`: what the agent holds already (its
     short ids, and what its rules files hold): left out of a compact answer, named in
-    its `given`."""
+    its `given`. `gave`: gets the uuids of the memories the answer holds."""
     from git_aide.agents.text import (
         bound,
         compact,
@@ -110,6 +112,8 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
         if held:
             doc["given"] = held[:GIVEN_NAMED]
     doc = bound(doc, ("memories",), cap, hint, sizes)
+    if gave is not None:  # bound() keeps the first memories
+        gave.extend(h.entry.uuid for h in hits[:len(doc["memories"])])
     text = memories_text(doc, empty=empty if not doc.get("given") else
                          "Nothing new.", budget=cap, ranked=ranked)
     if doc.get("given"):
@@ -191,7 +195,7 @@ def _kept(mem: Memory, name: str, a: dict[str, Any], work: Callable[[], Answer],
         doc, text, counted, said = kept
         for line in said:
             sys.stderr.write(f"git-aide: warning: {line}\n")
-        mem.counted = list(counted)
+        mem.counted = None if counted is None else (counted[0], list(counted[1]))
         return doc, text
     doc, text = work()
     # A search adds the documents the index lacked: the answer is kept for the state of
@@ -199,7 +203,7 @@ def _kept(mem: Memory, name: str, a: dict[str, Any], work: Callable[[], Answer],
     # state reads: that state is another, and this answer is not given for it.)
     if state is not None and full_text:
         state = mem.answers.enter((*state[:-1], index_state(mem.context().cache)))
-    mem.answers.put(state, key, (doc, text, list(mem.counted), list(mem.said)))
+    mem.answers.put(state, key, (doc, text, mem.counted, list(mem.said)))
     return doc, text
 
 
@@ -268,7 +272,6 @@ def _recall(mem: Memory, a: dict[str, Any], always: bool = False,
                                    limit=a["limit"], index=ft, count=False,
                                    semantic=mem.semantic(repo, cache) if ft else None,
                                    always=always)
-        mem.counted = [h.entry.uuid for h in hits]
         if always and a["rev"] is None:
             mem.always_given = True
     full = _full(a)
@@ -276,8 +279,12 @@ def _recall(mem: Memory, a: dict[str, Any], always: bool = False,
     # compact.
     at = (f', "rev": {json.dumps(a["rev"])}' if a["rev"] else "") + \
         ("" if full else ', "detail": "compact"')
-    return _memories(repo, snap, hits, full,
-                     'aide_recall {"ids": [these ids]' + at + "} returns them", given=given)
+    gave: list[str] = []
+    answer = _memories(repo, snap, hits, full,
+                       'aide_recall {"ids": [these ids]' + at + "} returns them", given=given,
+                       gave=gave)
+    mem.counted = ("recall", gave)
+    return answer
 
 
 def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
@@ -302,9 +309,12 @@ def _search(mem: Memory, a: dict[str, Any], given: Given | None = None) -> Answe
                                tags=a["tags"] or (), contributor=a["contributor"],
                                limit=limit + skip, mode=mode,
                                semantic=mem.semantic(repo, cache))[skip:]
-    return _memories(repo, snap, hits, _full(a),
-                     lambda n: f'call aide_search again with "offset": {skip + n}',
-                     empty=f"Nothing matches {a['keyword']!r}.", given=given)
+    gave: list[str] = []
+    answer = _memories(repo, snap, hits, _full(a),
+                       lambda n: f'call aide_search again with "offset": {skip + n}',
+                       empty=f"Nothing matches {a['keyword']!r}.", given=given, gave=gave)
+    mem.counted = ("search", gave)
+    return answer
 
 
 def aide_memories(mem: Memory, a: dict[str, Any]) -> Answer:
@@ -321,15 +331,26 @@ def _listed(mem: Memory, a: dict[str, Any]) -> Answer:
                              scope=a["scope"], priority=a["priority"], by=a["by"],
                              generated_by=a["generated_by"])
     skip = a["offset"]
-    return _memories(repo, snap, hits[skip:skip + a["limit"]], _full(a),
-                     lambda n: f'call aide_memories again with "offset": {skip + n}',
-                     ranked=False)
+    gave: list[str] = []
+    answer = _memories(repo, snap, hits[skip:skip + a["limit"]], _full(a),
+                       lambda n: f'call aide_memories again with "offset": {skip + n}',
+                       ranked=False, gave=gave)
+    mem.counted = ("list", gave)
+    return answer
 
 
-def _written(repo: Repo, doc: dict[str, Any], text: str) -> Answer:
-    """A writing tool's answer: its document and text with its warnings, in budget."""
+def _written(repo: Repo, doc: dict[str, Any], text: str, then: Followed | None = None
+             ) -> Answer:
+    """A writing tool's answer: its document and text with its warnings, in budget;
+    `then`: what followed the write (the rules files aide.export.auto refreshed)."""
     from git_aide.agents.text import bound, cap
 
+    if then is not None:
+        if then.exported:
+            doc = {**doc, "exported": then.exported}
+            text += "".join(f"\nRules file {line}." for line in then.lines)
+        if then.warnings:
+            doc = {**doc, "warnings": [*doc.get("warnings", ()), *then.warnings]}
     limit = budget(repo)
     doc = bound(doc, ("warnings",), limit, "")
     said = "".join(f"\nwarning: {speak(x)}" for x in doc.get("warnings", ()))
@@ -338,6 +359,7 @@ def _written(repo: Repo, doc: dict[str, Any], text: str) -> Answer:
 
 def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
     """Store a memory and stage it (as `remember --json`)."""
+    from git_aide.agents.afterwrite import after_write, shared
     from git_aide.app import answers, store
     from git_aide.core.errors import AideError
 
@@ -357,18 +379,21 @@ def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
                        source=a["source"], contributor=a["contributor"],
                        generated_by=mem.generated_by(), force=a["force"], merge=a["merge"],
                        semantic=mem.semantic(repo, cache) if a["merge"] else None)
+    then = after_write(repo, cache, "remember", "mcp", [w.uuid],
+                       changed=(w.created or w.merged is not None) and shared(w.record))
     if w.merged is not None:
         short = w.uuid[:8]
         return _written(repo, answers.remember_doc(w), (
             f"Merged into `{short}`, a near duplicate ({w.merged.said()}), in {w.path}: it "
             f"now says this, tags and scopes joined (`git aide log --uuid {short}` shows what "
-            "it said; merge=false keeps both)."))
+            "it said; merge=false keeps both)."), then)
     verb = "Remembered" if w.created else "Already remembered as"
-    return _written(repo, answers.remember_doc(w), f"{verb} `{w.uuid[:8]}` in {w.path}.")
+    return _written(repo, answers.remember_doc(w), f"{verb} `{w.uuid[:8]}` in {w.path}.",
+                    then)
 
 
 def _remember_user(mem: Memory, a: dict[str, Any]) -> Answer:
-    """aide_remember with `user`: into the user's own store (app/userstore.py)."""
+    """Store aide_remember's memory in the user's own store (app/userstore.py)."""
     from git_aide.app import answers, userstore
     from git_aide.core.errors import AideError
 
@@ -387,6 +412,7 @@ def _remember_user(mem: Memory, a: dict[str, Any]) -> Answer:
 
 def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
     """Change a memory and stage it (as `update --json`)."""
+    from git_aide.agents.afterwrite import after_write, shared
     from git_aide.app import answers, store
     from git_aide.core.errors import AideError
 
@@ -408,26 +434,31 @@ def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
         return _written(repo, answers.update_doc(w),
                         f"Updated `{w.uuid[:8]}` in the user's own store.")
     w = store.update(repo, cache, entry.uuid, **changes)
-    return _written(repo, answers.update_doc(w), f"Updated `{w.uuid[:8]}` in {w.path}.")
+    then = after_write(repo, cache, "update", "mcp", [w.uuid], changed=shared(w.record))
+    return _written(repo, answers.update_doc(w), f"Updated `{w.uuid[:8]}` in {w.path}.",
+                    then)
 
 
 def aide_forget(mem: Memory, a: dict[str, Any]) -> Answer:
     """Delete a memory and stage the removal (as `forget --json`)."""
+    from git_aide.agents.afterwrite import after_write
     from git_aide.app import answers, store, userstore
 
     repo, cache, snap = mem.read()
     entry = find(snap, a["id"])
     if userstore.is_users(entry):
         gone, committed, _warnings = userstore.forget([entry.uuid])
-        doc = answers.forget_doc(gone, False, committed)
-    else:
-        gone, staged, _warnings = store.forget(repo, cache, [entry.uuid])
-        doc = answers.forget_doc(gone, staged)
-    return _written(repo, doc, "\n".join(f"Forgot `{u[:8]}`." for u in gone))
+        return _written(repo, answers.forget_doc(gone, False, committed),
+                        "\n".join(f"Forgot `{u[:8]}`." for u in gone))
+    gone, staged, _warnings = store.forget(repo, cache, [entry.uuid])
+    then = after_write(repo, cache, "forget", "mcp", gone)
+    return _written(repo, answers.forget_doc(gone, staged),
+                    "\n".join(f"Forgot `{u[:8]}`." for u in gone), then)
 
 
 def aide_import(mem: Memory, a: dict[str, Any]) -> Answer:
     """Rules text as memories (as `import --json`), each named by its id."""
+    from git_aide.agents.afterwrite import after_write
     from git_aide.agents.rules import import_text
     from git_aide.agents.text import bound
     from git_aide.agents.text import import_text as render
@@ -436,7 +467,11 @@ def aide_import(mem: Memory, a: dict[str, Any]) -> Answer:
     doc = import_text(repo, mem.cache(repo), a["content"], name="import", layer=a["layer"],
                       scope=a["scope"], context_label=a["context_label"],
                       generated_by=mem.generated_by())
-    doc["warnings"] = [speak(w) for w in doc.get("warnings", [])]
+    made = [m["uuid"] for m in doc.get("imported", ()) if m.get("uuid")]
+    then = after_write(repo, mem.cache(repo), "remember", "mcp", made, changed=bool(made))
+    if then.exported:
+        doc["exported"] = then.exported
+    doc["warnings"] = [speak(w) for w in [*doc.get("warnings", []), *then.warnings]]
     limit = budget(repo)
     # Every list the document has, in its order: the memories made first.
     lists = [k for k, v in doc.items() if isinstance(v, list)]

@@ -222,8 +222,9 @@ class Memory:
         self._watches = 0
         #: Whether the watch vouched for this call's files (without git status).
         self._vouched = False
-        #: The memories the call under way recalled, for the per-machine counts.
-        self.counted: list[str] = []
+        #: What the call under way answered, for the per-machine counts (app/stats.py):
+        #: (its kind, the memories it gave); None for a call that is not counted.
+        self.counted: tuple[str, list[str]] | None = None
         #: When the server started (session records written since are this session's).
         self.born = time.time()
         #: Whether this connection's agent was given the always-on memories (by a recall
@@ -231,8 +232,8 @@ class Memory:
         self.always_given = False
         #: The warnings the call under way said of its snapshot.
         self.said: list[str] = []
-        #: Recalls answered and not counted yet: (cache, the memories recalled, when).
-        self.uncounted: list[tuple[Cache, list[str], str]] = []
+        #: Answers given and not counted yet: (cache, kind, the memories given, when).
+        self.uncounted: list[tuple[Cache, str, list[str], float]] = []
         #: Calls ended so far: the idle work waits for a quiet spell (idle()).
         self.calls = 0
         #: The timer of the idle work (later()), once started.
@@ -318,19 +319,18 @@ class Memory:
         return self.context().noticed(sem)
 
     def done(self) -> list[str]:
-        """End the call under way: the notices its context gathered. The memories it
-        recalled are counted once it has answered (`count`)."""
+        """End the call under way: the notices its context gathered. What it answered
+        is counted once the server is idle (`idle`)."""
         ctx, self._ctx = self._ctx, None
         self.calls += 1
         if self._index is not None:
             self._index.begin()
-        if self.counted and ctx is not None:
-            from git_aide.core.memory import now
-
-            self.uncounted.append((ctx.cache, self.counted, now()))
+        if self.counted is not None and ctx is not None:
+            kind, uuids = self.counted
+            self.uncounted.append((ctx.cache, kind, uuids, time.time()))
         self._now = None
         self._index_state = None
-        self.counted = []
+        self.counted = None
         self.said = []
         return ctx.take_notices() if ctx is not None else []
 
@@ -394,12 +394,11 @@ class Memory:
 
     def idle(self, calls: int) -> None:
         """If no call came since the `calls`-th ended (the next one's end asks again):
-        add the recalls answered so far to the per-machine stats, in one write per
-        cache (the stats file's rename waits for the disk, and a burst of recalls is one
-        write), and write the pending documents into the full-text index. Best effort:
-        a count lost is no failure, and a document not written is written by the next
-        process that needs it."""
-        from git_aide.app import answers
+        add the answers given so far to the per-machine counts, in one write per cache
+        (a burst of recalls is one line each, appended at once), and write the pending
+        documents into the full-text index. Best effort: a count lost is no failure, and
+        a document not written is written by the next process that needs it."""
+        from git_aide.app.stats import count_all
         from git_aide.core.files import LockBusy
 
         with self.lock:
@@ -408,10 +407,10 @@ class Memory:
             todo, self.uncounted = self.uncounted, []
             while todo:
                 cache = todo[0][0]
-                mine = [(uuids, stamp) for c, uuids, stamp in todo if c is cache]
+                mine = [(kind, uuids, when) for c, kind, uuids, when in todo if c is cache]
                 todo = [t for t in todo if t[0] is not cache]
                 try:
-                    answers.count_recalled(cache, mine)
+                    count_all(cache, "mcp", mine)
                 except Exception:  # noqa: BLE001,S110 -- the stats are best effort
                     pass
             if self._index is None:

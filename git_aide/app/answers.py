@@ -49,7 +49,6 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     `always`: the always-on memories (priority always) that pass the filters follow the
     answer, beyond its limit, when it does not hold them already.
     """
-    from git_aide.core import memory
     from git_aide.rank import recall as rc
     from git_aide.rank.weak import WeakFinder
     from git_aide.read.overlay import speculate
@@ -122,7 +121,9 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         have = {h.entry.uuid for h in hits}
         hits += [rc.Hit(e, None) for e in always_on(snap) if e.uuid not in have and keep(e)]
     if count:
-        cache.count_recall([h.entry.uuid for h in hits], memory.now())
+        from git_aide.app.stats import count as count_answer
+
+        count_answer(cache, "recall", "cli", [h.entry.uuid for h in hits])
     return hits
 
 
@@ -203,12 +204,6 @@ def query_key(repo: Repo, paths: tuple[str, ...] | list[str]) -> tuple[tuple[str
     from git_aide.rank import recall as rc
 
     return tuple((q.path, q.is_dir) for q in rc.query_paths(repo.worktree, repo.prefix, paths))
-
-
-def count_recalled(cache: Cache, recalls: list[tuple[list[str], str]]) -> None:
-    """Add recalls to the per-machine stats, each (the memories recalled, when), in
-    one write (an answer given again counts as recall_hits' own does)."""
-    cache.count_recalls(recalls)
 
 
 def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries: list[Entry],

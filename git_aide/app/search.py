@@ -1,4 +1,4 @@
-"""`search`, the BM25 relevance of `recall --query`, `index` and `stats`.
+"""`search`, the BM25 relevance of `recall --query` and `index`.
 
 Everything here works on one source's entries: the full-text index is brought up to
 date for exactly the blobs that source lists, then asked.
@@ -6,8 +6,6 @@ date for exactly the blobs that source lists, then asked.
 
 from __future__ import annotations
 
-import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
 from git_aide.cache.folder import Cache
@@ -347,32 +345,3 @@ def order(hits: list[Hit], limit: int, meaning: Meaning | None = None) -> list[H
             for h in behind:
                 h.score = (h.score or 0.0) * scale
     return current + behind
-
-
-def stats(entries: list[Entry], recalls: dict[str, tuple[int, str]], now: float
-          ) -> dict[str, Any]:
-    """Counts by layer, source and contributor; most recalled; stale and never recalled."""
-    by_layer: Counter[str] = Counter()
-    by_source: Counter[str] = Counter()
-    by_contributor: Counter[str] = Counter()
-    for e in entries:
-        by_layer[e.layer] += 1
-        by_source[e.record["source"]] += 1
-        by_contributor[e.contributor] += 1
-    live = {e.uuid: e for e in entries}
-    top = sorted(((n, last, u) for u, (n, last) in recalls.items() if u in live),
-                 key=lambda t: (-t[0], t[2]))[:5]
-    cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(now - 30 * 86400))
-    stale = sorted((e for e in entries if e.uuid not in recalls and e.created_at < cutoff),
-                   key=lambda e: (e.created_at, e.uuid))
-    return {
-        "total": len(entries),
-        "by_layer": dict(sorted(by_layer.items())),
-        "by_source": dict(sorted(by_source.items())),
-        "by_contributor": dict(sorted(by_contributor.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "most_recalled": [{"uuid": u, "what": live[u].record["what"], "recalls": n,
-                           "last_recalled_at": last} for n, last, u in top],
-        "never_recalled_older_than_30_days": [
-            {"uuid": e.uuid, "what": e.record["what"], "created_at": e.created_at}
-            for e in stale],
-    }

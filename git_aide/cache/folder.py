@@ -15,7 +15,8 @@ cache each instead of throwing each other's away. The write lock is not here (se
 - each working tree's stat table: path -> (size, mtime, inode, ctime, blob id).
 - in the user's own store (read/user.py), its memory files as last read, by their stat.
 - views (views.py): a source's finished entries for one state of that source.
-- per-machine recall statistics.
+
+(How the memories are used, per machine, is counted beside this folder: usage.py.)
 
 How a file is kept (framed, checked, written atomically, dropped when damaged) is
 disk.py's; this module says what the files hold, and checks the shape of each payload:
@@ -283,36 +284,6 @@ class Cache(Folder):
     def put_user_files(self, top: str, kept: dict[str, tuple[Any, ...]]) -> None:
         """Keep the user store's memory files as just read (user_files)."""
         self.write({"top": top, "files": kept}, USER_FILES)
-
-    # -- statistics ----------------------------------------------------------------
-
-    def stats(self) -> dict[str, tuple[int, str]]:
-        """uuid -> (times recalled, last recalled at) on this machine."""
-        payload = self.read("stats")
-        if payload is None:
-            return {}
-        if isinstance(payload, dict) and all(
-                isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int)
-                for v in payload.values()):
-            return payload
-        self.damaged(self._path("stats"))
-        return {}
-
-    def count_recall(self, uuids: list[str], stamp: str) -> None:
-        """Add one recall to each memory's per-machine count."""
-        self.count_recalls([(uuids, stamp)])
-
-    def count_recalls(self, recalls: list[tuple[list[str], str]]) -> None:
-        """Add recalls, each (the memories recalled, when), in one write."""
-        if not any(uuids for uuids, _stamp in recalls):
-            return
-        with self.lock("stats.lock"):
-            table = self.stats()
-            for uuids, stamp in recalls:
-                for u in uuids:
-                    count, _ = table.get(u, (0, ""))
-                    table[u] = (count + 1, stamp)
-            self.write(table, "stats")
 
 
 def _pack_ok(payload: Any) -> bool:

@@ -117,6 +117,7 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
              priority: str, source: str, contributor: str | None, no_stage: bool,
              force: bool, merge: bool, as_json: bool) -> None:
     """Store a memory in the working tree and stage it."""
+    from git_aide.agents.afterwrite import after_write, shared
     from git_aide.app import store
 
     if mine:
@@ -132,24 +133,33 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
                            tags=list(tags), label=label, personal=personal,
                            priority=priority, source=source, contributor=contributor,
                            stage=not no_stage, force=force, merge=merge)
-    warn(w.warnings)
+        then = after_write(ctx.repo, ctx.cache, "remember", "cli", [w.uuid],
+                           stage=not no_stage,
+                           changed=(w.created or w.merged is not None) and shared(w.record))
+    warn(w.warnings + then.warnings)
     if as_json:
         from git_aide.app.answers import remember_doc
         from git_aide.render.output import dumps
 
-        out(dumps(remember_doc(w)))
+        out(dumps(_with_exported(remember_doc(w), then.exported)))
         return
     if w.merged is not None:
         staged = "staged" if w.staged else "not staged"
         short = w.uuid[:8]
-        out(f"Merged into {short}, a near duplicate ({w.merged.said()}), in {w.path} "
-            f"({staged}): it now says this; `git aide log --uuid {short}` shows what it said.")
+        out("\n".join([f"Merged into {short}, a near duplicate ({w.merged.said()}), in "
+                       f"{w.path} ({staged}): it now says this; `git aide log --uuid {short}` "
+                       "shows what it said.", *then.lines]))
         return
     if not w.created:
         out(f"Already remembered as {w.uuid[:8]} ({w.path}).")
         return
     staged = "staged" if w.staged else "not staged"
-    out(f"Remembered {w.uuid[:8]} in {w.path} ({staged}).")
+    out("\n".join([f"Remembered {w.uuid[:8]} in {w.path} ({staged}).", *then.lines]))
+
+
+def _with_exported(doc: dict[str, Any], exported: list[dict[str, Any]]) -> dict[str, Any]:
+    """A write's --json document, with the rules files aide.export.auto refreshed."""
+    return {**doc, "exported": exported} if exported else doc
 
 
 def _remember_user(what: str, *, personal: bool, as_json: bool, **given: Any) -> None:
@@ -241,16 +251,18 @@ def _embed(ctx: Any, entries: list[Any], quiet: bool) -> int | None:
 @source_options
 @json_option
 def stats(cached: bool, rev: str | None, as_json: bool) -> None:
-    """Memories by layer, source and contributor; the most and the never recalled."""
+    """Memories by layer, source and contributor; how they were used on this machine."""
     import time
 
-    from git_aide.app import search as sr
+    from git_aide.app import stats as st
     from git_aide.render import output as render
 
     with Opened(cached=cached, rev=rev) as ctx:
         snap = ctx.snapshot(cached, rev)
         warn(snap.warnings)
-        doc = sr.stats(snap.entries, ctx.cache.stats(), time.time())
+        usage = st.usage_of(ctx.cache)
+        warn(usage.warnings)
+        doc = st.stats_doc(snap.entries, usage, time.time())
     if as_json:
         out(render.dumps({"source": snap.source.as_json(), **doc}))
     else:
@@ -273,13 +285,15 @@ def stats(cached: bool, rev: str | None, as_json: bool) -> None:
               help="Only the memories a person wrote last.")
 @click.option("--generated-by", metavar="TOOL",
               help="Only the memories this agent wrote last (its name, as claude-code).")
+@click.option("--never-seen", is_flag=True,
+              help="Only the memories no agent was given on this machine (MCP, hooks).")
 @click.option("--user", "mine", is_flag=True,
               help="Only your own store's memories (also outside a repository).")
 @source_options
 @json_option
 def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | None,
           scope: str | None, priority: str | None, by: str | None, generated_by: str | None,
-          mine: bool,
+          never_seen: bool, mine: bool,
           cached: bool, rev: str | None, as_json: bool) -> None:
     """Every memory of the source."""
     from git_aide.app.answers import list_hits
@@ -287,6 +301,9 @@ def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | Non
     if mine:
         if cached or rev is not None:
             raise UsageError("--user lists your own store, which has no --cached or --rev")
+        if never_seen:
+            raise UsageError("--never-seen counts what agents were given in a repository; "
+                             "list without --user to see your store's memories among them")
         _list_user(as_json, layers=layers, tags=tags, contributor=contributor, scope=scope,
                    priority=priority, by=by, generated_by=generated_by)
         return
@@ -295,6 +312,13 @@ def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | Non
         warn(snap.warnings)
         hits = list_hits(snap, layers=layers, tags=tags, contributor=contributor,
                          scope=scope, priority=priority, by=by, generated_by=generated_by)
+        if never_seen:
+            from git_aide.app import stats
+
+            usage = stats.usage_of(ctx.cache)
+            warn(usage.warnings)
+            unseen = {e.uuid for e in stats.never_seen([h.entry for h in hits], usage)}
+            hits = [h for h in hits if h.entry.uuid in unseen]
         render_hits(snap, hits, as_json, ranked=False)
 
 
@@ -370,6 +394,7 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
             add_tags or remove_tags):
         raise UsageError("nothing to change: give --what, --why, --scope, --tag, --untag, "
                          "--label, --layer or --priority")
+    from git_aide.agents.afterwrite import after_write, shared
     from git_aide.app import userstore
 
     changes: dict[str, Any] = dict(
@@ -386,14 +411,17 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
             _wrote_user(userstore.update(mine[ident], **changes), "Updated", as_json)
             return
         w = store.update(ctx.repo, ctx.cache, ident, stage=not no_stage, **changes)
-    warn(w.warnings)
+        then = after_write(ctx.repo, ctx.cache, "update", "cli", [w.uuid],
+                           stage=not no_stage, changed=shared(w.record))
+    warn(w.warnings + then.warnings)
     if as_json:
         from git_aide.app.answers import update_doc
         from git_aide.render.output import dumps
 
-        out(dumps(update_doc(w)))
+        out(dumps(_with_exported(update_doc(w), then.exported)))
     else:
-        out(f"Updated {w.uuid[:8]} in {w.path} ({'staged' if w.staged else 'not staged'}).")
+        out("\n".join([f"Updated {w.uuid[:8]} in {w.path} "
+                       f"({'staged' if w.staged else 'not staged'}).", *then.lines]))
 
 
 @click.command()
@@ -402,6 +430,7 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
 @json_option
 def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
     """Delete memories (and stage the removals)."""
+    from git_aide.agents.afterwrite import Followed, after_write
     from git_aide.app import store, userstore
 
     opened = _project()
@@ -409,6 +438,7 @@ def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
     gone: list[str] = []
     warnings: list[str] = []
     staged, committed = False, None
+    then = Followed()
     if opened is None:  # outside any repository: the user store's
         mine = {i: i for i in idents}
     else:
@@ -418,17 +448,19 @@ def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
             if theirs:
                 gone, staged, warnings = store.forget(ctx.repo, ctx.cache, theirs,
                                                       stage=not no_stage)
+                then = after_write(ctx.repo, ctx.cache, "forget", "cli", gone,
+                                   stage=not no_stage)
     if mine:
         yours, committed, more = userstore.forget(list(mine.values()))
         gone, warnings = gone + yours, warnings + more
-    warn(warnings)
+    warn(warnings + then.warnings)
     if as_json:
         from git_aide.app.answers import forget_doc
         from git_aide.render.output import dumps
 
-        out(dumps(forget_doc(gone, staged, committed)))
+        out(dumps(_with_exported(forget_doc(gone, staged, committed), then.exported)))
     else:
-        out("\n".join(f"Forgot {u[:8]}." for u in gone))
+        out("\n".join([*(f"Forgot {u[:8]}." for u in gone), *then.lines]))
 
 
 def _uuids(ctx: Any) -> list[str]:
@@ -586,9 +618,20 @@ def import_(files: tuple[str, ...], layer: str | None, scope: str | None, dry_ru
     into memories."""
     from git_aide.agents import rules
 
+    refreshed: list[str] = []
     with Opened() as ctx:
         doc = rules.import_doc(ctx.repo, ctx.cache, list(files), layer=layer, scope=scope,
                                dry_run=dry_run)
+        if not dry_run:
+            from git_aide.agents.afterwrite import after_write
+
+            made = [m["uuid"] for m in doc["imported"] if m.get("uuid")]
+            then = after_write(ctx.repo, ctx.cache, "remember", "cli", made,
+                               changed=bool(made))
+            doc["warnings"] += then.warnings
+            refreshed = then.lines
+            if then.exported:
+                doc["exported"] = then.exported
     warn(doc["warnings"])
     refused = [s for s in doc["skipped"] if s["reason"] not in ("exists", "repeated")]
     if as_json:
@@ -598,7 +641,7 @@ def import_(files: tuple[str, ...], layer: str | None, scope: str | None, dry_ru
     else:
         lines = [f"{'would import' if dry_run else 'imported'} {m['why']}: "
                  f"{_one_line(m['what'])}" for m in doc["imported"]]
-        out("\n".join([*lines, doc["summary"]]))
+        out("\n".join([*lines, doc["summary"], *refreshed]))
     warn([f"{s['where']}: not imported: {s['message']}" for s in refused])
     if refused:
         n = len(refused)
@@ -613,27 +656,54 @@ def _one_line(text: str, width: int = 70) -> str:
 
 
 @click.command()
-@click.option("--agent", "agents", multiple=True, required=True,
+@click.option("--agent", "agents", multiple=True,
               type=click.Choice(["claude", "codex", "cursor", "gemini", "copilot", "windsurf"]),
-              help="Write this agent's rules files (repeatable).")
+              help="Write this agent's rules files (repeatable; default: the agents "
+                   "exported to already).")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is out of date.")
+@click.option("--staged", "--cached", "staged", is_flag=True,
+              help="With --check: compare the staged files with the staged memories "
+                   "(the pre-commit hook's check).")
 @click.option("--max-chars", type=click.IntRange(min=1), metavar="N",
-              help="Keep the always-on block within N characters.")
-def export(agents: tuple[str, ...], check: bool, max_chars: int | None) -> None:
+              help="Keep the always-on block within N characters "
+                   "(default: aide.export.maxChars).")
+def export(agents: tuple[str, ...], check: bool, staged: bool, max_chars: int | None) -> None:
     """Write the memories into agents' rules files (a marked block, glob-scoped rules)."""
     from git_aide.agents import export as ex
 
+    if staged and not check:
+        raise UsageError("--staged goes with --check")
     with Opened() as ctx:
-        done, notes = ex.export(ctx.repo, ctx.cache, list(agents), check=check,
-                                max_chars=max_chars)
+        top = ctx.repo.require_worktree("export")
+        chosen = list(dict.fromkeys(agents)) or ex.exported_agents(top)
+        if not chosen:
+            if check:
+                out("No rules file holds a git-aide block; nothing to check.")
+                return
+            raise UsageError("no rules file holds a git-aide block yet: name the agents "
+                             "to export for (--agent claude, ...)")
+        cap = ex.max_chars_of(ctx.repo, max_chars)
+        notes: list[str] = []
+        if staged:
+            from git_aide.agents.exportsync import stale_staged
+
+            done = stale_staged(ctx.repo, ctx.cache, chosen, cap)
+        else:
+            done, notes = ex.export(ctx.repo, ctx.cache, chosen, check=check, max_chars=cap)
     warn(notes)
     if check:
         bad = [(p, s) for p, s in done if s != "unchanged"]
         if bad:
-            out("\n".join(f"{p}: {s}" for p, s in bad))
+            if not staged:  # the hook's refusal is its one line, which names the files
+                out("\n".join(f"{p}: {s}" for p, s in bad))
             n = len(bad)
-            raise AideError(f"{n} file{'s' if n > 1 else ''} out of date; run `git aide export "
-                            + " ".join(f"--agent {a}" for a in dict.fromkeys(agents)) + "`")
+            again = "git aide export" + "".join(f" --agent {a}" for a in agents)
+            if staged:
+                raise AideError(
+                    f"{n} rules file{'s' if n > 1 else ''} out of date with the staged "
+                    f"memories; run `{again}` and stage "
+                    f"{'them' if n > 1 else 'it'} (git add {' '.join(p for p, _s in bad)})")
+            raise AideError(f"{n} file{'s' if n > 1 else ''} out of date; run `{again}`")
         return
     changed = [f"{s} {p}" for p, s in done if s != "unchanged"]
     out("\n".join(changed) if changed else "The rules files are up to date; nothing changed.")

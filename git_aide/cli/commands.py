@@ -185,6 +185,9 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
                                tags=tags, contributor=contributor, limit=limit,
                                progress=bar, mode=mode or "auto", semantic=sem)
         render_hits(snap, hits, as_json)
+        from git_aide.app.stats import count
+
+        count(ctx.cache, "search", "cli", [h.entry.uuid for h in hits])
 
 
 def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,

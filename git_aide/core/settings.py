@@ -181,6 +181,15 @@ KEYS: tuple[Key, ...] = (
     Key("aide.mcp.tools", "mcp_tools", TEXT, "default",
         "The tools the MCP server offers: default (recall, search, memories, remember, "
         "update, forget), all (import, diff and log too), or tool names."),
+    Key("aide.export.auto", "export_auto", BOOL, False,
+        "Whether every remember, update and forget refreshes the rules files `export` "
+        "already wrote (CLAUDE.md's block, ...) and stages them with the memory."),
+    Key("aide.export.check", "export_check", BOOL, False,
+        "Whether the pre-commit hook `init` installs refuses a commit whose exported "
+        "rules files are out of date with its memories (`export --check --staged`)."),
+    Key("aide.export.maxChars", "export_max_chars", INT, 0,
+        "The most characters of an always-on block `export` writes when --max-chars is "
+        "not given (0: no cap); the automatic refresh and `--check` use it too.", low=0),
     Key("aide.semantic.model", "semantic_model", TEXT, "",
         "The model of semantic search: a folder holding model.onnx and tokenizer.json, "
         "or a known name that `git aide semantic fetch` got (none: words only)."),
@@ -232,6 +241,9 @@ class Settings:
     mcp_max_chars: int
     mcp_watch: bool
     mcp_tools: str
+    export_auto: bool
+    export_check: bool
+    export_max_chars: int
     semantic_model: str
 
     def __init__(self, config: dict[str, str] | None = None) -> None:

@@ -143,3 +143,51 @@ def note(repo: Repo, found: list[Hidden]) -> str:
     more = f" and {len(found) - 1} more" if len(found) > 1 else ""
     return (f"{first.rule()} ignores {first.path}{more}; staged anyway (shared memories are "
             f"meant to be committed): {fix(repo, found)} to stop this notice")
+
+
+# -- a file's staged content, set without the working tree -------------------------------
+
+def index_entries(repo: Repo, paths: list[str]) -> dict[str, tuple[str, str]]:
+    """Repo-relative path -> (mode, blob id) of the index entries (stage 0) of `paths`,
+    files or folders (a folder: every file under it)."""
+    if not paths:
+        return {}
+    top = repo.require_worktree("reading the index", reads=True)
+    out = repo.git("ls-files", "--stage", "-z", "--full-name", "--", *paths, cwd=top
+                   ).stdout.decode(errors="surrogateescape")
+    found: dict[str, tuple[str, str]] = {}
+    for item in out.split("\0"):
+        meta, _tab, path = item.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[2] == "0":
+            found[path] = (parts[0], parts[1])
+    return found
+
+
+def stage_blob(repo: Repo, path: str, data: bytes, mode: str = "100644") -> bool:
+    """Stage `data` as the content of `path` (repo-relative), the working tree's file
+    left as it is (`git add -p` of a part, done by a program); False when another git's
+    index.lock stayed for the whole wait (aide.indexLockTimeout)."""
+    import time
+
+    top = repo.require_worktree("staging")
+    oid = repo.git("hash-object", "-w", "--no-filters", "--stdin", input=data
+                   ).stdout.decode().strip()
+    deadline = time.monotonic() + repo.settings.index_lock_timeout
+    delay = 0.02
+    while True:
+        proc = repo.git("update-index", "--cacheinfo", mode, oid, path, check=False,
+                        cwd=top, env={"LC_ALL": "C"})
+        if proc.returncode == 0:
+            return True
+        err = proc.stderr.decode(errors="replace")
+        if "index.lock" not in err:
+            lines = err.strip().splitlines()
+            raise AideError(f"git update-index failed: {lines[-1] if lines else proc.returncode}")
+        problem = unwritable(repo.index_file, err)
+        if problem is not None:
+            raise problem
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.25)

@@ -186,12 +186,30 @@ def stats_text(doc: dict[str, Any]) -> str:
                        ("by contributor", "by_contributor")):
         lines.append(f"{title}:")
         lines.extend(f"  {n:>6}  {name}" for name, n in doc[key].items())
+    lines.append("answers on this machine (never committed):")
+    calls = doc["calls"]
+    for kind, title in (("recall", "recalls"), ("search", "searches"),
+                        ("list", "listings"), ("session", "session starts")):
+        n = sum(calls[kind].values())
+        if n or kind in ("recall", "search"):
+            parts = ", ".join(f"{c} {m}" for c, m in calls[kind].items() if m)
+            lines.append(f"  {n:>6}  {title}" + (f" ({parts})" if parts else ""))
+    writes = {k: sum(calls[k].values()) for k in ("remember", "update", "forget")}
+    parts = ", ".join(f"{k} {m}" for k, m in writes.items() if m)
+    lines.append(f"  {sum(writes.values()):>6}  writes" + (f" ({parts})" if parts else ""))
     lines.append("most recalled (on this machine):")
     lines.extend(f"  {m['recalls']:>6}  {m['uuid'][:8]}  {_short(m['what'])}"
                  for m in doc["most_recalled"]) if doc["most_recalled"] else lines.append(
         "  (none yet)")
+    lines.append("used most by agents (MCP answers and hooks, on this machine):")
+    lines.extend(f"  {m['uses']:>6}  {m['uuid'][:8]}  {_short(m['what'])}"
+                 for m in doc["used_by_agents"]) if doc["used_by_agents"] else lines.append(
+        "  (none yet)")
+    unseen = len(doc["never_seen"])
+    lines.append(f"never given to an agent: {unseen} of {total}"
+                 + (" (`git aide list --never-seen` lists them)" if unseen else ""))
     stale = doc["never_recalled_older_than_30_days"]
-    lines.append(f"never recalled, older than 30 days: {len(stale)}")
+    lines.append(f"never in any answer, older than 30 days: {len(stale)}")
     lines.extend(f"          {m['uuid'][:8]}  {_short(m['what'])}" for m in stale[:20])
     if len(stale) > 20:
         lines.append(f"          ... and {len(stale) - 20} more (see --json)")
