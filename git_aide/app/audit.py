@@ -164,17 +164,20 @@ def worktree_paths(repo: Repo, top: str) -> Paths:
 def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
           now: datetime | None = None,
           alike: Sequence[tuple[Entry, Entry, float]] = (), *,
-          paths: Paths | None = None, duplicates: bool = True) -> list[Finding]:
+          paths: Paths | None = None, walk: pathlog.Walk | None = None,
+          duplicates: bool = True) -> list[Finding]:
     """Every finding about `entries` (memories of `snap`), in uuid order per kind.
     `alike`: (older, newer, cosine) of the pairs a model finds alike (semantic.py);
-    `paths`: the source's paths when the caller listed them already (source_paths);
+    `paths`, `walk`: the source's paths and the walk of its history back to the
+    memories' writes, when the caller has them (source_paths, pathlog.walk);
     `duplicates`: whether to look for near duplicates (`map` does not)."""
     from git_aide.app.places import area, place
 
     if paths is None:
         paths = source_paths(repo, snap)
-    walk = pathlog.walk(repo, snap.source.kind, snap.source.commit, [e.path for e in entries],
-                        paths.untracked)
+    if walk is None:
+        walk = pathlog.walk(repo, snap.source.kind, snap.source.commit,
+                            [e.path for e in entries], paths.untracked)
     when = now or walk.source_time or datetime.now(timezone.utc)
     findings: list[Finding] = []
     any_match: dict[str, bool] = {}  # per scope text

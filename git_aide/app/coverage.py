@@ -25,7 +25,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from git_aide.app.audit import Paths
     from git_aide.gitio.repo import Repo
-    from git_aide.read.snapshot import Snapshot
 
 
 class Reach:
@@ -174,31 +173,24 @@ def _needed(glob: str) -> str:
     return best
 
 
-def listing(repo: Repo, snap: Snapshot) -> tuple[Paths, dict[str, int]]:
-    """The source's code paths (audit.source_paths) and each one's size in bytes: from
-    the tree of the revision read (`ls-tree -l`, the one listing), or for the working
-    tree and the index from HEAD's tree, a file HEAD lacks measured on disk (0 when it
-    is not there)."""
-    from git_aide.app.audit import Paths, source_paths
+def sizes_at(repo: Repo, commit: str | None) -> dict[str, int]:
+    """Path -> size in bytes of every file of a commit's tree (`ls-tree -r -l`); empty
+    for no commit (a branch not yet born)."""
+    if commit is None:
+        return {}
+    proc = repo.git("ls-tree", "-r", "-l", "-z", "--full-tree", commit, check=False)
+    return parse_sizes(proc.stdout) if proc.returncode == 0 else {}
 
-    rev = snap.source.kind == "rev"
-    commit = snap.source.commit if rev else "HEAD"
-    sizes: dict[str, int] = {}
-    if commit is not None:
-        proc = repo.git("ls-tree", "-r", "-l", "-z", "--full-tree", commit, check=False)
-        if proc.returncode == 0:
-            sizes = parse_sizes(proc.stdout)
-    if rev:
-        return Paths(list(sizes), None), sizes
-    paths = source_paths(repo, snap)
-    top = paths.worktree or repo.worktree
+
+def measure(paths: Paths, sizes: dict[str, int], top: str | None) -> None:
+    """Add to `sizes` the size on disk of each path it lacks (a file new since HEAD; 0
+    when it is not on disk)."""
     for p in paths.paths:
         if p not in sizes:
             try:
                 sizes[p] = os.lstat(os.path.join(top, p)).st_size if top else 0
             except OSError:
                 sizes[p] = 0
-    return paths, sizes
 
 
 def parse_sizes(out: bytes) -> dict[str, int]:

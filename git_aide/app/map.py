@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from git_aide.app import audit as au
-from git_aide.app.coverage import Reach, Tree, listing
+from git_aide.app.coverage import Reach, Tree, measure, sizes_at
 from git_aide.app.places import place
 from git_aide.core.errors import AideError
 
@@ -125,24 +125,38 @@ def build(repo: Repo, snap: Snapshot, start: str | None = None, *,
           duplicates: bool = False) -> Map:
     """The map of `snap` from the folder `start` (a command-line path; the top folder
     when None). `duplicates`: whether the findings include near duplicates."""
-    paths, sizes = listing(repo, snap)
-    tree = Tree(paths, sizes)
-    top = _start(repo, tree, start)
-    entries = snap.entries
-    if top:
-        from git_aide.rank import recall as rc
+    from concurrent.futures import ThreadPoolExecutor
 
-        keep = rc.scope_filter([rc.Query(top, True)], 0)
-        entries = [e for e in entries if e.compiled is not None and keep(e.compiled)]
-    findings = au.audit(repo, snap, entries, repo.settings, paths=paths,
-                        duplicates=duplicates)
+    from git_aide.gitio import pathlog
+
+    folder = _folder(repo, start)
+    entries = _reaching(snap.entries, folder)
+    kind, commit = snap.source.kind, snap.source.commit
+    written = [e.path for e in entries]
+    # git's three answers are worked out side by side: the tree's sizes, the source's
+    # paths (for a revision, the same listing) and the history audit reads.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        sized = pool.submit(sizes_at, repo, commit if kind == "rev" else "HEAD")
+        if kind == "rev":
+            walked = pool.submit(pathlog.walk, repo, kind, commit, written)
+            sizes = sized.result()
+            paths = au.Paths(list(sizes), None)
+        else:
+            paths = au.source_paths(repo, snap)
+            walked = pool.submit(pathlog.walk, repo, kind, commit, written, paths.untracked)
+            sizes = sized.result()
+            measure(paths, sizes, paths.worktree or repo.worktree)
+        tree = Tree(paths, sizes)
+        top = _checked(tree, folder, start or "")
+        reaches = _reaches(tree, entries, tree.below(top))  # while git walks the history
+        findings = au.audit(repo, snap, entries, repo.settings, paths=paths,
+                            walk=walked.result(), duplicates=duplicates)
     kinds: dict[str, list[str]] = {}
     for finding in findings:
         kinds.setdefault(finding.uuid, []).append(finding.kind)
-    shown = tree.below(top)
-    folders = {tree.folders[i]: Folder(tree.folders[i]) for i in shown}
+    folders = {tree.folders[i]: Folder(tree.folders[i]) for i in tree.below(top)}
     _sizes(tree, folders)
-    placed = _count(tree, folders, shown, entries, kinds)
+    placed = _count(tree, folders, reaches, entries, kinds)
     least = folders[top].bytes * UNCOVERED_SHARE
     for f in folders.values():
         f.uncovered = f.memories == 0 and f.bytes > 0 and f.bytes >= least
@@ -151,29 +165,42 @@ def build(repo: Repo, snap: Snapshot, start: str | None = None, *,
                [f for f in findings if f.uuid in on_map])
 
 
-def _count(tree: Tree, folders: dict[str, Folder], shown: range, entries: list[Entry],
-           kinds: dict[str, list[str]]) -> list[Placed]:
+#: Where the memories of one scope reach: (reach, place, the folders of the map they
+#: count in); reach None for a project-wide memory.
+Reached = tuple["Reach | None", str, set[int]]
+
+
+def _reaches(tree: Tree, entries: list[Entry], shown: range) -> dict[str, Reached]:
+    """Where each scope of `entries` reaches, by scope ("\\0": project-wide); the
+    folders counted are those of the map (`shown`)."""
+    out: dict[str, Reached] = {}
+    for e in entries:
+        c = e.compiled
+        key = "\0" if c is None else e.scope or ""
+        if key in out:
+            continue
+        reach, where, ids = (None, "", {tree.index[""]}) if c is None else _reach(tree, c, key)
+        out[key] = reach, where, {i for i in ids if i in shown}
+    return out
+
+
+def _count(tree: Tree, folders: dict[str, Folder], reaches: dict[str, Reached],
+           entries: list[Entry], kinds: dict[str, list[str]]) -> list[Placed]:
     """Count each memory in the folders of the map it reaches; the memories that reach
     one of them, placed."""
     # Memories that share a scope reach the same folders: counted per scope, then added
     # to each folder once.
-    by_scope: dict[str, tuple[Reach | None, str, set[int], list[int]]] = {}
+    rows: dict[str, list[int]] = {}
     placed: list[Placed] = []
     for e in entries:
-        c = e.compiled
-        key = "\0" if c is None else e.scope or ""  # "\0": project-wide
-        got = by_scope.get(key)
-        if got is None:
-            reach, where, ids = (None, "", {tree.index[""]}) if c is None else _reach(tree, c, key)
-            if not any(i in shown for i in ids):
-                ids = set()
-            got = by_scope[key] = (reach, where, ids, [0, 0, 0, 0, 0])
-        reach, where, ids, row = got
+        key = "\0" if e.compiled is None else e.scope or ""
+        reach, where, ids = reaches[key]
         if not ids:
             continue
         found = kinds.get(e.uuid, [])
         always = _always(e)
         placed.append(Placed(e, always, found, where, reach))
+        row = rows.setdefault(key, [0, 0, 0, 0, 0])
         row[0] += 1
         row[1] += always
         row[2] += "stale" in found
@@ -181,15 +208,14 @@ def _count(tree: Tree, folders: dict[str, Folder], shown: range, entries: list[E
         row[4] += "moved" in found
         if where in folders:
             folders[where].here += 1
-    for _, _, ids, (n, always_n, stale, orphaned, moved) in by_scope.values():
-        for i in ids:
-            f = folders.get(tree.folders[i])
-            if f is not None:
-                f.memories += n
-                f.always += always_n
-                f.stale += stale
-                f.orphaned += orphaned
-                f.moved += moved
+    for key, (n, always_n, stale, orphaned, moved) in rows.items():
+        for i in reaches[key][2]:
+            f = folders[tree.folders[i]]
+            f.memories += n
+            f.always += always_n
+            f.stale += stale
+            f.orphaned += orphaned
+            f.moved += moved
     return placed
 
 
@@ -202,15 +228,29 @@ def repo_name(repo: Repo) -> str:
     return name[:-4] if not repo.worktree and name.endswith(".git") else name
 
 
-def _start(repo: Repo, tree: Tree, start: str | None) -> str:
-    """The repo-relative folder a command-line path names; an error when it names no
-    folder that holds code."""
+def _folder(repo: Repo, start: str | None) -> str:
+    """The repo-relative folder a command-line path names ("" for none)."""
     if start is None:
         return ""
     from git_aide.rank import recall as rc
 
     [q] = rc.query_paths(repo.worktree, repo.prefix, [start])
-    folder = q.path.rstrip("/")
+    return q.path.rstrip("/")
+
+
+def _reaching(entries: list[Entry], folder: str) -> list[Entry]:
+    """The memories whose scope may reach `folder` (all of them for the top folder; a
+    project-wide memory reaches only the top folder)."""
+    if not folder:
+        return entries
+    from git_aide.rank import recall as rc
+
+    keep = rc.scope_filter([rc.Query(folder, True)], 0)
+    return [e for e in entries if e.compiled is not None and keep(e.compiled)]
+
+
+def _checked(tree: Tree, folder: str, start: str) -> str:
+    """`folder`, when it holds code; an error naming `start` (as given) otherwise."""
     if folder in tree.index:
         return folder
     if folder in tree.paths.set:

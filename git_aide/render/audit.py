@@ -18,10 +18,13 @@ def kinds_text(by_kind: dict[str, int]) -> str:
 
 
 def summary_text(summary: dict[str, Any]) -> str:
-    """The summary block: counts by kind, the areas with most findings, the oldest."""
+    """The summary block: counts by kind, then (for more than one finding) the areas
+    with most findings and the oldest."""
     n, audited = summary["findings"], summary["audited"]
     lines = [f"{n} finding{'s' if n != 1 else ''} in {audited} "
              f"memor{'y' if audited == 1 else 'ies'}: {kinds_text(summary['by_kind'])}"]
+    if n < 2:  # the one line below says the rest
+        return lines[0]
     areas = summary["areas"]
     if areas:
         lines.append("areas with most findings:")
