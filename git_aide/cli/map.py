@@ -39,10 +39,16 @@ def map_(folder: str | None, depth: int, all_: bool, html: str | None, cached: b
         if html == "-":
             out(text, raw=True)
         else:
+            from git_aide.core.errors import AideError
             from git_aide.core.files import write_atomic
 
-            write_atomic(html, text.encode(), sync=False)
-            out(f"wrote {html}: {len(m.folders)} folders, {len(m.memories)} memories")
+            try:
+                write_atomic(html, text.encode(), sync=False)
+            except OSError as e:
+                raise AideError(f"cannot write {html}: {e.strerror or e}") from None
+            folders, memories = len(m.folders), len(m.memories)
+            out(f"wrote {html}: {folders} folder{'s' if folders != 1 else ''}, "
+                f"{memories} memor{'y' if memories == 1 else 'ies'}")
     elif as_json:
         from git_aide.render.output import dumps
 

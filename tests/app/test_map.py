@@ -135,6 +135,9 @@ def test_bad_folders_and_options_are_one_line_errors(team: tuple[Path, Any]) -> 
     r = aide(repo, "map", "--rev", "no-such-rev")
     assert r.returncode == 1 and "names no commit" in r.stderr
     assert not (repo / "x.html").exists()
+    r = aide(repo, "map", "--html", str(repo / "src"))
+    assert r.returncode == 1 and r.stderr == (
+        f"git-aide: error: cannot write {repo / 'src'}: Is a directory\n")
 
 
 def test_an_empty_repository_has_a_map_of_nothing(tmp_path: Path) -> None:
