@@ -149,3 +149,21 @@ def test_an_empty_repository_has_a_map_of_nothing(tmp_path: Path) -> None:
     remember(empty, "not committed yet")
     assert aide_ok(empty, "map", "--json").json()["map"]["memories"] == 1
     assert aide_ok(empty, "map").stdout.startswith("./  1 memory  ")
+
+
+def test_on_a_terminal_the_tree_is_drawn_in_colour(team: tuple[Path, Any]) -> None:
+    import re
+
+    from helpers import AIDE, BASE_ENV, on_tty
+
+    repo, _docs = team
+    code_file(repo, "src/\x1b[31mred/a.ts")  # a folder's name is shown as text, not codes
+    status, out, err = on_tty(repo, [*AIDE, "map"], {**BASE_ENV, "GIT_PAGER": "cat",
+                                                     "COLUMNS": "160"})
+    assert status == 0, err
+    assert "\x1b[" in out  # coloured
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert "├── src/" in plain and "│   ├── auth/" in plain
+    assert re.search(r"vendor/  no memory  1 file, 48\.8 KB  <- \d+% of the code, no memory",
+                     plain)
+    assert "\x1b[31mred" not in out and "\\u001b[31mred/" in plain
