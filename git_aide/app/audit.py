@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -52,6 +53,11 @@ class Finding:
     scope: str | None = None
     #: The other memory of a `duplicate` finding (the one to keep).
     other: str | None = None
+    #: The area of the code the memory is about (places.py: `packages/web`, "" the top
+    #: folder), which `audit`'s summary counts findings by.
+    area: str = ""
+    #: When the memory was last written (its `updated_at`), for the summary's oldest.
+    written: str = ""
 
     def line(self) -> str:
         """`<uuid8> <kind>: <message> (<what to do>)`."""
@@ -62,7 +68,7 @@ class Finding:
         return {"uuid": self.uuid, "path": self.path, "kind": self.kind,
                 "message": self.message,
                 "suggestion": {"scope": self.scope} if self.scope is not None else None,
-                "other": self.other}
+                "other": self.other, "area": self.area, "updated_at": self.written}
 
 
 # -- paths --------------------------------------------------------------------------------
@@ -99,8 +105,17 @@ class Paths:
 
     def matches_any(self, c: scopes.Compiled) -> bool:
         """Whether a scope matches at least one path (stops at the first)."""
-        return any(scopes.relevant(c, p, False) for base in set(c.bases)
-                   for p in self.under(base))
+        for base, rx in zip(c.bases, c.regexes, strict=True):
+            if not rx:  # a plain path: the path itself, or one under it
+                if (not base and self.paths) or base in self.set:
+                    return True
+                at = bisect.bisect_left(self.paths, base + "/")
+                if base and at < len(self.paths) and self.paths[at].startswith(base + "/"):
+                    return True
+            # A glob's regex holds its leading folders: `under` only narrows the run.
+            elif any(map(re.compile(rx).match, self.under(base))):
+                return True
+        return False
 
     def names_directory(self, c: scopes.Compiled) -> bool:
         """Whether a plain scope names a folder that exists (an empty one, on disk)."""
@@ -148,45 +163,63 @@ def worktree_paths(repo: Repo, top: str) -> Paths:
 
 def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
           now: datetime | None = None,
-          alike: Sequence[tuple[Entry, Entry, float]] = ()) -> list[Finding]:
+          alike: Sequence[tuple[Entry, Entry, float]] = (), *,
+          paths: Paths | None = None, walk: pathlog.Walk | None = None,
+          duplicates: bool = True) -> list[Finding]:
     """Every finding about `entries` (memories of `snap`), in uuid order per kind.
-    `alike`: (older, newer, cosine) of the pairs a model finds alike (semantic.py)."""
-    paths = source_paths(repo, snap)
-    walk = pathlog.walk(repo, snap.source.kind, snap.source.commit, [e.path for e in entries],
-                        paths.untracked)
+    `alike`: (older, newer, cosine) of the pairs a model finds alike (semantic.py);
+    `paths`, `walk`: the source's paths and the walk of its history back to the
+    memories' writes, when the caller has them (source_paths, pathlog.walk);
+    `duplicates`: whether to look for near duplicates (`map` does not)."""
+    from git_aide.app.places import area, place
+
+    if paths is None:
+        paths = source_paths(repo, snap)
+    if walk is None:
+        walk = pathlog.walk(repo, snap.source.kind, snap.source.commit,
+                            [e.path for e in entries], paths.untracked)
     when = now or walk.source_time or datetime.now(timezone.utc)
     findings: list[Finding] = []
-    matched: dict[str, list[str]] = {}  # per scope text
+    any_match: dict[str, bool] = {}  # per scope text
+    churn: dict[tuple[int, str], int] = {}  # commits touching a scope, per (since, scope)
     for e in entries:
         c = e.compiled
         if c is None:
             continue
-        got = matched.get(e.scope or "")
+        key = e.scope or ""
+        got = any_match.get(key)
         if got is None:
-            got = matched[e.scope or ""] = paths.matched(c)
+            got = any_match[key] = paths.matches_any(c)
         since = walk.written.get(e.path)
-        moved = _moved(e, c, got, paths, walk, since)
+        moved = _moved(e, c, paths, walk, since)
+        found: Finding | None = None
         if moved is not None:
-            findings.append(moved)
+            found = moved
         elif not got and (not paths.names_directory(c) or (
                 # The folder is still there, but only because of what git does not
                 # track (a cache, build output): what the scope matched was deleted.
                 since is not None and walk.deleted_after(since, c))):
-            findings.append(Finding(
+            found = Finding(
                 e.uuid, e.path, "orphaned", f"scope {e.scope} matches no file",
-                "the code it was about is gone: update its scope or forget it"))
+                "the code it was about is gone: update its scope or forget it")
         elif got and since is not None:
-            stale = _stale(e, c, walk, since, settings, when)
-            if stale is not None:
-                findings.append(stale)
-    findings.extend(_duplicates(entries, settings.audit_duplicate_threshold, alike))
+            found = _stale(e, c, walk, since, settings, when, churn)
+        if found is not None:
+            found.area, found.written = area(place(c, paths.set)), e.updated_at
+            findings.append(found)
+    if duplicates:
+        by_uuid = {e.uuid: e for e in entries}
+        for f in _duplicates(entries, settings.audit_duplicate_threshold, alike):
+            e = by_uuid[f.uuid]
+            f.area, f.written = area(place(e.compiled, paths.set)), e.updated_at
+            findings.append(f)
     order = {"moved": 0, "orphaned": 1, "duplicate": 2, "stale": 3}
     findings.sort(key=lambda f: (order[f.kind], f.path))
     return findings
 
 
-def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
-           walk: pathlog.Walk, since: int | None) -> Finding | None:
+def _moved(e: Entry, c: scopes.Compiled, paths: Paths, walk: pathlog.Walk,
+           since: int | None) -> Finding | None:
     """A `moved` finding when most of what the scope matched then was renamed away."""
     if since is None:
         return None
@@ -201,6 +234,7 @@ def _moved(e: Entry, c: scopes.Compiled, now_matched: list[str], paths: Paths,
     if not renamed:
         return None
     gone = walk.deleted_after(since, c)
+    now_matched = paths.matched(c)  # only asked of a scope some of whose files moved
     then = len([p for p in now_matched if p not in added]) + len(renamed) + len(gone)
     if len(renamed) * 2 <= then:
         return None
@@ -311,22 +345,39 @@ def _rewrite_each(scope: str, places: list[tuple[str, str]]) -> tuple[str | None
 
 
 def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,
-           settings: Settings, now: datetime) -> Finding | None:
-    """A `stale` finding: old, and the code under it changed in many commits since."""
-    try:
-        written = datetime.strptime(e.updated_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-            tzinfo=timezone.utc)
-    except ValueError:
+           settings: Settings, now: datetime, churn: dict[tuple[int, str], int]
+           ) -> Finding | None:
+    """A `stale` finding: old, and the code under it changed in many commits since.
+    `churn`: the commits counted per (since, scope), as most memories share both."""
+    written = _time(e.updated_at)
+    if written is None:
         return None
     days = (now - written).days
     if days < settings.audit_stale_days:  # whole days, so any setting compares without overflow
         return None
-    commits = walk.commits_touching(since, c)
+    key = (since, e.scope or "")
+    commits = churn.get(key)
+    if commits is None:
+        commits = churn[key] = walk.commits_touching(since, c)
     if commits < settings.audit_churn_commits:
         return None
     return Finding(e.uuid, e.path, "stale",
                    f"the code under {e.scope} changed in {commits} commits since it was "
                    f"written {days} days ago", "re-read it against the code; update or forget it")
+
+
+#: A time as git-aide writes it (`2024-01-31T09:30:00.000Z`), read the fast way.
+_WRITTEN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z")
+
+
+def _time(text: str) -> datetime | None:
+    """A record's time (`%Y-%m-%dT%H:%M:%S.%fZ`), or None when it is not one."""
+    try:
+        if _WRITTEN.fullmatch(text):  # as strptime reads it, at a tenth of the cost
+            return datetime.fromisoformat(text[:-1] + "+00:00")
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
 
 
 def _duplicates(entries: list[Entry], threshold: float,

@@ -561,6 +561,7 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
           as_json: bool) -> None:
     """Memories the code left behind: orphaned, moved, duplicate, stale."""
     from git_aide.app import audit as au
+    from git_aide.app.findings import summary as summed
     from git_aide.render import output as render
 
     if fix and (cached or rev is not None):
@@ -579,20 +580,23 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
 
             for uuid, _old, scope in fixed:
                 store.update(ctx.repo, ctx.cache, uuid, scope=scope)
+    summary = summed(findings, audited)
     if as_json:
-        doc: dict[str, Any] = {"source": snap.source.as_json(),
+        doc: dict[str, Any] = {"source": snap.source.as_json(), "summary": summary,
                                "findings": [f.as_json() for f in findings]}
         if fix:
             doc["fixed"] = [{"uuid": u, "from": a, "to": b} for u, a, b in fixed]
         out(render.dumps(doc))
     else:
-        lines = [f.line() for f in findings]
-        lines += [f"fixed {u[:8]}: scope {a} -> {b} (staged)" for u, a, b in fixed]
-        out("\n".join(lines) if lines else
-            f"No findings in {audited} memor{'y' if audited == 1 else 'ies'}.", page=True)
+        from git_aide.render.audit import audit_text
+
+        out(audit_text(summary, findings, fixed), page=True)
     if strict and findings:
+        from git_aide.render.audit import kinds_text
+
         n = len(findings)
-        raise AideError(f"{n} finding{'s' if n > 1 else ''}; see `git aide audit`")
+        raise AideError(f"{n} finding{'s' if n > 1 else ''} ({kinds_text(summary['by_kind'])}); "
+                        "see `git aide audit`")
 
 
 @click.command()

@@ -34,9 +34,9 @@ INTERNAL = frozenset({"merge-driver", "textconv", "hook", "mcp"})
 
 #: What a command's positional words are, by the name of its click argument.
 _WORDS = {"paths": "files", "files": "files", "file": "files", "ident": "ids",
-          "idents": "ids", "revs": "refs"}
+          "idents": "ids", "revs": "refs", "folder": "files"}
 #: What an option's value is, by its destination, when it is not a choice.
-_VALUES = {"ident": "ids", "rev": "refs"}
+_VALUES = {"ident": "ids", "rev": "refs", "html": "files"}
 
 
 # -- __complete: the memories' ids, from the file names --------------------------------------

@@ -16,6 +16,7 @@ from git_aide.cli import commands, completion
 from git_aide.cli.cold import COLD
 from git_aide.cli.hot import COMMANDS as HOT
 from git_aide.cli.hot import Hot
+from git_aide.cli.map import map_
 from git_aide.cli.semantic import semantic
 
 
@@ -115,6 +116,7 @@ for _hot in HOT.values():
 for _cold in COLD:
     main.add_command(_cold)
 main.add_command(semantic)
+main.add_command(map_)
 main.add_command(completion.command())
 
 

@@ -42,7 +42,10 @@ def test_directory_moved_with_git_mv_gets_the_scope_rewritten(repo: Path) -> Non
     assert f["uuid"] == doc["uuid"] and f["kind"] == "moved"
     assert f["suggestion"] == {"scope": "src/identity/**"}
     r = aide_ok(repo, "audit")
-    assert r.stdout.startswith(f"{doc['uuid'][:8]} moved: ")
+    # The summary first, then a line per finding.
+    head, lines = r.stdout.split("\n\n", 1)
+    assert head == "1 finding in 1 memory: 1 moved"  # one finding: no areas, no oldest
+    assert lines.startswith(f"{doc['uuid'][:8]} moved: ")
     assert "src/auth/** -> src/identity/**" in r.stdout
 
     before = json.loads((repo / doc["path"]).read_text())
@@ -373,7 +376,56 @@ def test_audit_advises_forget_only_when_the_two_say_the_same_words(repo: Path) -
     commit(repo, "memories")
     by_uuid = {f["uuid"]: f for f in findings(repo) if f["kind"] == "duplicate"}
     assert by_uuid[old["uuid"]]["other"] == new["uuid"]
-    lines = {line.split()[0]: line for line in aide_ok(repo, "audit").stdout.splitlines()}
+    lines = {line.split()[0]: line for line in
+             aide_ok(repo, "audit").stdout.split("\n\n", 1)[1].splitlines()}
     different = lines[old["uuid"][:8]]
     assert "forget it" not in different and f"git aide show {new['uuid'][:8]}" in different
     assert "(forget it: `git aide forget " in lines[same_old["uuid"][:8]]
+
+
+def test_the_summary_comes_first_counts_by_kind_area_and_age(repo: Path) -> None:
+    code_file(repo, "app/main.py")
+    fine = remember(repo, "main starts the server", "--layer", "area_context",
+                    "--scope", "app/**")
+    api = remember(repo, "the v0 API is frozen", "--layer", "area_context",
+                   "--scope", "legacy/api/**")
+    v1 = remember(repo, "v1 handlers are generated", "--layer", "area_context",
+                  "--scope", "legacy/api/v1/*.py")
+    old = remember(repo, "old is kept for the importer", "--layer", "area_context",
+                   "--scope", "old/**")
+    backdate(repo, v1, "2020-01-01T00:00:00.000Z")
+    backdate(repo, old, "2021-06-01T00:00:00.000Z")
+    commit(repo, "memories")
+    r = aide_ok(repo, "audit")
+    head, lines = r.stdout.split("\n\n", 1)
+    assert head.splitlines() == [
+        "3 findings in 4 memories: 3 orphaned",
+        "areas with most findings:",
+        "  2  legacy/api/  2 orphaned",
+        "  1  old/         1 orphaned",
+        "oldest first:",
+        f"  {v1['uuid'][:8]}  2020-01-01  orphaned   legacy/api/",
+        f"  {old['uuid'][:8]}  2021-06-01  orphaned   old/",
+        f"  {api['uuid'][:8]}  {api_day(repo, api)}  orphaned   legacy/api/",
+    ]
+    assert len(lines.splitlines()) == 3 and fine["uuid"][:8] not in r.stdout
+    summary = aide_ok(repo, "audit", "--json").json()["summary"]
+    assert summary["findings"] == 3 and summary["audited"] == 4
+    assert summary["by_kind"] == {"orphaned": 3}
+    assert summary["areas"] == [
+        {"area": "legacy/api", "findings": 2, "by_kind": {"orphaned": 2}},
+        {"area": "old", "findings": 1, "by_kind": {"orphaned": 1}}]
+    assert [o["uuid"] for o in summary["oldest"]] == [v1["uuid"], old["uuid"], api["uuid"]]
+    assert summary["oldest"][0] == {"uuid": v1["uuid"], "kind": "orphaned",
+                                    "area": "legacy/api",
+                                    "updated_at": "2020-01-01T00:00:00.000Z"}
+    [f] = [f for f in findings(repo) if f["uuid"] == old["uuid"]]
+    assert (f["area"], f["updated_at"]) == ("old", "2021-06-01T00:00:00.000Z")
+    r = aide(repo, "audit", "--strict")
+    assert r.returncode == 1
+    assert r.stderr == "git-aide: error: 3 findings (3 orphaned); see `git aide audit`\n"
+
+
+def api_day(repo: Path, doc: dict[str, Any]) -> str:
+    """The day a memory was last written."""
+    return json.loads((repo / doc["path"]).read_text())["updated_at"][:10]

@@ -297,3 +297,14 @@ def test_completion_refuses_an_unknown_shell(tmp_path: Path) -> None:
     r = aide(tmp_path, "completion", "fish")
     assert r.returncode == 2
     assert "fish" in r.stderr
+
+
+def test_bash_completes_map_folders_pages_and_options(memories: tuple[Path, list[str]]) -> None:
+    repo, _ = memories
+    got = bash_complete(repo, "git aide ma", "git aide map sr", "git aide map --de",
+                        "git aide map --html sr", "git aide map --rev ma")
+    assert got["git aide ma"] == ["map "]
+    assert got["git aide map sr"] == ["src"]
+    assert got["git aide map --de"] == ["--depth "]
+    assert got["git aide map --html sr"] == ["src"]
+    assert got["git aide map --rev ma"] == ["main "]

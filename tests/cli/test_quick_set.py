@@ -25,6 +25,7 @@ QUICK = {
     "config": "cli/test_config.py::test_lists_every_key_its_value_default_and_origin",
     "export": "agents/test_rules_export.py::test_block_keeps_user_text_byte_for_byte",
     "import": "agents/test_rules_import.py::test_reimport_skips_and_counts_what_exists",
+    "map": "app/test_map.py::test_the_tree_in_text_marks_what_a_lead_looks_for",
     "help": "cli/test_pager.py::test_help_lists_the_commands_and_h_stays_short",
     "index": "app/test_search.py::test_index_command",
     "stats": "app/test_search.py::test_stats_figures",

@@ -34,7 +34,8 @@ def commands(rev: str) -> list[list[str]]:
     return [["recall", "--rev", rev, "src/a.py"], ["recall", "--json", "--rev", rev],
             ["show", "0000", "--rev", rev], ["list", "--rev", rev],
             ["search", "tokens", "--rev", rev], ["validate", "--rev", rev],
-            ["stats", "--rev", rev], ["audit", "--rev", rev], ["diff", rev],
+            ["stats", "--rev", rev], ["audit", "--rev", rev], ["map", "--rev", rev],
+            ["diff", rev],
             ["diff", "HEAD", rev], ["diff", f"HEAD..{rev}"], ["diff", f"HEAD...{rev}"],
             ["log", rev], ["log", f"HEAD..{rev}"]]
 
