@@ -1,5 +1,5 @@
 """`git aide init --agent A`: the MCP registration and the hooks in each agent's own
-project settings (README, Agents: MCP server and hooks), edited in place.
+project settings (docs/agents.md), edited in place.
 
 A settings file is the user's, and often committed: only git-aide's own entries (known
 by their command: `git-aide mcp`, `git-aide hook ...`) change, every other byte stays

@@ -1,5 +1,5 @@
-"""Memories written out as agents' rules files: `git aide export` (README, Coming from
-CLAUDE.md / Cursor rules).
+"""Memories written out as agents' rules files: `git aide export`
+(docs/rules-files.md).
 
 Always-on memories (guidelines, shared preferences, `priority: always`; project-wide,
 never personal) go into a marked block of the agent's always-read file (CLAUDE.md,

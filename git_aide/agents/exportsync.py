@@ -1,5 +1,5 @@
-"""The rules files `export` wrote, kept in step with the memories (README, Coming from
-CLAUDE.md / Cursor rules; man page, aide.export.auto and aide.export.check).
+"""The rules files `export` wrote, kept in step with the memories (docs/export-and-stats.md;
+man page, aide.export.auto and aide.export.check).
 
 - `refresh`: after a write, with aide.export.auto, the files of the agents exported to
   already (an always-read file holding a git-aide block, or git-aide rule files in a

@@ -4,7 +4,7 @@ A rules file (CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .windsurfrules,
 .github/copilot-instructions.md, .cursor/rules/*.mdc, .github/instructions/*.instructions.md,
 .windsurf/rules/*.md, plain markdown) is front matter (frontmatter.py) plus markdown
 read as items (markdown.py). The file's name and front matter decide the layer and
-scope (README, Coming from CLAUDE.md / Cursor rules), here; each item is then written as a
+scope (docs/rules-files.md), here; each item is then written as a
 memory. With no file
 named, `import` finds the rules files agents read in the working tree (one that is a link
 out of the tree, into the git folder or to an ignored file is refused); it follows their

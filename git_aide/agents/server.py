@@ -1,4 +1,4 @@
-"""`git aide mcp`: the MCP server on stdio (README, Agents: MCP server and hooks).
+"""`git aide mcp`: the MCP server on stdio (docs/agents.md).
 
 The tools keep aide-memory's names and parameters, and call the same functions as the
 commands (answers.py, store.py). A read tool's structured content is a compact document

@@ -1,4 +1,4 @@
-"""audit: memories that the code left behind (README, Keeping memories true).
+"""audit: memories that the code left behind (docs/audit.md).
 
 Four findings: `orphaned` (the scope matches nothing), `moved` (what it matched was
 renamed, with the scope rewritten when one matches the moved files and nothing that was

@@ -151,8 +151,7 @@ def compare(before: dict[str, str], after: dict[str, str],
 
 
 def path_filter(repo: Repo, paths: Iterable[str]) -> Callable[[dict[str, Any]], bool] | None:
-    """Whether a memory (a record) is relevant to one of the paths (README, How recall and
-    search rank)."""
+    """Whether a memory (a record) is relevant to one of the paths (docs/ranking.md)."""
     paths = list(paths)
     if not paths:
         return None

@@ -1,5 +1,4 @@
-"""`git aide diff`: memory changes between two sources (README, Reviewing memories in a
-pull request).
+"""`git aide diff`: memory changes between two sources (docs/review.md).
 
 Identity is the uuid, which is also the file's name: a memory whose path changes (a layer
 move) is the same memory. Two listings (path -> blob id) of the sources git diff's
@@ -124,7 +123,7 @@ def sides(repo: Repo, cache: Cache, args: list[str], cached: bool,
         return (_rev_side(repo, cache, check_revision(args[0])),
                 _rev_side(repo, cache, check_revision(args[1])))
     if args:
-        # README: before the first commit HEAD counts as empty, named or not.
+        # docs/review.md: before the first commit HEAD counts as empty, named or not.
         before = _rev_side(repo, cache, check_revision(args[0]), implicit_head=args[0] == "HEAD")
     else:
         before = _rev_side(repo, cache, "HEAD", implicit_head=True)

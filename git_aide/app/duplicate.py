@@ -1,6 +1,6 @@
 """The memory a new text would duplicate: the near duplicates `remember` warns of, and
 the one an agent's `aide_remember` (or `remember --merge`) updates instead of writing a
-second memory (issue 41; README, Keeping memories true).
+second memory (issue 41; docs/audit.md).
 
 A near duplicate is a memory of the same layer and sharing, whose scope overlaps the new
 one's, and whose words are nearly the same (`aide.audit.duplicateThreshold`, the

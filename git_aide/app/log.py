@@ -1,5 +1,4 @@
-"""`git aide log`: the commits that changed memories, and what each changed (README,
-Reviewing memories in a pull request).
+"""`git aide log`: the commits that changed memories, and what each changed (docs/review.md).
 
 git is asked for the commits (`git log`), the id of each one's memories tree
 (`cat-file --batch-check`) and, only for commits whose tree differs from their first

@@ -1,6 +1,6 @@
 """Words and meaning together, where a model is configured (app/semantic.py holds the
 model): the fused order of `search`, the relevance of `recall --query`, the cosine that
-supersession weighs, and the pairs `audit` finds alike (README, Semantic search)."""
+supersession weighs, and the pairs `audit` finds alike (docs/semantic.md)."""
 
 from __future__ import annotations
 

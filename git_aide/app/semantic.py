@@ -1,5 +1,5 @@
 """Semantic search's state: the model `aide.semantic.model` names, the memories'
-vectors, and the `semantic fetch` and `status` commands (README, Semantic search). How
+vectors, and the `semantic fetch` and `status` commands (docs/semantic.md). How
 its cosines mix with words in `search`, `recall --query` and `audit` is meaning.py's.
 
 Everything here is optional. Without the `semantic` extra or a configured model,

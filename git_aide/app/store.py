@@ -1,4 +1,4 @@
-"""remember, update, forget: validate, write atomically, stage (README, Writing safely).
+"""remember, update, forget: validate, write atomically, stage (docs/memory-file.md).
 
 Every write holds the repository's write lock (`<git common dir>/aide.lock`, outside
 the cache, which may be removed at any moment) from the moment it reads the memories

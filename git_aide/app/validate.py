@@ -1,4 +1,4 @@
-"""`git aide validate`: the checks of README's Validate over one source, one problem a line.
+"""`git aide validate`: the checks docs/memory-file.md lists over one source, one problem a line.
 
 Every file under `.aide/memories` of the source is looked at: memory files are
 parsed and checked (`memory.check`, `memory.check_path`), scanned for secrets,
@@ -39,7 +39,7 @@ _CHECK_MODULES = ("core/memory.py", "core/secrets.py", "core/scope.py", "app/val
 #: (field, message) pairs that depend only on a blob's content.
 Found = tuple[tuple[str | None, str], ...]
 #: What the path checks need of a record, and the problems that are only warnings (a file
-#: read liberally: README, The memory file): (uuid, layer, shared or None, warnings), or None.
+#: read liberally: docs/memory-file.md): (uuid, layer, shared or None, warnings), or None.
 Info = tuple[Any, Any, Any, Found] | None
 
 
@@ -84,7 +84,7 @@ class Report:
         return not self.problems
 
     def as_json(self) -> dict[str, Any]:
-        """The `validate --json` document (README, A tour); `warnings` only when any."""
+        """The `validate --json` document (docs/command-line.md); `warnings` only when any."""
         doc: dict[str, Any] = {"ok": self.ok, "problems": [p.as_json() for p in self.problems]}
         if self.warnings:
             doc["warnings"] = [p.as_json() for p in self.warnings]

@@ -1,4 +1,4 @@
-"""Per-machine counts of how the memories are used (README, stats): how many recalls,
+"""Per-machine counts of how the memories are used (docs/export-and-stats.md): how many recalls,
 searches and writes each front end made, and which memories each answer gave, with
 those given to an agent (by the MCP server or a hook) counted apart.
 

@@ -1,4 +1,4 @@
-"""`git aide semantic fetch` and `git aide semantic status` (README, Semantic search)."""
+"""`git aide semantic fetch` and `git aide semantic status` (docs/semantic.md)."""
 
 from __future__ import annotations
 

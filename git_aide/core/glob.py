@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-#: The most alternatives a scope may expand to (README: scopes).
+#: The most alternatives a scope may expand to (docs/memory-file.md).
 MAX_ALTERNATIVES = 64
 #: The characters that make a segment a glob rather than one name.
 GLOB_CHARS = frozenset("*?[")

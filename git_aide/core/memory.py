@@ -51,7 +51,7 @@ _DEFAULTS: dict[str, Any] = {
 _REQUIRED = ("uuid", "layer", "what", "contributor", "created_at", "updated_at")
 _NULLABLE_STR = ("why", "scope", "context_label")
 #: The fields without which a file is no memory at all (and the file as a whole, None):
-#: a problem elsewhere leaves it a live memory (read liberally: README, The memory file).
+#: a problem elsewhere leaves it a live memory (read liberally: docs/memory-file.md).
 FATAL_FIELDS: frozenset[str | None] = frozenset({None, "uuid", "layer", "what", "scope"})
 
 

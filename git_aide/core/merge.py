@@ -7,7 +7,7 @@ what a person calls each side is gitio/sides.py. The driver starts once per conf
 file, so this module imports only `memory`, `controls` and the standard library, and not
 even orjson unless a record holds a float.
 
-Rules (README.md, "Teams: clone, init, pull, merge"): a field changed on one side takes
+Rules (docs/teams.md): a field changed on one side takes
 that side; a field changed on both takes the side with the newer `updated_at`; `tags`
 merge as sets; the result's `updated_at` is the later of the two. An empty or unparsable
 base means "no base": equal fields are kept, differing fields go to the newer side, tags

@@ -1,5 +1,5 @@
 """Text the code or git already holds, pasted as a memory: what a write refuses unless
-forced (README, Writing safely; issue 41).
+forced (docs/memory-file.md; issue 41).
 
 Agents write most memories, and they paste: a stack trace, a diff, `git log` or
 `git status`, a listing of files, a tool's output. None of it is knowledge the code

@@ -334,7 +334,7 @@ def _count(path: str) -> int:
 
 
 def reaches(scope: str, directory: str) -> bool:
-    """Section 3's directory rule: whether a scope can match some path at or under the
+    """Return whether a scope can match some path at or under the
     (repo-relative) directory. `web/tsconfig*.json` reaches `web` but not `web/tests`;
     `src/**/*.gen.ts` reaches every folder under `src`; `src/a/**` reaches `src`."""
     if not directory:

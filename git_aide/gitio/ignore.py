@@ -1,7 +1,7 @@
 """Which paths git ignores: `git check-ignore`, asked once for many paths.
 
 `import` follows a rules file's `@path` imports only to files git tracks or would track
-(README, Coming from CLAUDE.md / Cursor rules): an ignored `.env` is nobody's rules.
+(docs/rules-files.md): an ignored `.env` is nobody's rules.
 """
 
 from __future__ import annotations

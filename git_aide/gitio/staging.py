@@ -1,5 +1,5 @@
 """What staging a memory meets besides another git's lock: a git folder that cannot be
-written, and ignore rules that hide the memories (README, Writing safely).
+written, and ignore rules that hide the memories (docs/memory-file.md).
 
 A lock held by another git is waited for (`Repo.stage`), but index.lock that cannot be
 made because its folder cannot be written is never freed: that is said at once, and

@@ -1,5 +1,5 @@
 """Near duplicates: memories of one layer whose scopes overlap and whose words are
-nearly the same (README, Keeping memories true), for `audit` and for `remember`'s warning."""
+nearly the same (docs/audit.md), for `audit` and for `remember`'s warning."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Filter and rank memories for a set of query paths (README, How recall and search rank).
+"""Filter and rank memories for a set of query paths (docs/ranking.md).
 
 Longer than most modules, on purpose: the order of a recall is one function of many
 signals (scope distance, layer, relevance, recency, supersession, the project-wide cap,

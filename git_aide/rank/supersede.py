@@ -1,4 +1,4 @@
-"""Supersession: which memory a newer one replaces (README, How recall and search rank).
+"""Supersession: which memory a newer one replaces (docs/ranking.md).
 
 The newer says the same thing differently: a changed value, a replaced tool. Two
 memories that only share a topic ("Tests run in parallel", "Tests run against a real

@@ -1,4 +1,4 @@
-"""The weak signals of a path recall (README, How recall and search rank): which memories
+"""The weak signals of a path recall (docs/ranking.md): which memories
 outside the path's scopes may be about it (they name the path, its file name or
 directory, or the file's stem: its tests, its guide, its callers), and which of the
 path's words a memory's stored text holds. Both work on stored bytes at C speed, so

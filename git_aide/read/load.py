@@ -1,5 +1,5 @@
-"""Reading a source into a snapshot: the working tree, the index, or any revision (see
-README.md, "A tour").
+"""Read a source into a snapshot: the working tree, the index, or any revision
+(docs/command-line.md).
 
 Each source is listed as (path, blob id) pairs (listing.py); records then come from the
 cache by blob id, and only the blobs it lacks are read and parsed (build.py). The
