@@ -116,8 +116,7 @@ _CHECKED: list[dict[str, Any]] = [
               "source": _param("string", enum=list(SOURCES), default="conversation"),
               "shared": _param("boolean", "false: a personal preference, not committed",
                                default=True),
-              "user": _param("boolean", "true: the user's own, in every repository (not "
-                                        "this one's)", default=False),
+              "user": _param("boolean", "true: the user's own, in every repository", default=False),
               "priority": _PRIORITY,
               "force": _param("boolean", default=False),
               "merge": _param("boolean", default=True),
@@ -176,13 +175,14 @@ def _listed(node: Any) -> Any:
 
 #: Parameters every tool still takes but does not list: an agent rarely needs them (a
 #: revision, a contributor, a tag filter, how a memory came about, a label, the full
-#: record of a search; `force` and `merge`, which the answers name when they matter),
+#: record of a search, search by meaning alone; `force`, `merge` and a next page's
+#: `offset`, which the answers name when they matter),
 #: and each listed one costs characters in every request. What each tool takes against
 #: each command's options: docs/commands.md.
 UNLISTED = {"aide_recall": ("rev", "contributor", "tags"),
-            "aide_search": ("rev", "detail", "contributor", "tags"),
+            "aide_search": ("rev", "detail", "contributor", "tags", "offset", "mode"),
             "aide_memories": ("rev", "detail", "contributor", "priority", "by",
-                              "generated_by"),
+                              "generated_by", "offset"),
             "aide_remember": ("contributor", "source", "context_label", "force", "merge"),
             "aide_update": ("context_label", "layer", "force")}
 
