@@ -77,8 +77,7 @@ _CHECKED: list[dict[str, Any]] = [
               "rev": _REV,
               "detail": _DETAIL,
           }),
-    _tool("aide_search", "Find memories by words (and meaning, if a model is set), best "
-                         "first.", {
+    _tool("aide_search", "Find memories by words, best first.", {
               "keyword": _param("string"),
               "layer": _LAYER,
               "tags": _texts(),
@@ -89,7 +88,7 @@ _CHECKED: list[dict[str, Any]] = [
               "rev": _REV,
               "detail": _DETAIL,
           }, required=("keyword",)),
-    _tool("aide_memories", "List memories by layer, scope, tag or contributor.", {
+    _tool("aide_memories", "List memories by layer or scope.", {
               "layer": _LAYER,
               "scope": _param("string", "Path or glob: the memories at or under it"),
               "tags": _texts(),
@@ -163,28 +162,32 @@ _CHECKED: list[dict[str, Any]] = [
 
 
 def _listed(node: Any) -> Any:
-    """A tool as agents are given it: without the bounds of its numbers, which tell a
-    model nothing it needs and cost characters in every request (a call outside them is
-    still refused in the parameter's name)."""
+    """Give a tool as agents are given it: without the bounds of its numbers or its
+    defaults, which tell a model nothing it needs and cost characters in every request
+    (a call outside the bounds is still refused in the parameter's name, and a
+    parameter left out still takes its default)."""
     if isinstance(node, dict):
-        return {k: _listed(v) for k, v in node.items() if k not in ("minimum", "maximum")}
+        return {k: _listed(v) for k, v in node.items()
+                if k not in ("minimum", "maximum", "default")}
     if isinstance(node, list):
         return [_listed(v) for v in node]
     return node
 
 
 #: Parameters every tool still takes but does not list: an agent rarely needs them (a
-#: revision, a contributor, a tag filter, how a memory came about, a label, the full
-#: record of a search, search by meaning alone; `force`, `merge` and a next page's
-#: `offset`, which the answers name when they matter),
+#: revision, a contributor, a tag filter or tag change, how a memory came about, a
+#: label, the full record of a search or recall (a recall by ids is whole), search by
+#: meaning alone; `force`, `merge` and a next page's `offset`, which the answers name
+#: when they matter),
 #: and each listed one costs characters in every request. What each tool takes against
 #: each command's options: docs/commands.md.
-UNLISTED = {"aide_recall": ("rev", "contributor", "tags"),
+UNLISTED = {"aide_recall": ("rev", "contributor", "tags", "detail"),
             "aide_search": ("rev", "detail", "contributor", "tags", "offset", "mode"),
-            "aide_memories": ("rev", "detail", "contributor", "priority", "by",
+            "aide_memories": ("rev", "detail", "contributor", "tags", "priority", "by",
                               "generated_by", "offset"),
             "aide_remember": ("contributor", "source", "context_label", "force", "merge"),
-            "aide_update": ("context_label", "layer", "force")}
+            "aide_update": ("context_label", "layer", "force", "add_tags",
+                            "remove_tags")}
 
 
 def _offered(tool: dict[str, Any]) -> dict[str, Any]:

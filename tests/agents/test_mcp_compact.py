@@ -185,13 +185,15 @@ def test_the_tool_list_is_small_and_the_rest_is_a_setting_away(repo: Path) -> No
     tools, instructions = tools_listed(repo)
     assert [t["name"] for t in tools] == ["aide_recall", "aide_search", "aide_memories",
                                           "aide_remember", "aide_update", "aide_forget"]
-    assert len(json.dumps(tools)) < 4000, len(json.dumps(tools))
+    assert len(json.dumps(tools)) < 3200, len(json.dumps(tools))
     assert len(instructions) < 300 and "aide_recall" in instructions
     for t in tools:  # each still says when to call it, and takes aide-memory's names
         assert 20 <= len(t["description"]) <= 200, t
-    # rev and contributor are taken, not listed: an agent rarely needs them
+    # rev, contributor and detail are taken, not listed: an agent rarely needs them;
+    # nor are defaults, which a parameter left out takes anyway
     assert set(tools[0]["inputSchema"]["properties"]) == {
-        "paths", "query", "layers", "limit", "ids", "detail"}
+        "paths", "query", "layers", "limit", "ids"}
+    assert "default" not in json.dumps(tools)
 
     git(repo, "config", "aide.mcp.tools", "all")
     every, _ = tools_listed(repo)
