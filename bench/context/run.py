@@ -45,6 +45,8 @@ DIALECT = {"claude": "anthropic", "codex": "responses", "gemini": "gemini"}
 CODEX_MODEL: str | None = None
 #: `--lines`: the length of each generated source file.
 LINES = testrepo.LINES
+#: Settings given with --config, set in each test repository after it is built.
+CONFIG: list[tuple[str, str]] = []
 
 #: Put first on the clients' PATH: git-aide, keeping what each hook was given and
 #: answered (one folder per call), so the analysis knows every hook's exact text.
@@ -224,6 +226,8 @@ def run_client(client: str, scratch: Path, bin_dir: Path, aide_bin: Path,
     env = base_env(home, f"{aide_bin}:{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}")
     say(f"\n== {client}: the test repository")
     mems = testrepo.build(repo, env, ["claude", "codex", "gemini"], LINES)
+    for key, value in CONFIG:
+        testrepo.git(repo, "config", key, value, env=env)
     expected = {p: testrepo.recall(repo, p, env)
                 for p in analyze.files_of(script(repo), PROMPT_FILE)}
     instructions, tools_list = testrepo.server_hello(repo, env)
@@ -290,6 +294,9 @@ def main() -> int:
     ap.add_argument("--lines", type=int, default=LINES,
                     help="lines of each generated source file (default: %(default)s, so that "
                          "Gemini CLI masks old tool outputs)")
+    ap.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                    help="a git-aide setting of the test repository (repeatable), to "
+                         "measure another value than the default")
     ap.add_argument("--reanalyze", metavar="SCRATCH",
                     help="only read the logs of a folder kept with --keep again")
     args = ap.parse_args()
@@ -298,6 +305,9 @@ def main() -> int:
         runs.sort(key=lambda r: CLIENTS.index(r["client"]))
         return report(runs, args.json)
     CODEX_MODEL = args.codex_model
+    if bad := [c for c in args.config if "=" not in c]:
+        ap.error(f"--config {bad[0]!r}: KEY=VALUE")
+    CONFIG[:] = [tuple(c.split("=", 1)) for c in args.config]
     LINES = args.lines
     clients = [c.strip() for c in args.clients.split(",") if c.strip()]
     if bad := [c for c in clients if c not in CLIENTS]:

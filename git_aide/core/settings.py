@@ -163,7 +163,7 @@ KEYS: tuple[Key, ...] = (
     Key("aide.indexLockTimeout", "index_lock_timeout", SECONDS, 10.0,
         "Seconds to wait for another git process's index.lock before a memory is left "
         "written but not staged."),
-    Key("aide.hooks.fileChars", "hooks_file_chars", INT, 1200,
+    Key("aide.hooks.fileChars", "hooks_file_chars", INT, 4000,
         "The most characters `hook pre-tool-use` injects for one file.",
         low=0, high=MAX_HOOK_CHARS),
     Key("aide.hooks.sessionChars", "hooks_session_chars", INT, 2000,

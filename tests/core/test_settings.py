@@ -19,7 +19,7 @@ def test_defaults_when_nothing_is_set() -> None:
         0.6, 10, 90)
     assert (s.write_lock_timeout, s.index_lock_timeout) == (30.0, 10.0)
     assert (s.hooks_file_chars, s.hooks_session_chars, s.hooks_reflect,
-            s.hooks_reflect_every) == (1200, 2000, False, 5)
+            s.hooks_reflect_every) == (4000, 2000, False, 5)
     assert (s.mcp_max_chars, s.mcp_watch, s.mcp_tools) == (8000, True, "default")
     # text is the value as written, trimmed; an empty one is the default
     assert Settings({"aide.mcp.tools": " all "}).mcp_tools == "all"
