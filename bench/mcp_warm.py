@@ -5,8 +5,8 @@ memory the answer holds (the edit is untimed; the answer must show it); and
 each call another. Each row starts after two seconds without a call (QUIET), as an
 agent's turn leaves between its bursts of calls. Each is timed two ways:
 the round trip of one client over the server's pipes (spawned as an agent spawns it),
-and then, that server closed, the same calls in this process (agents/server.call on a
-warm Memory), which is the time spent in the server. Both servers first finish the work
+and then, that server closed, the same calls in this process (agents/mcp/server.call on a
+warm ServerState), which is the time spent in the server. Both servers first finish the work
 their first calls ask for between calls (read/later.py), which the table's heading
 times. `git grep -i -l WORD` over the same tree is timed in the same run, for scale.
 
@@ -137,9 +137,9 @@ def main() -> int:
     others = iter(code[::97] * 2)
 
     os.chdir(repo)
-    from git_aide.agents import server
+    from git_aide.agents.mcp import server
 
-    mem = server.Memory()
+    mem = server.ServerState()
     server.warm_up()
 
     def local_args(name: str, a: dict[str, Any]) -> dict[str, Any]:

@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         t = median([*exe, "search", QUESTION, "--json", *extra], repo, args.runs)
         rows.append((label, f"{t:.0f} ms ({t / grep:.2f}x git grep)"))
     code = ("import time; t=time.perf_counter(); import onnxruntime, tokenizers, numpy; "
-            "a=time.perf_counter(); from git_aide.model.runtime import Embedder; "
+            "a=time.perf_counter(); from git_aide.embedding.runtime import Embedder; "
             f"e=Embedder({args.model!r}); b=time.perf_counter(); e.embed([{QUESTION!r}]); "
             "c=time.perf_counter(); print(a-t, b-a, c-b)")
     imp, load, emb = map(float, subprocess.run([sys.executable, "-c", code], cwd=repo,
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: Distinct questions for the warm calls: the server gives an identical call its answer
-#: again (agents/warm.py), so each timed call asks something new.
+#: again (warm/state.py), so each timed call asks something new.
 TOPICS = ("database schema", "user sessions", "payment retries", "build cache",
           "feature flags", "error pages", "api tokens", "log rotation", "image uploads",
           "search ranking", "email templates", "cron jobs", "rate limits", "dark mode",
@@ -126,9 +126,9 @@ def warm(repo: str, runs: int, grep: float) -> list[tuple[str, str]]:
     here = os.getcwd()
     os.chdir(repo)
     try:
-        from git_aide.agents.server import Memory, call
+        from git_aide.agents.mcp.server import ServerState, call
 
-        mem = Memory()
+        mem = ServerState()
         out = []
         asks = [f"how do we handle {t} {i}" for i in range(max(1, runs // len(TOPICS)) + 1)
                 for t in TOPICS][:runs]

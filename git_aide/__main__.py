@@ -17,17 +17,17 @@ def main() -> None:
     if argv and argv[0] == "merge-driver":
         # Git starts the driver once per conflicting file: skip click and go straight
         # to the merge (its budget: under 80 ms a call).
-        from git_aide.gitprog.driver import main as merge_main
+        from git_aide.drivers.merge import main as merge_main
 
         sys.exit(merge_main(argv[1:]))
     if argv and argv[0] == "textconv":
         # Git starts the textconv once per memory file it shows: as cheap as the driver.
-        from git_aide.gitprog.textconv import main as textconv_main
+        from git_aide.drivers.textconv import main as textconv_main
 
         sys.exit(textconv_main(argv[1:]))
     if argv and argv[0] == "hook" and "-h" not in argv and "--help" not in argv:
         # Agents run hooks on every file they touch: no click, and never a failure.
-        from git_aide.agents.events import main as hook_main
+        from git_aide.agents.hooks.events import main as hook_main
 
         sys.exit(hook_main(argv[1:]))
     if argv and argv[0] == "__complete":
@@ -45,14 +45,14 @@ def main() -> None:
         status = commands.guarded(lambda: commands.check_arguments(argv))
         if status:
             sys.exit(status)
-    # The hot commands (cli/hot.py), which agents call on every file they touch: their
+    # The hot commands (cli/option_table.py), which agents call on every file they touch: their
     # plain forms skip click; for recall and search the questions for git are started
     # first, to run while Python imports the rest.
-    from git_aide.cli.fastpath import parse
+    from git_aide.cli.argv import parse
 
     parsed = parse(argv)
     if parsed is not None:
-        from git_aide.cli.hot import COMMANDS
+        from git_aide.cli.option_table import COMMANDS
 
         command, kwargs = parsed
         cached, rev = bool(kwargs.get("cached")), kwargs.get("rev")

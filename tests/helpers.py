@@ -197,9 +197,9 @@ def commit_for_a_view(repo: Path) -> None:
 
 def served(mem: Any, tool: str, args: dict[str, Any]) -> Any:
     """A tool call's structured answer from a server run in this process (an
-    agents/server.Memory), insisting that it succeeded; a read tool's in full (the
+    agents/mcp/server.ServerState), insisting that it succeeded; a read tool's in full (the
     command's --json document) unless `args` says which detail."""
-    from git_aide.agents import server
+    from git_aide.agents.mcp import server
 
     if tool in ("aide_recall", "aide_search", "aide_memories"):
         args = {"detail": "full", **args}
@@ -210,7 +210,7 @@ def served(mem: Any, tool: str, args: dict[str, Any]) -> Any:
 
 def in_this_process(repo: Path, monkeypatch: Any) -> Path:
     """Put this process in the repository, with the tests' environment: for a server
-    run in this process (agents/server.call on a Memory). Returns the repository."""
+    run in this process (agents/mcp/server.call on a ServerState). Returns the repository."""
     for k, v in BASE_ENV.items():
         monkeypatch.setenv(k, v)
     monkeypatch.chdir(repo)

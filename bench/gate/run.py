@@ -70,7 +70,7 @@ class Sample:
 
 def rules_memories() -> list[Sample]:
     """The memories `git aide import` makes of every real rules file of the corpus."""
-    from git_aide.agents.markdown import parse
+    from git_aide.agents.rules.markdown import parse
 
     out = []
     folder = ROOT / "tests" / "fixtures" / "rules"

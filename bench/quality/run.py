@@ -306,7 +306,7 @@ def _run_in_process(repo: Path, args: Sequence[str]) -> str:
     import io
 
     from git_aide.cli import commands
-    from git_aide.cli.fastpath import parse
+    from git_aide.cli.argv import parse
 
     parsed = parse(list(args))
     if parsed is None:

@@ -23,6 +23,6 @@ def serve() -> int:
                          "missing from this installation of git-aide: run "
                          f"{sys.executable} -m pip install '{MCP_REQUIREMENT}'\n")
         return 1
-    from git_aide.agents.handshake import main
+    from git_aide.agents.mcp.handshake import main
 
     return main()

@@ -1,6 +1,6 @@
 """What each reading and writing command answers, as data: the hits it ranks and the
 `--json` document it prints. The command line dumps or renders these; the MCP server
-(agents/server.py) hands the same documents to agents, so there is one implementation.
+(agents/mcp/server.py) hands the same documents to agents, so there is one implementation.
 
 Nothing here prints; heavy modules are imported inside the functions that need them,
 since a plain recall comes through here on the hot path.

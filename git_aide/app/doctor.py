@@ -60,7 +60,7 @@ class Finding:
 
 def diagnose(repo: Repo) -> list[Finding]:
     """Every check of the clone, in order; the problems are those with `ok` false. The
-    agents' checks are agents/doctor.py's (the command adds them after these)."""
+    agents' checks are agents/setup/doctor.py's (the command adds them after these)."""
     repo.require_worktree("doctor")
     out = [_git_version()]
     out.append(_folder(repo))

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.cache.vectors import Vectors
+    from git_aide.embedding.runtime import Embedder
     from git_aide.gitio.repo import Repo
-    from git_aide.model.runtime import Embedder
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
@@ -50,7 +50,7 @@ class Semantic:
 
     def __init__(self, repo: Repo, cache: Cache, threads: int = 1) -> None:
         from git_aide.cache.vectors import folder_of
-        from git_aide.model.catalog import MODEL_KEY
+        from git_aide.embedding.catalog import MODEL_KEY
 
         #: The value of aide.semantic.model (None: not configured).
         self.value = repo.config(MODEL_KEY)
@@ -95,8 +95,8 @@ class Semantic:
 
     def load(self) -> Embedder:
         """The model, loaded; AideError saying why it cannot be."""
-        from git_aide.model.catalog import resolve
-        from git_aide.model.runtime import Embedder
+        from git_aide.embedding.catalog import resolve
+        from git_aide.embedding.runtime import Embedder
 
         assert self.value is not None
         os.makedirs(self.folder, exist_ok=True)
@@ -236,12 +236,12 @@ class Semantic:
 
 def model_signature(value: str | None) -> object:
     """What tells the model a value of aide.semantic.model names now from another, in a
-    few stats: the real paths and stat of its two files (model/runtime.signature); None
+    few stats: the real paths and stat of its two files (embedding/runtime.signature); None
     when no model is configured."""
     if not value or not value.strip():
         return None
-    from git_aide.model.catalog import resolve
-    from git_aide.model.runtime import signature
+    from git_aide.embedding.catalog import resolve
+    from git_aide.embedding.runtime import signature
 
     try:
         return signature(resolve(value))
@@ -262,12 +262,12 @@ def fetch_model(name: str, mirror: str | None = None, progress: Progress | None 
     """`semantic fetch`: download a known model, check that it loads (before it is moved
     into place: one that does not is not installed), and (`configure`) name it in the
     user's git config; what was done, for the command to say."""
-    from git_aide.model import fetch
-    from git_aide.model.catalog import MODEL_KEY
-    from git_aide.model.runtime import Embedder, available
+    from git_aide.embedding import fetch
+    from git_aide.embedding.catalog import MODEL_KEY
+    from git_aide.embedding.runtime import Embedder, available
 
     if not available():
-        from git_aide.model.runtime import NO_EXTRA
+        from git_aide.embedding.runtime import NO_EXTRA
 
         raise AideError(NO_EXTRA)
     model = fetch.model_named(name)
@@ -292,8 +292,8 @@ def fetch_model(name: str, mirror: str | None = None, progress: Progress | None 
 def status_doc(sem: Semantic, snap: Snapshot | None) -> dict[str, object]:
     """`semantic status`: what is configured, whether it loads, how many of the
     memories have vectors."""
-    from git_aide.model.catalog import resolve
-    from git_aide.model.runtime import available
+    from git_aide.embedding.catalog import resolve
+    from git_aide.embedding.runtime import available
 
     doc: dict[str, object] = {
         "extra_installed": available(),

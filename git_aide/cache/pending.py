@@ -3,7 +3,7 @@ index: scored after the postings tables on disk, as if written.
 
 Writing one document into Whoosh's index (its writer, a commit, a postings table, a new
 id table) costs a warm search about 30 ms, many times the rest of it, and an agent edits
-a memory and searches again at once. So the MCP server (agents/warm.py) defers the write
+a memory and searches again at once. So the MCP server (warm/state.py) defers the write
 of what a call would add: those documents are analysed as the write would analyse them,
 put in one postings table held in memory, and scored after the tables on disk with the
 statistics of the index as the write would leave it (how many documents, each term's

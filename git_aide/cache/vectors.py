@@ -1,7 +1,7 @@
 """Memory vectors of one model, by blob id: `<git common dir>/aide/vectors/<model>.vec`.
 
 Keyed like the rest of the cache by content (a blob never changes, so a vector is only
-ever missing, never stale) and by the model's identity (model/runtime.py), so every
+ever missing, never stale) and by the model's identity (embedding/runtime.py), so every
 worktree, branch and revision shares them and another model never reads them.
 
 The file is a header (magic, dimension) and records appended end to end: the blob id's

@@ -1,8 +1,8 @@
 """What the hot commands do, without click, and the command line's plumbing (output,
 warnings, notices, progress, the call into the one error boundary, app/boundary.py).
 
-The hot commands (recall, search, diff, log; declared in hot.py) are one function each
-here: fastpath.py parses their plain forms and main.py's click commands the rest, and
+The hot commands (recall, search, diff, log; declared in option_table.py) are one function each
+here: argv.py parses their plain forms and main.py's click commands the rest, and
 both call `run`, so an agent's recall on every file does not pay for importing click.
 """
 
@@ -142,7 +142,7 @@ def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool, ranked: bool = T
         out(render.memories_text(hits, tty=on_tty, ranked=ranked), raw=on_tty, page=True)
 
 
-# -- the hot commands: the keywords are hot.py's, from fastpath.py or click --------------------
+# -- the hot commands: the keywords are option_table.py's, from argv.py or click --------
 
 def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
            layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
@@ -247,7 +247,7 @@ HOT: dict[str, Callable[..., object]] = {"recall": recall, "search": search, "lo
 
 
 def run(command: str, kwargs: dict[str, object]) -> object:
-    """Run hot command `command` with the keywords a parser read (hot.py's)."""
+    """Run hot command `command` with the keywords a parser read (option_table.py's)."""
     return HOT[command](**kwargs)
 
 

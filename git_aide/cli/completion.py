@@ -1,7 +1,7 @@
 """Shell completion: `git aide completion bash|zsh` and the `__complete` helper.
 
 The script is written at run time from the click group (the hot commands' click
-commands are built from hot.py's table), so it never drifts from the commands: their
+commands are built from option_table.py's table), so it never drifts from the commands: their
 names, options, the values of each option that takes a choice (the layers, `--agent`),
 and what their words are (paths, memory ids, revisions, a group's subcommands). Git's
 own completion calls it: bash's calls the function `_git_aide` (loaded from a file

@@ -1,6 +1,7 @@
 """The command line's click group: the man page for --help, the hot commands built from
-their declaration (hot.py), the cold ones (cold.py), and the click path's error boundary
-(`run`; the fast path's is commands.guarded, both ending in app/boundary.py).
+their declaration (option_table.py), the cold ones (click_commands.py), and the click
+path's error boundary (`run`; the fast path's is commands.guarded, both ending in
+app/boundary.py).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import click
 
 from git_aide import __version__
 from git_aide.cli import commands, completion
-from git_aide.cli.cold import COLD
-from git_aide.cli.hot import COMMANDS as HOT
-from git_aide.cli.hot import Hot
+from git_aide.cli.click_commands import COLD
 from git_aide.cli.map import map_
+from git_aide.cli.option_table import COMMANDS as HOT
+from git_aide.cli.option_table import Hot
 from git_aide.cli.semantic import semantic
 
 
@@ -79,7 +80,7 @@ class PathsAfterDash(click.Command):
 
 
 def _hot_command(hot: Hot) -> click.Command:
-    """The click command of a hot command, built from its declaration (hot.py) as the
+    """The click command of a hot command, built from its declaration (option_table.py) as the
     fast parser reads it, and calling the same function (commands.run)."""
     params: list[click.Parameter] = [
         click.Argument([hot.words], nargs=1 if hot.one_word else -1,

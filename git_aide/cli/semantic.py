@@ -59,7 +59,7 @@ def fetch(name: str | None, mirror: str | None, no_config: bool) -> None:
     """Download a known model (default all-MiniLM-L6-v2), check it, and set
     aide.semantic.model in your git config. The only command that downloads."""
     from git_aide.app.semantic import fetch_model
-    from git_aide.model.catalog import DEFAULT
+    from git_aide.embedding.catalog import DEFAULT
 
     label = f"fetching {name or DEFAULT}"
     with progress(label) as bar:

@@ -329,7 +329,7 @@ def canonical(record: dict[str, Any]) -> bytes:
     """The canonical bytes of a record: the same record always gives the same bytes.
 
     The form is orjson's (OPT_INDENT_2). For strings, integers, booleans and null the
-    standard library writes the same bytes (tests/gitprog/test_merge.py checks this) and spares
+    standard library writes the same bytes (tests/drivers/test_merge.py checks this) and spares
     orjson's import (~12 ms), which the merge driver, started once per conflicting
     file, must not pay; orjson writes some floats its own way (1e-7), so a record
     holding one is written by orjson itself.

@@ -2,7 +2,7 @@
 
 The merge is a pure function of the three contents and is symmetric: swapping OURS and
 THEIRS (as a rebase does) gives the same bytes. The git merge driver around it (reading
-the files, the conflict markers written over OURS, the notices) is gitprog/driver.py;
+the files, the conflict markers written over OURS, the notices) is drivers/merge.py;
 what a person calls each side is gitio/sides.py. The driver starts once per conflicting
 file, so this module imports only `memory`, `controls` and the standard library, and not
 even orjson unless a record holds a float.

@@ -53,7 +53,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     `warm`: a long-lived process's memory of the views it read, keyed by their full
     state (a state's entries never change), kept decoded between calls.
     `changed`: the working tree's files that may differ from the index, when the caller
-    knows them without asking git (a server watching the folder, agents/watch.py).
+    knows them without asking git (a server watching the folder, warm/watch.py).
     `early`: leave the working tree's overlay pending (`snap.pending`), for an answer
     worked out by overlay.speculate() while git still compares the tree; otherwise
     the snapshot returned holds what the source holds.

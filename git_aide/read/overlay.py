@@ -97,7 +97,7 @@ class Overlay:
         snap.pending = None
         paths = self.changed if self.changed is not None else changed_paths(
             top, self.status)
-        # A folder watch (agents/watch.py) names the files only while no memory folder
+        # A folder watch (warm/watch.py) names the files only while no memory folder
         # is a link, and is made again when one becomes one: no need to look.
         links = folders.linked(top) if self.changed is None else []
         # git lists nothing beyond a link (it says deleted): nor is anything read there.

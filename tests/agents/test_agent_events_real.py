@@ -589,7 +589,7 @@ def test_no_hook_text_is_over_its_budget_with_1000_memories(big: Path) -> None:
 # -- what the agents load natively, as a function ----------------------------------------------
 
 def test_native_files_per_agent(tmp_path: Path) -> None:
-    from git_aide.agents.native import native_files
+    from git_aide.agents.setup.native import native_files
 
     top = tmp_path
     layout = {

@@ -244,7 +244,7 @@ def test_a_warm_pre_tool_use_hashes_nothing(stocked: Path) -> None:
 
 
 def test_a_damaged_session_record_counts_as_none(stocked: Path) -> None:
-    from git_aide.agents.sessions import record_name
+    from git_aide.agents.hooks.sessions import record_name
 
     read = claude_read(stocked, "src/auth/login.py", "damaged")
     folder = stocked / CACHE / "sessions"
@@ -274,7 +274,7 @@ def test_a_damaged_session_record_counts_as_none(stocked: Path) -> None:
 
 
 def test_post_tool_use_resolves_the_short_ids_of_the_servers_text(stocked: Path) -> None:
-    from git_aide.agents.text import memories_text
+    from git_aide.agents.mcp.text import memories_text
 
     doc = aide(stocked, "recall", "src/db/x.py", "--json").json()
     text = memories_text(doc)  # what the MCP server puts in its text content
@@ -618,7 +618,7 @@ NOT_DECISIONS = [
 
 
 def test_which_prompts_state_a_decision() -> None:
-    from git_aide.agents.events import decides
+    from git_aide.agents.hooks.events import decides
 
     assert [p for p in DECISIONS if not decides(p)] == []
     assert [p for p in NOT_DECISIONS if decides(p)] == []

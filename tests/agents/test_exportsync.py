@@ -1,4 +1,4 @@
-"""The exported rules files kept in step with the memories (agents/exportsync.py):
+"""The exported rules files kept in step with the memories (agents/rules/exportsync.py):
 aide.export.auto refreshes and stages them on every write, and `export --check --staged`
 (the pre-commit hook, with aide.export.check) refuses a commit whose files are stale."""
 
@@ -64,7 +64,7 @@ def test_off_or_never_exported_nothing_is_touched(tmp_path: Path) -> None:
                            "Reviews take a day", "--layer", "guidelines"], cwd=repo,
                           env=BASE_ENV, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert "git_aide.agents.export" not in proc.stderr
+    assert "git_aide.agents.rules.export" not in proc.stderr
     assert "Reviews take a day" not in (repo / "CLAUDE.md").read_text()
     assert aide(repo, "export", "--check").returncode == 1
     # On, in a repository never exported: no rules file is made.

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from helpers import aide_ok, commit_for_a_view, in_this_process, served, write_memory
 
-from git_aide.agents import server
+from git_aide.agents.mcp import server
 from git_aide.core import memory
 from git_aide.rank.duplicates import _KNOWN, known_ahead, word_set, words
 from git_aide.rank.supersede import subject, subject_of
@@ -63,7 +63,7 @@ def whats(doc: Any) -> list[str]:
 
 
 def test_ranks_with_what_it_worked_out_between_calls(store: Path) -> None:
-    mem = server.Memory()
+    mem = server.ServerState()
     served(mem, "aide_search", {"keyword": "logger"})  # asks for the view to be warmed
     assert mem.worked(20)
     view = mem.read()[2]
@@ -92,7 +92,7 @@ def test_ranks_with_what_it_worked_out_between_calls(store: Path) -> None:
 def test_a_hand_edit_after_the_work_is_compared_from_its_text(store: Path) -> None:
     # The edited file's blob was not worked out ahead: its words come from its text, and
     # it supersedes an older memory it did not resemble before.
-    mem = server.Memory()
+    mem = server.ServerState()
     served(mem, "aide_search", {"keyword": "logger"})
     assert mem.worked(20)
     view = mem.read()[2]
@@ -134,7 +134,7 @@ def test_a_warm_search_finds_each_copy_and_leaves_out_what_was_edited(
         path.write_text(json.dumps(data))
     commit_for_a_view(repo)
     in_this_process(repo, monkeypatch)
-    mem = server.Memory()
+    mem = server.ServerState()
     served(mem, "aide_search", {"keyword": "logger"})
     assert mem.worked(20)
     mem.done()
@@ -158,7 +158,7 @@ def test_a_hand_edit_supersedes_one_that_scores_higher(store: Path) -> None:
     write_memory(store, "Refunds sandbox tests use the sandbox account and the sandbox key",
                  layer="guidelines")
     commit_for_a_view(store)
-    mem = server.Memory()
+    mem = server.ServerState()
     served(mem, "aide_search", {"keyword": "logger"})
     assert mem.worked(20)
     mem.done()

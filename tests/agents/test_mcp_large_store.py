@@ -1,7 +1,7 @@
 """A store with more memory files than the server's share of inotify watches (agents/
 watch.py, a large store) is watched by its folders and its multiply-linked files: git
 is not asked on every call, and every edit is still seen. The server runs in this
-process (agents/server.call on a Memory), with its share made small enough that five
+process (agents/mcp/server.call on a ServerState), with its share made small enough that five
 memories are a large store."""
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from helpers import aide_ok, commit, in_this_process, write_memory
 
-from git_aide.agents import server, watch
+from git_aide.agents.mcp import server
 from git_aide.core import memory
+from git_aide.warm import watch
 
 pytest.importorskip("mcp")
 
@@ -41,7 +42,7 @@ def large(repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Path]
     return repo, paths
 
 
-def answer(mem: server.Memory) -> Any:
+def answer(mem: server.ServerState) -> Any:
     text, doc, failed = server.call(mem, "aide_memories", {"limit": 1000})
     assert not failed, text
     return doc
@@ -60,7 +61,7 @@ def test_a_large_store_sees_every_edit_without_asking_git_each_call(
     repo, paths = large
     backup = tmp_path / "backup.json"
     os.link(paths[1], backup)  # before the server starts
-    mem = server.Memory()
+    mem = server.ServerState()
     answer(mem)
     assert mem._watch is not None and mem._watch.large
     answer(mem)
@@ -82,7 +83,7 @@ def test_a_link_made_later_from_outside_is_seen_within_the_rebase_time(
         monkeypatch: pytest.MonkeyPatch) -> None:
     repo, paths = large
     monkeypatch.setattr(watch, "REBASE_SECONDS", 1.0)
-    mem = server.Memory()
+    mem = server.ServerState()
     answer(mem)
     later = tmp_path / "later.json"
     os.link(paths[2], later)
@@ -103,7 +104,7 @@ def test_a_store_that_outgrows_a_watch_per_file_is_watched_as_a_large_one(
     commit(repo)
     in_this_process(repo, monkeypatch)
     monkeypatch.setattr(watch, "FILE_WATCH_SHARE", max(watch.max_watches() // 7, 1))
-    mem = server.Memory()
+    mem = server.ServerState()
     answer(mem)
     assert mem._watch is not None and not mem._watch.large  # a watch per file
     for i in range(5):

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from helpers import CACHE, McpServer, aide_ok, commit, write_memory
 
-from git_aide.agents.warm import IDLE_SECONDS
 from git_aide.cache import idtable
 from git_aide.cache.index import MAX_SEGMENTS
 from git_aide.core import memory
+from git_aide.warm.state import IDLE_SECONDS
 
 pytest.importorskip("mcp")
 
@@ -116,15 +116,15 @@ def test_what_is_pending_is_written_when_the_client_leaves(repo: Path) -> None:
     assert len(indexed(repo) - before) == 1
 
 
-# -- in this process (agents/server.call on a Memory): the edge cases of one call -------
+# -- in this process (agents/mcp/server.call on a ServerState): the edge cases of one call -------
 
 
 class Warm:
     """The warm server's calls, made in this process."""
 
     def __init__(self) -> None:
-        from git_aide.agents import server
-        from git_aide.agents.warm import Memory
+        from git_aide.agents.mcp import server
+        from git_aide.warm.state import Memory
 
         self.server, self.mem = server, Memory()
 

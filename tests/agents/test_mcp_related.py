@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from helpers import aide_ok, commit_for_a_view, git, in_this_process, served, write_memory
 
-from git_aide.agents import server
+from git_aide.agents.mcp import server
 from git_aide.rank import related, supersede, wordbits
 
 pytest.importorskip("mcp")
@@ -40,7 +40,7 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return in_this_process(repo, monkeypatch)
 
 
-def warmed(mem: server.Memory) -> list[Any]:
+def warmed(mem: server.ServerState) -> list[Any]:
     served(mem, "aide_search", {"keyword": "billing"})
     assert mem.worked(30)
     view = mem.read()[2]
@@ -59,7 +59,7 @@ def pairwise(entries: list[Any]) -> list[tuple[str, str]]:
 
 def test_what_was_worked_out_is_what_comparing_finds(store: Path) -> None:
     related._KNOWN.clear()
-    entries = warmed(server.Memory())
+    entries = warmed(server.ServerState())
     assert all((e.blob, False) in related._KNOWN for e in entries)
     assert sum(len(c[0]) for c in related._KNOWN.values()) > 200
     rng = random.Random(9)
@@ -78,7 +78,7 @@ def test_what_was_worked_out_is_what_comparing_finds(store: Path) -> None:
 
 
 def test_answers_equal_the_command_lines(store: Path) -> None:
-    mem = server.Memory()
+    mem = server.ServerState()
     warmed(mem)
     for word in WORDS:
         assert served(mem, "aide_search", {"keyword": word, "limit": 30}) \
@@ -94,7 +94,7 @@ def test_a_view_with_too_many_pairs_is_compared_per_query(store: Path,
     monkeypatch.setattr(related, "MOST", 50)
     monkeypatch.setattr(related, "SAMPLE", 40)
     monkeypatch.setattr(related, "_TOO_MANY", [])
-    mem = server.Memory()
+    mem = server.ServerState()
     entries = warmed(mem)
     assert not related._KNOWN and related._TOO_MANY == [len(entries)]
     assert related.among(entries) is None
@@ -108,7 +108,7 @@ def test_a_view_with_too_many_pairs_is_compared_per_query(store: Path,
 def test_memories_of_two_views_apart_are_compared(store: Path) -> None:
     """A merge brings together memories that two views each joined on their own: what
     was worked out for neither view answers for them together."""
-    entries = warmed(server.Memory())
+    entries = warmed(server.ServerState())
     rng = random.Random(3)
     rng.shuffle(entries)
     a, b, c = entries[:40], entries[40:80], entries[80:]
@@ -148,7 +148,7 @@ def test_a_newer_memory_that_says_less_hides_nothing_in_every_engine(
     git(repo, "config", "aide.mcp.maxChars", "10000000")
     in_this_process(repo, monkeypatch)
     related._KNOWN.clear()
-    mem = server.Memory()
+    mem = server.ServerState()
     entries = warmed(mem)
     got = related.among(entries)
     assert got is not None

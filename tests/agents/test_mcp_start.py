@@ -75,7 +75,7 @@ def _session(repo: Path, version: str, sdk_first: bool) -> list[dict[str, Any]]:
 def test_the_first_answers_are_the_sdks_own(repo: Path) -> None:
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION
 
-    from git_aide.agents.handshake import HANDSHAKE_VERSIONS
+    from git_aide.agents.mcp.handshake import HANDSHAKE_VERSIONS
 
     assert HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
     # every version answered here, one answered by the SDK alone, one nobody knows

@@ -2,8 +2,8 @@
 contents (read/vocabulary.py), made between calls, and asks a new file's scope filter
 only about the scopes on its way (read/snapshot.Near): its answers are the command
 line's, which searches every content and asks about every scope. The server runs in
-this process (agents/server.call on a Memory), so that the test can wait for the
-thread that makes the vocabulary between calls (Memory.worked)."""
+this process (agents/mcp/server.call on a ServerState), so that the test can wait for the
+thread that makes the vocabulary between calls (ServerState.worked)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from helpers import aide_ok, commit_for_a_view, in_this_process, write_memory
 
-from git_aide.agents import server
+from git_aide.agents.mcp import server
 
 pytest.importorskip("mcp")
 
@@ -62,7 +62,7 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return in_this_process(repo, monkeypatch)
 
 
-def recalled(mem: server.Memory, *paths: str) -> Any:
+def recalled(mem: server.ServerState, *paths: str) -> Any:
     text, doc, failed = server.call(mem, "aide_recall", {"paths": [p or "." for p in paths],
                                                          "detail": "full"})
     assert not failed, text
@@ -80,7 +80,7 @@ def same(doc: Any, repo: Path, *paths: str) -> bool:
 
 
 def test_recalls_through_the_vocabulary_are_the_command_lines(store: Path) -> None:
-    mem = server.Memory()
+    mem = server.ServerState()
     # The first recall searches every content, and asks for the view's vocabulary.
     assert same(recalled(mem, "README.md"), store, "README.md")
     assert mem.worked(20)  # the server made it between calls
@@ -97,7 +97,7 @@ def test_recalls_through_the_vocabulary_are_the_command_lines(store: Path) -> No
 
 
 def test_a_recall_of_several_paths_with_the_vocabulary(store: Path) -> None:
-    mem = server.Memory()
+    mem = server.ServerState()
     recalled(mem, "README.md")
     assert mem.worked(20)  # the server made it between calls
     for pair in (PATHS[i:i + 2] for i in range(0, len(PATHS) - 1, 2)):
@@ -107,7 +107,7 @@ def test_a_recall_of_several_paths_with_the_vocabulary(store: Path) -> None:
 def test_the_server_makes_the_vocabulary_between_calls(store: Path) -> None:
     # No one asks for it but the first recall: the server's own thread makes it, in the
     # pause after the call, and the next recalls go through it.
-    mem = server.Memory()
+    mem = server.ServerState()
     assert same(recalled(mem, "README.md"), store, "README.md")
     reader = mem.read()[2]._reader
     for _ in range(100):

@@ -1,5 +1,5 @@
 """The warm MCP server gives an identical call's answer again, and reads no config,
-while nothing the answer depends on changed (agents/warm.py). Each test changes one such
+while nothing the answer depends on changed (warm/state.py). Each test changes one such
 thing between identical calls: the next answer is the command line's for what is there
 now."""
 
@@ -15,7 +15,7 @@ from helpers import McpServer, aide_ok, git, remember
 
 pytest.importorskip("mcp")
 
-#: Longer than agents/warm.RACY_SECONDS: a config file this old is trusted by its stat.
+#: Longer than warm/state.RACY_SECONDS: a config file this old is trusted by its stat.
 SETTLE = 2.2
 FILE = "src/auth/login.py"
 
@@ -156,7 +156,7 @@ def test_every_recall_counts_whether_worked_out_or_given_again(repo: Path) -> No
 
 def test_recalls_are_counted_once_the_server_is_quiet(repo: Path) -> None:
     # A burst of recalls is counted in one write of the stats, a second after the last
-    # call (agents/warm.IDLE_SECONDS), while the server goes on.
+    # call (warm/state.IDLE_SECONDS), while the server goes on.
     uuid = remember(repo, "auth tokens rotate hourly", "--scope", "src/auth/**")["uuid"]
     git(repo, "commit", "-qm", "memories")
     srv = start(repo)
@@ -220,7 +220,7 @@ def test_an_edit_made_while_a_call_works_is_seen_by_the_same_call_next(
     # event the next call reads, so the next identical call works it out again.
     from helpers import in_this_process, served
 
-    from git_aide.agents import server
+    from git_aide.agents.mcp import server
     from git_aide.app import answers
 
     b = remember(repo, "review every migration twice", "--layer", "guidelines",
@@ -229,7 +229,7 @@ def test_an_edit_made_while_a_call_works_is_seen_by_the_same_call_next(
     git(repo, "commit", "-qm", "memories")
     time.sleep(SETTLE)  # the config's files old enough to be trusted: answers are kept
     in_this_process(repo, monkeypatch)
-    mem = server.Memory()
+    mem = server.ServerState()
     for tool, args, argv, work in (
             ("aide_search", {"keyword": "migration"}, ["search", "migration"],
              "search_hits"),

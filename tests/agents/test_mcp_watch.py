@@ -1,5 +1,5 @@
 """The MCP server watches the memories folder instead of running `git status` on every
-call (agents/watch.py): whatever happens to the files between two calls, each answer is
+call (warm/watch.py): whatever happens to the files between two calls, each answer is
 the command line's answer for the files as they are."""
 
 from __future__ import annotations

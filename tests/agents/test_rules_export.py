@@ -10,7 +10,7 @@ from helpers import ROOT, aide, aide_ok, git, make_repo, remember
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_aide.agents import export, markdown
+from git_aide.agents.rules import export, markdown
 
 ALL = ("--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "cursor",
        "--agent", "copilot", "--agent", "windsurf")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import AIDE, BASE_ENV, Result, aide_ok, git, remember
 
-from git_aide.agents import markdown
+from git_aide.agents.rules import markdown
 
 #: Roughly how large each hostile file is: big enough that work growing with the square
 #: of the size takes minutes, small enough that linear work takes a fraction of a second.

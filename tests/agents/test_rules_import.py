@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from helpers import TESTS, aide, aide_ok, git, hook, hook_context, write
 
-from git_aide.agents import frontmatter, markdown, rules
+from git_aide.agents.rules import frontmatter, markdown
+from git_aide.agents.rules import importer as rules
 
 FIXTURES = TESTS / "fixtures" / "rules"
 

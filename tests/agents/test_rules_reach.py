@@ -192,12 +192,12 @@ def test_a_submodule_is_asked_what_it_ignores(repo: Path, tmp_path: Path) -> Non
 
 def test_the_mcp_import_follows_no_import(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # aide_import takes text, not a file: an `@` line in it names a file it never reads.
-    from git_aide.agents import server
+    from git_aide.agents.mcp import server
 
     write(repo, ".gitignore", ".env\n")
     write(repo, ".env", PRIVATE)
     in_this_process(repo, monkeypatch)
-    doc = served(server.Memory(), "aide_import", {"content": "@.env\n@.git/description\n\n"
+    doc = served(server.ServerState(), "aide_import", {"content": "@.env\n@.git/description\n\n"
                                                   + OURS, "layer": "technical"})
     assert [m["what"] for m in doc["imported"]] == ["Run the linter before every commit"]
     assert memories(repo) == ["Run the linter before every commit"]

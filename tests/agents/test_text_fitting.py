@@ -1,4 +1,4 @@
-"""An answer cut to the budget makes only the items that may fit (agents/text.fitting):
+"""An answer cut to the budget makes only the items that may fit (agents/mcp/text.fitting):
 what the agent gets is the answer made of every item, cut the same way."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from git_aide.agents import text
-from git_aide.agents.text import bound, fitting, size
+from git_aide.agents.mcp import text
+from git_aide.agents.mcp.text import bound, fitting, size
 
 
 def item(rng: random.Random, i: int) -> dict[str, Any]:

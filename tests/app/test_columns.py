@@ -23,7 +23,7 @@ from git_aide.rank.duplicates import jaccard, word_set
 
 pytest.importorskip("mcp")
 
-from git_aide.agents import server  # noqa: E402
+from git_aide.agents.mcp import server  # noqa: E402
 
 #: Dates written into the memories: many share one, so that the recency lift counts
 #: distinct dates, and ties of score are broken by uuid, then path.
@@ -67,19 +67,19 @@ def store(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return in_this_process(repo, monkeypatch)
 
 
-def warm(mem: server.Memory) -> None:
+def warm(mem: server.ServerState) -> None:
     served(mem, "aide_search", {"keyword": "warm"})  # asks for the view to be warmed
     assert mem.worked(30)
     mem.done()
 
 
-def same_as_the_command_line(mem: server.Memory, repo: Path) -> None:
+def same_as_the_command_line(mem: server.ServerState, repo: Path) -> None:
     for query in QUERIES:
         assert served(mem, "aide_search", {"keyword": query, "limit": 50}) \
             == aide_ok(repo, "search", query, "--limit", "50", "--json").json()
 
 
-def both_ways(mem: server.Memory, query: str, limit: int = 50
+def both_ways(mem: server.ServerState, query: str, limit: int = 50
               ) -> tuple[list[tuple[str, float]] | None, list[tuple[str, float]] | None]:
     """(path, score) of a search's hits from the columns, and the slow way's, asked as
     a call (the server's idle work, on a thread of its own, waits for it)."""
@@ -97,7 +97,7 @@ def both_ways(mem: server.Memory, query: str, limit: int = 50
 
 
 def test_the_columns_rank_as_the_entries_do(store: Path) -> None:
-    mem = server.Memory()
+    mem = server.ServerState()
     warm(mem)
     for query in QUERIES:
         for limit in (1, 5, 50):
@@ -117,9 +117,9 @@ def test_the_columns_rank_as_the_entries_do(store: Path) -> None:
     same_as_the_command_line(mem, store)
 
 
-def warm_ledger(store: Path) -> tuple[server.Memory, list[Path]]:
+def warm_ledger(store: Path) -> tuple[server.ServerState, list[Path]]:
     """A warm server, and the files of the memories that name the ledger."""
-    mem = server.Memory()
+    mem = server.ServerState()
     warm(mem)
     files = sorted((store / ".aide" / "memories").rglob("*.json"))
     return mem, [p for p in files if "ledger" in p.read_text()]
@@ -191,7 +191,7 @@ def test_a_blob_at_two_places_is_left_to_the_slow_way(store: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / written.name).write_text(json.dumps(data))
     commit_for_a_view(store)
-    mem = server.Memory()
+    mem = server.ServerState()
     warm(mem)
     assert both_ways(mem, "payouts")[0] is None
     assert both_ways(mem, "ledger")[0] is None  # whatever the query: not told apart
@@ -217,7 +217,7 @@ def test_supersession_read_from_the_columns_is_related_among(
             time.sleep(0.002)
     commit_for_a_view(repo)
     in_this_process(repo, monkeypatch)
-    mem = server.Memory()
+    mem = server.ServerState()
     warm(mem)
     cols = columns._LAST[0]
     assert cols.known is not None

@@ -81,7 +81,7 @@ def test_other_layers_and_scopes_apart_are_not_merged(repo: Path) -> None:
 
 
 def _call(mem: Any, tool: str, args: dict[str, Any]) -> tuple[str, Any]:
-    from git_aide.agents import server
+    from git_aide.agents.mcp import server
 
     text, doc, failed = server.call(mem, tool, args)
     assert not failed, text
@@ -91,10 +91,10 @@ def _call(mem: Any, tool: str, args: dict[str, Any]) -> tuple[str, Any]:
 def test_an_agent_updates_the_memory_it_repeats(repo: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("mcp")
-    from git_aide.agents import server
+    from git_aide.agents.mcp import server
 
     in_this_process(repo, monkeypatch)
-    mem = server.Memory()
+    mem = server.ServerState()
     _text, doc = _call(mem, "aide_remember", {"what": OLD, "layer": "technical"})
     first = doc["uuid"]
     text, doc = _call(mem, "aide_remember", {"what": AGAIN, "layer": "technical",
@@ -114,10 +114,10 @@ def test_an_agent_updates_the_memory_it_repeats(repo: Path,
 def test_an_agent_is_told_why_a_near_duplicate_was_kept_apart(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("mcp")
-    from git_aide.agents import server
+    from git_aide.agents.mcp import server
 
     in_this_process(repo, monkeypatch)
-    mem = server.Memory()
+    mem = server.ServerState()
     _call(mem, "aide_remember", {"what": OLD, "layer": "technical"})
     text, doc = _call(mem, "aide_remember", {"what": "Session cookies are httpOnly and secure",
                                              "layer": "technical"})
@@ -151,11 +151,11 @@ def test_with_a_model_the_server_merges_by_meaning_with_the_model_it_keeps(
     model = shared_model()
     if model is None:
         pytest.skip("no shared model (all-MiniLM-L6-v2) beside the checkout")
-    from git_aide.agents import server
+    from git_aide.agents.mcp import server
 
     git(repo, "config", "aide.semantic.model", str(model))
     in_this_process(repo, monkeypatch)
-    mem = server.Memory()
+    mem = server.ServerState()
     _text, doc = _call(mem, "aide_remember", {"what": "Run the linter before every commit.",
                                               "layer": "guidelines"})
     kept = mem.semantic(mem.repo(), mem.cache(mem.repo()))

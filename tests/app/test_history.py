@@ -303,7 +303,7 @@ def test_history_same_answer_with_and_without_click(hist, argv):
 
 
 def test_history_options_click_owns_are_left_to_it():
-    from git_aide.cli.fastpath import parse as parse_history
+    from git_aide.cli.argv import parse as parse_history
 
     for argv in (["log", "-h"], ["diff", "--format", "html"], ["log", "--limit", "x"],
                  ["diff", "--frobnicate"], ["log", "-n"]):

@@ -295,10 +295,10 @@ def test_an_agent_is_told_to_pass_force(repo: Path, monkeypatch: pytest.MonkeyPa
     pytest.importorskip("mcp")
     from helpers import in_this_process
 
-    from git_aide.agents import server
+    from git_aide.agents.mcp import server
 
     in_this_process(repo, monkeypatch)
-    mem = server.Memory()
+    mem = server.ServerState()
     text, _doc, failed = server.call(mem, "aide_remember", {"what": DIFF, "layer": "technical"})
     assert failed and "looks like a diff" in text and "force=true" in text
     assert not list((repo / ".aide" / "memories").rglob("*.json"))

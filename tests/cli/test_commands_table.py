@@ -1,5 +1,5 @@
 """docs/commands.md's table of what each command and MCP tool takes, checked against the
-commands' real options (click, built from hot.py's table for the hot ones) and the
+commands' real options (click, built from option_table.py's table for the hot ones) and the
 tools' real schema, both ways: a new option or parameter missing from the table, a row
 naming one that is gone, or a wrong mark of an unlisted parameter fails here."""
 
@@ -10,9 +10,9 @@ import re
 import click
 from helpers import ROOT
 
-from git_aide.agents.schema import _CHECKED, UNLISTED
-from git_aide.cli.hot import COMMANDS as HOT
+from git_aide.agents.mcp.schema import _CHECKED, UNLISTED
 from git_aide.cli.main import main
+from git_aide.cli.option_table import COMMANDS as HOT
 
 DOC = ROOT / "docs" / "commands.md"
 #: The commands that have a tool, whose every option the table must name.

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import BASE_ENV, aide, aide_ok, git, make_repo, remember
 
-from git_aide.cli.hot import COMMANDS as HOT
+from git_aide.cli.option_table import COMMANDS as HOT
 
 LAYERS = ["area_context", "technical", "preferences", "guidelines"]
 
@@ -169,7 +169,7 @@ def test_the_internal_commands_are_commands() -> None:
 
 
 def test_bash_offers_every_option_of_the_hot_table(memories: tuple[Path, list[str]]) -> None:
-    """The options come from the commands themselves (hot.py's table for the hot ones)."""
+    """The options come from the commands themselves (option_table.py's table for the hot ones)."""
     repo, _ = memories
     lines = [f"git aide {name} --" for name in HOT] + ["git aide remember --"]
     got = bash_complete(repo, *lines)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from helpers import aide, git, remember
 
-from git_aide.cli.fastpath import parse
+from git_aide.cli.argv import parse
 
 CLICK = {"GIT_AIDE_NO_FASTPATH": "1"}
 
@@ -25,7 +25,7 @@ def stocked(repo: Path) -> Path:
     return repo
 
 
-#: Both parsers read the hot commands' one declaration (cli/hot.py) and call the same
+#: Both parsers read the hot commands' one declaration (cli/option_table.py) and call the same
 #: function (commands.run): what is left to compare end to end is the error boundary of
 #: each path (commands.guarded, main.run) and the early git questions of the fast one.
 ARGVS = [

@@ -8,8 +8,8 @@ import ast
 
 from helpers import ROOT
 
-from git_aide.agents.events import EVENTS
-from git_aide.agents.schema import TOOLS
+from git_aide.agents.hooks.events import EVENTS
+from git_aide.agents.mcp.schema import TOOLS
 from git_aide.cli.main import main
 
 #: README's tour runs these commands as a newcomer would (tests/cli/test_readme.py).
@@ -30,7 +30,7 @@ QUICK = {
     "index": "app/test_search.py::test_index_command",
     "stats": "app/test_search.py::test_stats_figures",
     "merge-driver":
-        "gitprog/test_merge.py::test_different_fields_edited_in_two_clones_are_both_kept",
+        "drivers/test_merge.py::test_different_fields_edited_in_two_clones_are_both_kept",
     "resolve": "app/test_resolve.py::test_modify_delete_in_a_cherry_pick",
     "semantic": "cli/test_semantic_cli.py::test_status_without_a_model",
     "mcp": "agents/test_mcp.py::test_every_tool_over_stdio",

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from helpers import commit, in_this_process, write_memory
 
-from git_aide.agents import server
+from git_aide.agents.mcp import server
 from git_aide.core import memory
 from git_aide.rank import recall as rc
 
@@ -40,7 +40,7 @@ def crowded(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return in_this_process(repo, monkeypatch)
 
 
-def answers(mem: server.Memory, calls: list[dict[str, Any]]) -> list[Any]:
+def answers(mem: server.ServerState, calls: list[dict[str, Any]]) -> list[Any]:
     out = []
     for a in calls:
         text, doc, failed = server.call(mem, "aide_recall", a)
@@ -55,7 +55,7 @@ def test_the_cut_changes_no_answer(crowded: Path, monkeypatch: pytest.MonkeyPatc
         for limit in (1, 5, 20, 40, 60, 300):
             calls.append({"paths": [path], "limit": limit})
         calls.append({"paths": [path], "layers": ["technical"]})
-    cut = answers(server.Memory(), calls)
+    cut = answers(server.ServerState(), calls)
     asked: list[int | None] = []
     select = rc.select
 
@@ -64,5 +64,5 @@ def test_the_cut_changes_no_answer(crowded: Path, monkeypatch: pytest.MonkeyPatc
         return select(*args, **{**kwargs, "most_specific": None})
 
     monkeypatch.setattr(rc, "select", whole)
-    assert answers(server.Memory(), calls) == cut
+    assert answers(server.ServerState(), calls) == cut
     assert rc.PATH_WORDS_SCAN in asked  # the cut was asked for, and made no difference

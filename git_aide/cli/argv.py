@@ -1,7 +1,7 @@
-"""The plain forms of the hot commands (hot.py), parsed without click.
+"""The plain forms of the hot commands (option_table.py), parsed without click.
 
 Agents run `git aide recall PATH --json` on every file they touch; importing click
-costs about a third of such a call. This parser reads the options hot.py declares, the
+costs about a third of such a call. This parser reads the options option_table.py declares, the
 very table click's commands are built from, and takes only what it fully understands
 (the declared spellings, with valid values); anything else (help, a typo, an option
 without its value, a short option with its value attached) returns None and goes
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from git_aide.cli.hot import COMMANDS
+from git_aide.cli.option_table import COMMANDS
 
 
 def parse(argv: list[str]) -> tuple[str, dict[str, object]] | None:

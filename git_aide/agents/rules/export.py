@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_aide.agents.markdown import BEGIN, END, LABEL, LAYER_TITLES
+from git_aide.agents.rules.markdown import BEGIN, END, LABEL, LAYER_TITLES
 from git_aide.core.errors import AideError
 
 TYPE_CHECKING = False
@@ -367,8 +367,8 @@ class _Native:
         has opened `path`; git-aide's own generated rule files are not among them. An
         always-read file this export creates counts as there already: an export run
         twice writes the same bytes."""
-        from git_aide.agents.native import AGENTS as KNOWN
-        from git_aide.agents.native import native_files
+        from git_aide.agents.setup.native import AGENTS as KNOWN
+        from git_aide.agents.setup.native import native_files
 
         key = (agent, path)
         if key not in self._files:
@@ -389,7 +389,7 @@ class _Native:
         """Whether `agent` already reads a memory (its text, word for word) in its files,
         at session start or once `path` is open. The block of `own`, the file being
         written, does not count: what it holds is what this export decides."""
-        from git_aide.agents.native import MIN_TEXT_MATCH, words
+        from git_aide.agents.setup.native import MIN_TEXT_MATCH, words
 
         mine = os.path.realpath(os.path.join(self.top, own)) if own else None
         items: set[str] = set()
@@ -417,8 +417,8 @@ class _Native:
         """(the words of each rule a person wrote, of each memory of its block, of all
         the rules a person wrote) in one file; nothing for a file that cannot be read."""
         if real not in self._read:
-            from git_aide.agents.markdown import parse
-            from git_aide.agents.native import words
+            from git_aide.agents.rules.markdown import parse
+            from git_aide.agents.setup.native import words
 
             try:
                 text = _read_text(self.top, name)
@@ -442,7 +442,7 @@ def _note_left(out: Plan, path: str, left: list[dict[str, Any]], max_chars: int 
 
 def _generated(top: str, folder: str, suffix: str) -> list[str]:
     """The git-aide rule files already in a folder (named git-aide-*, holding a block)."""
-    from git_aide.agents.rules import read_rules
+    from git_aide.agents.rules.importer import read_rules
 
     try:
         names = sorted(os.listdir(os.path.join(top, folder)))
@@ -464,7 +464,7 @@ def _generated(top: str, folder: str, suffix: str) -> list[str]:
 
 def _read_text(top: str, path: str) -> str | None:
     """A rules file's text, or None when there is none."""
-    from git_aide.agents.rules import read_rules
+    from git_aide.agents.rules.importer import read_rules
 
     data = read_rules(os.path.join(top, path), path)
     if data is None:
@@ -493,8 +493,8 @@ def _written_outside(path: str, old: str | None, *, blocks: bool = False) -> set
     a memory imported from a file the agent reads anyway is not written out again."""
     if old is None:
         return set()
-    from git_aide.agents.markdown import parse
-    from git_aide.agents.rules import file_defaults
+    from git_aide.agents.rules.importer import file_defaults
+    from git_aide.agents.rules.markdown import parse
 
     doc = parse(old)
     layer, scope = file_defaults(path, doc.meta)
@@ -506,7 +506,7 @@ def _written_in_folder(top: str, folder: str, suffix: str, generated: list[str],
                        notes: list[str]) -> set[Key]:
     """What the rule files people wrote in an agent's rules folder already say; a file
     that cannot be read as one adds a line to `notes` (one not UTF-8 is no rule at all)."""
-    from git_aide.agents.rules import read_rules
+    from git_aide.agents.rules.importer import read_rules
 
     try:
         names = sorted(os.listdir(os.path.join(top, folder)))
@@ -615,7 +615,7 @@ def exported_agents(top: str) -> list[str]:
     """The agents an export wrote for already: those whose always-read file holds a
     git-aide block, or whose rules folder holds a rule file export wrote (a file that
     cannot be read counts as none)."""
-    from git_aide.agents.rules import read_rules
+    from git_aide.agents.rules.importer import read_rules
 
     found = []
     for agent in AGENTS:
@@ -677,7 +677,7 @@ def changes(repo: Repo, cache: Cache, agents: list[str], *, max_chars: int | Non
     hold (None: removed), the bytes it holds, the file written (a link's target))],
     notes). Every file is read and every destination checked, so that an export
     refused for one file writes none. `cached`: planned from the staged memories."""
-    from git_aide.agents.rules import read_rules
+    from git_aide.agents.rules.importer import read_rules
     from git_aide.app.context import Context
 
     top = repo.require_worktree("export")

@@ -1,4 +1,4 @@
-"""`git aide semantic fetch` (git_aide/model/fetch.py) against a local HTTP server that
+"""`git aide semantic fetch` (git_aide/embedding/fetch.py) against a local HTTP server that
 serves the tiny model in an upstream's layout, with a catalog of the tests' own
 ($GIT_AIDE_MODEL_CATALOG)."""
 

@@ -1,4 +1,4 @@
-"""The cold commands (all but the hot ones of hot.py): their click declarations, each
+"""The cold commands (all but the hot ones of option_table.py): their click declarations, each
 one function that parses, calls app/ (or agents/), renders. main.py adds them to the
 group.
 
@@ -56,7 +56,7 @@ def init(agents: tuple[str, ...], no_hooks: bool, dry_run: bool, uninstall: bool
         raise UsageError("--dry-run goes with --agent")
     repo = open_repo()
     if agents:
-        from git_aide.agents import config, probe
+        from git_aide.agents.setup import config, probe
 
         top = repo.require_worktree("init --agent")
         changes = [c for a in dict.fromkeys(agents)
@@ -117,7 +117,7 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
              priority: str, source: str, contributor: str | None, no_stage: bool,
              force: bool, merge: bool, as_json: bool) -> None:
     """Store a memory in the working tree and stage it."""
-    from git_aide.agents.afterwrite import after_write, shared
+    from git_aide.agents.rules.afterwrite import after_write, shared
     from git_aide.app import store
 
     if mine:
@@ -394,7 +394,7 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
             add_tags or remove_tags):
         raise UsageError("nothing to change: give --what, --why, --scope, --tag, --untag, "
                          "--label, --layer or --priority")
-    from git_aide.agents.afterwrite import after_write, shared
+    from git_aide.agents.rules.afterwrite import after_write, shared
     from git_aide.app import userstore
 
     changes: dict[str, Any] = dict(
@@ -430,7 +430,7 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
 @json_option
 def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
     """Delete memories (and stage the removals)."""
-    from git_aide.agents.afterwrite import Followed, after_write
+    from git_aide.agents.rules.afterwrite import Followed, after_write
     from git_aide.app import store, userstore
 
     opened = _project()
@@ -479,7 +479,7 @@ def merge_driver(base: str, ours: str, theirs: str, marker_size: str | None,
     """Git's merge driver for memories (git runs it; see `init`)."""
     # `git-aide merge-driver` never gets here: __main__ dispatches it before click is
     # imported. This keeps it listed in the help and callable through `run()`.
-    from git_aide.gitprog.driver import run_driver
+    from git_aide.drivers.merge import run_driver
 
     args = [base, ours, theirs] + [a for a in (marker_size, path) if a is not None]
     raise click.exceptions.Exit(run_driver(args))
@@ -534,7 +534,7 @@ def validate(staged: bool, rev: str | None, all_: bool, quiet: bool, as_json: bo
 @json_option
 def doctor(as_json: bool) -> None:
     """What is missing or broken here, and the command that fixes it."""
-    from git_aide.agents import doctor as agent_checks
+    from git_aide.agents.setup import doctor as agent_checks
     from git_aide.app.doctor import diagnose
     from git_aide.gitio.repo import open_repo
 
@@ -605,7 +605,7 @@ def textconv(file: str) -> None:
     """A memory file as readable lines (git runs it for `git diff`; see `init`)."""
     # `git-aide textconv` never gets here: __main__ dispatches it before click is
     # imported. This keeps it listed in the help and callable through `run()`.
-    from git_aide.gitprog.textconv import main as textconv_main
+    from git_aide.drivers.textconv import main as textconv_main
 
     raise click.exceptions.Exit(textconv_main([file]))
 
@@ -620,14 +620,14 @@ def import_(files: tuple[str, ...], layer: str | None, scope: str | None, dry_ru
             as_json: bool) -> None:
     """Turn rules files (CLAUDE.md, AGENTS.md, .cursor/rules/*.mdc...; none: all of them)
     into memories."""
-    from git_aide.agents import rules
+    from git_aide.agents.rules import importer as rules
 
     refreshed: list[str] = []
     with Opened() as ctx:
         doc = rules.import_doc(ctx.repo, ctx.cache, list(files), layer=layer, scope=scope,
                                dry_run=dry_run)
         if not dry_run:
-            from git_aide.agents.afterwrite import after_write
+            from git_aide.agents.rules.afterwrite import after_write
 
             made = [m["uuid"] for m in doc["imported"] if m.get("uuid")]
             then = after_write(ctx.repo, ctx.cache, "remember", "cli", made,
@@ -673,7 +673,7 @@ def _one_line(text: str, width: int = 70) -> str:
                    "(default: aide.export.maxChars).")
 def export(agents: tuple[str, ...], check: bool, staged: bool, max_chars: int | None) -> None:
     """Write the memories into agents' rules files (a marked block, glob-scoped rules)."""
-    from git_aide.agents import export as ex
+    from git_aide.agents.rules import export as ex
 
     if staged and not check:
         raise UsageError("--staged goes with --check")
@@ -689,7 +689,7 @@ def export(agents: tuple[str, ...], check: bool, staged: bool, max_chars: int | 
         cap = ex.max_chars_of(ctx.repo, max_chars)
         notes: list[str] = []
         if staged:
-            from git_aide.agents.exportsync import stale_staged
+            from git_aide.agents.rules.exportsync import stale_staged
 
             done = stale_staged(ctx.repo, ctx.cache, chosen, cap)
         else:
@@ -729,7 +729,7 @@ def mcp() -> None:
 def hook(event: str, agent: str) -> None:
     """Run by an agent's hooks: read its event on stdin, print context for it."""
     # `git-aide hook ...` never gets here: __main__ runs it before click is imported.
-    from git_aide.agents.events import main as events_main
+    from git_aide.agents.hooks.events import main as events_main
 
     raise click.exceptions.Exit(events_main([event, "--agent", agent]))
 

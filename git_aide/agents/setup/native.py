@@ -447,7 +447,7 @@ def _front_matter(full: str) -> dict[str, Any] | None:
         return None
     if not text.lstrip("\ufeff").startswith("---"):
         return {}
-    from git_aide.agents.frontmatter import front_matter
+    from git_aide.agents.rules.frontmatter import front_matter
 
     meta, _body = front_matter(text.lstrip("\ufeff").splitlines()[:200])
     return meta
@@ -455,7 +455,7 @@ def _front_matter(full: str) -> dict[str, Any] | None:
 
 def _applies(top: str, globs: Any, rel: str | None) -> bool:
     """Whether a rules file's globs cover everything, or the repo-relative `rel`."""
-    from git_aide.agents.frontmatter import combine_globs
+    from git_aide.agents.rules.frontmatter import combine_globs
     from git_aide.core import scope as scopes
 
     combined = combine_globs(globs)

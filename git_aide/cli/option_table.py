@@ -1,7 +1,7 @@
 """The hot commands (recall, search, diff, log) and their options, declared once.
 
 Agents and CI steps call these on every file or commit: their plain forms are parsed
-without click (fastpath.py), the rest by click (main.py builds their click commands from
+without click (argv.py), the rest by click (main.py builds their click commands from
 this same table), and both hand the same keyword arguments to the same functions
 (commands.py). Nothing here imports click or anything heavy.
 """

@@ -11,7 +11,7 @@ tomlkit, which keeps the document as written. A file that does not parse is an e
 and is left alone, and nothing is read or written through a link out of the working
 tree.
 
-A set-up is only called done when the server the files name starts (agents/probe.py).
+A set-up is only called done when the server the files name starts (agents/setup/probe.py).
 
 Longer than most modules, on purpose: a hundred lines are the table of each agent's
 hooks and files, and the rest is one promise (install, and give the file back byte for
@@ -27,7 +27,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_aide.agents.jsonedit import Document, Edit, Node, kind, newline, splice
+from git_aide.agents.setup.jsonedit import Document, Edit, Node, kind, newline, splice
 from git_aide.core.errors import AideError
 
 AGENTS = ("claude", "codex", "copilot", "cursor", "gemini", "vscode")

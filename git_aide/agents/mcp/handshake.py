@@ -24,7 +24,7 @@ import sys
 import threading
 
 from git_aide import __version__
-from git_aide.agents.schema import INSTRUCTIONS, offered
+from git_aide.agents.mcp.schema import INSTRUCTIONS, offered
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class _Warm:
 
     def _run(self) -> None:
         try:
-            from git_aide.agents.server import warm_up
+            from git_aide.agents.mcp.server import warm_up
 
             self._server = warm_up(self._tools(), self._client())
         except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
@@ -300,7 +300,7 @@ def _handover(reader: BinaryIO, start: Start, line: bytes) -> int:
             await server.run(r, w, server.create_initialization_options())
 
     anyio.run(serve)
-    from git_aide.agents.server import settle
+    from git_aide.agents.mcp.server import settle
 
     settle()
     return 0

@@ -1,4 +1,4 @@
-"""Running a sentence model (git_aide/model/runtime.py) on the tests' tiny model, with
+"""Running a sentence model (git_aide/embedding/runtime.py) on the tests' tiny model, with
 the real onnxruntime and tokenizers; the catalog of known models."""
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from helpers import (
 )
 
 from git_aide.core.errors import AideError
-from git_aide.model import catalog
-from git_aide.model.runtime import Embedder, identity
+from git_aide.embedding import catalog
+from git_aide.embedding.runtime import Embedder, identity
 
 np = pytest.importorskip("numpy")
 

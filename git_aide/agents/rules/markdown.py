@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_aide.agents.frontmatter import front_matter
-from git_aide.agents.mdblocks import Block, Entry, blocks, render_blocks
+from git_aide.agents.rules.frontmatter import front_matter
+from git_aide.agents.rules.mdblocks import Block, Entry, blocks, render_blocks
 from git_aide.core.memory import MAX_WHAT
 
 #: The markers of the block `git aide export` owns inside a rules file.

@@ -2,19 +2,19 @@
 
 The tools keep aide-memory's names and parameters, and call the same functions as the
 commands (answers.py, store.py). A read tool's structured content is a compact document
-of the memories by default (agents/text.py's compact()), and with `detail: "full"` the
+of the memories by default (agents/mcp/text.py's compact()), and with `detail: "full"` the
 document the matching command prints with `--json`; its text is a short markdown
-rendering; both within a budget of characters (agents/text.py). The process stays up
+rendering; both within a budget of characters (agents/mcp/text.py). The process stays up
 between calls, so its imports, its repository handle and its full-text index stay warm
-(agents/warm.py's Memory); every call learns what changed in its source (the index, a
+(warm/state.py's ServerState); every call learns what changed in its source (the index, a
 tree, and the memory files that differ from the index: from git status, or from the
-kernel's events once git has answered, agents/watch.py), so a memory edited by hand
+kernel's events once git has answered, warm/watch.py), so a memory edited by hand
 between two calls is seen; and while nothing a reading tool's answer depends on
 changed, an identical call gets the same answer again without working it out
-(agents/warm.py).
+(warm/state.py).
 
 The start of a connection is answered before the SDK is imported
-(agents/handshake.py); the tools' schema is agents/schema.py's.
+(agents/mcp/handshake.py); the tools' schema is agents/mcp/schema.py's.
 
 Nine tools' work over one warm state, each a few lines that call app/ and shape its
 answer for an agent.
@@ -27,7 +27,7 @@ import os
 import sys
 
 from git_aide import __version__
-from git_aide.agents.schema import (
+from git_aide.agents.mcp.schema import (
     DEFAULT_TOOLS,
     INSTRUCTIONS,
     TOOLS,
@@ -35,15 +35,15 @@ from git_aide.agents.schema import (
     check_arguments,
     speak,
 )
-from git_aide.agents.warm import Memory, call_key
+from git_aide.warm.state import ServerState, call_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from git_aide.agents.afterwrite import Followed
-    from git_aide.agents.native import Loaded
+    from git_aide.agents.rules.afterwrite import Followed
+    from git_aide.agents.setup.native import Loaded
     from git_aide.gitio.repo import Repo
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
@@ -76,7 +76,7 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
     `full`, the command's --json document. `given`: what the agent holds already (its
     short ids, and what its rules files hold): left out of a compact answer, named in
     its `given`. `gave`: gets the uuids of the memories the answer holds."""
-    from git_aide.agents.text import (
+    from git_aide.agents.mcp.text import (
         bound,
         compact,
         compact_source,
@@ -125,7 +125,7 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
 GIVEN_NAMED = 20
 
 
-def _given(mem: Memory, a: dict[str, Any], paths: list[str]) -> Given | None:
+def _given(mem: ServerState, a: dict[str, Any], paths: list[str]) -> Given | None:
     """Return what the agent holds already, for a compact answer by paths or words: the
     memories its session's hooks gave it (the session record started since the server
     did, when it is the only one), and what its own rules files hold (its client named in
@@ -140,7 +140,7 @@ def _given(mem: Memory, a: dict[str, Any], paths: list[str]) -> Given | None:
     record = _session_record(mem)
     opened: list[str] = []
     if record is not None:
-        from git_aide.agents.sessions import opened_in
+        from git_aide.agents.hooks.sessions import opened_in
 
         ids.update(u[:8] for u in record.get("seen", ()) if isinstance(u, str))
         opened = opened_in(record)
@@ -149,7 +149,7 @@ def _given(mem: Memory, a: dict[str, Any], paths: list[str]) -> Given | None:
     def reads() -> Loaded | None:
         if agent is None or top is None:
             return None
-        from git_aide.agents import native
+        from git_aide.agents.setup import native
 
         rels = [os.path.relpath(os.path.abspath(p), top) for p in paths]
         # the rules files it loaded on opening files (its hooks saw them) are held too
@@ -179,10 +179,10 @@ def _full(a: dict[str, Any]) -> bool:
     return detail == "full" if detail is not None else bool(a.get("ids"))
 
 
-def _kept(mem: Memory, name: str, a: dict[str, Any], work: Callable[[], Answer],
+def _kept(mem: ServerState, name: str, a: dict[str, Any], work: Callable[[], Answer],
           full_text: bool = False, more: Any = ()) -> Answer:
     """`work()`'s answer on the working tree, or the one an identical call got while
-    nothing it depends on changed since (agents/warm.py); a revision's is worked out.
+    nothing it depends on changed since (warm/state.py); a revision's is worked out.
     `full_text`: the answer depends on the full-text index; `more`: on these too."""
     from git_aide.app.context import index_state
 
@@ -207,7 +207,7 @@ def _kept(mem: Memory, name: str, a: dict[str, Any], work: Callable[[], Answer],
     return doc, text
 
 
-def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
+def aide_recall(mem: ServerState, a: dict[str, Any]) -> Answer:
     """The memories relevant to paths (as `recall --json`), or those `ids` names."""
     from git_aide.app import answers
 
@@ -225,7 +225,7 @@ def aide_recall(mem: Memory, a: dict[str, Any]) -> Answer:
 SESSION_START_SLACK = 120.0
 
 
-def _always_wanted(mem: Memory) -> bool:
+def _always_wanted(mem: ServerState) -> bool:
     """Return whether a recall should bring the always-on memories: once a connection,
     and not when a session-start hook gave them to this session already (a session
     record started since the server did)."""
@@ -237,22 +237,22 @@ def _always_wanted(mem: Memory) -> bool:
     return True
 
 
-def _session_records(mem: Memory) -> list[dict[str, Any]]:
+def _session_records(mem: ServerState) -> list[dict[str, Any]]:
     """Return the hooks' session records started since the server did (its agent's
     session, when one agent works in the repository)."""
-    from git_aide.agents.sessions import started_since
+    from git_aide.agents.hooks.sessions import started_since
 
     return started_since(mem.repo().cache_dir, mem.born - SESSION_START_SLACK)
 
 
-def _session_record(mem: Memory) -> dict[str, Any] | None:
+def _session_record(mem: ServerState) -> dict[str, Any] | None:
     """Return this connection's session record: the only one started since the server
     did (two agents at work in one repository: neither, to be safe)."""
     records = _session_records(mem)
     return records[0] if len(records) == 1 else None
 
 
-def _recall(mem: Memory, a: dict[str, Any], always: bool = False,
+def _recall(mem: ServerState, a: dict[str, Any], always: bool = False,
             given: Given | None = None) -> Answer:
     from git_aide.app import answers
 
@@ -287,14 +287,14 @@ def _recall(mem: Memory, a: dict[str, Any], always: bool = False,
     return answer
 
 
-def aide_search(mem: Memory, a: dict[str, Any]) -> Answer:
+def aide_search(mem: ServerState, a: dict[str, Any]) -> Answer:
     """Full-text search, best first, from `offset` on (as `search --json`)."""
     given = _given(mem, a, [])
     return _kept(mem, "aide_search", a, lambda: _search(mem, a, given), True,
                  (given and given[:2],))
 
 
-def _search(mem: Memory, a: dict[str, Any], given: Given | None = None) -> Answer:
+def _search(mem: ServerState, a: dict[str, Any], given: Given | None = None) -> Answer:
     from git_aide.app import answers
     from git_aide.app.semantic import MODES
 
@@ -317,12 +317,12 @@ def _search(mem: Memory, a: dict[str, Any], given: Given | None = None) -> Answe
     return answer
 
 
-def aide_memories(mem: Memory, a: dict[str, Any]) -> Answer:
+def aide_memories(mem: ServerState, a: dict[str, Any]) -> Answer:
     """Every memory that passes the filters, from `offset` on (as `list --json`)."""
     return _kept(mem, "aide_memories", a, lambda: _listed(mem, a))
 
 
-def _listed(mem: Memory, a: dict[str, Any]) -> Answer:
+def _listed(mem: ServerState, a: dict[str, Any]) -> Answer:
     from git_aide.app import answers
 
     repo, _cache, snap = mem.read(a["rev"])
@@ -343,7 +343,7 @@ def _written(repo: Repo, doc: dict[str, Any], text: str, then: Followed | None =
              ) -> Answer:
     """A writing tool's answer: its document and text with its warnings, in budget;
     `then`: what followed the write (the rules files aide.export.auto refreshed)."""
-    from git_aide.agents.text import bound, cap
+    from git_aide.agents.mcp.text import bound, cap
 
     if then is not None:
         if then.exported:
@@ -357,9 +357,9 @@ def _written(repo: Repo, doc: dict[str, Any], text: str, then: Followed | None =
     return doc, cap(text + said, limit)
 
 
-def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
+def aide_remember(mem: ServerState, a: dict[str, Any]) -> Answer:
     """Store a memory and stage it (as `remember --json`)."""
-    from git_aide.agents.afterwrite import after_write, shared
+    from git_aide.agents.rules.afterwrite import after_write, shared
     from git_aide.app import answers, store
     from git_aide.core.errors import AideError
 
@@ -392,7 +392,7 @@ def aide_remember(mem: Memory, a: dict[str, Any]) -> Answer:
                     then)
 
 
-def _remember_user(mem: Memory, a: dict[str, Any]) -> Answer:
+def _remember_user(mem: ServerState, a: dict[str, Any]) -> Answer:
     """Store aide_remember's memory in the user's own store (app/userstore.py)."""
     from git_aide.app import answers, userstore
     from git_aide.core.errors import AideError
@@ -410,9 +410,9 @@ def _remember_user(mem: Memory, a: dict[str, Any]) -> Answer:
                     f"{verb} `{w.uuid[:8]}` in the user's own store.")
 
 
-def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
+def aide_update(mem: ServerState, a: dict[str, Any]) -> Answer:
     """Change a memory and stage it (as `update --json`)."""
-    from git_aide.agents.afterwrite import after_write, shared
+    from git_aide.agents.rules.afterwrite import after_write, shared
     from git_aide.app import answers, store
     from git_aide.core.errors import AideError
 
@@ -439,9 +439,9 @@ def aide_update(mem: Memory, a: dict[str, Any]) -> Answer:
                     then)
 
 
-def aide_forget(mem: Memory, a: dict[str, Any]) -> Answer:
+def aide_forget(mem: ServerState, a: dict[str, Any]) -> Answer:
     """Delete a memory and stage the removal (as `forget --json`)."""
-    from git_aide.agents.afterwrite import after_write
+    from git_aide.agents.rules.afterwrite import after_write
     from git_aide.app import answers, store, userstore
 
     repo, cache, snap = mem.read()
@@ -456,12 +456,12 @@ def aide_forget(mem: Memory, a: dict[str, Any]) -> Answer:
                     "\n".join(f"Forgot `{u[:8]}`." for u in gone), then)
 
 
-def aide_import(mem: Memory, a: dict[str, Any]) -> Answer:
+def aide_import(mem: ServerState, a: dict[str, Any]) -> Answer:
     """Rules text as memories (as `import --json`), each named by its id."""
-    from git_aide.agents.afterwrite import after_write
-    from git_aide.agents.rules import import_text
-    from git_aide.agents.text import bound
-    from git_aide.agents.text import import_text as render
+    from git_aide.agents.mcp.text import bound
+    from git_aide.agents.mcp.text import import_text as render
+    from git_aide.agents.rules.importer import import_text
+    from git_aide.agents.rules.afterwrite import after_write
 
     repo = mem.repo()
     doc = import_text(repo, mem.cache(repo), a["content"], name="import", layer=a["layer"],
@@ -480,9 +480,9 @@ def aide_import(mem: Memory, a: dict[str, Any]) -> Answer:
     return doc, render(doc, limit)
 
 
-def aide_diff(mem: Memory, a: dict[str, Any]) -> Answer:
+def aide_diff(mem: ServerState, a: dict[str, Any]) -> Answer:
     """What changed between two sources (as `diff --json`)."""
-    from git_aide.agents.text import bound, diff_text
+    from git_aide.agents.mcp.text import bound, diff_text
     from git_aide.app.diff import diff_doc
 
     repo = mem.repo()
@@ -495,9 +495,9 @@ def aide_diff(mem: Memory, a: dict[str, Any]) -> Answer:
     return doc, diff_text(doc, limit)
 
 
-def aide_log(mem: Memory, a: dict[str, Any]) -> Answer:
+def aide_log(mem: ServerState, a: dict[str, Any]) -> Answer:
     """The commits that changed memories (as `log --json`), from `skip` on."""
-    from git_aide.agents.text import bound_log, log_text
+    from git_aide.agents.mcp.text import bound_log, log_text
     from git_aide.app.log import log_doc
 
     repo = mem.repo()
@@ -527,7 +527,7 @@ def aide_log(mem: Memory, a: dict[str, Any]) -> Answer:
 
 
 #: Each tool's work: the checked arguments in, (structured content, text) out.
-WORK: dict[str, Callable[[Memory, dict[str, Any]], Answer]] = {
+WORK: dict[str, Callable[[ServerState, dict[str, Any]], Answer]] = {
     "aide_recall": aide_recall, "aide_search": aide_search, "aide_memories": aide_memories,
     "aide_remember": aide_remember, "aide_update": aide_update, "aide_forget": aide_forget,
     "aide_import": aide_import, "aide_diff": aide_diff, "aide_log": aide_log,
@@ -538,7 +538,7 @@ WORK: dict[str, Callable[[Memory, dict[str, Any]], Answer]] = {
 READING = frozenset({"aide_recall", "aide_search", "aide_memories"})
 
 
-def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | None, bool]:
+def call(mem: ServerState, name: str, arguments: Any) -> tuple[str, dict[str, Any] | None, bool]:
     """One tool call: (text, structured content, is it an error). Never raises: any
     failure is a tool error of one line (app/boundary.py), and the server lives on. The
     cache's notices go to the agent's log (stderr), as the snapshots' warnings do."""
@@ -568,7 +568,7 @@ def call(mem: Memory, name: str, arguments: Any) -> tuple[str, dict[str, Any] | 
 
 # -- the SDK's server ---------------------------------------------------------------------------
 
-def build(memory: Memory | None = None, tools: list[dict[str, Any]] | None = None,
+def build(memory: ServerState | None = None, tools: list[dict[str, Any]] | None = None,
           client: str | None = None) -> Any:
     """The SDK's low-level server with the tools (imports the SDK: not on the way to the
     first answers). `tools`: those `tools/list` gives (schema.offered(); the default set
@@ -580,7 +580,7 @@ def build(memory: Memory | None = None, tools: list[dict[str, Any]] | None = Non
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
-    mem = memory or Memory()
+    mem = memory or ServerState()
     if client is not None:
         mem.client = client
     SERVED.append(mem)
@@ -604,7 +604,7 @@ def build(memory: Memory | None = None, tools: list[dict[str, Any]] | None = Non
 
 
 #: The warm states of the servers this process built (one, when it serves an agent).
-SERVED: list[Memory] = []
+SERVED: list[ServerState] = []
 
 
 def settle() -> None:
@@ -620,7 +620,7 @@ def warm_up(tools: list[dict[str, Any]] | None = None, client: str | None = None
     """What the first tool call needs: the SDK and its server (listing `tools`, its
     writes marked as `client`'s), and git-aide's read path."""
     server = build(tools=tools, client=client)
-    import git_aide.agents.text  # noqa: F401
+    import git_aide.agents.mcp.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
     import git_aide.app.diff  # noqa: F401
     import git_aide.app.log  # noqa: F401

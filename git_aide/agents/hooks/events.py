@@ -28,8 +28,14 @@ import os
 import re
 import sys
 
-from git_aide.agents.sessions import Session, prune, session_id
-from git_aide.agents.toolpaths import MAX_EVENT_PATHS, PATH_KEYS, absolute, aide_tool, tool_paths
+from git_aide.agents.hooks.sessions import Session, prune, session_id
+from git_aide.agents.hooks.toolpaths import (
+    MAX_EVENT_PATHS,
+    PATH_KEYS,
+    absolute,
+    aide_tool,
+    tool_paths,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -443,7 +449,7 @@ def _file_memories(data: dict[str, Any], agent: str, paths: list[str],
         fresh += [e for e in always_on(snap) if e.uuid not in session.seen
                   and e.uuid not in have_ids]
     if fresh:
-        from git_aide.agents import native
+        from git_aide.agents.setup import native
 
         have = native.loaded(_program(agent, data), top, rels, _cwd(data))
         if have.files:
@@ -577,7 +583,7 @@ def _importance(entry: Any, record: dict[str, Any]) -> tuple[int, int, int, int,
     that) before imported rules, which keep their file's own order."""
     rank = 0 if record.get("priority") == "always" else 1
     layer = {"guidelines": 0, "preferences": 1}.get(entry.layer, 0)
-    from git_aide.agents.native import imported_from
+    from git_aide.agents.setup.native import imported_from
 
     origin = imported_from(record)
     if origin is None:
@@ -613,7 +619,7 @@ def session_start(data: dict[str, Any], agent: str, opened: list[Context]) -> st
     top = repo.worktree
     have = None
     if top is not None:
-        from git_aide.agents import native
+        from git_aide.agents.setup import native
 
         have = native.loaded(_program(agent, data), top, (), _cwd(data))
         if have.files:
@@ -672,7 +678,7 @@ def _not_restated(repo: Any, cache: Any, have: Any, chosen: list[Any]) -> list[A
     try:
         import hashlib
 
-        from git_aide.agents.native import names_held
+        from git_aide.agents.setup.native import names_held
         from git_aide.app.semantic import Semantic
 
         sem = Semantic(repo, cache)
@@ -806,7 +812,7 @@ def _structured_uuids(value: Any) -> list[str]:
 
 def _strings(value: Any) -> str:
     """Every string inside a JSON value, one per line (tool responses come in many shapes),
-    less what a cut MCP answer names without showing it (agents/text.py): its `more`
+    less what a cut MCP answer names without showing it (agents/mcp/text.py): its `more`
     and the line "N more ... not shown: ids" of its text."""
     if isinstance(value, str):
         if value.lstrip().startswith("{"):  # structured content given as JSON text

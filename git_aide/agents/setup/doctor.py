@@ -16,14 +16,14 @@ from git_aide.gitio.repo import Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from git_aide.agents.probe import Answer, Server
+    from git_aide.agents.setup.probe import Answer, Server
 
 
 def findings(repo: Repo) -> list[Finding]:
     """Per agent whose project settings exist: is git-aide set up in them, does the server
     they start answer in time, do the files reach the team, and which one-time approval
     the user still owes the agent."""
-    from git_aide.agents import config, probe
+    from git_aide.agents.setup import config, probe
 
     top = repo.require_worktree("doctor")
     out = []
@@ -52,7 +52,7 @@ def findings(repo: Repo) -> list[Finding]:
 
 def _answered(s: Server, answer: Answer) -> Finding:
     """Whether the server `s` names answered `initialize` within the agent's wait."""
-    from git_aide.agents.probe import NAMES, seconds, slow_fix
+    from git_aide.agents.setup.probe import NAMES, seconds, slow_fix
 
     what = f"{s.agent}: the MCP server {s.rel} starts ({' '.join((s.command, *s.args))})"
     if answer.seconds is None:
@@ -125,7 +125,7 @@ def _trust(agent: str, top: str) -> list[Finding]:
 
 def _claude(top: str) -> Finding:
     """Claude Code approves each server of a project's .mcp.json once."""
-    from git_aide.agents.config import SERVER
+    from git_aide.agents.setup.config import SERVER
 
     home = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
     state = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~"),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from git_aide.agents import export as ex
+from git_aide.agents.rules import export as ex
 from git_aide.core.errors import AideError
 
 TYPE_CHECKING = False

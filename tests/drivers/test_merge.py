@@ -39,7 +39,7 @@ from git_aide.core.merge import (
     conflict_bytes,
     merge_bytes,
 )
-from git_aide.gitprog.driver import run_driver
+from git_aide.drivers.merge import run_driver
 
 # --- set-up ---------------------------------------------------------------------------
 

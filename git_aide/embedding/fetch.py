@@ -26,7 +26,7 @@ import tempfile
 import time
 
 from git_aide.core.errors import AideError
-from git_aide.model.catalog import (
+from git_aide.embedding.catalog import (
     FETCHED,
     MAX_FILE,
     UPSTREAM,

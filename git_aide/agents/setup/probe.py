@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from git_aide.agents.config import (
+from git_aide.agents.setup.config import (
     FILES,
     MAX_JSON,
     MAX_TOML,

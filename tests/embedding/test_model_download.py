@@ -1,4 +1,4 @@
-"""A model download is bounded (git_aide/model/fetch.py): never read past a file's
+"""A model download is bounded (git_aide/embedding/fetch.py): never read past a file's
 pinned size, refused when the server's length disagrees, given up when the whole fetch
 is too slow, removed when the fetch is stopped by a signal, and shown as it goes.
 Servers here misbehave on purpose: an HTTP server in a thread, on 127.0.0.1."""
@@ -35,7 +35,7 @@ from helpers import (
     tiny_catalog,
 )
 
-from git_aide.model import catalog
+from git_aide.embedding import catalog
 
 REPO, REVISION, REMOTE = TINY_REPO, TINY_REVISION, TINY_REMOTE
 #: A process that hangs fails its test after this many seconds, instead of hanging it.

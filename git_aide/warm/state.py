@@ -1,8 +1,8 @@
-"""The warm state of the MCP server (`Memory`), and what its answers depend on, so that
+"""The warm state of the MCP server (`ServerState`), and what its answers depend on, so that
 it need not ask git or work an answer out again.
 
 A reading tool's answer on the working tree depends on: the memory files (the index and
-the files that differ from it; agents/watch.py's generation changes whenever the kernel
+the files that differ from it; warm/watch.py's generation changes whenever the kernel
 reports anything under the memories folder, or git is asked again), the user's own store
 (its files' stat: app/userstore.signature), the git config (the aide.* and user.*
 settings), the full-text index on disk and the model's files (for a search or a
@@ -187,7 +187,7 @@ def call_key(name: str, arguments: dict[str, Any], *more: Any) -> Any:
     return (name, json.dumps(arguments, sort_keys=True, default=str), more)
 
 
-class Memory:
+class ServerState:
     """The warm state of one server process: the repository and its full-text index;
     and the context of the call under way (app/context.py), whose notices `call` says.
 
@@ -209,7 +209,7 @@ class Memory:
         self._semantic: Semantic | None = None
         #: Held by each call: one at a time.
         self.lock = threading.Lock()
-        #: The stat of the config's files when it was read (agents/warm.py).
+        #: The stat of the config's files when it was read (warm/state.py).
         self._config = ConfigFiles()
         #: The reading tools' answers while nothing they depend on changed.
         self.answers = Answers()
@@ -256,7 +256,7 @@ class Memory:
     def context(self) -> Context:
         """The context of the call under way: the repository around the server's
         directory, its config read again when a file it comes from changed
-        (agents/warm.py), and a cache handle of its own, so that packs other processes
+        (warm/state.py), and a cache handle of its own, so that packs other processes
         wrote count."""
         if self._ctx is None:
             from git_aide.app.context import context_of
@@ -310,7 +310,7 @@ class Memory:
         than those loaded (a re-pointed link, a replaced folder), or the last one could
         not be loaded (it may have been fetched since)."""
         from git_aide.app.semantic import Semantic
-        from git_aide.model.catalog import MODEL_KEY
+        from git_aide.embedding.catalog import MODEL_KEY
 
         sem = self._semantic
         if sem is None or sem.error is not None or sem.value != repo.config(MODEL_KEY) \
@@ -453,7 +453,7 @@ class Memory:
         return repo, cache, snap
 
     def state(self, full_text: bool) -> Any:
-        """What the working tree's answers depend on now (agents/warm.py), or None when
+        """What the working tree's answers depend on now (warm/state.py), or None when
         the watch cannot vouch for the memory files; `full_text`: the full-text index
         on disk too. Asks the watch once per call (read() takes its answer)."""
         repo = self.repo()
@@ -471,18 +471,18 @@ class Memory:
         if full_text:
             # The model's files too: a search by meaning depends on which model runs.
             from git_aide.app.semantic import model_signature
-            from git_aide.model.catalog import MODEL_KEY
+            from git_aide.embedding.catalog import MODEL_KEY
 
             state += (model_signature(repo.config(MODEL_KEY)), self.index_state())
         return state
 
     def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:
         """The memory files that may differ from the index, from the folder's watch
-        (agents/watch.py); or, when git must say, its status started."""
-        from git_aide.agents.watch import Watch
+        (warm/watch.py); or, when git must say, its status started."""
         from git_aide.core.files import stat_sig
         from git_aide.gitio.spawn import STATUS, Early, spawn
         from git_aide.gitio.status import changed_paths
+        from git_aide.warm.watch import Watch
 
         self._vouched = False
         top = repo.require_worktree("reading the working tree", reads=True)

@@ -3,7 +3,7 @@ parameters), the arguments of a call checked against it, and an error said in th
 tools' terms rather than the command line's.
 
 Plain data and the standard library only: the server answers `tools/list` from here
-before the SDK is imported (agents/handshake.py).
+before the SDK is imported (agents/mcp/handshake.py).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def after_write(repo: Repo, cache: Cache, kind: str, channel: str, uuids: list[s
     out = Followed()
     if not (changed and repo.worktree is not None and repo.settings.export_auto):
         return out
-    from git_aide.agents.exportsync import refresh
+    from git_aide.agents.rules.exportsync import refresh
 
     done = refresh(repo, cache, stage=stage)
     out.lines = done.lines()

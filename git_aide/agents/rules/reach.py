@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from git_aide.agents.native import imports
+from git_aide.agents.setup.native import imports
 from git_aide.core.errors import AideError
 from git_aide.gitio.ignore import ignored
 
