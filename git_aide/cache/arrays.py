@@ -39,97 +39,105 @@ class Scored:
         self.values = values
 
 
-def scores(tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
-    """Tables.scores, as arrays: each document's score adds each matching term's in the
-    order of the terms, as that dict's do."""
-    total, hit = _zeros(tables.count)
-    for field, term, weight, start, t, raw in tables.matching(terms):
-        if len(raw[0]) <= _FEW_BYTES:
-            # A few documents (a pending table's, a rare word's): the same operations
-            # on Python's floats, which are numpy's, without numpy's cost per call.
-            lengths = t.lengths
-            field_codes = t.codes[field] if weight.scorable else b""
-            for d, f in zip(array("I", raw[0]), array("I", raw[1]), strict=True):
-                got = (weight.of(float(f), float(lengths[field_codes[d]])) if weight.scorable
-                       else float(f) * weight.boost)
-                total[start + d] += got
-                hit[start + d] = True
-            continue
-        _t, docs, weighted, top, lengths = _postings(t, field, term, start, weight, raw)
-        got = weight.weighed(weighted, top, lengths) if weight.scorable else weighted
-        # A document is in a term's postings once: no index repeats in one add.
-        total[docs] += got
-        hit[docs] = True
-    matched = np.flatnonzero(hit)
-    out = Scored(matched, total[matched])
-    total[matched] = 0.0
-    hit[matched] = False
-    return out
-
-
 #: Postings of at most this many bytes (4 a document) are scored in Python.
 _FEW_BYTES = 4 * 8
-
-#: A table's postings of a term as arrays (the table, weakly: a table let go is not held
-#: here; its documents numbered in the collection, f * boost, f * boost * (K1 + 1), and
-#: the field's lengths; postings.Weight), by (the table's id, field, term, where its
-#: documents start, the boost): what scoring them needs that the pending documents do
-#: not change (they change a term's idf and a field's mean length at each call). A
-#: table on disk never changes; the pending table, new at each call, is not kept.
-_POSTINGS: dict[tuple[Any, ...], tuple[Any, Any, Any, Any, Any]] = {}
-#: How many postings _POSTINGS holds (about 32 bytes each) before it starts again.
+#: How many postings a Scorer keeps (about 32 bytes each) before it starts again.
 _POSTINGS_MOST = 1_000_000
-#: How many postings _POSTINGS holds now.
-_held = [0]
 
 
-def _postings(t: Any, field: str, term: str, start: int, weight: Any,
-              raw: tuple[bytes, bytes]) -> tuple[Any, Any, Any, Any, Any]:
-    key = (id(t), field, term, start, weight.boost)
-    got = _POSTINGS.get(key)
-    if got is not None and got[0]() is t:
+class Scorer:
+    """Score the postings tables with numpy, keeping between queries what scoring a
+    table's term needs. One belongs to one full-text index of a long-lived process
+    (FullText.numbers()), whose calls come one at a time: its buffers are reused."""
+
+    def __init__(self) -> None:
+        #: A table's postings of a term as arrays (the table, weakly: a table let go is
+        #: not held here; its documents numbered in the collection, f * boost,
+        #: f * boost * (K1 + 1), and the field's lengths; postings.Weight), by (the
+        #: table's id, field, term, where its documents start, the boost): what scoring
+        #: them needs that the pending documents do not change (they change a term's
+        #: idf and a field's mean length at each call). A table on disk never changes;
+        #: the pending table, new at each call, is not kept.
+        self.postings: dict[tuple[Any, ...], tuple[Any, Any, Any, Any, Any]] = {}
+        #: How many postings `postings` holds now.
+        self._held = 0
+        #: The sums and marks of the last collection's size, zeros again after each
+        #: query: a long-lived process asks of nearly the same collection every time,
+        #: and new zeros of 100,000 documents each time cost more than the scoring
+        #: (pages mapped anew).
+        self._zeros: tuple[Any, Any] | None = None
+        #: The lengths a table's length codes stand for, as an array, by the table's
+        #: list (held here, so that its id names no other list while it is kept).
+        self._lengths: dict[int, tuple[list[int], Any]] = {}
+
+    def scores(self, tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
+        """Return Tables.scores as arrays: each document's score adds each matching
+        term's in the order of the terms, as that dict's do."""
+        total, hit = self._zeros_of(tables.count)
+        for field, term, weight, start, t, raw in tables.matching(terms):
+            if len(raw[0]) <= _FEW_BYTES:
+                # A few documents (a pending table's, a rare word's): the same operations
+                # on Python's floats, which are numpy's, without numpy's cost per call.
+                lengths = t.lengths
+                field_codes = t.codes[field] if weight.scorable else b""
+                for d, f in zip(array("I", raw[0]), array("I", raw[1]), strict=True):
+                    got = (weight.of(float(f), float(lengths[field_codes[d]])) if weight.scorable
+                           else float(f) * weight.boost)
+                    total[start + d] += got
+                    hit[start + d] = True
+                continue
+            _t, docs, weighted, top, lengths = self._postings_of(t, field, term, start, weight, raw)
+            got = weight.weighed(weighted, top, lengths) if weight.scorable else weighted
+            # A document is in a term's postings once: no index repeats in one add.
+            total[docs] += got
+            hit[docs] = True
+        matched = np.flatnonzero(hit)
+        out = Scored(matched, total[matched])
+        total[matched] = 0.0
+        hit[matched] = False
+        return out
+
+    def best(self, tables: Tables, scored: Scored, allowed: Container[str], want: int
+             ) -> dict[str, float]:
+        """Return best(): the allowed blobs among the best of `scored`."""
+        return best(tables, scored, allowed, want)
+
+    def _postings_of(self, t: Any, field: str, term: str, start: int, weight: Any,
+                     raw: tuple[bytes, bytes]) -> tuple[Any, Any, Any, Any, Any]:
+        key = (id(t), field, term, start, weight.boost)
+        got = self.postings.get(key)
+        if got is not None and got[0]() is t:
+            return got
+        docs = np.frombuffer(raw[0], dtype=np.uint32).astype(np.intp)
+        weighted = np.frombuffer(raw[1], dtype=np.uint32).astype(np.float64) * weight.boost
+        lengths = top = None
+        if weight.scorable:
+            top = weighted * (K1 + 1)
+            lengths = self._lengths_of(t.lengths)[
+                np.frombuffer(t.codes[field], dtype=np.uint8)[docs]]
+        if start:
+            docs += start
+        got = (weakref.ref(t), docs, weighted, top, lengths)
+        if t.path != "<pending>":
+            if self._held + len(docs) > _POSTINGS_MOST:
+                self.postings.clear()
+                self._held = 0
+            self.postings[key] = got
+            self._held += len(docs)
         return got
-    docs = np.frombuffer(raw[0], dtype=np.uint32).astype(np.intp)
-    weighted = np.frombuffer(raw[1], dtype=np.uint32).astype(np.float64) * weight.boost
-    lengths = top = None
-    if weight.scorable:
-        top = weighted * (K1 + 1)
-        lengths = _lengths(t.lengths)[np.frombuffer(t.codes[field], dtype=np.uint8)[docs]]
-    if start:
-        docs += start
-    got = (weakref.ref(t), docs, weighted, top, lengths)
-    if t.path != "<pending>":
-        if _held[0] + len(docs) > _POSTINGS_MOST:
-            _POSTINGS.clear()
-            _held[0] = 0
-        _POSTINGS[key] = got
-        _held[0] += len(docs)
-    return got
 
-#: The sums and marks of the last collection's size, zeros again after each query: a
-#: long-lived process asks of nearly the same collection every time, and new zeros of
-#: 100,000 documents each time cost more than the scoring (pages mapped anew).
-_ZEROS: list[tuple[Any, Any]] = []
+    def _zeros_of(self, count: int) -> tuple[Any, Any]:
+        if self._zeros is None or len(self._zeros[0]) != count:
+            self._zeros = (np.zeros(count, dtype=np.float64), np.zeros(count, dtype=np.bool_))
+        return self._zeros
 
-
-def _zeros(count: int) -> tuple[Any, Any]:
-    if not _ZEROS or len(_ZEROS[0][0]) != count:
-        _ZEROS[:] = [(np.zeros(count, dtype=np.float64), np.zeros(count, dtype=np.bool_))]
-    return _ZEROS[0]
-
-
-#: The lengths a table's length codes stand for, as an array, by the table's list
-#: (held here, so that its id names no other list while it is kept).
-_LENGTHS: dict[int, tuple[list[int], Any]] = {}
-
-
-def _lengths(lengths: list[int]) -> Any:
-    got = _LENGTHS.get(id(lengths))
-    if got is None:
-        if len(_LENGTHS) > 64:
-            _LENGTHS.clear()
-        got = _LENGTHS[id(lengths)] = (lengths, np.array(lengths, dtype=np.float64))
-    return got[1]
+    def _lengths_of(self, lengths: list[int]) -> Any:
+        got = self._lengths.get(id(lengths))
+        if got is None:
+            if len(self._lengths) > 64:
+                self._lengths.clear()
+            got = self._lengths[id(lengths)] = (lengths, np.array(lengths, dtype=np.float64))
+        return got[1]
 
 
 def cut(scored: Scored, limit: int) -> Any:

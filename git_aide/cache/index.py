@@ -34,6 +34,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
 
+    from git_aide.cache.arrays import Scorer
+
 #: Bumped when the schema, the analysis or the layout of our own files in the index
 #: changes; a mismatch rebuilds the index.
 FORMAT = 8
@@ -112,8 +114,9 @@ class FullText:
         #: How long to wait for another process's hold of the index's lock (None: as
         #: long as it takes).
         self.lock_wait: float | None = None
-        #: arrays.py, when a long-lived process scores with numpy (numbers()).
-        self._arrays: Any = None
+        #: The numpy scorer (arrays.Scorer), when a long-lived process scores with
+        #: numpy (numbers()).
+        self._arrays: Scorer | None = None
 
     def numbers(self) -> bool:
         """Score with numpy from now on (a long-lived process: arrays.py says why), when
@@ -122,7 +125,7 @@ class FullText:
             from git_aide.cache import arrays
         except ImportError:
             return False
-        self._arrays = arrays
+        self._arrays = arrays.Scorer()
         self._scored = None
         return True
 
@@ -532,7 +535,7 @@ class FullText:
         scored = self._scores(pairs)
         if scored is not None:  # scores come from the tables
             if self._arrays is not None:
-                return self._arrays.best(scored[0], scored[1], allowed, want)  # type: ignore[no-any-return]
+                return self._arrays.best(scored[0], scored[1], allowed, want)
             return postings.best(scored[0], scored[1], allowed, want)
         ix = self._open()
         q = self._w.query

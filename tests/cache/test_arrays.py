@@ -38,16 +38,17 @@ def test_the_same_scores_and_the_same_best(index: tuple[FullText, int]) -> None:
     assert tables is not None and len(tables.tables) > 1
     rng = random.Random(5)
     repeated = 0
+    scorer = arrays.Scorer()
     for query in (*QUERIES, *WORDS, "auth auth auth tokens"):
         pairs = _pairs(ft, query)
         plain = tables.scores(pairs)
-        scored = arrays.scores(tables, pairs)
+        scored = scorer.scores(tables, pairs)
         # Equal floats, not close ones: the same operations in the same order.
         assert dict(zip(scored.docs.tolist(), scored.values.tolist(), strict=True)) == plain
         repeated += sum(1 for v in plain.values() if list(plain.values()).count(v) > 1)
         for want in (1, 3, 20, 500):
             pool = {_blob(i) for i in range(n) if rng.random() < 0.6}
-            got = arrays.best(tables, scored, pool, want)
+            got = scorer.best(tables, scored, pool, want)
             assert list(got.items()) == list(postings.best(tables, plain, pool, want).items())
     assert repeated > 100  # ties at the cut were met, and decided alike
 
@@ -75,7 +76,7 @@ def test_a_long_lived_index_answers_alike(index: tuple[FullText, int]) -> None:
 
 def test_kept_postings_score_anew_as_the_pending_documents_change(
         index: tuple[FullText, int]) -> None:
-    """What scoring a table's term needs is kept between queries (arrays._postings);
+    """What scoring a table's term needs is kept between queries (Scorer.postings);
     each new set of pending documents changes every idf and mean length, and the
     scores are still the floats the tables' own scoring gives. A table let go is not
     held by what was kept of it."""
@@ -90,13 +91,13 @@ def test_kept_postings_score_anew_as_the_pending_documents_change(
         assert tables is not None and tables.tables[-1].path == "<pending>"
         for query in QUERIES:
             pairs = _pairs(ft, query)
-            scored = arrays.scores(tables, pairs)
+            scored = ft._arrays.scores(tables, pairs)
             assert dict(zip(scored.docs.tolist(), scored.values.tolist(), strict=True)) \
                 == tables.scores(pairs), (round_, query)
-    assert arrays._POSTINGS  # the tables on disk were kept, and met again
+    assert ft._arrays.postings  # the tables on disk were kept, and met again
     paths = [t.path for t in tables.tables if t.path != "<pending>"]
     apart = postings.Tables(paths)
-    arrays.scores(apart, _pairs(ft, QUERIES[0]))
+    ft._arrays.scores(apart, _pairs(ft, QUERIES[0]))
     gone = weakref.ref(apart.tables[0])
     apart.close()
     del apart

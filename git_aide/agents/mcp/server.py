@@ -460,8 +460,8 @@ def aide_import(mem: ServerState, a: dict[str, Any]) -> Answer:
     """Rules text as memories (as `import --json`), each named by its id."""
     from git_aide.agents.mcp.text import bound
     from git_aide.agents.mcp.text import import_text as render
-    from git_aide.agents.rules.importer import import_text
     from git_aide.agents.rules.afterwrite import after_write
+    from git_aide.agents.rules.importer import import_text
 
     repo = mem.repo()
     doc = import_text(repo, mem.cache(repo), a["content"], name="import", layer=a["layer"],
