@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
     from git_aide.rank.recall import Hit
+    from git_aide.read.later import Queue
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
@@ -416,22 +417,6 @@ def _user_write(committed: bool | None) -> dict[str, Any]:
     return {} if committed is None else {"store": "user", "committed": committed}
 
 
-def work_wanted() -> bool:
-    """Whether a call asked for work between calls (read/later.py: a view's vocabulary,
-    a view decoded and its features worked out): a long-lived process then does it
-    (work_between_calls)."""
-    from git_aide.read import later
-
-    return bool(later.WANTED)
-
-
-def work_between_calls(pause: Any) -> None:
-    """Do the work asked for, each step inside `pause()` (read/later.py)."""
-    from git_aide.read import later
-
-    later.make_wanted(pause)
-
-
 def warm_view(snap: Snapshot, index: Callable[[], FullText | None] = lambda: None) -> None:
     """Ask a long-lived process to decode the snapshot's view between calls, and to work
     out ahead what comparing its memories needs (rank/supersede.warm), which could
@@ -439,18 +424,21 @@ def warm_view(snap: Snapshot, index: Callable[[], FullText | None] = lambda: Non
     places of the documents of `index()`, the process's full-text index), once per view."""
     from git_aide.rank import supersede
 
-    snap.want_warm(supersede.warm, lambda every, first: _ahead(every, first, index))
+    later = snap.later
+    if later is None:  # not read by a long-lived process: nothing is done between calls
+        return
+    snap.want_warm(supersede.warm, lambda every, first: _ahead(every, first, index, later))
 
 
 def _ahead(every: list[Entry], first: dict[str, int],
-           index: Callable[[], FullText | None]) -> Iterator[None]:
+           index: Callable[[], FullText | None], later: Queue) -> Iterator[None]:
     """What a long-lived process works out of a whole decoded view (`first`: each blob's
     place in it), in steps."""
     from git_aide.app import columns
     from git_aide.rank import supersede
 
     yield from supersede.relate(every)
-    yield from columns.make(every, first)
+    yield from columns.make(every, first, later)
     ft = index()
     tables = ft.tables() if ft is not None else None
     if tables is not None:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from git_aide.cache.index import FullText
     from git_aide.cache.postings import Table, Tables
+    from git_aide.read.later import Queue
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
@@ -56,9 +57,12 @@ KEPT_ALIKE = 8
 class Columns:
     """The memories of one decoded view, in its order (their places), as arrays."""
 
-    def __init__(self, every: list[Entry], first: dict[str, int]) -> None:
+    def __init__(self, every: list[Entry], first: dict[str, int], later: Queue) -> None:
         #: The entries, in the view's order.
         self.every = every
+        #: The long-lived process's queue of work between calls: a large table is
+        #: placed there (table_places).
+        self.later = later
         #: Each blob's place (the first, should one be at two), as Snapshot.warm made it.
         self.first = first
         #: Each path's place.
@@ -285,13 +289,13 @@ class Columns:
         if got is not None and got[0] == table.n:
             return got[1]
         if table.n > SMALL_TABLE:
-            from git_aide.read import later
+            from git_aide.read.later import Later
 
             # One job a table, asked again by each call until it is done.
             job = self._placing.get(table.path)
             if job is None or job.done:
-                job = self._placing[table.path] = later.Later(lambda: self.place_steps(table))
-            later.want(job)
+                job = self._placing[table.path] = Later(lambda: self.place_steps(table))
+            self.later.want(job)
             return None
         places = self._places_of(table, 0, table.n)
         if table.path != "<pending>":
@@ -485,12 +489,13 @@ def _sorted(values: list[str], out: list[str]) -> Iterator[None]:
 _LAST: list[Columns] = []
 
 
-def make(every: list[Entry], first: dict[str, int]) -> Iterator[None]:
+def make(every: list[Entry], first: dict[str, int], later: Queue) -> Iterator[None]:
     """Make the columns of a decoded view's entries and each blob's place among them
-    (Snapshot.warmed), in steps (read/later.py): search() then uses them for that view."""
+    (Snapshot.warmed), in steps (`later`, read/later.py): search() then uses them for
+    that view."""
     if _LAST and _LAST[0].every is every:
         return
-    cols = Columns(every, first)
+    cols = Columns(every, first, later)
     yield from cols.steps()
     _LAST[:] = [cols]
 

@@ -46,44 +46,51 @@ def _nothing() -> Iterator[None]:
     yield from ()
 
 
-#: The jobs asked for and not made yet, the newest last (make_wanted makes them).
-WANTED: list[Job] = []
-#: How many wait at most: an older one is dropped (asked again, it comes back).
+#: How many jobs wait at most: an older one is dropped (asked again, it comes back).
 MOST_WANTED = 4
 _DONE = object()
 
 
-#: Jobs whose step failed (a memory's blob gone from the repository, say): not asked
-#: for again, since each call would start them again only to fail; the calls do that
-#: work themselves, as the command line does.
-_FAILED: list[Job] = []
+class Queue:
+    """Hold the jobs a long-lived process makes between its calls, newest last. The
+    process owns one (read/load.py's Held) and hands it to what it reads."""
 
+    __slots__ = ("wanted", "_failed")
 
-def want(job: Job) -> None:
-    """Ask for a job to be made between calls (make_wanted)."""
-    if job in WANTED or any(job is failed for failed in _FAILED):
-        return
-    WANTED.append(job)
-    del WANTED[:-MOST_WANTED]
+    def __init__(self) -> None:
+        #: The jobs asked for and not made yet, the newest last (make_wanted makes them).
+        self.wanted: list[Job] = []
+        #: Jobs whose step failed (a memory's blob gone from the repository, say): not
+        #: asked for again, since each call would start them again only to fail; the
+        #: calls do that work themselves, as the command line does.
+        self._failed: list[Job] = []
 
-
-def make_wanted(pause: Callable[[], AbstractContextManager[object]]) -> None:
-    """Make the jobs asked for, newest first, each step inside what `pause()` gives (it
-    waits while a call is under way, and holds the call's lock)."""
-    while WANTED:
-        try:
-            job = WANTED[-1]
-        except IndexError:  # a call took it meanwhile
+    def want(self, job: Job) -> None:
+        """Ask for a job to be made between calls (make_wanted)."""
+        if job in self.wanted or any(job is failed for failed in self._failed):
             return
-        steps = job.steps()
-        while job in WANTED:
-            with pause():
-                try:
-                    if next(steps, _DONE) is _DONE:
+        self.wanted.append(job)
+        del self.wanted[:-MOST_WANTED]
+
+    def make_wanted(self, pause: Callable[[], AbstractContextManager[object]]) -> None:
+        """Make the jobs asked for, newest first, each step inside what `pause()` gives
+        (it waits while a call is under way, and holds the call's lock). The list is
+        read outside that lock on purpose: a call may take or drop a job meanwhile."""
+        wanted = self.wanted
+        while wanted:
+            try:
+                job = wanted[-1]
+            except IndexError:  # a call took it meanwhile
+                return
+            steps = job.steps()
+            while job in wanted:
+                with pause():
+                    try:
+                        if next(steps, _DONE) is _DONE:
+                            break
+                    except Exception:  # noqa: BLE001 -- work done ahead: a call does it
+                        self._failed.append(job)
+                        del self._failed[:-MOST_WANTED]
                         break
-                except Exception:  # noqa: BLE001 -- work done ahead: a call does it itself
-                    _FAILED.append(job)
-                    del _FAILED[:-MOST_WANTED]
-                    break
-        with suppress(ValueError):  # a call may have dropped it meanwhile
-            WANTED.remove(job)
+            with suppress(ValueError):  # a call may have dropped it meanwhile
+                wanted.remove(job)

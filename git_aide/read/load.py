@@ -41,17 +41,34 @@ VIEW_FORMAT = 8
 WARM_VIEWS = 4
 
 
+class Held:
+    """Hold what a long-lived process keeps of its reads between calls: the views it
+    read, decoded, and the queue of the work it does between calls. The process makes
+    one (warm/state.py) and passes it to every load(); a command passes none."""
+
+    __slots__ = ("views", "later")
+
+    def __init__(self) -> None:
+        from git_aide.read.later import Queue
+
+        #: The views read lately, by their full state (a state's entries never change):
+        #: (groups, reader, warnings), WARM_VIEWS at most.
+        self.views: dict[Any, Any] = {}
+        #: The work asked for between calls (read/later.py).
+        self.later = Queue()
+
+
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
          asked: Early | None = None, save_view: bool = True,
-         warm: dict[Any, Any] | None = None, changed: list[str] | None = None,
+         held: Held | None = None, changed: list[str] | None = None,
          early: bool = False, users: bool = False) -> Snapshot:
     """Read one source's memories.
 
     `asked` holds git questions the caller started early (spawn.early), so that git
     compares the working tree with the index while this process is still starting.
     `save_view=False` reads a saved view but does not write one (a bulk `index`).
-    `warm`: a long-lived process's memory of the views it read, keyed by their full
-    state (a state's entries never change), kept decoded between calls.
+    `held`: what a long-lived process keeps between calls (Held): the views it read,
+    kept decoded, and its queue of work between calls.
     `changed`: the working tree's files that may differ from the index, when the caller
     knows them without asking git (a server watching the folder, warm/watch.py).
     `early`: leave the working tree's overlay pending (`snap.pending`), for an answer
@@ -71,13 +88,13 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         key: tuple[str, str] | None = (f"rev-{tree}", repr(VIEW_FORMAT))
         list_fn = lambda: listing.rev_listing(repo, cache, tree, warnings)  # noqa: E731
         return _load_view(repo, cache, source, key, list_fn, contents, warnings, save_view,
-                          warm)
+                          held)
     if kind == "index":
         repo.require_worktree("--cached", reads=True)
         key = _state_key("index", repo.index_file, [])
         list_fn = lambda: listing.index_listing(repo, cache, warnings)  # noqa: E731
         return _load_view(repo, cache, Source("index"), key, list_fn, contents, warnings,
-                          save_view, warm)
+                          save_view, held)
     top = repo.require_worktree("reading the working tree", reads=True)
     status = ((asked and asked.status) or spawn(*STATUS)) if changed is None else None
     # The view is the index's listing as if nothing differed from it, so that it
@@ -86,7 +103,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     key = _state_key("worktree", repo.index_file, [])
     list_fn = lambda: listing.worktree_listing(repo, cache, [], warnings)  # noqa: E731
     snap = _load_view(repo, cache, Source("worktree"), key, list_fn, contents, warnings,
-                      save_view, warm)
+                      save_view, held)
     if users:
         # No store costs one stat: its module is imported only when there is one.
         store = user_store()
@@ -105,7 +122,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
 def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | None,
                list_fn: Callable[[], list[tuple[str, str]]], contents: dict[str, bytes],
                warnings: list[str], save_view: bool,
-               warm: dict[Any, Any] | None = None) -> Snapshot:
+               held: Held | None = None) -> Snapshot:
     """A source's snapshot from its saved view, or built from its listing (and saved)."""
 
     def rebuild() -> list[Group]:
@@ -113,10 +130,11 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
 
         return build.groups(repo, cache, list_fn(), contents, [], None)[1]
 
-    if warm is not None and key and key in warm:
-        groups, reader, skipped = warm[key]
+    if held is not None and key and key in held.views:
+        groups, reader, skipped = held.views[key]
         kept = Snapshot(source, list(skipped), groups, reader, rebuild)
         kept.keep_decoded = True
+        kept.later = held.later
         return kept
 
     def saved() -> Snapshot | None:
@@ -140,13 +158,15 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
                                        key if save_view else None)
         # A long-lived process keeps the view just saved rather than the groups built:
         # only a view holds every content in one run, which path mentions search at once.
-        snap = (saved() if warm is not None and save_view else None) or Snapshot(
+        snap = (saved() if held is not None and save_view else None) or Snapshot(
             source, list(skipped), groups, Reader(cache, repo), lambda: groups)
-    if warm is not None and key and not any(MISSING in w for w in snap.warnings):
-        while len(warm) >= WARM_VIEWS:
-            warm.pop(next(iter(warm)))
-        warm[key] = (*snap.parts(), list(snap.warnings))
+    if held is not None and key and not any(MISSING in w for w in snap.warnings):
+        decoded = held.views
+        while len(decoded) >= WARM_VIEWS:
+            decoded.pop(next(iter(decoded)))
+        decoded[key] = (*snap.parts(), list(snap.warnings))
         snap.keep_decoded = True
+        snap.later = held.later
     return snap
 
 

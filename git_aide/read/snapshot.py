@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from git_aide.core import scope as scopes
+    from git_aide.read.later import Queue
     from git_aide.read.overlay import Overlay
     from git_aide.read.record import Group
     from git_aide.read.vocabulary import Needs
@@ -167,7 +168,8 @@ class Snapshot:
     """Every live memory of one source, and what was skipped on the way."""
 
     __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
-                 "_extra", "_users", "keep_decoded", "_body", "_ids", "_ids_laid", "pending")
+                 "_extra", "_users", "keep_decoded", "later", "_body", "_ids", "_ids_laid",
+                 "pending")
 
     def __init__(self, source: Source, warnings: list[str], groups: list[Group],
                  reader: Reader, rebuild: Callable[[], list[Group]]) -> None:
@@ -188,6 +190,9 @@ class Snapshot:
         self._users: list[Group] = []
         #: Keep the view's groups decoded once read (a long-lived process reuses them).
         self.keep_decoded = False
+        #: The long-lived process's queue of work between calls (read/later.py), when
+        #: one read this snapshot; None for a command.
+        self.later: Queue | None = None
         #: Every memory's stored content in one run, read once (see body()).
         self._body: bytes | None = None
         #: The view's blob ids, each mapped to the group that holds it (blob_ids()).
@@ -359,16 +364,16 @@ class Snapshot:
     def want_warm(self, each: Callable[[list[Entry]], None],
                   then: Callable[[list[Entry], dict[str, int]], Iterator[None]]) -> None:
         """Ask a long-lived process to decode its view between calls (warm), once."""
-        from git_aide.read import later
+        from git_aide.read.later import Later
 
         reader = self._reader
-        if not self.keep_decoded or reader.view is None:
+        if self.later is None or reader.view is None:
             return
         job = reader.warming
         if job is None:
-            job = reader.warming = later.Later(lambda: self.warm(each, then))
+            job = reader.warming = Later(lambda: self.warm(each, then))
         if not job.done:
-            later.want(job)
+            self.later.want(job)
 
     def warm(self, each: Callable[[list[Entry]], None],
              then: Callable[[list[Entry], dict[str, int]], Iterator[None]]
@@ -557,13 +562,14 @@ class Snapshot:
         view = reader.view
         if needs is None or not self.prefetch_ids() or view is None or view.starts is None:
             return sorted(found(body))
-        from git_aide.read import later, vocabulary
+        from git_aide.read import vocabulary
 
         vocab = reader.vocab
         if vocab is None:
             vocab = reader.vocab = vocabulary.Vocabulary(body, view.starts)
         if not vocab.ready:
-            later.want(vocab)
+            if self.later is not None:
+                self.later.want(vocab)
             return sorted(found(body))
         run, back = vocab.run(body, vocab.holding(needs))
         return sorted(map(back, found(run)))

@@ -195,14 +195,18 @@ class ServerState:
     """
 
     def __init__(self) -> None:
+        from git_aide.read.load import Held
+
         self._repo: Repo | None = None
         self._index: FullText | None = None
         #: The index's stat when it was last read (index()).
         self._index_seen: Any = None
         #: The context of the call under way: its repository and a cache handle.
         self._ctx: Context | None = None
-        #: The views read lately, decoded: a state's entries never change (sources.load).
-        self._warm: dict[Any, Any] = {}
+        #: What the reads keep between calls: the views read lately, decoded (a
+        #: state's entries never change), and the work asked for between calls
+        #: (read/load.py's Held).
+        self.held = Held()
         #: The memories folder under inotify, when it can be (None: git status each call).
         self._watch: Any = None
         #: Semantic search's model and vectors, once a call needed them.
@@ -364,7 +368,7 @@ class ServerState:
         works in the pauses of an agent's calls. Called under `lock`, at a call's end."""
         if self._working:
             return
-        from git_aide.app import answers
+        later = self.held.later
 
         def pause() -> threading.Lock:
             time.sleep(PAUSE_SECONDS)  # a call waiting for the lock takes it first
@@ -372,17 +376,22 @@ class ServerState:
 
         def work() -> None:
             while True:
-                answers.work_between_calls(pause)
+                later.make_wanted(pause)
                 with self.lock:
                     # Decided under the lock: a call that asks for work meanwhile sees
                     # this thread still at work, or finds none and starts another.
-                    if not answers.work_wanted():
+                    if not later.wanted:
                         self._working = False
                         return
 
         self._working = True
         self._later = threading.Thread(target=work, name="aide-later", daemon=True)
         self._later.start()
+
+    def work_wanted(self) -> bool:
+        """Whether a call asked for work between calls (read/later.py: a view's
+        vocabulary, a view decoded and its features worked out): work_later() does it."""
+        return bool(self.held.later.wanted)
 
     def worked(self, timeout: float) -> bool:
         """Wait until the work asked for between calls is done (at most `timeout`
@@ -441,7 +450,7 @@ class ServerState:
             repo = self.repo()
         ctx = self.context()
         cache = ctx.cache
-        snap = ctx.snapshot(False, rev, asked=asked, warm=self._warm, changed=changed,
+        snap = ctx.snapshot(False, rev, asked=asked, held=self.held, changed=changed,
                              users=True)
         if rev is None:
             from git_aide.app import answers

@@ -262,24 +262,24 @@ def test_values_laid_between_the_views_keep_their_order() -> None:
     assert got[0] == got[5]  # one value, one number
 
 
-def test_a_large_table_is_placed_by_one_job(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_large_table_is_placed_by_one_job() -> None:
     # A table too large to place in a call is placed between calls, by one job however
     # many calls meet it first; once placed, it is not placed again.
     from git_aide.cache import postings
     from git_aide.read import later
 
-    monkeypatch.setattr(later, "WANTED", [])
     batch = postings.Batch()
     for i in range(columns.SMALL_TABLE + 10):
         batch.add(f"{i:040x}", {"what": (1, [("word", 1)])})
     table = postings.in_memory(batch, {"what": 1.0}, {"what": True},
                                (lambda v: v, lambda b: b), {"what": 1})
     table.path = "/tmp/a-table.qt"
-    cols = columns.Columns([], {})
+    queue = later.Queue()
+    cols = columns.Columns([], {}, queue)
     assert cols.table_places(table) is None
     assert cols.table_places(table) is None
-    assert len(later.WANTED) == 1
-    for _ in later.WANTED[0].steps():
+    assert len(queue.wanted) == 1
+    for _ in queue.wanted[0].steps():
         pass
     placed = cols.table_places(table)
     assert placed is not None and len(placed) == table.n and (placed == -1).all()

@@ -25,10 +25,11 @@ def test_each_step_is_made_inside_the_pause_and_the_job_is_done() -> None:
             inside.append(held[0])
             yield
 
+    queue = later.Queue()
     job = later.Later(steps)
-    later.want(job)
-    later.make_wanted(pause)
-    assert inside == [True, True, True] and job.done and not later.WANTED
+    queue.want(job)
+    queue.make_wanted(pause)
+    assert inside == [True, True, True] and job.done and not queue.wanted
 
 
 def test_a_job_whose_step_fails_is_not_asked_for_again() -> None:
@@ -39,13 +40,24 @@ def test_a_job_whose_step_fails_is_not_asked_for_again() -> None:
         yield
         raise OSError("the blob is gone")
 
+    queue = later.Queue()
     broken = later.Later(steps)
     fine = later.Later(lambda: iter([None]))
-    later.want(fine)
-    later.want(broken)
-    later.make_wanted(contextmanager(lambda: iter([None])))
-    assert fine.done and not broken.done and not later.WANTED
-    later.want(broken)  # a later call asks again: it is not started again
-    assert not later.WANTED
-    later.make_wanted(contextmanager(lambda: iter([None])))
+    queue.want(fine)
+    queue.want(broken)
+    queue.make_wanted(contextmanager(lambda: iter([None])))
+    assert fine.done and not broken.done and not queue.wanted
+    queue.want(broken)  # a later call asks again: it is not started again
+    assert not queue.wanted
+    queue.make_wanted(contextmanager(lambda: iter([None])))
     assert made == [1]
+
+
+def test_each_queue_is_its_own() -> None:
+    """Two long-lived processes' queues (two servers in one test process, say) share
+    nothing: a job asked of one is not made by the other."""
+    one, other = later.Queue(), later.Queue()
+    job = later.Later(lambda: iter([None]))
+    one.want(job)
+    other.make_wanted(contextmanager(lambda: iter([None])))
+    assert one.wanted == [job] and not job.done

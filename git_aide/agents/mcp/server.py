@@ -542,7 +542,6 @@ def call(mem: ServerState, name: str, arguments: Any) -> tuple[str, dict[str, An
     """One tool call: (text, structured content, is it an error). Never raises: any
     failure is a tool error of one line (app/boundary.py), and the server lives on. The
     cache's notices go to the agent's log (stderr), as the snapshots' warnings do."""
-    from git_aide.app import answers
     from git_aide.app.boundary import failure, notice_line
 
     with mem.lock:
@@ -562,7 +561,7 @@ def call(mem: ServerState, name: str, arguments: Any) -> tuple[str, dict[str, An
                 sys.stderr.write(line + "\n")
             if mem.uncounted or mem.pending():
                 mem.later()
-            if name in READING and answers.work_wanted():
+            if name in READING and mem.work_wanted():
                 mem.work_later()
 
 
