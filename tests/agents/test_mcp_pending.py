@@ -124,9 +124,9 @@ class Warm:
 
     def __init__(self) -> None:
         from git_aide.agents.mcp import server
-        from git_aide.warm.state import Memory
+        from git_aide.warm.state import ServerState
 
-        self.server, self.mem = server, Memory()
+        self.server, self.mem = server, ServerState()
 
     def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """The call's document, in full (scores too)."""
