@@ -161,7 +161,7 @@ def main() -> int:
     client = Client([*aide_command(args.aide), "mcp"], repo, env)
     editors = {}
     for name in calls:
-        first = client.tool(name, calls[name])["memories"]
+        first = client.tool(name, {**calls[name], "detail": "full"})["memories"]
         editors[name] = Editor(Path(repo, first[0]["path"]))
     time.sleep(between + 1)
     rows: dict[str, dict[str, list[float]]] = {}
