@@ -139,8 +139,7 @@ def main() -> int:
     os.chdir(repo)
     from git_aide.agents.mcp import server
 
-    mem = server.ServerState()
-    server.warm_up()
+    _sdk, mem = server.warm_up()
 
     def local_args(name: str, a: dict[str, Any]) -> dict[str, Any]:
         text, doc, failed = server.call(mem, name, a)

@@ -207,6 +207,9 @@ class ServerState:
         #: state's entries never change), and the work asked for between calls
         #: (read/load.py's Held).
         self.held = Held()
+        #: The size of each memory's item in a full answer less its "matched_scope" and
+        #: "score" values, by (path, blob id) (agents/mcp/text.memory_size).
+        self.item_sizes: dict[tuple[str, str], int] = {}
         #: The memories folder under inotify, when it can be (None: git status each call).
         self._watch: Any = None
         #: Semantic search's model and vectors, once a call needed them.

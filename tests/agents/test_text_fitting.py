@@ -75,7 +75,7 @@ def test_a_memory_measured_again_has_the_size_of_its_item(seed: int) -> None:
     # scope and score each time: the size is the item's, whatever the record holds
     # (a "score" of its own too) and whatever it matched with.
     rng = random.Random(seed)
-    text._BASES.clear()
+    bases: dict[tuple[str, str], int] = {}
     records = [item(rng, i) for i in range(5)]
     for record in records:
         if rng.random() < 0.5:
@@ -86,4 +86,5 @@ def test_a_memory_measured_again_has_the_size_of_its_item(seed: int) -> None:
         doc = dict(record)
         doc["matched_scope"] = rng.choice([None, "src/", "src/é/**/*.py", 'a"b'])
         doc["score"] = rng.choice([None, rng.random() * 10, 0.0, 12.5])
-        assert text.memory_size((record["path"], "blob-" + record["uuid"]), doc) == size(doc)
+        assert text.memory_size(bases, (record["path"], "blob-" + record["uuid"]), doc) \
+            == size(doc)

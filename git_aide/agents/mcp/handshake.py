@@ -69,6 +69,8 @@ class _Warm:
         self._thread: threading.Thread | None = None
         #: The SDK's server it built.
         self._server: Any = None
+        #: The server's state (warm/state.py), settled at the connection's end.
+        self.state: Any = None
         #: Why it could not, said at the first call.
         self._error: BaseException | None = None
 
@@ -76,7 +78,7 @@ class _Warm:
         try:
             from git_aide.agents.mcp.server import warm_up
 
-            self._server = warm_up(self._tools(), self._client())
+            self._server, self.state = warm_up(self._tools(), self._client())
         except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
             self._error = e
 
@@ -302,7 +304,7 @@ def _handover(reader: BinaryIO, start: Start, line: bytes) -> int:
     anyio.run(serve)
     from git_aide.agents.mcp.server import settle
 
-    settle()
+    settle(start.warm.state)
     return 0
 
 

@@ -71,11 +71,13 @@ def budget(repo: Repo) -> int:
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
               hint: str | Callable[[int], str], empty: str = "No memories.",
               ranked: bool = True, given: Given | None = None,
-              gave: list[str] | None = None) -> Answer:
+              gave: list[str] | None = None,
+              bases: dict[tuple[str, str], int] | None = None) -> Answer:
     """The recall / search / list answer for `hits`, within the budget: compact, or
     `full`, the command's --json document. `given`: what the agent holds already (its
     short ids, and what its rules files hold): left out of a compact answer, named in
-    its `given`. `gave`: gets the uuids of the memories the answer holds."""
+    its `given`. `gave`: gets the uuids of the memories the answer holds. `bases`: the
+    server's sizes of the memories' items kept between calls (text.memory_size)."""
     from git_aide.agents.mcp.text import (
         bound,
         compact,
@@ -91,8 +93,9 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
     # Only the memories that may fit are made (parsed, shaped and measured).
     sizes: dict[int, int] = {}
     if full:
+        kept = bases if bases is not None else {}
         items = fitting(hits, answers.memory_doc, lambda h: {"uuid": h.entry.uuid}, cap,
-                        sizes, lambda h, item: memory_size((h.entry.path, h.entry.blob),
+                        sizes, lambda h, item: memory_size(kept, (h.entry.path, h.entry.blob),
                                                            item))
         doc = answers.memories_doc(snap, hits, items)
     else:
@@ -282,7 +285,7 @@ def _recall(mem: ServerState, a: dict[str, Any], always: bool = False,
     gave: list[str] = []
     answer = _memories(repo, snap, hits, full,
                        'aide_recall {"ids": [these ids]' + at + "} returns them", given=given,
-                       gave=gave)
+                       gave=gave, bases=mem.item_sizes)
     mem.counted = ("recall", gave)
     return answer
 
@@ -312,7 +315,8 @@ def _search(mem: ServerState, a: dict[str, Any], given: Given | None = None) -> 
     gave: list[str] = []
     answer = _memories(repo, snap, hits, _full(a),
                        lambda n: f'call aide_search again with "offset": {skip + n}',
-                       empty=f"Nothing matches {a['keyword']!r}.", given=given, gave=gave)
+                       empty=f"Nothing matches {a['keyword']!r}.", given=given, gave=gave,
+                       bases=mem.item_sizes)
     mem.counted = ("search", gave)
     return answer
 
@@ -334,7 +338,7 @@ def _listed(mem: ServerState, a: dict[str, Any]) -> Answer:
     gave: list[str] = []
     answer = _memories(repo, snap, hits[skip:skip + a["limit"]], _full(a),
                        lambda n: f'call aide_memories again with "offset": {skip + n}',
-                       ranked=False, gave=gave)
+                       ranked=False, gave=gave, bases=mem.item_sizes)
     mem.counted = ("list", gave)
     return answer
 
@@ -582,7 +586,6 @@ def build(memory: ServerState | None = None, tools: list[dict[str, Any]] | None 
     mem = memory or ServerState()
     if client is not None:
         mem.client = client
-    SERVED.append(mem)
     if tools is None:
         tools = [t for t in TOOLS if t["name"] in DEFAULT_TOOLS]
     listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tools])
@@ -602,23 +605,21 @@ def build(memory: ServerState | None = None, tools: list[dict[str, Any]] | None 
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-#: The warm states of the servers this process built (one, when it serves an agent).
-SERVED: list[ServerState] = []
-
-
-def settle() -> None:
+def settle(mem: ServerState) -> None:
     """At the end of the connection: wait for the work after an answer under way (a
     write cut off by the process's exit would leave the index for the next command to
     rebuild), then count the recalls answered and write what is pending now if the
     index is free."""
-    for mem in SERVED:
-        mem.idle(mem.calls)
+    mem.idle(mem.calls)
 
 
-def warm_up(tools: list[dict[str, Any]] | None = None, client: str | None = None) -> Any:
-    """What the first tool call needs: the SDK and its server (listing `tools`, its
-    writes marked as `client`'s), and git-aide's read path."""
-    server = build(tools=tools, client=client)
+def warm_up(tools: list[dict[str, Any]] | None = None, client: str | None = None
+            ) -> tuple[Any, ServerState]:
+    """Make what the first tool call needs: the SDK and its server (listing `tools`,
+    its writes marked as `client`'s) with the state it owns, and git-aide's read path.
+    Returns the server and its state."""
+    mem = ServerState()
+    server = build(mem, tools=tools, client=client)
     import git_aide.agents.mcp.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
     import git_aide.app.diff  # noqa: F401
@@ -630,4 +631,4 @@ def warm_up(tools: list[dict[str, Any]] | None = None, client: str | None = None
 
     preload()
     load_reader()
-    return server
+    return server, mem

@@ -47,24 +47,24 @@ def size(doc: Any) -> int:
     return len(_COMPACT.encode(doc))
 
 
-#: The size of a memory's item less its "matched_scope" and "score" values, by the
-#: (path, blob id) it was made of: the rest of the item is its record's and path's, the
-#: same in every answer that holds it (what a warm server measures again and again).
-_BASES: dict[tuple[str, str], int] = {}
-#: More kept than this and they are forgotten (a view's memories, many times over).
+#: More bases kept than this and they are forgotten (a view's memories, many times over).
 MOST_BASES = 50_000
 
 
-def memory_size(key: tuple[str, str], item: dict[str, Any]) -> int:
-    """size(item) of a memory's item (answers.memory_doc) made of the file `key`
+def memory_size(bases: dict[tuple[str, str], int], key: tuple[str, str],
+                item: dict[str, Any]) -> int:
+    """Return size(item) of a memory's item (answers.memory_doc) made of the file `key`
     (path, blob id): the keys are its record's and the same three, so its size is a
-    fixed part and the sizes of the two values that change from answer to answer."""
+    fixed part and the sizes of the two values that change from answer to answer.
+    `bases` keeps the fixed parts by key: the item less its "matched_scope" and "score"
+    values is its record's and path's, the same in every answer that holds it (what a
+    warm server measures again and again: ServerState.item_sizes)."""
     tail = size(item.get("matched_scope")) + size(item.get("score"))
-    base = _BASES.get(key)
+    base = bases.get(key)
     if base is None:
-        if len(_BASES) >= MOST_BASES:
-            _BASES.clear()
-        base = _BASES[key] = size(item) - tail
+        if len(bases) >= MOST_BASES:
+            bases.clear()
+        base = bases[key] = size(item) - tail
     return base + tail
 
 
