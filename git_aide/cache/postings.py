@@ -26,6 +26,7 @@ import mmap
 import os
 from array import array
 from bisect import bisect_left
+from functools import lru_cache
 from math import log
 from zlib import crc32
 
@@ -142,15 +143,12 @@ def _frame(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
     return n, blobs, codes
 
 
-#: Whoosh's byte -> length table, by the function that gives it (worked out once).
-_LENGTHS: dict[Any, list[int]] = {}
-
-
+@lru_cache(maxsize=4)
 def _lengths_of(byte_to_length: Any) -> list[int]:
-    got = _LENGTHS.get(byte_to_length)
-    if got is None:
-        got = _LENGTHS[byte_to_length] = [byte_to_length(b) for b in range(256)]
-    return got
+    """Return Whoosh's byte -> length table of the function that gives it, worked out
+    once per function: a pure function's values, the same list each time (the numpy
+    scorer keeps its array by that list)."""
+    return [byte_to_length(b) for b in range(256)]
 
 
 def in_memory(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
