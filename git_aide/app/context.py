@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeVar
 
-    from git_aide.cache.folder import Cache
+    from git_aide.cache.folder import Cache, StatTables
     from git_aide.cache.index import FullText
     from git_aide.core.settings import Settings
     from git_aide.gitio.repo import Repo
@@ -88,11 +88,13 @@ class Context:
         return said
 
 
-def context_of(repo: Repo) -> Context:
-    """The context of an open repository, with a cache handle of its own."""
+def context_of(repo: Repo, stat_tables: StatTables | None = None) -> Context:
+    """Return the context of an open repository, with a cache handle of its own
+    (`stat_tables`: what a long-lived process keeps of the stat tables between its
+    calls' handles, cache/folder.Cache.stat_tables)."""
     from git_aide.cache.folder import Cache
 
-    return Context(repo, Cache(repo.cache_dir))
+    return Context(repo, Cache(repo.cache_dir, stat_tables))
 
 
 def preload() -> None:

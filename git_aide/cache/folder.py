@@ -42,8 +42,8 @@ MAX_PACKS = 12
 RACY_SECONDS = 2.0
 #: The file of the user store's own cache that keeps its memory files (user_files).
 USER_FILES = "user-files"
-#: The stat tables read last, by file: (its stat then, the table).
-_STAT_TABLES: dict[str, tuple[tuple[int, ...], dict[str, tuple[int, int, int, int, str]]]] = {}
+#: The stat tables read, by file: (its stat then, the table) (Cache.stat_tables).
+StatTables = dict[str, tuple[tuple[int, ...], dict[str, tuple[int, int, int, int, str]]]]
 
 
 class Cache(Folder):
@@ -61,8 +61,12 @@ class Cache(Folder):
     _reads: int
     _loaded: bool
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, stat_tables: StatTables | None = None) -> None:
         super().__init__(root)
+        #: The working trees' stat tables read through this handle, by file, with the
+        #: file's stat: a long-lived process passes the same dict to each call's
+        #: handle, so that a table is read again only when its file changed.
+        self.stat_tables: StatTables = {} if stat_tables is None else stat_tables
         self.metas = {}
         self.scopes = {}
         self._new_metas = {}
@@ -238,7 +242,7 @@ class Cache(Folder):
         name = _worktree_file(worktree)
         path = self._path(name)
         sig = stat_sig(path)
-        got = _STAT_TABLES.get(path)
+        got = self.stat_tables.get(path)
         if got is not None and sig is not None and got[0] == sig:
             return got[1]
         payload = self.read(name)
@@ -254,7 +258,7 @@ class Cache(Folder):
             return {}
         if sig is not None:
             # Taken before the read: a file renamed in meanwhile has another stat.
-            _STAT_TABLES[path] = (sig, table)
+            self.stat_tables[path] = (sig, table)
         return table
 
     def put_stat_table(self, worktree: str, table: dict[str, tuple[int, int, int, int, str]]

@@ -113,23 +113,23 @@ def build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
     return warnings, rows
 
 
-#: What parse_few() read of a file, by (path, blob id): its metadata and bytes (a blob
-#: id names its bytes). A long-lived process lays the same files that differ from the
-#: index over its view at every call (personal memories never are in the index), and
-#: reads, hashes and parses each once.
-_FEW: dict[tuple[str, str], tuple[tuple[Any, ...], bytes]] = {}
-#: More kept than this and they are forgotten.
+#: More files kept by parse_few() than this and they are forgotten.
 MOST_FEW = 1024
 
 
 def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, bytes],
-              warnings: list[str]) -> tuple[list[str], list[Group]]:
-    """The checks of build(), on a few files read from disk, grouped by scope: for a few
-    files, parsing them beats loading every pack of the cache."""
+              warnings: list[str], few: dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]
+              ) -> tuple[list[str], list[Group]]:
+    """Return the checks of build() on a few files read from disk, grouped by scope:
+    for a few files, parsing them beats loading every pack of the cache. `few` keeps
+    what was read of each file, by (path, blob id): its metadata and bytes (a blob id
+    names its bytes). A long-lived process lays the same files that differ from the
+    index over its view at every call (personal memories never are in the index), and
+    passes the same dict (read/load.Held.few), so each is read, hashed and parsed once."""
     by_scope: dict[str | None, list[Row]] = {}
     seen: dict[str, str] = {}
     for path, blob in pairs:
-        got = _FEW.get((path, blob))
+        got = few.get((path, blob))
         if got is None:
             data = contents.get(blob) or read_again(repo, path, blob)
             try:
@@ -141,9 +141,9 @@ def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, byte
             # Parsed already: a long-lived process shows a hand-edited file without
             # parsing (and hashing) it again.
             keep_record(path, blob, parsed)
-            if len(_FEW) >= MOST_FEW:
-                _FEW.clear()
-            _FEW[(path, blob)] = got = (meta, data)
+            if len(few) >= MOST_FEW:
+                few.clear()
+            few[(path, blob)] = got = (meta, data)
         meta, data = got
         problem = _misfit(path, meta, seen)
         if problem:

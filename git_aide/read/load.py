@@ -46,7 +46,7 @@ class Held:
     read, decoded, and the queue of the work it does between calls. The process makes
     one (warm/state.py) and passes it to every load(); a command passes none."""
 
-    __slots__ = ("views", "later")
+    __slots__ = ("views", "later", "few")
 
     def __init__(self) -> None:
         from git_aide.read.later import Queue
@@ -56,6 +56,9 @@ class Held:
         self.views: dict[Any, Any] = {}
         #: The work asked for between calls (read/later.py).
         self.later = Queue()
+        #: What was read of the files laid over the view, by (path, blob id)
+        #: (build.parse_few).
+        self.few: dict[tuple[str, str], tuple[tuple[Any, ...], bytes]] = {}
 
 
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
@@ -111,7 +114,8 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
             from git_aide.read import user
 
             user.lay(snap, store)
-    pending = Overlay(repo, cache, snap, top, status, changed, contents)
+    pending = Overlay(repo, cache, snap, top, status, changed, contents,
+                      held.few if held is not None else None)
     if early and changed is None:
         snap.pending = pending
     else:

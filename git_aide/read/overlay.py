@@ -18,7 +18,7 @@ from git_aide.read import listing
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import TypeVar
+    from typing import Any, TypeVar
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
@@ -57,7 +57,9 @@ class Overlay:
 
     def __init__(self, repo: Repo, cache: Cache, snap: Snapshot, top: str,
                  status: Spawned | None, changed: list[str] | None,
-                 contents: dict[str, bytes]) -> None:
+                 contents: dict[str, bytes],
+                 few: dict[tuple[str, str], tuple[tuple[Any, ...], bytes]] | None = None
+                 ) -> None:
         #: The repository.
         self.repo = repo
         #: Its cache (record packs, the working tree's stat table).
@@ -72,6 +74,9 @@ class Overlay:
         self.changed = changed
         #: Blob id -> bytes of files read on the way (shared with the load).
         self.contents = contents
+        #: What was read of the few files laid over the view, by (path, blob id)
+        #: (build.parse_few): a long-lived process's, kept between its calls.
+        self.few = {} if few is None else few
         #: About files read from disk this time (never saved with a view).
         self.live: list[str] = []
         #: The working tree's stat table, once guess() has read it.
@@ -88,7 +93,7 @@ class Overlay:
         self.guessed = listing.guess_dirty(self.table, self.top)
         if self.guessed:
             self.before = list(self.snap.warnings)
-            lay(self.repo, self.cache, self.snap, self.guessed, self.contents, [])
+            lay(self.repo, self.cache, self.snap, self.guessed, self.contents, [], self.few)
 
     def settle(self) -> bool:
         """Take git's answer (waiting for it) and lay the files that differ over the view
@@ -116,12 +121,13 @@ class Overlay:
             snap.lay(set(), [], self.before)  # the guess was wrong: off again
         snap.warnings = live + snap.warnings
         if dirty and not held:
-            lay(self.repo, self.cache, snap, dirty, self.contents, live)
+            lay(self.repo, self.cache, snap, dirty, self.contents, live, self.few)
         return held
 
 
 def lay(repo: Repo, cache: Cache, snap: Snapshot, dirty: list[tuple[str, str]],
-        contents: dict[str, bytes], live: list[str]) -> None:
+        contents: dict[str, bytes], live: list[str],
+        few: dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]) -> None:
     """Lay files that differ from the index over the snapshot of the index's listing:
     their paths leave the view (and so do the view's warnings about them, but `live`
     ones), their memories come in."""
@@ -132,7 +138,7 @@ def lay(repo: Repo, cache: Cache, snap: Snapshot, dirty: list[tuple[str, str]],
     if len(pairs) > OVERLAY_READ:
         skipped, groups = build.groups(repo, cache, pairs, contents, noted, None)
     else:  # a few files: parsing them beats loading every pack of the cache
-        skipped, groups = build.parse_few(repo, pairs, contents, noted)
+        skipped, groups = build.parse_few(repo, pairs, contents, noted, few)
     drop = {p for p, _b in dirty}
     snap.lay(drop, groups, [w for w in snap.warnings
                             if w in live or w.split(": ", 1)[0] not in drop] + skipped)

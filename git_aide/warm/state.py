@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from git_aide.app.context import Context
     from git_aide.app.semantic import Semantic
-    from git_aide.cache.folder import Cache
+    from git_aide.cache.folder import Cache, StatTables
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
     from git_aide.gitio.spawn import Early, Spawned
@@ -207,6 +207,9 @@ class ServerState:
         #: state's entries never change), and the work asked for between calls
         #: (read/load.py's Held).
         self.held = Held()
+        #: The working tree's stat tables read by the calls' cache handles
+        #: (cache/folder.Cache.stat_tables), read again only when their file changes.
+        self.stat_tables: StatTables = {}
         #: The size of each memory's item in a full answer less its "matched_scope" and
         #: "score" values, by (path, blob id) (agents/mcp/text.memory_size).
         self.item_sizes: dict[tuple[str, str], int] = {}
@@ -274,7 +277,7 @@ class ServerState:
                 self._config.read(self._repo)
             elif not self._config.unchanged(self._repo):
                 self._config.read(self._repo)
-            self._ctx = context_of(self._repo)
+            self._ctx = context_of(self._repo, self.stat_tables)
         return self._ctx
 
     def repo(self) -> Repo:
