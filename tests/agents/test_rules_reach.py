@@ -56,8 +56,8 @@ def test_a_rules_file_linked_outside_the_repository_is_refused(
             "working tree; not read\n") in r.stderr
     assert sorted(memories(repo)) == ["Keep functions short and named well",
                                       "Run the linter before every commit"]
-    assert "db7" not in on_disk(repo) and "db7" not in r.stdout
-    assert "db7" not in git(repo, "diff", "--cached")
+    assert "db7.internal" not in on_disk(repo) and "db7.internal" not in r.stdout
+    assert "db7.internal" not in git(repo, "diff", "--cached")
 
 
 def test_only_a_link_outside_is_one_error_naming_it(repo: Path, tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_an_import_of_an_ignored_file_is_refused(repo: Path) -> None:
             "ignored by git; not read\n") in r.stderr
     assert sorted(memories(repo)) == ["Run the linter before every commit",
                                       "Use tabs in Makefiles"]
-    assert "sentry" not in on_disk(repo) and "db7" not in on_disk(repo)
+    assert "sentry" not in on_disk(repo) and "db7.internal" not in on_disk(repo)
 
 
 def test_an_import_into_the_git_folder_is_refused(repo: Path) -> None:
