@@ -137,7 +137,6 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
     if held is not None and key and key in held.views:
         groups, reader, skipped = held.views[key]
         kept = Snapshot(source, list(skipped), groups, reader, rebuild)
-        kept.keep_decoded = True
         kept.later = held.later
         return kept
 
@@ -169,7 +168,6 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
         while len(decoded) >= WARM_VIEWS:
             decoded.pop(next(iter(decoded)))
         decoded[key] = (*snap.parts(), list(snap.warnings))
-        snap.keep_decoded = True
         snap.later = held.later
     return snap
 

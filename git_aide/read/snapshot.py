@@ -168,7 +168,7 @@ class Snapshot:
     """Every live memory of one source, and what was skipped on the way."""
 
     __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
-                 "_extra", "_users", "keep_decoded", "later", "_body", "_ids", "_ids_laid",
+                 "_extra", "_users", "later", "_body", "_ids", "_ids_laid",
                  "pending")
 
     def __init__(self, source: Source, warnings: list[str], groups: list[Group],
@@ -188,10 +188,9 @@ class Snapshot:
         self._extra: list[Group] = []
         #: The user store's memories (read/user.py), laid over it with the overlay's.
         self._users: list[Group] = []
-        #: Keep the view's groups decoded once read (a long-lived process reuses them).
-        self.keep_decoded = False
         #: The long-lived process's queue of work between calls (read/later.py), when
-        #: one read this snapshot; None for a command.
+        #: one read this snapshot (it then keeps the view decoded: keep_decoded); None
+        #: for a command.
         self.later: Queue | None = None
         #: Every memory's stored content in one run, read once (see body()).
         self._body: bytes | None = None
@@ -360,6 +359,12 @@ class Snapshot:
         if self.keep_decoded:
             self._groups[i] = (compiled, Made(made, payload))
         return made
+
+    @property
+    def keep_decoded(self) -> bool:
+        """Whether the view's groups are kept decoded once read: a long-lived process
+        read this snapshot (it reuses them)."""
+        return self.later is not None
 
     def want_warm(self, each: Callable[[list[Entry]], None],
                   then: Callable[[list[Entry], dict[str, int]], Iterator[None]]) -> None:
