@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
     from git_aide.gitio.spawn import Spawned
+    from git_aide.warm.state import ServerState
 
 #: The protocol versions a client may ask for in `initialize` and get back as asked: the
 #: handshake versions of the SDK git-aide requires (tests/agents/test_mcp_start.py checks them
@@ -70,7 +71,7 @@ class _Warm:
         #: The SDK's server it built.
         self._server: Any = None
         #: The server's state (warm/state.py), settled at the connection's end.
-        self.state: Any = None
+        self.state: ServerState | None = None
         #: Why it could not, said at the first call.
         self._error: BaseException | None = None
 
@@ -304,7 +305,8 @@ def _handover(reader: BinaryIO, start: Start, line: bytes) -> int:
     anyio.run(serve)
     from git_aide.agents.mcp.server import settle
 
-    settle(start.warm.state)
+    if start.warm.state is not None:  # made with the server, which served this far
+        settle(start.warm.state)
     return 0
 
 

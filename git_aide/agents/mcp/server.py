@@ -69,15 +69,15 @@ def budget(repo: Repo) -> int:
 
 
 def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
-              hint: str | Callable[[int], str], empty: str = "No memories.",
-              ranked: bool = True, given: Given | None = None,
-              gave: list[str] | None = None,
-              bases: dict[tuple[str, str], int] | None = None) -> Answer:
+              hint: str | Callable[[int], str], bases: dict[tuple[str, str], int],
+              empty: str = "No memories.", ranked: bool = True,
+              given: Given | None = None, gave: list[str] | None = None) -> Answer:
     """The recall / search / list answer for `hits`, within the budget: compact, or
     `full`, the command's --json document. `given`: what the agent holds already (its
     short ids, and what its rules files hold): left out of a compact answer, named in
     its `given`. `gave`: gets the uuids of the memories the answer holds. `bases`: the
-    server's sizes of the memories' items kept between calls (text.memory_size)."""
+    server's sizes of the memories' items, kept between calls (ServerState.item_sizes,
+    text.memory_size)."""
     from git_aide.agents.mcp.text import (
         bound,
         compact,
@@ -93,9 +93,8 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Any], full: bool,
     # Only the memories that may fit are made (parsed, shaped and measured).
     sizes: dict[int, int] = {}
     if full:
-        kept = bases if bases is not None else {}
         items = fitting(hits, answers.memory_doc, lambda h: {"uuid": h.entry.uuid}, cap,
-                        sizes, lambda h, item: memory_size(kept, (h.entry.path, h.entry.blob),
+                        sizes, lambda h, item: memory_size(bases, (h.entry.path, h.entry.blob),
                                                            item))
         doc = answers.memories_doc(snap, hits, items)
     else:
@@ -284,8 +283,8 @@ def _recall(mem: ServerState, a: dict[str, Any], always: bool = False,
         ("" if full else ', "detail": "compact"')
     gave: list[str] = []
     answer = _memories(repo, snap, hits, full,
-                       'aide_recall {"ids": [these ids]' + at + "} returns them", given=given,
-                       gave=gave, bases=mem.item_sizes)
+                       'aide_recall {"ids": [these ids]' + at + "} returns them",
+                       mem.item_sizes, given=given, gave=gave)
     mem.counted = ("recall", gave)
     return answer
 
@@ -315,8 +314,8 @@ def _search(mem: ServerState, a: dict[str, Any], given: Given | None = None) -> 
     gave: list[str] = []
     answer = _memories(repo, snap, hits, _full(a),
                        lambda n: f'call aide_search again with "offset": {skip + n}',
-                       empty=f"Nothing matches {a['keyword']!r}.", given=given, gave=gave,
-                       bases=mem.item_sizes)
+                       mem.item_sizes, empty=f"Nothing matches {a['keyword']!r}.",
+                       given=given, gave=gave)
     mem.counted = ("search", gave)
     return answer
 
@@ -338,7 +337,7 @@ def _listed(mem: ServerState, a: dict[str, Any]) -> Answer:
     gave: list[str] = []
     answer = _memories(repo, snap, hits[skip:skip + a["limit"]], _full(a),
                        lambda n: f'call aide_memories again with "offset": {skip + n}',
-                       ranked=False, gave=gave, bases=mem.item_sizes)
+                       mem.item_sizes, ranked=False, gave=gave)
     mem.counted = ("list", gave)
     return answer
 
