@@ -45,8 +45,6 @@ DIALECT = {"claude": "anthropic", "codex": "responses", "gemini": "gemini"}
 CODEX_MODEL: str | None = None
 #: `--lines`: the length of each generated source file.
 LINES = testrepo.LINES
-#: Settings given with --config, set in each test repository after it is built.
-CONFIG: list[tuple[str, str]] = []
 
 #: Put first on the clients' PATH: git-aide, keeping what each hook was given and
 #: answered (one folder per call), so the analysis knows every hook's exact text.
@@ -218,7 +216,9 @@ SETUP = {"claude": setup_claude, "codex": setup_codex, "gemini": setup_gemini}
 
 
 def run_client(client: str, scratch: Path, bin_dir: Path, aide_bin: Path,
-               timeout: float) -> dict[str, Any]:
+               timeout: float, config: list[tuple[str, str]]) -> dict[str, Any]:
+    """Run one client's scripted session; `config`: git-aide settings (--config) set in
+    the test repository once it is built."""
     work = scratch / client
     home = work / "home"
     home.mkdir(parents=True)
@@ -226,7 +226,7 @@ def run_client(client: str, scratch: Path, bin_dir: Path, aide_bin: Path,
     env = base_env(home, f"{aide_bin}:{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}")
     say(f"\n== {client}: the test repository")
     mems = testrepo.build(repo, env, ["claude", "codex", "gemini"], LINES)
-    for key, value in CONFIG:
+    for key, value in config:
         testrepo.git(repo, "config", key, value, env=env)
     expected = {p: testrepo.recall(repo, p, env)
                 for p in analyze.files_of(script(repo), PROMPT_FILE)}
@@ -307,7 +307,7 @@ def main() -> int:
     CODEX_MODEL = args.codex_model
     if bad := [c for c in args.config if "=" not in c]:
         ap.error(f"--config {bad[0]!r}: KEY=VALUE")
-    CONFIG[:] = [tuple(c.split("=", 1)) for c in args.config]
+    config = [(k, v) for k, _eq, v in (c.partition("=") for c in args.config)]
     LINES = args.lines
     clients = [c.strip() for c in args.clients.split(",") if c.strip()]
     if bad := [c for c in clients if c not in CLIENTS]:
@@ -318,7 +318,8 @@ def main() -> int:
             else scratch / "npm"
         bin_dir = install_clients(npm_dir, clients, scratch)
         aide_bin = install_aide(scratch)
-        runs = [run_client(c, scratch, bin_dir, aide_bin, args.timeout) for c in clients]
+        runs = [run_client(c, scratch, bin_dir, aide_bin, args.timeout, config)
+                for c in clients]
         return report(runs, args.json)
     finally:
         if args.keep:
