@@ -1,8 +1,7 @@
 """No new state in module globals (issue 38): what a long-lived process keeps belongs to
 an object it owns (warm/state.py's ServerState and what it hands down), with a visible
 lifetime, not to a module. A module-level container that starts empty (`{}`, `[]`,
-`set()`, a weak dict) or a one-item counter (`[0]`) is filled at run time: state. The
-ones left are listed below, each to move; the list only shrinks."""
+`set()`, a weak dict) or a one-item counter (`[0]`) is filled at run time: state."""
 
 from __future__ import annotations
 
@@ -15,24 +14,8 @@ PACKAGE = ROOT / "git_aide"
 EMPTY_CALLS = frozenset(("dict", "list", "set", "defaultdict", "OrderedDict", "deque",
                          "WeakKeyDictionary", "WeakValueDictionary", "WeakSet", "Counter"))
 #: Module state that stays where it is: the command line's one pager (a process runs one
-#: command), and scope warnings kept per cache handle (one command or one MCP call),
-#: weakly.
-KEPT = {
-    ("cli/commands.py", "_pager"), ("cli/commands.py", "_paged"),
-    ("app/scopecheck.py", "_LISTED"),
-}
-#: Module state still to move onto an owned object (docs/architecture.md, issue 38).
-TO_MOVE = {
-    ("app/answers.py", "_FILTERS"), ("app/columns.py", "_LAST"),
-    ("rank/duplicates.py", "_KNOWN"), ("rank/duplicates.py", "_AHEAD"),
-    ("rank/duplicates.py", "_SPELLED"), ("rank/duplicates.py", "_JOINED"),
-    ("rank/related.py", "_KNOWN"), ("rank/related.py", "_TOO_MANY"),
-    ("rank/related.py", "_MADE"), ("rank/supersede.py", "_SUBJECTS"),
-    ("rank/supersede.py", "_EXACT"), ("rank/weak.py", "_HELD"), ("rank/weak.py", "_RUNS"),
-    ("rank/wordbits.py", "_LAST"),
-    ("read/record.py", "_WHATS"), ("read/record.py", "_RECORDS"),
-    ("read/record.py", "_AHEAD"),
-}
+#: command and writes one standard output, as sys.stdout is one).
+KEPT = {("cli/commands.py", "_pager"), ("cli/commands.py", "_paged")}
 
 
 def _is_state(value: ast.expr) -> bool:
@@ -78,11 +61,9 @@ def module_state() -> set[tuple[str, str]]:
 def test_no_module_keeps_new_state() -> None:
     state = module_state()
     outside_warm = {(m, n) for m, n in state if not m.startswith("warm/")}
-    new = outside_warm - KEPT - TO_MOVE
+    new = outside_warm - KEPT
     assert not new, ("module-level state: make it a field of an object its owner "
                      f"creates (warm/ for a long-lived process): {sorted(new)}")
-    moved = TO_MOVE - state
-    assert not moved, f"moved already: take them off TO_MOVE: {sorted(moved)}"
 
 
 def test_the_scan_finds_what_state_looks_like() -> None:

@@ -54,6 +54,7 @@ def measure(ds: quality.Dataset, model: Path | None) -> tuple[int, int, int, int
     from git_aide.app.context import open_context
     from git_aide.app.meaning import meaning_of
     from git_aide.app.semantic import Semantic
+    from git_aide.rank.memo import RankMemo
     from git_aide.rank.supersede import superseded
 
     truth, near = judged((quality.DATA_DIR / ds.name / "SOURCE").read_text())
@@ -70,7 +71,7 @@ def measure(ds: quality.Dataset, model: Path | None) -> tuple[int, int, int, int
             sem = Semantic(ctx.repo, ctx.cache)
             if sem.configured and sem.ready():
                 sem.embed_entries(snap.entries, budget=None)
-            found = superseded(snap.entries, meaning_of(sem, snap.entries))
+            found = superseded(snap.entries, RankMemo(), meaning_of(sem, snap.entries))
         finally:
             os.chdir(here)
     key = {quality.memory_uuid(ds.name, m["key"]): m["key"] for m in ds.memories}

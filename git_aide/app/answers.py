@@ -8,7 +8,10 @@ since a plain recall comes through here on the hot path.
 
 from __future__ import annotations
 
+from functools import partial
 from operator import itemgetter
+
+from git_aide.app.memo import AnswerMemo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +42,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
                 tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
                 limit: int | None = None, count: bool = True, index: FullText | None = None,
                 scoped_only: bool = False, semantic: Semantic | None = None,
-                always: bool = False) -> list[Hit]:
+                always: bool = False, memo: AnswerMemo | None = None) -> list[Hit]:
     """Return `recall`'s memories relevant to `paths`, in recall order, cut at the limit.
 
     `index`: an open full-text index to reuse (the server keeps one); `count`: add the
@@ -48,12 +51,14 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     and no weak candidates (mentions, the file's stem elsewhere) are looked for;
     `semantic`: the model's state, whose cosines re-order the candidates of a --query;
     `always`: the always-on memories (priority always) that pass the filters follow the
-    answer, beyond its limit, when it does not hold them already.
+    answer, beyond its limit, when it does not hold them already; `memo`: what a
+    long-lived process keeps between calls (a command passes none).
     """
     from git_aide.rank import recall as rc
     from git_aide.rank.weak import WeakFinder
     from git_aide.read.overlay import speculate
 
+    memo = memo if memo is not None else AnswerMemo()
     queries = rc.query_paths(repo.worktree, repo.prefix, paths)
     relevance = None
     if query is not None and query.strip():
@@ -69,7 +74,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
 
     min_depth = repo.settings.recall_min_scope_depth
     # Decode only the memories whose scope is relevant: most of a large store is not.
-    relevant = _scope_filter(queries, min_depth)
+    relevant = _scope_filter(queries, min_depth, memo.filters)
     pw_limit = repo.settings.recall_project_wide_limit
     # A path recall without filters weighs only the newest project-wide memories and
     # those its question finds (recall._cap_project_wide): the rest need not be decoded.
@@ -107,7 +112,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
             rel = recall_relevance(semantic, query or "", queries, rel)
             meaning = meaning_of(semantic, entries)
         return rc.recall(
-            entries, queries, filters(layers, tags, contributor), relevance=rel,
+            entries, queries, filters(layers, tags, contributor), memo=memo.rank, relevance=rel,
             limit=cut, min_depth=min_depth, diversity_min=diversity_min,
             project_wide_limit=pw_limit,
             mentions=mentions, elsewhere=elsewhere, query=query, body=snap.body(),
@@ -174,28 +179,27 @@ def _paused(work: Any, *args: Any) -> Any:
         gc.enable()
 
 
-#: The scope filters of the query paths asked about lately, each with the verdicts it
-#: gave: a long-lived process (the MCP server) asks about the same files again, over
-#: the same scopes (its views stay decoded), and need not decide each scope again.
-_FILTERS: dict[Any, Any] = {}
-#: How many of them are kept, and how many recalls one serves before it is made
-#: again (the scopes of files laid over a view are new each time: its verdicts grow).
+#: How many scope filters an AnswerMemo keeps, and how many recalls one serves before it
+#: is made again (the scopes of files laid over a view are new each time: its verdicts
+#: grow).
 KEPT_FILTERS = 32
 FILTER_USES = 1000
 
 
-def _scope_filter(queries: list[Any], min_depth: int) -> Any:
-    """rank/recall.scope_filter for these paths, made once per process (it keeps each
-    verdict with its compiled scope, so a verdict never outlives what it is about)."""
+def _scope_filter(queries: list[Any], min_depth: int, kept: dict[tuple[Any, ...], Any]
+                  ) -> Any:
+    """Return rank/recall.scope_filter for these paths, made once while `kept`
+    (AnswerMemo.filters) keeps it (it keeps each verdict with its compiled scope, so a
+    verdict never outlives what it is about)."""
     from git_aide.rank import recall as rc
 
     key = (tuple((q.path, q.is_dir) for q in queries), min_depth)
-    got = _FILTERS.pop(key, None)
+    got = kept.pop(key, None)
     if got is None or got[1] >= FILTER_USES:
-        while len(_FILTERS) >= KEPT_FILTERS:
-            _FILTERS.pop(next(iter(_FILTERS)))
+        while len(kept) >= KEPT_FILTERS:
+            kept.pop(next(iter(kept)))
         got = (rc.scope_filter(queries, min_depth), 0)
-    _FILTERS[key] = (got[0], got[1] + 1)  # the newest last: the oldest go first
+    kept[key] = (got[0], got[1] + 1)  # the newest last: the oldest go first
     return got[0]
 
 
@@ -266,17 +270,20 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
                 layers: tuple[str, ...] | list[str] = (),
                 tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
                 limit: int | None = None, progress: Any = None, mode: str = "auto",
-                semantic: Semantic | None = None) -> list[Hit]:
+                semantic: Semantic | None = None, memo: AnswerMemo | None = None
+                ) -> list[Hit]:
     """`search`: the memories matching `query` that pass the --layer / --tag /
     --contributor filters, best first. `mode`: "auto" (by words and, when a model is
     configured, meaning), "keyword" or "semantic"; `semantic`: the model's state
-    (app/semantic.py; None: by words)."""
+    (app/semantic.py; None: by words); `memo`: what a long-lived process keeps between
+    calls (a command passes none)."""
     from git_aide.app import search as sr
 
     if not query.strip():
         from git_aide.core.errors import UsageError
 
         raise UsageError("search needs words to look for; an empty query matches nothing")
+    memo = memo if memo is not None else AnswerMemo()
     lim = limit if limit is not None else repo.settings.search_limit
     narrowed = bool(layers or tags or contributor)
     if mode != "keyword":
@@ -284,13 +291,13 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
             from git_aide.app import meaning
 
             keep = filters(layers, tags, contributor).keep if narrowed else None
-            return meaning.search(semantic, ft, snap, query, lim, mode, keep, progress)
+            return meaning.search(semantic, ft, snap, query, lim, mode, keep, progress, memo)
         if mode == "semantic":
             from git_aide.core.errors import UsageError
 
             raise UsageError("semantic search needs a model: set aide.semantic.model "
                              "(git aide semantic fetch)")
-    hits = sr.search_in(ft, snap, query, lim, progress) if not narrowed else None
+    hits = sr.search_in(ft, snap, query, lim, memo, progress) if not narrowed else None
     if hits is not None:
         return hits
     entries = None
@@ -299,7 +306,7 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
         # match, and only memories whose files spell them are read.
         entries = sr.fragment_candidates(snap, query)
     return sr.search(ft, snap.entries if entries is None else entries, query,
-                     filters(layers, tags, contributor), lim, progress)
+                     filters(layers, tags, contributor), lim, memo.rank, progress)
 
 
 def chosen_hits(entries: list[Entry]) -> list[Hit]:
@@ -417,29 +424,32 @@ def _user_write(committed: bool | None) -> dict[str, Any]:
     return {} if committed is None else {"store": "user", "committed": committed}
 
 
-def warm_view(snap: Snapshot, index: Callable[[], FullText | None] = lambda: None) -> None:
+def warm_view(snap: Snapshot, memo: AnswerMemo,
+              index: Callable[[], FullText | None] = lambda: None) -> None:
     """Ask a long-lived process to decode the snapshot's view between calls, and to work
     out ahead what comparing its memories needs (rank/supersede.warm), which could
     supersede which (rank/related.py) and the view as columns (app/columns.py, with the
-    places of the documents of `index()`, the process's full-text index), once per view."""
+    places of the documents of `index()`, the process's full-text index), once per view,
+    into the process's `memo`."""
     from git_aide.rank import supersede
 
     later = snap.later
     if later is None:  # not read by a long-lived process: nothing is done between calls
         return
-    snap.want_warm(supersede.warm, lambda every, first: _ahead(every, first, index, later))
+    snap.want_warm(partial(supersede.warm, memo=memo.rank),
+                   lambda every, first: _ahead(every, first, index, later, memo))
 
 
-def _ahead(every: list[Entry], first: dict[str, int],
-           index: Callable[[], FullText | None], later: Queue) -> Iterator[None]:
+def _ahead(every: list[Entry], first: dict[str, int], index: Callable[[], FullText | None],
+           later: Queue, memo: AnswerMemo) -> Iterator[None]:
     """What a long-lived process works out of a whole decoded view (`first`: each blob's
     place in it), in steps."""
     from git_aide.app import columns
     from git_aide.rank import supersede
 
-    yield from supersede.relate(every)
-    yield from columns.make(every, first, later)
+    yield from supersede.relate(every, memo.rank)
+    yield from columns.make(every, first, later, memo)
     ft = index()
     tables = ft.tables() if ft is not None else None
     if tables is not None:
-        yield from columns.place(every, tables)
+        yield from columns.place(every, tables, memo)

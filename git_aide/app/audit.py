@@ -23,6 +23,7 @@ from git_aide.core import scope as scopes
 from git_aide.gitio import pathlog
 from git_aide.gitio.repo import Repo
 from git_aide.rank import duplicates
+from git_aide.rank.memo import RankMemo
 from git_aide.read.record import Entry
 from git_aide.read.snapshot import Snapshot
 
@@ -388,7 +389,7 @@ def _duplicates(entries: list[Entry], threshold: float,
     say the same words, every value and name included (`is X` and `is Y`, `trigger` and
     `batch trigger` are different facts); otherwise the two are to be compared."""
     out = []
-    for o, n, sim in duplicates.pairs(entries, threshold):
+    for o, n, sim in duplicates.pairs(entries, threshold, RankMemo()):
         if _same_words(o.what, n.what):
             fix = f"forget it: `git aide forget {o.uuid[:8]}`"
         else:

@@ -27,7 +27,7 @@ import numpy as np
 
 from git_aide.app import search as sr
 from git_aide.core.memory import LAYERS
-from git_aide.rank import related, supersede
+from git_aide.rank import supersede
 from git_aide.rank.duplicates import age, is_personal, jaccard, older_newer, overlap, word_set
 from git_aide.rank.recall import Hit, supersession_window
 
@@ -35,8 +35,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from git_aide.app.memo import AnswerMemo
     from git_aide.cache.index import FullText
     from git_aide.cache.postings import Table, Tables
+    from git_aide.rank.memo import RankMemo
     from git_aide.read.later import Queue
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
@@ -57,9 +59,13 @@ KEPT_ALIKE = 8
 class Columns:
     """The memories of one decoded view, in its order (their places), as arrays."""
 
-    def __init__(self, every: list[Entry], first: dict[str, int], later: Queue) -> None:
+    def __init__(self, every: list[Entry], first: dict[str, int], later: Queue,
+                 memo: RankMemo) -> None:
         #: The entries, in the view's order.
         self.every = every
+        #: What ranking keeps between the process's calls: the word sets and the
+        #: supersession candidates these columns read (rank/memo.py).
+        self.rank = memo
         #: The long-lived process's queue of work between calls: a large table is
         #: placed there (table_places).
         self.later = later
@@ -156,7 +162,7 @@ class Columns:
         for at in range(0, n, STEP // 4):
             for i, e in enumerate(every[at:at + STEP // 4], at):
                 starts[i] = len(ids)
-                ids.extend([number(w, len(vocab)) for w in word_set(e, keep=False)])
+                ids.extend([number(w, len(vocab)) for w in word_set(e, self.rank, keep=False)])
             yield
         starts[n] = len(ids)
         self.word_at = np.frombuffer(starts, dtype=np.int64)
@@ -195,7 +201,7 @@ class Columns:
     def _candidates(self) -> Iterator[None]:
         """Read what rank/related.py worked out for the view (each memory's candidates,
         best first, and whether each supersedes it) into arrays of places, for among()."""
-        made, known = related.known()
+        made, known = self.rank.made, self.rank.candidates
         every, first, n = self.every, self.first, len(self.every)
         # Gathered in the standard library's arrays (a store into numpy's, one value at
         # a time, costs ten times more), made numpy's at the end without a copy.
@@ -247,7 +253,7 @@ class Columns:
         if self.known is None:
             return None
         made, has, personal, starts, places, passes, sims = self.known
-        if made != related.known()[0] or not has[head].all():
+        if made != self.rank.made or not has[head].all():
             return None
         key = head.tobytes()
         kept = self._firsts
@@ -485,19 +491,16 @@ def _sorted(values: list[str], out: list[str]) -> Iterator[None]:
             yield
 
 
-#: The columns of the last view made, with the entries list they were made of.
-_LAST: list[Columns] = []
-
-
-def make(every: list[Entry], first: dict[str, int], later: Queue) -> Iterator[None]:
+def make(every: list[Entry], first: dict[str, int], later: Queue, memo: AnswerMemo
+         ) -> Iterator[None]:
     """Make the columns of a decoded view's entries and each blob's place among them
-    (Snapshot.warmed), in steps (`later`, read/later.py): search() then uses them for
-    that view."""
-    if _LAST and _LAST[0].every is every:
+    (Snapshot.warmed), in steps (`later`, read/later.py), and keep them in `memo`
+    (the last view's only): search() then uses them for that view."""
+    if memo.columns is not None and memo.columns.every is every:
         return
-    cols = Columns(every, first, later)
+    cols = Columns(every, first, later, memo.rank)
     yield from cols.steps()
-    _LAST[:] = [cols]
+    memo.columns = cols
 
 
 class _At:
@@ -539,7 +542,7 @@ def _with_laid(cols: Columns, head: Any, entries: Any) -> Any:
     laid_at = np.flatnonzero(head >= n).tolist()
     for lay in laid_at:
         mine = entries[lay]
-        words = word_set(mine)
+        words = word_set(mine, cols.rank)
         if not words:
             continue
         if mine.layer not in LAYERS:
@@ -552,7 +555,7 @@ def _with_laid(cols: Columns, head: Any, entries: Any) -> Any:
         sims = cols.alike(words, head[group], mine.blob)
         near = sims >= supersede.WORDS
         alike = list(zip(group[near].tolist(), sims[near].tolist(), strict=True))
-        alike += [(y, jaccard(words, word_set(entries[y]))) for y in laid_at if y != lay
+        alike += [(y, jaccard(words, word_set(entries[y], cols.rank))) for y in laid_at if y != lay
                   and entries[y].layer == mine.layer and is_personal(entries[y].path) == own]
         for y, sim in alike:
             if sim < supersede.WORDS or not overlap(mine.compiled, entries[y].compiled):
@@ -568,28 +571,31 @@ def _with_laid(cols: Columns, head: Any, entries: Any) -> Any:
                     continue
             elif kept is not None and kept[0] > sim:
                 continue
-            best[older] = (sim, newer, supersede.passes(entries[older], entries[newer]))
+            best[older] = (sim, newer,
+                           supersede.passes(entries[older], entries[newer], cols.rank))
     return np.array([o for o, (_s, _n, ok) in best.items() if ok], dtype=np.int64)
 
 
-def place(every: list[Entry], tables: Tables) -> Iterator[None]:
+def place(every: list[Entry], tables: Tables, memo: AnswerMemo) -> Iterator[None]:
     """Place the documents of the large tables of a collection (Columns.table_places),
-    in steps, for the columns of these entries."""
-    if not _LAST or _LAST[0].every is not every:
+    in steps, for the columns of these entries (those `memo` keeps)."""
+    cols = memo.columns
+    if cols is None or cols.every is not every:
         return
-    cols = _LAST[0]
     for t in tables.tables:
         if t.n > SMALL_TABLE and cols.docs.get(t.path, (-1,))[0] != t.n:
             yield from cols.place_steps(t)
 
 
-def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | None:
-    """search.search_in() from the columns; None when they cannot answer (not made for
-    this view, no match, or a case the slow way decides: a blob at two places)."""
+def search(ft: FullText, snap: Snapshot, query: str, limit: int, memo: AnswerMemo
+           ) -> list[Hit] | None:
+    """search.search_in() from the columns `memo` keeps; None when they cannot answer
+    (not made for this view, no match, or a case the slow way decides: a blob at two
+    places)."""
     warmed = snap.warmed()
-    if warmed is None or not _LAST or _LAST[0].every is not warmed[0]:
+    cols = memo.columns
+    if warmed is None or cols is None or cols.every is not warmed[0]:
         return None
-    cols = _LAST[0]
     try:
         got = ft.scored(query)
     except Exception:  # noqa: BLE001 -- a damaged table: the slow way rebuilds the index
@@ -666,7 +672,7 @@ def search(ft: FullText, snap: Snapshot, query: str, limit: int) -> list[Hit] | 
         old_at = np.flatnonzero(is_old).tolist()
     else:
         entries = [entry(p) for p in at[:window]]
-        old = {o.uuid for o, _n in supersede.superseded(entries)}
+        old = {o.uuid for o, _n in supersede.superseded(entries, cols.rank)}
         old_at = [i for i, e in enumerate(entries) if e.uuid in old]
     if old_at:
         behind = old_at

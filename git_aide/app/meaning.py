@@ -12,6 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from git_aide.app.memo import AnswerMemo
     from git_aide.app.semantic import Progress, Semantic
     from git_aide.cache.index import FullText
     from git_aide.rank.recall import Hit, Query
@@ -39,17 +40,19 @@ def coverage(question: str, bm25: dict[str, float], entries: dict[str, Entry]) -
 
 
 def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, mode: str,
-           keep: Callable[[Entry], bool] | None = None, progress: Progress | None = None
-           ) -> list[Hit]:
+           keep: Callable[[Entry], bool] | None = None, progress: Progress | None = None,
+           memo: AnswerMemo | None = None) -> list[Hit]:
     """`search` by meaning (mode "semantic") or by words and meaning (mode "auto": by
     words alone when the model cannot be used). `keep`: the --layer, --tag and
-    --contributor filters."""
+    --contributor filters; `memo`: what a long-lived process keeps between calls."""
     from git_aide.app import search as sr
+    from git_aide.app.memo import AnswerMemo
     from git_aide.rank import fusion
     from git_aide.rank.recall import Hit
 
     if mode == "semantic" and not sem.ready(say=False):
         raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")
+    rank = (memo if memo is not None else AnswerMemo()).rank
     want = max(limit, SEMANTIC_CANDIDATES)
     bm25: dict[str, float] = {}
     decoded: dict[str, Entry] = {}
@@ -65,7 +68,8 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
     if mode == "auto" and not sem.ready():
         # The model cannot be used (said once): the keyword order.
         lexical = sorted((e for b, e in decoded.items() if b in bm25), key=lambda e: e.path)
-        return sr.order([Hit(e, e.scope, score=bm25[e.blob]) for e in lexical], limit)[:limit]
+        return sr.order([Hit(e, e.scope, score=bm25[e.blob]) for e in lexical], limit,
+                        rank)[:limit]
     cover = coverage(query, bm25, decoded)
     cos = sem.nearest(query, snap, want, bm25.keys(), progress)
     # A memory that holds none of the words answers only above a cosine floor: without
@@ -83,7 +87,7 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
     if keep is not None:
         entries = [e for e in entries if keep(e)]
     hits = [Hit(e, e.scope, score=scores[e.blob]) for e in entries]
-    return sr.order(hits, limit, meaning_of(sem, entries))[:limit]
+    return sr.order(hits, limit, rank, meaning_of(sem, entries))[:limit]
 
 
 def recall_relevance(sem: Semantic, question: str, queries: list[Query],

@@ -9,8 +9,6 @@ memories runs one `git ls-files`.
 
 from __future__ import annotations
 
-import weakref
-
 from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError
 
@@ -33,10 +31,6 @@ class _Listed:
         self.warned: set[str] = set()
 
 
-#: Per cache handle, dropped with it.
-_LISTED: weakref.WeakKeyDictionary[Cache, _Listed] = weakref.WeakKeyDictionary()
-
-
 def scope_warnings(repo: Repo, cache: Cache, top: str, scope: str | None) -> list[str]:
     """A warning when a new scope matches no file of the working tree, naming the scope
     it was probably meant to be; none for a project-wide memory.
@@ -48,10 +42,10 @@ def scope_warnings(repo: Repo, cache: Cache, top: str, scope: str | None) -> lis
         return []
     from git_aide.app import audit
 
-    listed = _LISTED.get(cache)
-    if listed is None:
+    listed = cache.scope_listing
+    if not isinstance(listed, _Listed):
         try:
-            listed = _LISTED[cache] = _Listed(audit.worktree_paths(repo, top))
+            listed = cache.scope_listing = _Listed(audit.worktree_paths(repo, top))
         except AideError:
             return []  # a warning that cannot be worked out must not stop the write
     if scope in listed.warned:

@@ -16,8 +16,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from git_aide.app.memo import AnswerMemo
     from git_aide.cache.index import FullText
     from git_aide.core.scope import Compiled
+    from git_aide.rank.memo import RankMemo
     from git_aide.rank.supersede import Meaning
     from git_aide.read.snapshot import Snapshot
 
@@ -273,13 +275,13 @@ def fragments(entries: list[Entry], query: str) -> dict[str, float]:
 
 
 def search(ft: FullText, entries: list[Entry], query: str, filters: Filters, limit: int,
-           progress: Progress | None = None) -> list[Hit]:
-    """The matching memories, best first, at most `limit`."""
+           memo: RankMemo, progress: Progress | None = None) -> list[Hit]:
+    """Return the matching memories, best first, at most `limit`."""
     kept = [e for e in entries if filters.keep(e)]
-    return _ranked(kept, relevance(ft, kept, query, limit, progress), limit)
+    return _ranked(kept, relevance(ft, kept, query, limit, progress), limit, memo)
 
 
-def search_in(ft: FullText, snap: Snapshot, query: str, limit: int,
+def search_in(ft: FullText, snap: Snapshot, query: str, limit: int, memo: AnswerMemo,
               progress: Progress | None = None) -> list[Hit] | None:
     """search() over every memory of a snapshot, its best matches found by blob id so
     that only their groups are decoded; None when that cannot answer (no view to name
@@ -292,25 +294,27 @@ def search_in(ft: FullText, snap: Snapshot, query: str, limit: int,
         if ids is not None:
             among = Among(ids)
             robust(ft, lambda: _add_missing(ft, snap, among, progress))
-            hits = columns.search(ft, snap, query, limit)
+            hits = columns.search(ft, snap, query, limit, memo)
             if hits is not None:
                 return hits
     found = relevance_in(ft, snap, query, limit, progress)
     if found is None or not found[0]:
         return None
-    return _ranked(sorted(found[1], key=lambda e: e.path), found[0], limit)
+    return _ranked(sorted(found[1], key=lambda e: e.path), found[0], limit, memo.rank)
 
 
-def _ranked(entries: list[Entry], scores: dict[str, float], limit: int) -> list[Hit]:
+def _ranked(entries: list[Entry], scores: dict[str, float], limit: int, memo: RankMemo
+            ) -> list[Hit]:
     hits = [Hit(e, e.scope, score=scores[e.blob]) for e in entries if e.blob in scores]
-    return order(hits, limit)[:limit]
+    return order(hits, limit, memo)[:limit]
 
 
 #: How much the newest of the matches gains over the oldest (a share of the score).
 RECENCY_WEIGHT = 0.1
 
 
-def order(hits: list[Hit], limit: int, meaning: Meaning | None = None) -> list[Hit]:
+def order(hits: list[Hit], limit: int, memo: RankMemo, meaning: Meaning | None = None
+          ) -> list[Hit]:
     """Order search hits best first: the BM25F score, a little more for the newer of the
     matches; a memory superseded by a newer match after every current one (`meaning`:
     a model's cosine of two memories, which supersession weighs when there is one)."""
@@ -328,7 +332,7 @@ def order(hits: list[Hit], limit: int, meaning: Meaning | None = None) -> list[H
     # as recall compares: a superseded match further down keeps its place.
     hits.sort(key=lambda h: (-(h.score or 0.0), h.entry.uuid))
     head = hits[:supersession_window(limit)]
-    old = {o.uuid for o, _n in superseded([h.entry for h in head], meaning)}
+    old = {o.uuid for o, _n in superseded([h.entry for h in head], memo, meaning)}
     if not old:
         return hits
     # The superseded (all in the head) after every current match, each part in its

@@ -67,6 +67,9 @@ class Cache(Folder):
         #: file's stat: a long-lived process passes the same dict to each call's
         #: handle, so that a table is read again only when its file changed.
         self.stat_tables: StatTables = {} if stat_tables is None else stat_tables
+        #: The working tree's paths as this handle (one command, or one MCP call) saw
+        #: them, and the scopes warned about (app/scopecheck.py), once asked.
+        self.scope_listing: object | None = None
         self.metas = {}
         self.scopes = {}
         self._new_metas = {}

@@ -13,9 +13,10 @@ from git_aide.rank import wordbits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator, Sequence
     from typing import Any
 
+    from git_aide.rank.memo import RankMemo
     from git_aide.read.record import Entry
 
 
@@ -25,77 +26,14 @@ def words(text: str) -> frozenset[str]:
     return _words(text, parts=False)
 
 
-#: Word sets by blob id, kept between calls: a blob's words never change, and a
-#: long-lived process (the MCP server) checks supersession among the same memories on
-#: every search; reading `what` to split it costs more than comparing the sets.
-_KNOWN: dict[str, frozenset[str]] = {}
-#: How many word sets _KNOWN keeps (about 1.5 KB each) before it starts again: ten
-#: times the most that one search or recall compares (rank/recall.SUPERSESSION_MOST).
-KNOWN_MAX = 10_000
-
-
-#: Each memory's word set, subject and exact words (rank/supersede.py), by blob id,
-#: worked out ahead for a whole view by a long-lived process between its calls
-#: (supersede.warm): as one tuple (how many words the subject has, how many of the word
-#: set's are exact, the subject's words, then the word set's, its exact words first),
-#: the strings shared. A frozenset of 20 words costs 1.2 KB, so a store of 100,000 memories would
-#: hold hundreds of MB of them; the tuple costs a fifth of that, and the set made of it
-#: when asked takes under a microsecond, where reading `what` and splitting it takes 20.
-_AHEAD: dict[str, tuple[Any, ...]] = {}
-#: The words of _AHEAD's tuples, one string each.
-_SPELLED: dict[str, str] = {}
-#: How many memories _AHEAD holds before it starts again (a few hundred bytes each).
-AHEAD_MAX = 250_000
-
-
-def keep_ahead(blob: str, word_set: frozenset[str], subject: frozenset[str],
-               exact: frozenset[str]) -> None:
-    """Keep a memory's word set, subject and exact words (a part of its word set),
-    worked out ahead (_AHEAD)."""
-    if len(_AHEAD) >= AHEAD_MAX:
-        _AHEAD.clear()
-        _SPELLED.clear()
-    one = _SPELLED.setdefault
-    exact = exact & word_set
-    _AHEAD[blob] = (len(subject), len(exact), *(one(w, w) for w in subject),
-                    *(one(w, w) for w in exact), *(one(w, w) for w in word_set - exact))
-
-
-def words_ahead(blob: str) -> tuple[str, ...] | None:
-    """A memory's word set's words, worked out ahead (_AHEAD), or None."""
-    worked = _AHEAD.get(blob)
-    return None if worked is None else worked[worked[0] + 2:]
-
-
-def known_ahead(blob: str) -> bool:
-    """Whether a memory's word set and subject were worked out ahead."""
-    return blob in _AHEAD
-
-
-def of_what(kept: dict[str, frozenset[str]], e: Entry, make: Callable[[str], frozenset[str]],
-            ahead: Callable[[tuple[Any, ...]], frozenset[str]], keep: bool = True
-            ) -> frozenset[str]:
-    """make(e.what), once per blob while `kept` keeps it (KNOWN_MAX, then anew); `ahead`
-    takes it from the memory's tuple in _AHEAD instead, when it is there. `keep`: False
-    for one reading of a whole view, which would push out the sets a search keeps."""
-    found = kept.get(e.blob)
-    if found is None:
-        worked = _AHEAD.get(e.blob)
-        found = make(e.what) if worked is None else ahead(worked)
-        if keep:
-            if len(kept) >= KNOWN_MAX:
-                kept.clear()
-            kept[e.blob] = found
-    return found
+def word_set(e: Entry, memo: RankMemo, keep: bool = True) -> frozenset[str]:
+    """Return words(e.what), once per blob while `memo` keeps it (RankMemo.of_what says
+    what `keep` is)."""
+    return memo.of_what(memo.word_sets, e, words, _words_ahead, keep)
 
 
 def _words_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
     return frozenset(worked[worked[0] + 2:])
-
-
-def word_set(e: Entry, keep: bool = True) -> frozenset[str]:
-    """words(e.what), once per blob (of_what says what `keep` is)."""
-    return of_what(_KNOWN, e, words, _words_ahead, keep)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -155,7 +93,8 @@ def groups(entries: Sequence[Entry], sets: Sequence[frozenset[str] | bool]) -> l
     return list(out.values())
 
 
-def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, float]]:
+def pairs(entries: list[Entry], threshold: float, memo: RankMemo
+          ) -> list[tuple[Entry, Entry, float]]:
     """(older, newer, similarity): for each memory that has them, the closest newer
     memory of one layer (and one sharing) with an overlapping scope and nearly the same
     words (of two as close, the newest), older ones in the order of `entries`.
@@ -169,7 +108,7 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
     if threshold <= 0:
         return []
     best: dict[int, tuple[float, tuple[str, str], int]] = {}
-    for members, joined in _groups_joined(entries, threshold):
+    for members, joined in _groups_joined(entries, threshold, memo):
         for i, j, sim in joined:
             a, b = members[i], members[j]
             if not overlap(entries[a].compiled, entries[b].compiled):
@@ -181,53 +120,31 @@ def pairs(entries: list[Entry], threshold: float) -> list[tuple[Entry, Entry, fl
     return [(entries[o], entries[best[o][2]], best[o][0]) for o in sorted(best)]
 
 
-def _groups_joined(entries: list[Entry], threshold: float
+def _groups_joined(entries: list[Entry], threshold: float, memo: RankMemo
                    ) -> Iterator[tuple[list[int], list[tuple[int, int, float]]]]:
     """Each group's members, and its pairs at `threshold` or above (as _join gives
     them): from the memories' bits (rank/wordbits.py) once a view's are worked out and
     when no group is larger than a search compares, else from their word sets."""
     layers = groups(entries, [True] * len(entries))
-    bits = wordbits.of(entries, word_set) if all(
+    bits = wordbits.of(entries, partial(word_set, memo=memo), memo) if all(
         len(members) <= _FEW_BITS for members in layers) else None
     if bits is not None:
         masks, rare = bits
         sizes = [m.bit_count() + len(r) for m, r in zip(masks, rare, strict=True)]
         for members in ([i for i in m if sizes[i]] for m in layers):
-            yield members, _joined([entries[i].blob for i in members], threshold, partial(
+            yield members, memo.join([entries[i].blob for i in members], threshold, partial(
                 wordbits.every_pair, [masks[i] for i in members],
                 [rare[i] for i in members], [sizes[i] for i in members], threshold))
         return
-    sets = [word_set(e) for e in entries]
+    sets = [word_set(e, memo) for e in entries]
     for members in groups(entries, sets):
-        yield members, _joined([entries[i].blob for i in members], threshold,
+        yield members, memo.join([entries[i].blob for i in members], threshold,
                                partial(_join, [sets[i] for i in members], threshold))
 
 
 #: Up to this many memories of a group, comparing every pair from bits worked out ahead
 #: costs no more than the lanes of join_rows (a search of 50 compares its best 150).
 _FEW_BITS = 256
-
-
-#: The pairs of the groups joined lately, by the threshold and the group's blob ids (a
-#: blob's words never change): a long-lived process checks supersession among nearly
-#: the same memories again after a hand edit, and only the edited memory's group is
-#: joined again.
-_JOINED: dict[tuple[float, tuple[str, ...]], list[tuple[int, int, float]]] = {}
-#: How many joined groups are kept, the one used last kept longest.
-KEPT_JOINS = 64
-
-
-def _joined(blobs: list[str], threshold: float,
-            join: Callable[[], list[tuple[int, int, float]]]) -> list[tuple[int, int, float]]:
-    """join() (a group's pairs at `threshold`), kept by the group's blob ids."""
-    key = (threshold, tuple(blobs))
-    got = _JOINED.pop(key, None)
-    if got is None:
-        got = join()
-        while len(_JOINED) >= KEPT_JOINS:
-            _JOINED.pop(next(iter(_JOINED)))
-    _JOINED[key] = got  # the newest last: the oldest go first
-    return got
 
 
 def age(e: Entry) -> tuple[str, str]:

@@ -24,6 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
+    from git_aide.rank.memo import RankMemo
     from git_aide.rank.supersede import Meaning
     from git_aide.read.record import Entry
 
@@ -295,7 +296,7 @@ def _stem_text(e: Entry) -> bytes:
     return f"{r['scope'] or ''}\n{r['what']}\n{r['why'] or ''}".encode()
 
 
-def rank(hits: list[Hit], *, limit: int, diversity_min: int,
+def rank(hits: list[Hit], *, memo: RankMemo, limit: int, diversity_min: int,
          scorer: Callable[[list[Hit]], None] | None = None,
          project_wide_limit: int = -1, path_words_: set[str] | None = None,
          body: bytes | None = None, named: list[bytes] | None = None,
@@ -316,9 +317,9 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
                 h.relevance = h.score / top
     if path_words_:
         wanted = [w.encode() for w in sorted(path_words_)]
-        weights = _weigh_path_words(hits, wanted, body, path_only=scorer is None)
+        weights = _weigh_path_words(hits, wanted, body, memo, path_only=scorer is None)
         if project_wide_limit >= 0:
-            hits = _cap_project_wide(hits, project_wide_limit, weights, body,
+            hits = _cap_project_wide(hits, project_wide_limit, weights, body, memo,
                                      below_scoped=scorer is None, named=named or [],
                                      wanted=wanted)
     key = _sort_key()
@@ -333,7 +334,7 @@ def rank(hits: list[Hit], *, limit: int, diversity_min: int,
         least = heapq.nlargest(size, values)[-1]
         pool = [h for h, v in zip(hits, values, strict=True) if v >= least]
     window = heapq.nsmallest(size, pool, key=key)
-    _mark_superseded(window, meaning)
+    _mark_superseded(window, memo, meaning)
     window.sort(key=key)
     cut = window[:limit]
     if len(window) < len(hits) and any(h.superseded for h in cut):
@@ -420,7 +421,7 @@ def in_file_order(hits: list[Hit]) -> list[Hit]:
 
 
 def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None,
-                      path_only: bool = False) -> dict[bytes, float]:
+                      memo: RankMemo, path_only: bool = False) -> dict[bytes, float]:
     """Give each scoped or weak candidate its share of the path's words (the
     relevance of a mention), and return each word's weight. `path_only` (a recall without a
     question): the words never lift a scoped memory above a more specific one.
@@ -439,7 +440,7 @@ def _weigh_path_words(hits: list[Hit], want: list[bytes], body: bytes | None,
         scoped.sort(key=_DISTANCE)
         mine = scoped[:PATH_WORDS_SCAN] + [h for h in hits if h.mention]
     n = len(mine)
-    holders = held([h.entry for h in mine], body, want)
+    holders = held([h.entry for h in mine], body, want, memo)
     idf = {w: max(0.0, math.log((n + 1) / (len(at) + 0.5))) for w, at in holders.items()}
     total = sum(idf.values())
     if total <= 0:
@@ -476,7 +477,7 @@ def _below_nearer_scopes(hits: list[Hit]) -> None:
 
 
 def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
-                      body: bytes | None, below_scoped: bool = False,
+                      body: bytes | None, memo: RankMemo, below_scoped: bool = False,
                       named: list[bytes] | None = None,
                       wanted: list[bytes] | None = None) -> list[Hit]:
     """Keep at most `cap` project-wide memories: those holding most of the path's (and
@@ -506,7 +507,7 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
         names = named if below_scoped and named else []
         # One search of their bytes for the names and the words.
         found = held([h.entry for h in wide], body,
-                     list(dict.fromkeys(names + (wanted or list(weights)))))
+                     list(dict.fromkeys(names + (wanted or list(weights)))), memo)
         mentioning = {i for n in names for i in found[n]}
         on = [0.0] * len(wide)
         for w, v in weights.items():
@@ -531,12 +532,13 @@ def _cap_project_wide(hits: list[Hit], cap: int, weights: dict[bytes, float],
     return out
 
 
-def _mark_superseded(window: list[Hit], meaning: Meaning | None = None) -> None:
+def _mark_superseded(window: list[Hit], memo: RankMemo, meaning: Meaning | None = None
+                     ) -> None:
     """Flag the memories a newer one of the window supersedes (rank/supersede.py)."""
     from git_aide.rank.supersede import superseded
 
     by_uuid = {h.entry.uuid: h for h in window}
-    for older, newer in superseded([h.entry for h in window], meaning):
+    for older, newer in superseded([h.entry for h in window], memo, meaning):
         by_uuid[older.uuid].superseded = by_uuid[newer.uuid]
 
 
@@ -565,7 +567,7 @@ def _diversify(cut: list[Hit], hits: list[Hit], key: Callable[[Hit], tuple[objec
     return cut
 
 
-def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
+def recall(entries: list[Entry], queries: list[Query], filters: Filters, *, memo: RankMemo,
            relevance: Callable[[list[Entry]], dict[str, float]] | None,
            limit: int, min_depth: int, diversity_min: int = 0,
            project_wide_limit: int = 3, mentions: list[Entry] = (),  # type: ignore[assignment]
@@ -606,7 +608,7 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *,
     # A file named by its path, or by its name with the extension, is mentioned.
     named = sorted({n.lower().encode() for q in queries if not q.is_dir and q.path
                     for n in (q.path, q.path.rpartition("/")[2]) if "." in n or "/" in n})
-    return rank(hits, limit=limit,
+    return rank(hits, memo=memo, limit=limit,
                 diversity_min=diversity_min, scorer=scorer,
                 project_wide_limit=project_wide_limit if queries else -1,
                 path_words_=want, body=body, named=named, meaning=meaning,

@@ -12,8 +12,8 @@ newer memory of the same layer and sharing, scopes overlapping, words at least
 supersede.WORDS alike; kept best first (most alike, then newest), each with whether it
 supersedes (supersede.passes). Known for every memory of a list, supersession among the
 list is read from them (among()); else, or with a model's meaning to weigh, it is
-compared as before. Only the last view's are kept: memories known from two views
-apart were never compared with each other.
+compared as before. Only the last view's are kept (in the caller's RankMemo):
+memories known from two views apart were never compared with each other.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+    from git_aide.rank.memo import RankMemo
     from git_aide.read.record import Entry
 
     #: A memory as related() knows it: its blob id, and whether it is personal.
@@ -35,34 +36,26 @@ if TYPE_CHECKING:
     #: how alike in words each is (app/columns.py weighs a hand edit's against them).
     Candidates = tuple[tuple[str, ...], bytes, array[float]]
 
-#: The candidates of each memory of the last view worked out ahead, by Key (a memory
-#: without any has empty ones): every pair of its memories was compared, so they answer
-#: for any list of them, in this view or the next (a blob's contents never change).
-_KNOWN: dict[Key, Candidates] = {}
 #: The similarities of no candidates (shared by every memory that has none).
 _NONE: array[float] = array("d")
-#: How many times _KNOWN was made (a reader of it can tell it is the one it read).
-_MADE = [0]
 #: How many pairs alike in words a view may have (each costs about 100 bytes while
 #: relate() works, 10 once kept): a store whose memories are much alike, beyond
 #: that, compares the matches of each query instead.
 MOST = 1_000_000
-#: The size of the smallest view found to have more than MOST: not tried again.
-_TOO_MANY: list[int] = []
 #: How many memories of a larger view are joined first, to tell how many pairs it has.
 SAMPLE = 1_000
 #: How long a step of relate() lasts, about, in seconds.
 STEP = 0.001
 
 
-def among(entries: Sequence[Entry]) -> list[tuple[Entry, Entry]] | None:
+def among(entries: Sequence[Entry], memo: RankMemo) -> list[tuple[Entry, Entry]] | None:
     """supersede.superseded(entries) without a model, read from the candidates worked
     out ahead: (older, newer) for each memory whose best candidate among `entries`
     supersedes it; None when some memory's are not known (or two entries share a blob:
     a memory and its copy, which the pairwise comparison tells apart by place)."""
-    if not _KNOWN:
+    known = memo.candidates
+    if not known:
         return None
-    known = _KNOWN
     at: dict[str, int] = {}
     found: list[Candidates] = []
     personal: list[bool] = []
@@ -88,18 +81,21 @@ def among(entries: Sequence[Entry]) -> list[tuple[Entry, Entry]] | None:
 
 
 def relate(entries: Sequence[Entry], threshold: float,
-           passes: Callable[[Entry, Entry], bool]) -> Iterator[None]:
+           passes: Callable[[Entry, Entry], bool], memo: RankMemo) -> Iterator[None]:
     """Work out the candidates of every memory of a view (`entries`), in steps of about
     STEP seconds (read/later.py): words alike from `threshold`; `passes(older, newer)`
     says whether the newer supersedes. Kept all at once at the end, or not at all when
-    the view has more than MOST of them."""
+    the view has more than MOST of them. Every pair of the view's memories is
+    compared, so the candidates answer for any list of them, in this view or the next
+    (a blob's contents never change); a memory without any has empty ones."""
     keys = [(e.blob, is_personal(e.path)) for e in entries]
-    if all(k in _KNOWN for k in keys) or (_TOO_MANY and len(entries) >= _TOO_MANY[0]):
+    if all(k in memo.candidates for k in keys) or (
+            memo.too_many is not None and len(entries) >= memo.too_many):
         return
     began = time.perf_counter()
     sets, ages = [], []
     for e in entries:
-        sets.append(word_set(e, keep=False))
+        sets.append(word_set(e, memo, keep=False))
         ages.append((e.updated_at, e.uuid))
         if time.perf_counter() - began > STEP:
             yield
@@ -116,7 +112,7 @@ def relate(entries: Sequence[Entry], threshold: float,
             sample += sum(len(row) for _p, row in join_rows([sets[i] for i in some], threshold))
             yield
         if sample * every * every > MOST:
-            _TOO_MANY[:] = [min([len(entries), *_TOO_MANY])]
+            memo.too_many = min(len(entries), memo.too_many or len(entries))
             return
     ranked: dict[int, list[tuple[float, tuple[str, str], str, int]]] = {}
     count = 0
@@ -134,7 +130,7 @@ def relate(entries: Sequence[Entry], threshold: float,
                      1 if passes(entries[older], entries[newer]) else 0))
             count += len(row)
             if count > MOST:
-                _TOO_MANY[:] = [min([len(entries), *_TOO_MANY])]
+                memo.too_many = min(len(entries), memo.too_many or len(entries))
                 return
             if time.perf_counter() - began > STEP:
                 yield
@@ -150,12 +146,5 @@ def relate(entries: Sequence[Entry], threshold: float,
                      array("d", [c[0] for c in found]))
     # Only the last view's: two memories known from two other views were never compared
     # (a merge brings together memories of two branches, each joined on its own).
-    _KNOWN.clear()
-    _KNOWN.update(made)
-    _MADE[0] += 1
-
-
-def known() -> tuple[int, dict[Key, Candidates]]:
-    """(how many times the candidates were made, the candidates by Key): app/columns.py
-    reads them once per view into arrays."""
-    return _MADE[0], _KNOWN
+    memo.candidates = made
+    memo.made += 1

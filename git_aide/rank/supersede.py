@@ -19,10 +19,11 @@ Jest -> Vitest), so the figures above are unchanged.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from git_aide.core.words import STOP, exact
 from git_aide.rank import related, wordbits
-from git_aide.rank.duplicates import keep_ahead, known_ahead, of_what, pairs, word_set, words_ahead
+from git_aide.rank.duplicates import pairs, word_set
 from git_aide.rank.duplicates import words as word_set_of
 
 TYPE_CHECKING = False
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from typing import Any
 
+    from git_aide.rank.memo import RankMemo
     from git_aide.read.record import Entry
 
     Meaning = Callable[[Entry, Entry], float | None]
@@ -60,27 +62,19 @@ def subject(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-#: Subjects by blob id, kept between calls as duplicates.word_set keeps word sets.
-_SUBJECTS: dict[str, frozenset[str]] = {}
-
-
-def subject_of(e: Entry) -> frozenset[str]:
-    """subject(e.what), once per blob."""
-    return of_what(_SUBJECTS, e, subject, _subject_ahead)
+def subject_of(e: Entry, memo: RankMemo) -> frozenset[str]:
+    """Return subject(e.what), once per blob while `memo` keeps it."""
+    return memo.of_what(memo.subjects, e, subject, _subject_ahead)
 
 
 def _subject_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
     return frozenset(worked[2:worked[0] + 2])
 
 
-#: Exact words by blob id, kept as the subjects are.
-_EXACT: dict[str, frozenset[str]] = {}
-
-
-def exact_of(e: Entry) -> frozenset[str]:
-    """The exact words of e.what (core/words.exact: its names, numbers, flags and
-    identifiers), once per blob."""
-    return of_what(_EXACT, e, exact, _exact_ahead)
+def exact_of(e: Entry, memo: RankMemo) -> frozenset[str]:
+    """Return the exact words of e.what (core/words.exact: its names, numbers, flags and
+    identifiers), once per blob while `memo` keeps them."""
+    return memo.of_what(memo.exacts, e, exact, _exact_ahead)
 
 
 def _exact_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
@@ -88,32 +82,33 @@ def _exact_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
     return frozenset(worked[start:start + worked[1]])
 
 
-def warm(entries: Sequence[Entry]) -> None:
+def warm(entries: Sequence[Entry], memo: RankMemo) -> None:
     """Work out ahead what comparing these memories needs (their word sets and subjects,
-    duplicates._AHEAD): a long-lived process does it for a whole view between its calls
+    RankMemo.ahead): a long-lived process does it for a whole view between its calls
     (read/later.py), and a search of a word not asked before then compares the best
     of its matches without reading and splitting their texts."""
     for e in entries:
-        if not known_ahead(e.blob):
+        if not memo.known_ahead(e.blob):
             what = e.read_what()
-            keep_ahead(e.blob, word_set_of(what), subject(what), exact(what))
+            memo.keep_ahead(e.blob, word_set_of(what), subject(what), exact(what))
 
 
-def relate(entries: Sequence[Entry]) -> Iterator[None]:
+def relate(entries: Sequence[Entry], memo: RankMemo) -> Iterator[None]:
     """Work out ahead, in steps, each memory's words as bits (rank/wordbits.py: what
     comparing a query's best pair by pair reads), then which newer memories could
     supersede each memory of a view (rank/related.py), so that superseded() reads it."""
-    yield from wordbits.build(entries, words_ahead)
-    yield from related.relate(entries, WORDS, passes)
+    yield from wordbits.build(entries, memo.words_ahead, memo)
+    yield from related.relate(entries, WORDS, partial(passes, memo=memo), memo)
 
 
-def passes(older: Entry, newer: Entry) -> bool:
+def passes(older: Entry, newer: Entry, memo: RankMemo) -> bool:
     """Whether two memories alike enough in words are one fact told twice: they share
     SHARED words and their subject, and the newer hides nothing the older holds
     (hides)."""
-    mine, theirs = word_set(older), word_set(newer)
-    return len(mine & theirs) >= SHARED and bool(subject_of(older) & subject_of(newer)) \
-        and not hides(exact_of(older), mine, exact_of(newer), theirs)
+    mine, theirs = word_set(older, memo), word_set(newer, memo)
+    return len(mine & theirs) >= SHARED \
+        and bool(subject_of(older, memo) & subject_of(newer, memo)) \
+        and not hides(exact_of(older, memo), mine, exact_of(newer, memo), theirs)
 
 
 def hides(older_exact: frozenset[str], older_words: frozenset[str],
@@ -126,18 +121,18 @@ def hides(older_exact: frozenset[str], older_words: frozenset[str],
     return not older_exact <= newer_words and newer_exact <= older_words
 
 
-def superseded(entries: list[Entry], meaning: Meaning | None = None
+def superseded(entries: list[Entry], memo: RankMemo, meaning: Meaning | None = None
                ) -> list[tuple[Entry, Entry]]:
     """(older, newer) for each memory that a newer one of `entries` supersedes.
     `meaning`: the cosine of two memories' texts (None when either has no vector)."""
     if meaning is None:
-        known = related.among(entries)
+        known = related.among(entries, memo)
         if known is not None:
             return known
-    found = pairs(entries, MEANING_WORDS if meaning is not None else WORDS)
+    found = pairs(entries, MEANING_WORDS if meaning is not None else WORDS, memo)
     out = []
     for older, newer, sim in found:
-        if not passes(older, newer):
+        if not passes(older, newer, memo):
             continue
         cos = meaning(older, newer) if meaning is not None else None
         if cos is None:

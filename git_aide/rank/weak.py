@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
+    from git_aide.rank.memo import RankMemo
     from git_aide.read.record import Entry
 
 
@@ -268,47 +269,45 @@ class Run:
         return got
 
 
-#: Which memories hold each word, by the word: (the blob ids searched, those holding
-#: it). A blob's bytes never change, and a long-lived process (the MCP server) weighs
-#: the same newest project-wide memories on every recall: a new file brings few new
-#: words, and after a hand edit only the edited memory is searched again.
-_HELD: dict[bytes, tuple[set[str], set[str]]] = {}
 #: How many words are kept (the one used last kept longest), and how many blobs each
 #: keeps before it starts again.
 KEPT_WORDS = 256
 KEPT_BLOBS = 50_000
-#: The runs searched lately, by their blob ids: the newest project-wide memories are
-#: searched for each new file's new words.
-_RUNS: dict[tuple[str, ...], Run] = {}
+#: How many runs searched lately are kept, by their blob ids: the newest project-wide
+#: memories are searched for each new file's new words.
 KEPT_RUNS = 8
 
 
-def held(entries: list[Entry], body: bytes | None, needles: list[bytes]
+def held(entries: list[Entry], body: bytes | None, needles: list[bytes], memo: RankMemo
          ) -> dict[bytes, list[int]]:
     """For each of some distinct lower-case words, the indices of the entries whose
     stored texts (stored_text()) hold it, in any case (Run.holding), what each blob
-    holds kept between calls; an entry whose stored bytes are not at hand (its texts
+    holds kept in `memo` (RankMemo.mentions: a blob's bytes never change, and a
+    long-lived process weighs the same newest project-wide memories on every recall: a
+    new file brings few new words, and after a hand edit only the edited memory is
+    searched again); an entry whose stored bytes are not at hand (its texts
     stand in for them) is searched each time."""
     blobs = [e[1] for e in entries]
+    mentions, runs = memo.mentions, memo.runs
     memos = []
     todo: set[int] = set()
     for n in needles:
-        memo = _HELD.pop(n, None)
-        if memo is None or len(memo[0]) > KEPT_BLOBS:
-            while len(_HELD) >= KEPT_WORDS:
-                _HELD.pop(next(iter(_HELD)))
-            memo = (set(), set())
-        _HELD[n] = memo  # the newest last: the oldest go first
-        memos.append(memo)
-        if len(todo) < len(blobs) and not memo[0].issuperset(blobs):
-            searched = memo[0]
+        got = mentions.pop(n, None)
+        if got is None or len(got[0]) > KEPT_BLOBS:
+            while len(mentions) >= KEPT_WORDS:
+                mentions.pop(next(iter(mentions)))
+            got = (set(), set())
+        mentions[n] = got  # the newest last: the oldest go first
+        memos.append(got)
+        if len(todo) < len(blobs) and not got[0].issuperset(blobs):
+            searched = got[0]
             todo.update([i for i, b in enumerate(blobs) if b not in searched]
                         if searched else range(len(blobs)))
     found: dict[bytes, set[str]] = {}
     if todo:
         order = sorted(todo)
         key = tuple(blobs) if len(order) == len(blobs) else tuple([blobs[i] for i in order])
-        run = _RUNS.pop(key, None)
+        run = runs.pop(key, None)
         if run is None:
             texts = [stored_bytes(entries[i], body) for i in order]
             run = Run([stored_text(entries[i], body) if t is None else t
@@ -317,18 +316,18 @@ def held(entries: list[Entry], body: bytes | None, needles: list[bytes]
         else:
             whole = True
         if whole:
-            while len(_RUNS) >= KEPT_RUNS:
-                _RUNS.pop(next(iter(_RUNS)))
-            _RUNS[key] = run  # a new file's new words are searched in the same run
+            while len(runs) >= KEPT_RUNS:
+                runs.pop(next(iter(runs)))
+            runs[key] = run  # a new file's new words are searched in the same run
         for n, (searched, holding) in zip(needles, memos, strict=True):
             if searched.issuperset(key):
                 continue
-            got = {key[k] for k in run.holding(n)}
+            holders = {key[k] for k in run.holding(n)}
             if whole:
                 searched.update(key)
-                holding.update(got)
+                holding.update(holders)
             else:  # what is not at hand is not kept
-                found[n] = holding | got
+                found[n] = holding | holders
     at = {b: i for i, b in enumerate(blobs)}
     out: dict[bytes, list[int]] = {}
     for n, (_searched, holding) in zip(needles, memos, strict=True):

@@ -24,6 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
+    from git_aide.rank.memo import RankMemo
     from git_aide.read.record import Entry
 
 #: How many of a view's words own a bit: the most frequent (a mask is then at most
@@ -82,16 +83,13 @@ class Bits:
         return mask, rare
 
 
-#: The last view's bits (one: a blob of another view, or of a file edited since, gets
-#: its own when a search meets it, numbered as the view's; see of()).
-_LAST: list[Bits] = []
-
-
-def build(entries: Sequence[Entry], words_of: Callable[[str], Sequence[str] | None]
-          ) -> Iterator[None]:
+def build(entries: Sequence[Entry], words_of: Callable[[str], Sequence[str] | None],
+          memo: RankMemo) -> Iterator[None]:
     """Work out the bits of every memory of a view, in steps of about STEP seconds
     (read/later.py); `words_of(blob)`: its word set's words, or None when they were not
-    worked out ahead (it then has no mask). Kept all at once at the end."""
+    worked out ahead (it then has no mask). Kept all at once at the end, in
+    `memo.bits`: the last view's only (a blob of another view, or of a file edited
+    since, gets its own when a search meets it, numbered as the view's; see of())."""
     began = time.perf_counter()
     counts: Counter[str] = Counter()
     for e in entries:
@@ -121,18 +119,18 @@ def build(entries: Sequence[Entry], words_of: Callable[[str], Sequence[str] | No
         if time.perf_counter() - began > STEP:
             yield
             began = time.perf_counter()
-    _LAST[:] = [made]
+    memo.bits = made
 
 
-def of(entries: Sequence[Entry], words: Callable[[Entry], Iterable[str]]
+def of(entries: Sequence[Entry], words: Callable[[Entry], Iterable[str]], memo: RankMemo
        ) -> tuple[list[int], list[tuple[str, ...]]] | None:
     """The masks and rare words of these memories, or None before a view's are worked
     out. A memory without them (a file edited since, a blob of another view) gets its
     own from `words(entry)`, its word set, numbered as the view's: the others still
     need none made."""
-    if not _LAST:
+    kept = memo.bits
+    if kept is None:
         return None
-    kept = _LAST[0]
     masks, rare = kept.masks, kept.rare
     found: list[int] = []
     others: list[tuple[str, ...]] = []

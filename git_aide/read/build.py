@@ -19,7 +19,6 @@ from git_aide.read.record import (
     STATUS,
     UPDATED_AT,
     UUID,
-    keep_record,
     meta_of,
     read_again,
 )
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
-    from git_aide.read.record import Group, Row
+    from git_aide.read.record import Group, Records, Row
 
 #: Project-wide memories are kept newest first, in groups of this many: a path recall
 #: weighs only the newest few hundred of them (recall.py's PROJECT_WIDE_SCAN) and need
@@ -118,14 +117,15 @@ MOST_FEW = 1024
 
 
 def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, bytes],
-              warnings: list[str], few: dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]
-              ) -> tuple[list[str], list[Group]]:
+              warnings: list[str], few: dict[tuple[str, str], tuple[tuple[Any, ...], bytes]],
+              records: Records) -> tuple[list[str], list[Group]]:
     """Return the checks of build() on a few files read from disk, grouped by scope:
     for a few files, parsing them beats loading every pack of the cache. `few` keeps
     what was read of each file, by (path, blob id): its metadata and bytes (a blob id
     names its bytes). A long-lived process lays the same files that differ from the
     index over its view at every call (personal memories never are in the index), and
-    passes the same dict (read/load.Held.few), so each is read, hashed and parsed once."""
+    passes the same dict (read/load.Held.few), so each is read, hashed and parsed once.
+    `records` keeps each record parsed, so that showing it parses nothing again."""
     by_scope: dict[str | None, list[Row]] = {}
     seen: dict[str, str] = {}
     for path, blob in pairs:
@@ -140,7 +140,7 @@ def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, byte
                 continue
             # Parsed already: a long-lived process shows a hand-edited file without
             # parsing (and hashing) it again.
-            keep_record(path, blob, parsed)
+            records.keep(path, blob, parsed)
             if len(few) >= MOST_FEW:
                 few.clear()
             few[(path, blob)] = got = (meta, data)

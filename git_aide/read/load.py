@@ -22,7 +22,7 @@ from git_aide.core.memory import MEMORIES_DIR, user_store
 from git_aide.gitio.spawn import STATUS, spawn
 from git_aide.read import listing
 from git_aide.read.overlay import Overlay
-from git_aide.read.record import MISSING, Reader, Source
+from git_aide.read.record import MISSING, Reader, Records, Source
 from git_aide.read.snapshot import Snapshot
 
 TYPE_CHECKING = False
@@ -46,7 +46,7 @@ class Held:
     read, decoded, and the queue of the work it does between calls. The process makes
     one (warm/state.py) and passes it to every load(); a command passes none."""
 
-    __slots__ = ("views", "later", "few")
+    __slots__ = ("views", "later", "few", "records")
 
     def __init__(self) -> None:
         from git_aide.read.later import Queue
@@ -59,6 +59,8 @@ class Held:
         #: What was read of the files laid over the view, by (path, blob id)
         #: (build.parse_few).
         self.few: dict[tuple[str, str], tuple[tuple[Any, ...], bytes]] = {}
+        #: What was parsed of memories' blobs (read/record.Records), for every read.
+        self.records = Records()
 
 
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
@@ -139,6 +141,7 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
         kept = Snapshot(source, list(skipped), groups, reader, rebuild)
         kept.later = held.later
         return kept
+    records = held.records if held is not None else Records()
 
     def saved() -> Snapshot | None:
         view = views.load(cache, key) if key else None
@@ -150,7 +153,8 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
         except (TypeError, ValueError):  # not what a view holds: build it again
             views.discard(cache, opened)
             return None
-        return Snapshot(source, list(skipped), groups, Reader(cache, repo, opened), rebuild)
+        return Snapshot(source, list(skipped), groups, Reader(cache, repo, opened, records),
+                        rebuild)
 
     snap = saved()
     if snap is None:
@@ -162,7 +166,7 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
         # A long-lived process keeps the view just saved rather than the groups built:
         # only a view holds every content in one run, which path mentions search at once.
         snap = (saved() if held is not None and save_view else None) or Snapshot(
-            source, list(skipped), groups, Reader(cache, repo), lambda: groups)
+            source, list(skipped), groups, Reader(cache, repo, None, records), lambda: groups)
     if held is not None and key and not any(MISSING in w for w in snap.warnings):
         decoded = held.views
         while len(decoded) >= WARM_VIEWS:

@@ -138,7 +138,7 @@ def lay(repo: Repo, cache: Cache, snap: Snapshot, dirty: list[tuple[str, str]],
     if len(pairs) > OVERLAY_READ:
         skipped, groups = build.groups(repo, cache, pairs, contents, noted, None)
     else:  # a few files: parsing them beats loading every pack of the cache
-        skipped, groups = build.parse_few(repo, pairs, contents, noted, few)
+        skipped, groups = build.parse_few(repo, pairs, contents, noted, few, snap.records)
     drop = {p for p, _b in dirty}
     snap.lay(drop, groups, [w for w in snap.warnings
                             if w in live or w.split(": ", 1)[0] not in drop] + skipped)

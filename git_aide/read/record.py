@@ -73,16 +73,20 @@ class Source:
 class Reader:
     """What an entry needs to fetch its whole record: shared by all entries of a read."""
 
-    __slots__ = ("cache", "repo", "view", "found", "passes", "near", "vocab", "warming",
-                 "whole")
+    __slots__ = ("cache", "repo", "view", "records", "found", "passes", "near", "vocab",
+                 "warming", "whole")
 
-    def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None) -> None:
+    def __init__(self, cache: Cache, repo: Repo, view: views.ViewFile | None = None,
+                 records: Records | None = None) -> None:
         #: The cache (to report damage).
         self.cache = cache
         #: The repository, to read a blob again when the cache lost it.
         self.repo = repo
         #: The view file the entries came from, which holds their contents.
         self.view = view
+        #: The records and texts parsed of its entries' blobs (a long-lived process
+        #: passes its own, read/load.Held.records, so they outlive one read).
+        self.records = Records() if records is None else records
         #: What a search of the view's contents found, by what was searched for (a
         #: long-lived process keeps the reader, and its view never changes):
         #: (offsets, the finder's state after it), see Snapshot.mentioning.
@@ -170,15 +174,7 @@ class Entry(tuple):  # type: ignore[type-arg]
     def what(self) -> str:
         """Its `what`, read without checking the whole record: comparing the words of a
         few dozen memories (supersession, near duplicates) need not validate them."""
-        blob = self[1]
-        got = _WHATS.get(blob)
-        if got is not None:
-            return got
-        value = self.read_what()
-        if len(_WHATS) >= KEPT_WHATS:
-            _WHATS.clear()
-        _WHATS[blob] = value
-        return value
+        return self[4].records.what(self)
 
     def read_what(self) -> str:
         """Its `what`, read from its bytes each time (not kept, as `what` keeps it)."""
@@ -195,13 +191,7 @@ class Entry(tuple):  # type: ignore[type-arg]
     def record(self) -> dict[str, Any]:
         """The whole record, parsed from the bytes kept with the entry (a copy of its
         own: the caller may change it)."""
-        key = (self[0], self[1])
-        got = _RECORDS.get(key) or _AHEAD.get(key)
-        if got is not None:
-            return _copy(got)
-        record = self._parse()
-        keep_record(key[0], key[1], record)
-        return record
+        return self[4].records.record(self)
 
     def _parse(self) -> dict[str, Any]:
         reader: Reader = self[4]
@@ -221,50 +211,83 @@ class Entry(tuple):  # type: ignore[type-arg]
             raise AideError(f"{path} changed while it was being read; try again") from None
 
 
-#: Each memory's `what`, by blob id, and its whole record, by path and blob id (a
-#: missing `shared` comes from the path): a blob's bytes never change, and a
-#: long-lived process (the MCP server) shows and compares the same memories again.
-_WHATS: dict[str, str] = {}
-_RECORDS: dict[tuple[str, str], dict[str, Any]] = {}
-#: How many of each are kept before they start again: a recall compares up to a
-#: thousand (rank/recall.SUPERSESSION_MOST) and shows a few dozen.
-KEPT_WHATS = 10_000
-KEPT_RECORDS = 1024
-#: The whole records of a view, parsed by a long-lived process between its calls
-#: (keep_ahead()), by path and blob id: a search of a word not asked before shows
-#: memories no call has shown, and parsing them took a sixth of its answer at 10,000
-#: memories. Only for a view of at most RECORDS_AHEAD memories (about 2 KB each); kept
-#: until they pass twice that (the views of a few commits), then started again.
-_AHEAD: dict[tuple[str, str], dict[str, Any]] = {}
-RECORDS_AHEAD = 20_000
+class Records:
+    """Keep what was parsed of memories' blobs: each one's `what`, by blob id, and its
+    whole record, by path and blob id (a missing `shared` comes from the path). A blob's
+    bytes never change. A command's read keeps them for its one answer; a long-lived
+    process (the MCP server) passes its own (read/load.Held.records) to every read, since
+    it shows and compares the same memories again."""
+
+    __slots__ = ("whats", "parsed", "ahead")
+
+    #: How many of each are kept before they start again: a recall compares up to a
+    #: thousand (rank/recall.SUPERSESSION_MOST) and shows a few dozen.
+    KEPT_WHATS = 10_000
+    KEPT_RECORDS = 1024
+    #: keep_ahead() parses the records of a view of at most this many memories (about
+    #: 2 KB each), and keeps them until they pass twice that (the views of a few commits).
+    AHEAD = 20_000
+
+    def __init__(self) -> None:
+        #: Each memory's `what`, by blob id.
+        self.whats: dict[str, str] = {}
+        #: Whole records, by (path, blob id).
+        self.parsed: dict[tuple[str, str], dict[str, Any]] = {}
+        #: The whole records of a view, parsed between a long-lived process's calls
+        #: (keep_ahead()): a search of a word not asked before shows memories no call
+        #: has shown, and parsing them took a sixth of its answer at 10,000 memories.
+        self.ahead: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def what(self, e: Entry) -> str:
+        """Return an entry's `what`, read once per blob."""
+        blob = e[1]
+        got = self.whats.get(blob)
+        if got is not None:
+            return got
+        value = e.read_what()
+        if len(self.whats) >= self.KEPT_WHATS:
+            self.whats.clear()
+        self.whats[blob] = value
+        return value
+
+    def record(self, e: Entry) -> dict[str, Any]:
+        """Return a copy of an entry's whole record, parsed once per path and blob."""
+        key = (e[0], e[1])
+        got = self.parsed.get(key) or self.ahead.get(key)
+        if got is not None:
+            return _copy(got)
+        record = e._parse()
+        self.keep(key[0], key[1], record)
+        return record
+
+    def keep(self, path: str, blob: str, record: dict[str, Any]) -> None:
+        """Keep a copy of the record parsed from a blob at a path; only a record two
+        levels deep is kept: _copy() copies it whole."""
+        if all(_shallow(v) for v in record.values()):
+            if len(self.parsed) >= self.KEPT_RECORDS:
+                self.parsed.clear()
+            self.parsed[(path, blob)] = _copy(record)
+
+    def keep_ahead(self, entries: list[Entry]) -> None:
+        """Parse these memories' records and keep them; one that is not a memory (its
+        file changed since the view) is left to the call that shows it, to say so."""
+        ahead = self.ahead
+        if len(ahead) >= 2 * self.AHEAD:
+            ahead.clear()
+        for e in entries:
+            key = (e[0], e[1])
+            if key in ahead:
+                continue
+            try:
+                record = e._parse()
+            except AideError:
+                continue
+            if all(_shallow(v) for v in record.values()):
+                ahead[key] = record
+
+
 #: The values a kept record may hold (and lists and objects of them).
 _ATOMS = frozenset((str, int, float, bool, type(None)))
-
-
-def keep_record(path: str, blob: str, record: dict[str, Any]) -> None:
-    """Keep a copy of the record parsed from a blob at a path (Entry.record then gives
-    copies of it); only a record two levels deep is kept: _copy() copies it whole."""
-    if all(_shallow(v) for v in record.values()):
-        if len(_RECORDS) >= KEPT_RECORDS:
-            _RECORDS.clear()
-        _RECORDS[(path, blob)] = _copy(record)
-
-
-def keep_ahead(entries: list[Entry]) -> None:
-    """Parse these memories' records and keep them (_AHEAD); one that is not a memory
-    (its file changed since the view) is left to the call that shows it, to say so."""
-    if len(_AHEAD) >= 2 * RECORDS_AHEAD:
-        _AHEAD.clear()
-    for e in entries:
-        key = (e[0], e[1])
-        if key in _AHEAD:
-            continue
-        try:
-            record = e._parse()
-        except AideError:
-            continue
-        if all(_shallow(v) for v in record.values()):
-            _AHEAD[key] = record
 
 
 def _shallow(v: Any) -> bool:

@@ -16,7 +16,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 
 from git_aide.cache import views
-from git_aide.read import record
 from git_aide.read.record import Entry, Reader, Source, new_entry
 
 TYPE_CHECKING = False
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
     from git_aide.core import scope as scopes
     from git_aide.read.later import Queue
     from git_aide.read.overlay import Overlay
-    from git_aide.read.record import Group
+    from git_aide.read.record import Group, Records
     from git_aide.read.vocabulary import Needs
 
     #: What a finder looks for, its state, and how to restore that state.
@@ -240,6 +239,11 @@ class Snapshot:
                             for compiled, payload in self._extra
                             for path, blob, meta, raw in payload]
 
+    @property
+    def records(self) -> Records:
+        """What its reader keeps of the records it parsed (read/record.Records)."""
+        return self._reader.records
+
     def parts(self) -> tuple[list[Group], Reader]:
         """Its groups and what reads their entries: a long-lived process makes the next
         snapshot of the same state from them (load.py's `warm`)."""
@@ -393,9 +397,9 @@ class Snapshot:
         groups, reader = self._groups, self._reader
         every: list[Entry] = []
         first: dict[str, int] = {}
-        # Its records too, when few enough to keep (read/record.keep_ahead).
+        # Its records too, when few enough to keep (read/record.Records.keep_ahead).
         keep_records = self.prefetch_ids() and self._ids is not None \
-            and len(self._ids) <= record.RECORDS_AHEAD
+            and len(self._ids) <= reader.records.AHEAD
         # A view holds each blob once (its meta, kept by blob id, names the one path it
         # belongs at; a copy elsewhere is skipped): if ever not, no lookup by blob.
         once = True
@@ -430,7 +434,7 @@ class Snapshot:
                     yield  # parsing a hundred records is a step of its own
                     if reader.view is None:
                         return
-                    record.keep_ahead(some)
+                    reader.records.keep_ahead(some)
                 for k, e in enumerate(some, len(every) + at):
                     once = first.setdefault(e.blob, k) == k and once
                 yield

@@ -29,7 +29,6 @@ from git_aide.read.record import (
     STATUS,
     UUID,
     Entry,
-    keep_record,
     meta_of,
     new_entry,
 )
@@ -38,7 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from git_aide.read.record import Group, Reader
+    from git_aide.read.record import Group, Reader, Records
     from git_aide.read.snapshot import Snapshot
 
 #: The folders of the store that hold memories, relative to its top.
@@ -61,12 +60,12 @@ def cache_of(top: str) -> Cache:
 def lay(snap: Snapshot, top: str) -> None:
     """Lay the memories of the user store at `top` over a working tree's snapshot."""
     warnings: list[str] = []
-    found = groups(top, warnings)
+    found = groups(top, warnings, snap.records)
     if found or warnings:
         snap.lay_users(found, warnings)
 
 
-def groups(top: str, warnings: list[str]) -> list[Group]:
+def groups(top: str, warnings: list[str], records: Records) -> list[Group]:
     """The store's memories at `top`, grouped by scope as a snapshot keeps the files laid
     over its view: (compiled scope, [(absolute path, blob id, meta, content)]); a file
     that is no memory, or not where its layer and uuid put it, is skipped with a
@@ -102,7 +101,7 @@ def groups(top: str, warnings: list[str]) -> list[Group]:
         seen[meta[UUID]] = path
         if record is not None:
             # Showing it parses nothing (and hashes nothing: Entry.record would check it).
-            keep_record(path, blob, record)
+            records.keep(path, blob, record)
         scope = None if scopes.is_project_wide(meta[SCOPE]) else meta[SCOPE]
         by_scope.setdefault(scope, []).append((path, blob, meta, content))
     if kept != old and os.path.isdir(os.path.join(top, ".git")):
@@ -114,7 +113,7 @@ def groups(top: str, warnings: list[str]) -> list[Group]:
 def entries(top: str, reader: Reader, warnings: list[str]) -> list[Entry]:
     """The store's memories as entries read by `reader`, in path order."""
     out = [new_entry(Entry, (path, blob, meta, compiled, reader, content))
-           for compiled, rows in groups(top, warnings)
+           for compiled, rows in groups(top, warnings, reader.records)
            for path, blob, meta, content in rows]
     out.sort(key=lambda e: e.path)
     return out

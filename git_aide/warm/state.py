@@ -195,6 +195,7 @@ class ServerState:
     """
 
     def __init__(self) -> None:
+        from git_aide.app.memo import AnswerMemo
         from git_aide.read.load import Held
 
         self._repo: Repo | None = None
@@ -207,6 +208,9 @@ class ServerState:
         #: state's entries never change), and the work asked for between calls
         #: (read/load.py's Held).
         self.held = Held()
+        #: What answering keeps between calls: word sets, supersession candidates,
+        #: mentions, scope filters, the last view's columns (app/memo.py).
+        self.memo = AnswerMemo()
         #: The working tree's stat tables read by the calls' cache handles
         #: (cache/folder.Cache.stat_tables), read again only when their file changes.
         self.stat_tables: StatTables = {}
@@ -461,7 +465,7 @@ class ServerState:
         if rev is None:
             from git_aide.app import answers
 
-            answers.warm_view(snap, lambda: self._index)
+            answers.warm_view(snap, self.memo, lambda: self._index)
         self.said = list(snap.warnings)
         for line in snap.warnings:
             sys.stderr.write(f"git-aide: warning: {line}\n")

@@ -15,9 +15,8 @@ from helpers import aide_ok, commit_for_a_view, in_this_process, served, write_m
 
 from git_aide.agents.mcp import server
 from git_aide.core import memory
-from git_aide.rank.duplicates import _KNOWN, known_ahead, word_set, words
+from git_aide.rank.duplicates import word_set, words
 from git_aide.rank.supersede import subject, subject_of
-from git_aide.read.record import _WHATS
 
 pytest.importorskip("mcp")
 
@@ -68,13 +67,15 @@ def test_ranks_with_what_it_worked_out_between_calls(store: Path) -> None:
     assert mem.worked(20)
     view = mem.read()[2]
     mem.done()
-    assert all(known_ahead(e.blob) for e in view.entries)
+    rank = mem.memo.rank
+    assert all(rank.known_ahead(e.blob) for e in view.entries)
     # What was worked out ahead is what comparing them uses: no text is read again.
-    _KNOWN.clear()
-    _WHATS.clear()
+    rank.word_sets.clear()
+    view.records.whats.clear()
     for e in view.entries:
-        assert word_set(e) == words(e.read_what()) and subject_of(e) == subject(e.read_what())
-    assert not _WHATS
+        assert word_set(e, rank) == words(e.read_what())
+        assert subject_of(e, rank) == subject(e.read_what())
+    assert not view.records.whats
     got = served(mem, "aide_search", {"keyword": "refunds"})
     assert got == aide_ok(store, "search", "refunds", "--json").json()
     # Each newer memory comes before the one it supersedes, which follows every
@@ -97,7 +98,7 @@ def test_a_hand_edit_after_the_work_is_compared_from_its_text(store: Path) -> No
     assert mem.worked(20)
     view = mem.read()[2]
     mem.done()
-    assert all(known_ahead(e.blob) for e in view.entries)
+    assert all(mem.memo.rank.known_ahead(e.blob) for e in view.entries)
     path = next(p for p in (store / ".aide" / "memories").rglob("*.json")
                 if "Partial refunds" in p.read_text())
     time.sleep(0.01)

@@ -15,6 +15,7 @@ from helpers import aide_ok, commit_for_a_view, git, in_this_process, served, wr
 
 from git_aide.agents.mcp import server
 from git_aide.rank import related, supersede, wordbits
+from git_aide.rank.memo import RankMemo
 
 pytest.importorskip("mcp")
 
@@ -49,32 +50,29 @@ def warmed(mem: server.ServerState) -> list[Any]:
 
 
 def pairwise(entries: list[Any]) -> list[tuple[str, str]]:
-    known = dict(related._KNOWN)
-    related._KNOWN.clear()
-    try:
-        return [(o.uuid, n.uuid) for o, n in supersede.superseded(entries)]
-    finally:
-        related._KNOWN.update(known)
+    """Supersession as the command line finds it: pair by pair, nothing worked out."""
+    return [(o.uuid, n.uuid) for o, n in supersede.superseded(entries, RankMemo())]
 
 
 def test_what_was_worked_out_is_what_comparing_finds(store: Path) -> None:
-    related._KNOWN.clear()
-    entries = warmed(server.ServerState())
-    assert all((e.blob, False) in related._KNOWN for e in entries)
-    assert sum(len(c[0]) for c in related._KNOWN.values()) > 200
+    mem = server.ServerState()
+    entries = warmed(mem)
+    memo = mem.memo.rank
+    assert all((e.blob, False) in memo.candidates for e in entries)
+    assert sum(len(c[0]) for c in memo.candidates.values()) > 200
     rng = random.Random(9)
     found = 0
     for _ in range(60):
         some = rng.sample(entries, rng.randint(2, len(entries)))
-        got = related.among(some)
+        got = related.among(some, memo)
         assert got is not None
         assert [(o.uuid, n.uuid) for o, n in got] == pairwise(some)
         found += len(got)
     assert found > 50  # memories were superseded, in many lists
     # A memory it does not know (a hand edit's new blob): it is compared pair by pair.
-    del related._KNOWN[(entries[0].blob, False)]
-    assert related.among(entries) is None
-    assert supersede.superseded(entries) is not None
+    del memo.candidates[(entries[0].blob, False)]
+    assert related.among(entries, memo) is None
+    assert supersede.superseded(entries, memo) is not None
 
 
 def test_answers_equal_the_command_lines(store: Path) -> None:
@@ -90,17 +88,16 @@ def test_answers_equal_the_command_lines(store: Path) -> None:
 def test_a_view_with_too_many_pairs_is_compared_per_query(store: Path,
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
-    related._KNOWN.clear()
     monkeypatch.setattr(related, "MOST", 50)
     monkeypatch.setattr(related, "SAMPLE", 40)
-    monkeypatch.setattr(related, "_TOO_MANY", [])
     mem = server.ServerState()
     entries = warmed(mem)
-    assert not related._KNOWN and related._TOO_MANY == [len(entries)]
-    assert related.among(entries) is None
+    memo = mem.memo.rank
+    assert not memo.candidates and memo.too_many == len(entries)
+    assert related.among(entries, memo) is None
     # Each query's best are compared pair by pair, from their words as bits, worked
     # out for every memory of the view.
-    assert wordbits.of(entries, lambda e: pytest.fail("not worked out ahead")) is not None
+    assert wordbits.of(entries, lambda e: pytest.fail("not worked out ahead"), memo) is not None
     assert served(mem, "aide_search", {"keyword": "refunds", "limit": 30}) \
         == aide_ok(store, "search", "refunds", "--limit", "30", "--json").json()
 
@@ -112,16 +109,16 @@ def test_memories_of_two_views_apart_are_compared(store: Path) -> None:
     rng = random.Random(3)
     rng.shuffle(entries)
     a, b, c = entries[:40], entries[40:80], entries[80:]
-    related._KNOWN.clear()
+    memo = RankMemo()
     for view in (a + c, b + c):
-        for _ in supersede.relate(view):
+        for _ in supersede.relate(view, memo):
             pass
-    assert related.among(b + c) is not None
-    assert related.among(a + b) is None  # a's and b's memories were never compared
+    assert related.among(b + c, memo) is not None
+    assert related.among(a + b, memo) is None  # a's and b's memories were never compared
     merged = a + b + c
-    for _ in supersede.relate(merged):
+    for _ in supersede.relate(merged, memo):
         pass
-    got = related.among(a + b)
+    got = related.among(a + b, memo)
     assert got is not None and [(o.uuid, n.uuid) for o, n in got] == pairwise(a + b)
     assert got  # the two views' memories do supersede one another
 
@@ -147,10 +144,9 @@ def test_a_newer_memory_that_says_less_hides_nothing_in_every_engine(
     commit_for_a_view(repo)
     git(repo, "config", "aide.mcp.maxChars", "10000000")
     in_this_process(repo, monkeypatch)
-    related._KNOWN.clear()
     mem = server.ServerState()
     entries = warmed(mem)
-    got = related.among(entries)
+    got = related.among(entries, mem.memo.rank)
     assert got is not None
     found = {(o.what, n.what) for o, n in got}
     assert found == {(o, n) for o, n, replaces in pairs if replaces}

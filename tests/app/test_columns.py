@@ -20,6 +20,7 @@ from git_aide.app import search as sr
 from git_aide.core import memory
 from git_aide.rank import related
 from git_aide.rank.duplicates import jaccard, word_set
+from git_aide.rank.memo import RankMemo
 
 pytest.importorskip("mcp")
 
@@ -87,10 +88,10 @@ def both_ways(mem: server.ServerState, query: str, limit: int = 50
         _repo, cache, snap = mem.read()
         ft = mem.index(cache)
         sr.robust(ft, lambda: sr._add_missing(ft, snap, sr.Among(snap.blob_ids()), None))
-        fast = columns.search(ft, snap, query, limit)
+        fast = columns.search(ft, snap, query, limit, mem.memo)
         found = sr.relevance_in(ft, snap, query, limit)
         slow = None if found is None or not found[0] else \
-            sr._ranked(sorted(found[1], key=lambda e: e.path), found[0], limit)
+            sr._ranked(sorted(found[1], key=lambda e: e.path), found[0], limit, RankMemo())
         mem.done()
     return ([(h.entry.path, h.score) for h in fast] if fast is not None else None,
             [(h.entry.path, h.score) for h in slow] if slow is not None else None)
@@ -219,14 +220,14 @@ def test_supersession_read_from_the_columns_is_related_among(
     in_this_process(repo, monkeypatch)
     mem = server.ServerState()
     warm(mem)
-    cols = columns._LAST[0]
-    assert cols.known is not None
+    cols = mem.memo.columns
+    assert cols is not None and cols.known is not None
     every = cols.every
     found = 0
     for _ in range(80):
         head = rng.sample(range(len(every)), rng.randint(1, len(every)))
         entries = [every[p] for p in head]
-        want = related.among(entries)
+        want = related.among(entries, mem.memo.rank)
         got = cols.among(np.array(head))
         assert want is not None and got is not None
         index = {id(e): i for i, e in enumerate(entries)}
@@ -240,11 +241,11 @@ def test_supersession_read_from_the_columns_is_related_among(
         words = frozenset(rng.sample([*WORDS, "unheard"], rng.randint(1, 7)))
         places = np.array(rng.sample(range(len(every)), rng.randint(1, 30)))
         blob = f"{rng.getrandbits(160):040x}"
-        want_sims = [jaccard(words, word_set(every[p])) for p in places.tolist()]
+        want_sims = [jaccard(words, word_set(every[p], RankMemo())) for p in places.tolist()]
         assert cols.alike(words, places, blob).tolist() == want_sims
         assert cols.alike(words, places, blob).tolist() == want_sims  # kept: the same
     # Candidates made again since (another view's): not read from the old arrays.
-    monkeypatch.setattr(related, "_MADE", [related._MADE[0] + 1])
+    mem.memo.rank.made += 1
     assert cols.among(np.array([0, 1])) is None
 
 
@@ -275,7 +276,7 @@ def test_a_large_table_is_placed_by_one_job() -> None:
                                (lambda v: v, lambda b: b), {"what": 1})
     table.path = "/tmp/a-table.qt"
     queue = later.Queue()
-    cols = columns.Columns([], {}, queue)
+    cols = columns.Columns([], {}, queue, RankMemo())
     assert cols.table_places(table) is None
     assert cols.table_places(table) is None
     assert len(queue.wanted) == 1

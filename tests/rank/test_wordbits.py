@@ -12,6 +12,7 @@ from test_duplicates import every_pair as by_sets
 from test_duplicates import zipf_sets
 
 from git_aide.rank import wordbits
+from git_aide.rank.memo import RankMemo
 
 
 class Memory:
@@ -22,17 +23,18 @@ class Memory:
 
 
 def built(sets: list[frozenset[str]], monkeypatch: pytest.MonkeyPatch, bits: int
-          ) -> list[str]:
+          ) -> tuple[list[str], RankMemo]:
     """Build the bits of these word sets (with `bits` words owning one), as the warm
-    job does, step by step; their blob ids."""
+    job does, step by step; their blob ids, and the memo that keeps the bits."""
     monkeypatch.setattr(wordbits, "BITS", bits)
     monkeypatch.setattr(wordbits, "PICK", 7)  # the most frequent picked a few at a time
-    monkeypatch.setattr(wordbits, "_LAST", [])
+    memo = RankMemo()
     blobs = [f"{i:040x}" for i in range(len(sets))]
     words = dict(zip(blobs, (tuple(s) for s in sets), strict=True))
-    for _step in wordbits.build([Memory(b) for b in blobs], words.get):  # type: ignore[arg-type]
+    for _step in wordbits.build([Memory(b) for b in blobs], words.get,  # type: ignore[arg-type]
+                                memo):
         pass
-    return blobs
+    return blobs, memo
 
 
 def spelled(mask: int, rare: tuple[str, ...], owners: list[str]) -> frozenset[str]:
@@ -51,12 +53,12 @@ def test_comparing_bits_finds_what_comparing_word_sets_finds(
         hi: int) -> None:
     rng = random.Random(n * 1000 + vocabulary + bits)
     sets = zipf_sets(rng, n, vocabulary, lo, hi)
-    blobs = built(sets, monkeypatch, bits)
-    got = wordbits.of([Memory(b) for b in blobs], None)  # type: ignore[arg-type]
-    assert got is not None
+    blobs, memo = built(sets, monkeypatch, bits)
+    got = wordbits.of([Memory(b) for b in blobs], None, memo)  # type: ignore[arg-type]
+    assert got is not None and memo.bits is not None
     masks, rare = got
     # Each mask and its rare words spell the word set; the most frequent words own bits.
-    bit = wordbits._LAST[0].bit
+    bit = memo.bits.bit
     owners = sorted(bit, key=bit.__getitem__)
     assert [bit[w] for w in owners] == [1 << i for i in range(len(owners))]
     assert len(owners) == min(bits, len({w for s in sets for w in s}))
@@ -81,29 +83,28 @@ def test_a_memory_without_bits_gets_its_own_numbered_as_the_views(
     # A file edited since the view (or a blob of another): its bits are made from its
     # word set with the view's numbering, and compared as the view's are.
     sets = [frozenset({"a", "b", "c"}), frozenset({"b", "c", "d"})]
-    blobs = built(sets, monkeypatch, 3)  # "b" and "c" (in both), then "a": "d" is rare
+    blobs, memo = built(sets, monkeypatch, 3)  # "b" and "c" (in both), then "a": "d" is rare
     edited = frozenset({"a", "c", "d", "e"})
     words = {"f" * 40: edited}
     memories = [Memory(b) for b in [*blobs, "f" * 40]]
-    got = wordbits.of(memories, lambda e: words[e.blob])  # type: ignore[arg-type,index]
-    assert got is not None
+    got = wordbits.of(memories, lambda e: words[e.blob], memo)  # type: ignore[arg-type,index]
+    assert got is not None and memo.bits is not None
     masks, rare = got
-    bit = wordbits._LAST[0].bit
+    bit = memo.bits.bit
     assert set(rare[2]) == {"d", "e"} and masks[2] == bit["a"] | bit["c"]
     assert rare[1] == ("d",)
     sizes = [m.bit_count() + len(r) for m, r in zip(masks, rare, strict=True)]
     found = wordbits.every_pair(masks, rare, sizes, 0.25)
     assert {(i, j) for i, j, _ in found} == by_sets([*sets, edited], 0.25)
     # Kept: asked again, it is not made again (its words are not asked for).
-    again = wordbits.of(memories, lambda e: pytest.fail("made again"))  # type: ignore[arg-type]
+    again = wordbits.of(memories, lambda e: pytest.fail("made again"), memo)  # type: ignore[arg-type]
     assert again == got
     # Past OUTSIDE such memories, they are made but no longer kept.
-    monkeypatch.setattr(wordbits._LAST[0], "room", 0)
+    memo.bits.room = 0
     other = Memory("e" * 40)
-    assert wordbits.of([other], lambda e: {"d"}) == ([0], [("d",)])  # type: ignore[arg-type]
-    assert "e" * 40 not in wordbits._LAST[0].masks
+    assert wordbits.of([other], lambda e: {"d"}, memo) == ([0], [("d",)])  # type: ignore[arg-type]
+    assert "e" * 40 not in memo.bits.masks
 
 
-def test_no_bits_before_a_view_is_worked_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(wordbits, "_LAST", [])
-    assert wordbits.of([Memory("a" * 40)], lambda e: {"x"}) is None  # type: ignore[arg-type]
+def test_no_bits_before_a_view_is_worked_out() -> None:
+    assert wordbits.of([Memory("a" * 40)], lambda e: {"x"}, RankMemo()) is None  # type: ignore[arg-type]

@@ -273,7 +273,7 @@ def _recall(mem: ServerState, a: dict[str, Any], always: bool = False,
                                    contributor=a["contributor"],
                                    limit=a["limit"], index=ft, count=False,
                                    semantic=mem.semantic(repo, cache) if ft else None,
-                                   always=always)
+                                   always=always, memo=mem.memo)
         if always and a["rev"] is None:
             mem.always_given = True
     full = _full(a)
@@ -310,7 +310,7 @@ def _search(mem: ServerState, a: dict[str, Any], given: Given | None = None) -> 
                                layers=[a["layer"]] if a["layer"] else [],
                                tags=a["tags"] or (), contributor=a["contributor"],
                                limit=limit + skip, mode=mode,
-                               semantic=mem.semantic(repo, cache))[skip:]
+                               semantic=mem.semantic(repo, cache), memo=mem.memo)[skip:]
     gave: list[str] = []
     answer = _memories(repo, snap, hits, _full(a),
                        lambda n: f'call aide_search again with "offset": {skip + n}',
