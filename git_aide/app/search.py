@@ -53,7 +53,7 @@ def robust(ft: FullText, work: Callable[[], Any]) -> Any:
         except Exception as e:
             if attempt == ATTEMPTS:
                 raise
-            from git_aide.cache.index import unwritable
+            from git_aide.cache.index_folder import unwritable
 
             if unwritable(e) and not ft.in_memory and isinstance(e, OSError):
                 # Not damaged: nothing on disk can be made again, so this command's

@@ -50,6 +50,9 @@ class Scorer:
     table's term needs. One belongs to one full-text index of a long-lived process
     (FullText.numbers()), whose calls come one at a time: its buffers are reused."""
 
+    #: Whether scores() gives arrays (Scored) that app/columns.py can rank.
+    arrays = True
+
     def __init__(self) -> None:
         #: A table's postings of a term as arrays (the table, weakly: a table let go is
         #: not held here; its documents numbered in the collection, f * boost,

@@ -5,40 +5,36 @@ revision: a search asks Whoosh for matching blob ids and keeps those the chosen 
 lists. Adding is incremental (only blobs the index lacks), and the set of indexed ids
 is kept beside the index (idtable.py) so that finding what is missing needs no Whoosh
 search; that table also vouches for the index's files, and an index it does not vouch
-for is rebuilt. When the cache folder cannot be written at all, the index is built in
-memory for the one command: slow, but the same answer.
+for is rebuilt (index_folder.py opens, checks and creates it).
 
 Queries are never parsed with Whoosh's query language: the text is cut into words by
 the same analyzer that indexed the documents, so quotes, `*`, `OR` or `col:x` are
 just words and nothing can raise a syntax error. Fragments of words are not indexed
 (stems are): search.py looks for them in the memories themselves.
 
-Over 400 lines: opening, rebuilding, filling, asking the index and deferring what a
-warm process would add share one state (its folder, its lock, its id table); the id
-table is idtable.py's, a first index written in one pass and the merge policy
-segment.py's, the analysis analysis.py's, the tables a warm search reads and the cut of
-the best postings.py's, the documents a warm process defers pending.py's.
+Filling, asking the index and deferring what a warm process would add share one
+state; the id table is idtable.py's, a first index written in one pass and the merge
+policy segment.py's, the analysis analysis.py's, the tables a search reads and the cut
+of the best postings.py's (which postings_build.py writes), the documents a warm
+process defers pending.py's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable
 
-from git_aide.cache import analysis, idtable, pending, postings
+from git_aide.cache import analysis, pending, postings, postings_build
 from git_aide.cache.analysis import prepare
+from git_aide.cache.index_folder import IndexFolder
 from git_aide.core import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Literal
+    from typing import Any
 
     from git_aide.cache.arrays import Scorer
 
-#: Bumped when the schema, the analysis or the layout of our own files in the index
-#: changes; a mismatch rebuilds the index.
-FORMAT = 8
 #: Documents per segment of Whoosh's own writer; a batch of more is written in one pass.
 BATCH = 10_000
 #: Whether a first index and a large batch are written in one pass (segment.py);
@@ -50,18 +46,6 @@ ONE_PASS = True
 MAX_SEGMENTS = 10
 #: How long a writer waits for another process's Whoosh lock, in seconds.
 WRITER_TIMEOUT = 30.0
-#: What a damaged index is reported as.
-DAMAGED = "the full-text index was damaged; rebuilt it"
-#: The errors of a cache that cannot be written (permission bits, a read-only file
-#: system), which no rebuild mends: the index is kept in memory instead.
-UNWRITABLE = (13, 1, 30)  # EACCES, EPERM, EROFS
-
-
-def unwritable(e: BaseException) -> bool:
-    """Whether `e` says the cache cannot be written (not that it is damaged)."""
-    return isinstance(e, OSError) and e.errno in UNWRITABLE
-
-
 #: The fields a query looks in.
 QUERIED = ("what", "why", "context_label", "scope", "tags")
 
@@ -73,34 +57,15 @@ def _values(blob: str, r: dict[str, Any]) -> dict[str, str]:
             "tags": ",".join(r["tags"]), "scope": r["scope"] or ""}
 
 
-def _stamp() -> str:
-    import whoosh
-
-    return f"git-aide-index {FORMAT} whoosh {whoosh.versionstring()}"
-
-
-class FullText:
-    """The Whoosh index in `<cache>/whoosh`, rebuilt from scratch when it is unusable."""
-
-    #: The folder of the index.
-    root: str
-    #: Notices for the user (a damaged index that was rebuilt).
-    notices: list[str]
+class FullText(IndexFolder):
+    """Add memories to the Whoosh index in `<cache>/whoosh` and search it (from the
+    postings tables when they answer); IndexFolder opens it, and rebuilds it from
+    scratch when it is unusable."""
 
     def __init__(self, cache_root: str) -> None:
-        self.root = os.path.join(cache_root, "whoosh")
-        self.notices = []
-        self._whoosh: Any = None
-        self._ix: Any = None
-        self._have: set[str] | None = None
-        #: The files of the state the id table vouched for, by name.
-        self._state: set[str] = set()
-        #: The postings tables of that state, once read (False: they do not cover it).
-        self._tables: postings.Tables | Literal[False] | None = None
+        super().__init__(cache_root)
         #: The last query's (field, term) pairs and the scores the tables gave them.
         self._scored: tuple[list[tuple[str, str]], Any] | None = None
-        #: True when the index lives in memory (the cache folder cannot be written).
-        self.in_memory = False
         #: missing()'s last answer for a dict: (the dict, the ids held, the answer).
         self._missing_of: tuple[dict[str, Any], set[str], list[str]] | None = None
         #: Whether a small addition is kept in memory until write_pending() (a
@@ -111,12 +76,9 @@ class FullText:
         #: The index's schema as this version makes it, once the pending documents
         #: needed it (their analysis is kept with it).
         self._schema: Any = None
-        #: How long to wait for another process's hold of the index's lock (None: as
-        #: long as it takes).
-        self.lock_wait: float | None = None
-        #: The numpy scorer (arrays.Scorer), when a long-lived process scores with
-        #: numpy (numbers()).
-        self._arrays: Scorer | None = None
+        #: What scores the postings tables: the plain engine, or the numpy one a
+        #: long-lived process chooses once (numbers()).
+        self._scorer: postings.PlainScorer | Scorer = postings.PlainScorer()
 
     def numbers(self) -> bool:
         """Score with numpy from now on (a long-lived process: arrays.py says why), when
@@ -125,122 +87,9 @@ class FullText:
             from git_aide.cache import arrays
         except ImportError:
             return False
-        self._arrays = arrays.Scorer()
+        self._scorer = arrays.Scorer()
         self._scored = None
         return True
-
-    @property
-    def _w(self) -> Any:
-        """Whoosh, imported when the index is written or a query cannot do without it."""
-        if self._whoosh is None:
-            self._whoosh = analysis.load_whoosh()
-        return self._whoosh
-
-    # -- opening -------------------------------------------------------------------
-
-    def _open(self) -> Any:
-        if self._ix is not None:
-            return self._ix
-        try:
-            if self._try_open(report=False) and self._verified(locked=False):
-                return self._ix
-            # Creating (or re-creating) the index, or its id table, is done by one process
-            # at a time; the others wait, then find it made.
-            with self._lock():
-                if self._try_open(report=True) and self._verified(locked=True):
-                    return self._ix
-                return self._create()
-        except OSError as e:
-            return self._in_memory(e)
-
-    def _try_open(self, report: bool) -> bool:
-        try:
-            with open(os.path.join(self.root, "STAMP"), encoding="utf-8") as f:
-                stamp = f.read().strip()
-        except OSError:
-            return False
-        if stamp != _stamp():
-            if report:
-                self.notices.append("the full-text index was made by another version; "
-                                    "rebuilt it")
-            return False
-        try:
-            self._ix = self._w.index.open_dir(self.root)
-            self._ix.schema  # noqa: B018 -- touch it: a damaged TOC fails here
-            return True
-        except Exception:
-            self._ix = None
-            if report:
-                self.notices.append(DAMAGED)
-            return False
-
-    def _verified(self, locked: bool) -> bool:
-        """Check the open index against its id table and load the ids; False when it is
-        damaged, or (not `locked`) when the table must be made again under the lock."""
-        try:
-            table = idtable.read(self.root)
-        except ValueError:
-            self.notices.append(DAMAGED)
-            table = None
-        found = idtable.check(self.root, table, locked)
-        if found == idtable.WHOLE and table is not None:
-            self._have = table[1]
-            self._state = set(table[0])
-            return True
-        if found == idtable.DAMAGED:
-            self.notices.append(DAMAGED)
-            self._ix = None
-        return False
-
-    def _save_table(self, ids: set[str]) -> None:
-        """Write the id table for the index's state as it is now."""
-        if not self.in_memory:
-            self._state = idtable.save(self.root, ids)
-
-    def cannot_write(self, e: OSError) -> str:
-        """The notice for a cache that cannot be written (`e`: what failed): the folder
-        and why, once per command; the memory files themselves answer."""
-        folder = (os.path.dirname(e.filename) if isinstance(e.filename, str)
-                  else os.path.dirname(self.root))
-        why = (e.strerror or type(e).__name__).lower()
-        return (f"the cache cannot be written ({folder}: {why}); searched the memory files "
-                "with an index in memory")
-
-    def _in_memory(self, e: OSError) -> Any:
-        """An index in memory for this command: the cache folder cannot be written."""
-        from whoosh.filedb.filestore import RamStorage
-
-        self.notices.append(self.cannot_write(e))
-        self.in_memory = True
-        self._ix = RamStorage().create_index(analysis.schema(self._w))
-        self._have = set()
-        return self._ix
-
-    @contextlib.contextmanager
-    def _lock(self) -> Iterator[None]:
-        """Hold `<cache>/whoosh.lock` (OSError when it cannot be had: the callers then
-        keep the index in memory)."""
-        if self.in_memory:
-            yield
-            return
-        os.makedirs(os.path.dirname(self.root), exist_ok=True)
-        with files.lock(self.root + ".lock", self.lock_wait):
-            yield
-
-    def _create(self) -> Any:
-        if os.path.lexists(self.root) and not os.path.isdir(self.root):
-            self.notices.append(DAMAGED)  # a file where the index's folder should be
-            os.unlink(self.root)
-        import shutil  # only here: with its compression modules it costs a query ~2 ms
-
-        shutil.rmtree(self.root, ignore_errors=True)
-        os.makedirs(self.root, exist_ok=True)
-        self._ix = self._w.index.create_in(self.root, analysis.schema(self._w))
-        self._have = set()
-        self._save_table(set())
-        files.write_atomic(os.path.join(self.root, "STAMP"), (_stamp() + "\n").encode(),
-                           sync=False)
-        return self._ix
 
     def refresh(self) -> None:
         """Forget which blobs the index was seen to hold: a long-lived process (the MCP
@@ -248,50 +97,8 @@ class FullText:
         self._have = None
         self._forget_tables()
 
-    def _checked(self) -> bool:
-        """Whether the index on disk is whole, checked without Whoosh (its stamp, and its
-        files against the id table); False sends the caller through Whoosh's own
-        opening, which rebuilds what is damaged."""
-        if self._have is not None:
-            return True
-        if self.in_memory:
-            return False
-        try:
-            with open(os.path.join(self.root, "STAMP"), encoding="utf-8") as f:
-                if f.read().strip() != _stamp():
-                    return False
-            return self._verified(locked=False)
-        except OSError:
-            return False
-
-    def _postings(self) -> postings.Tables | None:
-        """The postings tables of the state on disk, when they hold every document of
-        it; None otherwise (Whoosh answers then)."""
-        if not self._checked():
-            return None
-        if self._tables is None:
-            self._tables = False
-            names = [n for n in self._state if n.endswith(postings.SUFFIX)]
-            if names and not self.in_memory:
-                try:
-                    tables = postings.Tables([os.path.join(self.root, n) for n in names])
-                except FileNotFoundError:
-                    self._tables = None
-                    return None  # removed since the id table was read; Whoosh answers
-                except (OSError, ValueError, EOFError, TypeError, IndexError) as e:
-                    # The id table vouched for it: damaged since (search.robust rebuilds).
-                    self._tables = None
-                    raise ValueError(f"a damaged postings table: {e}") from None
-                if tables.count == len(self._have or ()):
-                    self._tables = tables
-                else:
-                    tables.close()
-        return self._tables or None
-
     def _forget_tables(self) -> None:
-        if self._tables:
-            self._tables.close()
-        self._tables = None
+        super()._forget_tables()
         self._scored = None
 
     def _collection(self) -> postings.Tables | None:
@@ -459,7 +266,7 @@ class FullText:
                 batch = segment.add_all(writer, todo, analysis, report)
                 merge = False
             else:
-                batch = postings.Batch()
+                batch = postings_build.Batch()
                 for i, (blob, values) in enumerate(todo):
                     writer.add_document(**values)
                     batch.add(blob, analysis.fields(values))
@@ -478,7 +285,7 @@ class FullText:
         self._forget_tables()
         if not self.in_memory:
             self._ix = self._w.index.open_dir(self.root)  # the state just committed
-            postings.write(self.root, self._ix, batch, QUERIED)
+            postings_build.write(self.root, self._ix, batch, QUERIED)
         self._have = have | set(batch.blobs)
         self._save_table(self._have)
         self.pending.discard(self._have)
@@ -503,8 +310,7 @@ class FullText:
         if tables is None:
             return None
         if self._scored is None or self._scored[0] != pairs:
-            self._scored = (pairs, tables.scores(pairs) if self._arrays is None
-                            else self._arrays.scores(tables, pairs))
+            self._scored = (pairs, self._scorer.scores(tables, pairs))
         return tables, self._scored[1]
 
     def warm(self, text: str) -> None:
@@ -522,7 +328,7 @@ class FullText:
     def scored(self, text: str) -> tuple[postings.Tables, Any] | None:
         """The collection and every matching document's score as arrays (arrays.Scored),
         when a long-lived process scores with numpy and the tables answer; else None."""
-        if self._arrays is None:
+        if not self._scorer.arrays:
             return None
         pairs = self._pairs(text)
         return self._scores(pairs) if pairs else None
@@ -534,9 +340,7 @@ class FullText:
             return {}
         scored = self._scores(pairs)
         if scored is not None:  # scores come from the tables
-            if self._arrays is not None:
-                return self._arrays.best(scored[0], scored[1], allowed, want)
-            return postings.best(scored[0], scored[1], allowed, want)
+            return self._scorer.best(scored[0], scored[1], allowed, want)
         ix = self._open()
         q = self._w.query
         return self._run(ix, q.Or([q.Term(f, w) for f, w in pairs]), allowed, want)

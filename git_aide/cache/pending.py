@@ -20,7 +20,7 @@ adds nothing counts none, `begin`).
 
 from __future__ import annotations
 
-from git_aide.cache import postings
+from git_aide.cache import postings, postings_build
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ class Pending:
         if self._analysis is None or self._analysis[0] is not schema:
             self._analysis = (schema, Analysis(w, schema))
         analysis = self._analysis[1]
-        batch = postings.Batch()
+        batch = postings_build.Batch()
         for blob, record in self.docs:
             batch.add(blob, analysis.fields(values(blob, record)))
         # The stems of every word met so far: a word's stem is the same whoever met it.
@@ -114,8 +114,9 @@ class Pending:
         before = disk.tables[-1].totals if disk.tables else {}
         totals = {f: int(before.get(f, 0)) + sum(batch.lengths[f])
                   for f in fields if schema[f].scorable}
-        table = postings.in_memory(batch, {f: float(schema[f].format.field_boost) for f in fields},
-                                   {f: bool(schema[f].scorable) for f in fields},
-                                   (length_to_byte, byte_to_length), totals)
+        table = postings_build.in_memory(
+            batch, {f: float(schema[f].format.field_boost) for f in fields},
+            {f: bool(schema[f].scorable) for f in fields},
+            (length_to_byte, byte_to_length), totals)
         self._made = (disk, table)
         return table

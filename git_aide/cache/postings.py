@@ -1,5 +1,6 @@
 """The full-text index read without Whoosh: each commit to it also writes its documents'
-postings here, in tables of our own.
+postings in tables of our own (postings_build.py writes them; this module reads and
+scores them).
 
 Importing Whoosh and opening its index costs a query more than the rest of a recall, and
 an agent asks on every file it touches. So every batch of documents Whoosh indexes is
@@ -26,12 +27,10 @@ import mmap
 import os
 from array import array
 from bisect import bisect_left
-from functools import lru_cache
 from math import log
 from zlib import crc32
 
 from git_aide.cache import codec
-from git_aide.core import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: The kind of file codec.py frames for a table, and its format: bumped with
-#: index.FORMAT when its layout changes.
+#: index_folder.FORMAT when its layout changes.
 KIND = "postings"
 FORMAT = 2
 #: A table's file name ends so (Whoosh's own clean-up never touches such names).
@@ -47,18 +46,6 @@ SUFFIX = ".qt"
 #: BM25F's free parameters, Whoosh's defaults (scoring.BM25F).
 B = 0.75
 K1 = 1.2
-#: Terms per bucket, on average: a bucket is decoded whole.
-PER_BUCKET = 8
-#: More tables than this after a commit: the smaller ones are merged into one.
-MAX_TABLES = 8
-#: The smaller tables are merged at once, however few, while together they take at most
-#: this many bytes (some 800 documents, a few ms to rewrite): each table costs a query a
-#: lookup and a pass per term and field (about 60 us for one word), and a warm server
-#: writes each hand edit as a table of its own.
-EAGER_BYTES = 256 * 1024
-
-#: One document's fields: field -> (length as Whoosh counts it, [(term, frequency)]).
-Fields = dict[str, "tuple[int, Iterable[tuple[str, int]]]"]
 
 
 def _key(field: str, term: str) -> str:
@@ -69,59 +56,6 @@ def _key(field: str, term: str) -> str:
 _STEM = "\1"
 
 
-class Batch:
-    """The documents of one table, analysed: blob ids, lengths, postings by term."""
-
-    def __init__(self) -> None:
-        #: The blob ids, in document order.
-        self.blobs: list[str] = []
-        #: Each field's length per document, as Whoosh counts it (0: no length).
-        self.lengths: dict[str, array[int]] = {}
-        #: field -> term -> (documents, frequencies), documents ascending.
-        self.posts: dict[str, dict[str, tuple[array[int], array[int]]]] = {}
-        #: The plain words of the documents, each with the stem Whoosh gives it.
-        self.stems: dict[str, str] = {}
-
-    def add(self, blob: str, fields: Fields) -> None:
-        """The next document: its blob id and its fields' lengths and terms."""
-        i = len(self.blobs)
-        self.blobs.append(blob)
-        for field, (length, terms) in fields.items():
-            lengths = self.lengths.get(field)
-            if lengths is None:
-                lengths = self.lengths[field] = array("I", bytes(4 * i))
-                self.posts[field] = {}
-            lengths.append(length)
-            posts = self.posts[field]
-            for term, freq in terms:
-                entry = posts.get(term)
-                if entry is None:
-                    entry = posts[term] = (array("I"), array("I"))
-                entry[0].append(i)
-                entry[1].append(freq)
-
-
-def build(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
-          quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:
-    """A table of the batch's documents, in its order.
-
-    `boosts`: each field's weight per occurrence; `scorable`: which fields have lengths
-    (BM25) rather than a plain weight; `quantize`: Whoosh's length_to_byte and
-    byte_to_length, since its searcher sees a document's length only as a byte says it;
-    `totals`: each field's total length over the whole index as Whoosh counts it now
-    (its merges add up the lengths as bytes say them, so only it can tell).
-    """
-    return _encode(*_parts(batch, scorable, quantize), totals, boosts, scorable, quantize,
-                   batch.stems)
-
-
-def _parts(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
-           ) -> tuple[int, bytes, dict[str, bytes], dict[str, tuple[bytes, bytes]]]:
-    """A batch's count, blob ids, length codes and postings, as a table holds them."""
-    n, blobs, codes = _frame(batch, scorable, quantize)
-    return n, blobs, codes, _as_bytes(batch.posts)
-
-
 def _as_bytes(posts: dict[str, dict[str, tuple[array[int], array[int]]]]
               ) -> dict[str, tuple[bytes, bytes]]:
     """A batch's postings by key, as a table holds them."""
@@ -129,73 +63,13 @@ def _as_bytes(posts: dict[str, dict[str, tuple[array[int], array[int]]]]
             for field, terms in posts.items() for t, (d, f) in terms.items()}
 
 
-def _frame(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
-           ) -> tuple[int, bytes, dict[str, bytes]]:
-    """A batch's count, blob ids and length codes, as a table holds them."""
-    byte_of = quantize[0]
-    n = len(batch.blobs)
-    codes: dict[str, bytes] = {}
-    for f, s in scorable.items():
-        if s:
-            lengths = batch.lengths.get(f, ())
-            codes[f] = bytes(byte_of(v) if v else 0 for v in lengths).ljust(n, b"\0")
-    blobs = b"".join(bytes.fromhex(b) for b in batch.blobs)
-    return n, blobs, codes
-
-
-@lru_cache(maxsize=4)
-def _lengths_of(byte_to_length: Any) -> list[int]:
-    """Return Whoosh's byte -> length table of the function that gives it, worked out
-    once per function: a pure function's values, the same list each time (the numpy
-    scorer keeps its array by that list)."""
-    return [byte_to_length(b) for b in range(256)]
-
-
-def in_memory(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
-              quantize: tuple[Any, Any], totals: dict[str, int]) -> Table:
-    """build()'s table, made in memory and never encoded: a warm server makes one for
-    the documents it keeps pending (pending.py), anew after each hand edit."""
-    n, blobs, codes = _frame(batch, scorable, quantize)
-    table = MemoryTable.__new__(MemoryTable)
-    table.path = "<pending>"
-    table.n = n
-    table.blobs = blobs
-    table.width = len(blobs) // n if n else 20
-    table.codes = codes
-    table.totals = totals
-    table.boosts = boosts
-    table.scorable = scorable
-    table.lengths = _lengths_of(quantize[1])
-    # Held, not copied: a search asks for a few of the terms (as bytes then), and a
-    # warm server's analysis keeps the stem of every word it met, which grows with
-    # each hand edit (a word's stem is the same whoever met it).
-    table.posts = batch.posts
-    table.stems = batch.stems
-    return table
-
-
-def _encode(n: int, blobs: bytes, codes: dict[str, bytes],
-            posts: dict[str, tuple[bytes, bytes]], totals: dict[str, int],
-            boosts: dict[str, float], scorable: dict[str, bool], quantize: tuple[Any, Any],
-            stems: dict[str, str]) -> bytes:
-    count = max(1, (len(posts) + len(stems)) // PER_BUCKET)
-    buckets: list[dict[str, Any]] = [{} for _ in range(count)]
-    for key, value in posts.items():
-        buckets[crc32(key.encode()) % count][key] = value
-    for word, stem in stems.items():
-        key = _STEM + word
-        buckets[crc32(key.encode()) % count][key] = stem
-    data = [marshal.dumps(b) for b in buckets]
-    offsets = array("I", [0])
-    for chunk in data:
-        offsets.append(offsets[-1] + len(chunk))
-    # Each bucket's CRC-32 after the offsets: a bucket is checked as it is read.
-    offsets.extend(crc32(chunk) for chunk in data)
-    # Whoosh's byte -> length table, so that reading needs no Whoosh.
-    lengths = _lengths_of(quantize[1])
-    header = marshal.dumps((n, blobs, codes, totals, boosts, scorable, lengths,
-                            offsets.tobytes()))
-    return b"".join([codec.frame(KIND, FORMAT, header), *data])
+def order(path: str) -> tuple[int, str]:
+    """Tables are named by when they were written (name()): older documents first."""
+    name = os.path.basename(path)
+    try:
+        return int(name.split("-")[1].split(".")[0]), name
+    except (IndexError, ValueError):
+        return 0, name
 
 
 #: How many bytes of postings a table keeps once asked (Table.raw) before it starts again.
@@ -489,98 +363,6 @@ class Tables:
             t.close()
 
 
-def order(path: str) -> tuple[int, str]:
-    """Tables are named by when they were written (name()): older documents first."""
-    name = os.path.basename(path)
-    try:
-        return int(name.split("-")[1].split(".")[0]), name
-    except (IndexError, ValueError):
-        return 0, name
-
-
-def name(now_ns: int, existing: Iterable[str]) -> str:
-    """A new table's file name, after every existing one's even if the clock went back
-    (the last table carries the index's current total lengths)."""
-    latest = max((order(n)[0] for n in existing), default=0)
-    return f"postings-{max(now_ns, latest + 1)}{SUFFIX}"
-
-
-def write(root: str, ix: Any, batch: Batch, fields: tuple[str, ...]) -> None:
-    """Write a batch of documents just committed to Whoosh's index `ix` (in folder
-    `root`) as a table, with the weights and lengths Whoosh's own `fields` give them
-    (the batch's terms are Whoosh's: segment.Analysis); merge the smaller tables when
-    there are too many. Called under the index's lock."""
-    import time
-
-    from whoosh.util.numeric import byte_to_length, length_to_byte
-
-    quantize = (length_to_byte, byte_to_length)
-    schema = ix.schema
-    with ix.reader() as reader:
-        totals = {f: int(reader.field_length(f)) for f in fields if schema[f].scorable}
-    boosts = {f: float(schema[f].format.field_boost) for f in fields}
-    scorable = {f: bool(schema[f].scorable) for f in fields}
-
-    def names() -> list[str]:
-        return [n for n in os.listdir(root) if n.endswith(SUFFIX)]
-
-    _put(root, name(time.time_ns(), names()),
-         build(batch, boosts, scorable, quantize, totals))
-    tables = sorted(names(), key=lambda n: os.path.getsize(os.path.join(root, n)))
-    if len(tables) > MAX_TABLES or (len(tables) > 2 and sum(
-            os.path.getsize(os.path.join(root, n)) for n in tables[:-1]) <= EAGER_BYTES):
-        # All but the largest are merged, unless together they outgrow it: each
-        # document is then rewritten a few times over the index's life, not on every
-        # commit.
-        small = tables[:-1]
-        if sum(os.path.getsize(os.path.join(root, n)) for n in small) \
-                > os.path.getsize(os.path.join(root, tables[-1])):
-            small = tables
-        merged = merge([os.path.join(root, n) for n in small], quantize, totals)
-        # Under a new name, last in order (it carries the current totals): a file the
-        # id table names is never rewritten, only removed.
-        _put(root, name(time.time_ns(), names()), merged)
-        for n in small:
-            os.unlink(os.path.join(root, n))
-
-
-def _put(root: str, name: str, data: bytes) -> None:
-    # Not synced: the id table vouches for the file by its checksum, so a file a crash
-    # left empty rebuilds the index instead of misleading it.
-    files.write_atomic(os.path.join(root, name), data, sync=False)
-
-
-def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:
-    """One table holding the documents of these, in their order."""
-    tables = Tables(paths)
-    try:
-        first = tables.tables[0]
-        blobs = b"".join(t.blobs for t in tables.tables)
-        fields = {f for t in tables.tables for f in t.codes}
-        codes = {f: b"".join(t.codes.get(f, bytes(t.n)) for t in tables.tables)
-                 for f in fields}
-        posts: dict[str, tuple[array[int], array[int]]] = {}
-        stems: dict[str, str] = {}
-        for start, t in zip(tables.starts, tables.tables, strict=True):
-            for key, value in t.everything().items():
-                if key.startswith(_STEM):
-                    stems[key[1:]] = value
-                    continue
-                docs, freqs = value
-                entry = posts.get(key)
-                if entry is None:
-                    entry = posts[key] = (array("I"), array("I"))
-                moved = array("I")
-                moved.frombytes(docs)
-                entry[0].extend(d + start for d in moved)
-                entry[1].frombytes(freqs)
-        return _encode(tables.count, blobs, codes,
-                       {k: (d.tobytes(), f.tobytes()) for k, (d, f) in posts.items()},
-                       totals, first.boosts, first.scorable, quantize, stems)
-    finally:
-        tables.close()
-
-
 def best(tables: Tables, scores: dict[int, float], allowed: Container[str],
           want: int) -> dict[str, float]:
     """The allowed blobs among the best-scored documents, as FullText._run takes them
@@ -605,3 +387,21 @@ def best(tables: Tables, scores: dict[int, float], allowed: Container[str],
         if len(out) >= want or len(scores) <= limit:
             return out
         limit *= 4
+
+
+class PlainScorer:
+    """Score the postings tables in Python: the plain BM25F engine, which a command uses
+    (numpy's import alone would cost more than its whole search). A long-lived process
+    swaps in cache/arrays.Scorer, the same scores from numpy (FullText.numbers())."""
+
+    #: Whether scores() gives arrays (arrays.Scored) that app/columns.py can rank.
+    arrays = False
+
+    def scores(self, tables: Tables, terms: Iterable[tuple[str, str]]) -> dict[int, float]:
+        """Return Tables.scores: each matching document's BM25F score."""
+        return tables.scores(terms)
+
+    def best(self, tables: Tables, scores: dict[int, float], allowed: Container[str],
+             want: int) -> dict[str, float]:
+        """Return best(): the allowed blobs among the best-scored documents."""
+        return best(tables, scores, allowed, want)

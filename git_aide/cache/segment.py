@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from array import array
 
-from git_aide.cache import postings
+from git_aide.cache import postings_build
 from git_aide.cache.analysis import Analyser
 
 TYPE_CHECKING = False
@@ -68,10 +68,10 @@ class Analysis:
         """The stem of every plain word of the documents analysed so far."""
         return self._words.stems
 
-    def fields(self, values: dict[str, str]) -> postings.Fields:
+    def fields(self, values: dict[str, str]) -> postings_build.Fields:
         """Each queried field's length (as Whoosh counts it: 0 when it keeps none) and
         terms, for a document's values as `add_document` gets them."""
-        out: postings.Fields = {}
+        out: postings_build.Fields = {}
         for name in WORDS:
             length, terms = self._words.terms(values[name])
             out[name] = (length if self._scorable[name] else 0, terms.items())
@@ -88,14 +88,14 @@ class Analysis:
 
 
 def add_all(writer: Any, docs: list[tuple[str, dict[str, str]]], analysis: Analysis,
-            progress: Callable[[int], None] | None = None) -> postings.Batch:
+            progress: Callable[[int], None] | None = None) -> postings_build.Batch:
     """Write the documents (blob id, the fields' values as `add_document` would get
     them) into a new Whoosh `writer`: their stored fields and lengths, then their
     postings; the caller commits (without merging: nothing went into the writer's
     pool). Returns the batch for the postings table."""
     schema = writer.schema
     fobjs = [(n, schema[n]) for n in sorted(schema.names())]
-    batch = postings.Batch()
+    batch = postings_build.Batch()
     # Postings of the fields left to Whoosh: field -> term bytes -> [(doc, weight, value)].
     other: dict[str, dict[bytes, list[tuple[int, float, bytes]]]] = {}
     perdoc = writer.perdocwriter
@@ -128,7 +128,7 @@ def add_all(writer: Any, docs: list[tuple[str, dict[str, str]]], analysis: Analy
     return batch
 
 
-def _write_postings(writer: Any, batch: postings.Batch,
+def _write_postings(writer: Any, batch: postings_build.Batch,
                     other: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
                     progress: Callable[[float], None] | None) -> None:
     """Every term's postings, field by field and term by term in byte order, as

@@ -266,13 +266,13 @@ def test_values_laid_between_the_views_keep_their_order() -> None:
 def test_a_large_table_is_placed_by_one_job() -> None:
     # A table too large to place in a call is placed between calls, by one job however
     # many calls meet it first; once placed, it is not placed again.
-    from git_aide.cache import postings
+    from git_aide.cache import postings_build
     from git_aide.read import later
 
-    batch = postings.Batch()
+    batch = postings_build.Batch()
     for i in range(columns.SMALL_TABLE + 10):
         batch.add(f"{i:040x}", {"what": (1, [("word", 1)])})
-    table = postings.in_memory(batch, {"what": 1.0}, {"what": True},
+    table = postings_build.in_memory(batch, {"what": 1.0}, {"what": True},
                                (lambda v: v, lambda b: b), {"what": 1})
     table.path = "/tmp/a-table.qt"
     queue = later.Queue()

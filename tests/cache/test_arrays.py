@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_postings import QUERIES, WORDS, _blob, _pairs, _record
 
-from git_aide.cache import postings
+from git_aide.cache import postings, postings_build
 from git_aide.cache.index import FullText
 
 arrays = pytest.importorskip("git_aide.cache.arrays")
@@ -22,7 +22,7 @@ arrays = pytest.importorskip("git_aide.cache.arrays")
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[FullText, int]:
     """An index of several tables (added in several commits, none merged), memories of
     few words, so that a word recurs in a field (frequencies above one) and scores tie."""
-    monkeypatch.setattr(postings, "EAGER_BYTES", 0)
+    monkeypatch.setattr(postings_build, "EAGER_BYTES", 0)
     rng = random.Random(11)
     ft = FullText(str(tmp_path))
     n = 0
@@ -91,13 +91,13 @@ def test_kept_postings_score_anew_as_the_pending_documents_change(
         assert tables is not None and tables.tables[-1].path == "<pending>"
         for query in QUERIES:
             pairs = _pairs(ft, query)
-            scored = ft._arrays.scores(tables, pairs)
+            scored = ft._scorer.scores(tables, pairs)
             assert dict(zip(scored.docs.tolist(), scored.values.tolist(), strict=True)) \
                 == tables.scores(pairs), (round_, query)
-    assert ft._arrays.postings  # the tables on disk were kept, and met again
+    assert ft._scorer.postings  # the tables on disk were kept, and met again
     paths = [t.path for t in tables.tables if t.path != "<pending>"]
     apart = postings.Tables(paths)
-    ft._arrays.scores(apart, _pairs(ft, QUERIES[0]))
+    ft._scorer.scores(apart, _pairs(ft, QUERIES[0]))
     gone = weakref.ref(apart.tables[0])
     apart.close()
     del apart

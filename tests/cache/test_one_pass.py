@@ -208,11 +208,11 @@ def test_first_index_answers_as_before(repo: Path) -> None:
     "def stop(*a, **k): raise KeyboardInterrupt\n"
     "s._write_postings = stop",
     # After Whoosh's commit, before the postings table and the id table are written.
-    "import git_aide.cache.postings as p\n"
+    "import git_aide.cache.postings_build as p\n"
     "def stop(*a, **k): raise KeyboardInterrupt\n"
     "p.write = stop",
     # The process killed after Whoosh's commit: nothing cleaned up at all.
-    "import os, git_aide.cache.postings as p\n"
+    "import os, git_aide.cache.postings_build as p\n"
     "p.write = lambda *a, **k: os._exit(9)",
 ], ids=["analysing", "before-the-tables", "killed"])
 def test_an_interrupted_first_index_is_built_again(repo: Path, where: str) -> None:

@@ -17,7 +17,7 @@ from zlib import crc32
 import pytest
 from helpers import CACHE, aide_ok, git, remember
 
-from git_aide.cache import postings
+from git_aide.cache import postings, postings_build
 from git_aide.cache.index import QUERIED, FullText
 from git_aide.cache.postings import best
 
@@ -69,7 +69,7 @@ def test_tables_score_as_whoosh_does(tmp_path: Path) -> None:
         ft.add([(_blob(n + i), _record(rng)) for i in range(size)])
         n += size
     tables = [p for p in os.listdir(ft.root) if p.endswith(postings.SUFFIX)]
-    assert 1 <= len(tables) <= postings.MAX_TABLES
+    assert 1 <= len(tables) <= postings_build.MAX_TABLES
     fresh = FullText(str(tmp_path))  # a new process: reads the tables, not Whoosh
     allowed = {_blob(i) for i in range(n) if i % 3}
     checked = 0
@@ -187,7 +187,7 @@ def test_a_table_made_in_memory_is_the_table_written() -> None:
     # A warm server's pending documents are scored from a table made in memory, never
     # encoded (postings.in_memory): what it holds is what the written table holds.
     rng = random.Random(3)
-    batch = postings.Batch()
+    batch = postings_build.Batch()
     for i in range(30):
         batch.add(_blob(i), {
             "what": (rng.randint(1, 40), [(w, rng.randint(1, 3))
@@ -197,8 +197,8 @@ def test_a_table_made_in_memory_is_the_table_written() -> None:
     batch.stems = {"migrations": "migrat", "retries": "retri"}
     args = ({"what": 3.0, "tags": 2.0}, {"what": True, "tags": False},
             (lambda v: min(v, 255), lambda b: b * 2), {"what": 1234})
-    written = postings.Table("<written>", postings.build(batch, *args))
-    made = postings.in_memory(batch, *args)
+    written = postings.Table("<written>", postings_build.build(batch, *args))
+    made = postings_build.in_memory(batch, *args)
     for attr in ("n", "blobs", "width", "codes", "totals", "boosts", "scorable", "lengths"):
         assert getattr(made, attr) == getattr(written, attr), attr
     every = written.everything()
@@ -222,7 +222,7 @@ def test_small_tables_are_merged_at_once(tmp_path: Path, monkeypatch: pytest.Mon
     for k in range(5):
         ft.add([(_blob(1000 + k), _record(rng))])
         assert len([n for n in os.listdir(ft.root) if n.endswith(postings.SUFFIX)]) <= 2
-    monkeypatch.setattr(postings, "EAGER_BYTES", 0)
+    monkeypatch.setattr(postings_build, "EAGER_BYTES", 0)
     for k in range(3):
         ft.add([(_blob(2000 + k), _record(rng))])
     assert len([n for n in os.listdir(ft.root) if n.endswith(postings.SUFFIX)]) > 2
