@@ -1,5 +1,6 @@
 """The command line's click group: the man page for --help, the hot commands built from
-their declaration (option_table.py), the cold ones (click_commands.py), and the click
+their declaration (option_table.py), the cold ones (read_commands.py, write_commands.py,
+setup_commands.py, rules_commands.py, config.py, semantic.py, map.py), and the click
 path's error boundary (`run`; the fast path's is commands.guarded, both ending in
 app/boundary.py).
 """
@@ -13,8 +14,15 @@ from typing import Any
 import click
 
 from git_aide import __version__
-from git_aide.cli import commands, completion
-from git_aide.cli.click_commands import COLD
+from git_aide.cli import (
+    commands,
+    completion,
+    read_commands,
+    rules_commands,
+    setup_commands,
+    write_commands,
+)
+from git_aide.cli.config import config
 from git_aide.cli.map import map_
 from git_aide.cli.option_table import COMMANDS as HOT
 from git_aide.cli.option_table import Hot
@@ -114,6 +122,14 @@ for _hot in HOT.values():
     main.add_command(_hot_command(_hot))
 
 
+#: The cold commands, in the order of the help and the completion scripts.
+COLD: list[click.Command] = [
+    setup_commands.init, write_commands.remember, read_commands.index, read_commands.stats,
+    read_commands.list_, read_commands.show, write_commands.update, write_commands.forget,
+    setup_commands.merge_driver, setup_commands.resolve, setup_commands.validate,
+    setup_commands.doctor, read_commands.audit, setup_commands.textconv,
+    rules_commands.import_, rules_commands.export, setup_commands.mcp, setup_commands.hook,
+    config]
 for _cold in COLD:
     main.add_command(_cold)
 main.add_command(semantic)

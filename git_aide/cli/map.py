@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from git_aide.cli.click_commands import json_option, source_options
+from git_aide.cli.click_options import json_option, source_options
 from git_aide.cli.commands import Opened, out, tty, warn
 
 
