@@ -11,7 +11,7 @@ from typing import Any
 from helpers import CACHE, SECRET_EXAMPLES, aide, aide_ok, git, put
 from helpers import valid_record as record
 
-from git_aide.core import secrets
+from git_aide.core import secret_shapes, secrets
 
 MEM = ".aide/memories"
 #: Text that looks a little like a secret but is not one.
@@ -136,7 +136,7 @@ def test_file_level_checks(repo: Path) -> None:
 
 def test_secret_kinds_are_each_flagged_and_commit_ids_are_not(repo: Path) -> None:
     # Every kind has an example in tests/core/test_secrets_table.py; these are a sample.
-    assert {k for k, _ in secrets.PATTERNS} >= set(SECRET_EXAMPLES) - \
+    assert {k for k, _ in secret_shapes.PATTERNS} >= set(SECRET_EXAMPLES) - \
         {"a value assigned to password"}  # assignments: see test_safety.py
     for kind, text in SECRET_EXAMPLES.items():
         assert secrets.find(text) == kind, kind

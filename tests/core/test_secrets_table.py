@@ -21,7 +21,7 @@ import pytest
 from helpers import AIDE, BASE_ENV, ROOT, aide, git, make_repo, put, remember
 from helpers import valid_record as record
 
-from git_aide.core import secrets
+from git_aide.core import secret_shapes, secrets
 
 _RNG = random.Random(1912)
 HEX = "0123456789abcdef"
@@ -88,7 +88,7 @@ ITEM_12: list[tuple[str, str]] = [
     ("private key without its header", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ" + tok(B64, 60)),
 ]
 
-#: One example of every other kind `secrets.PATTERNS` knows.
+#: One example of every other kind `secret_shapes.PATTERNS` knows.
 OTHER_KINDS: list[tuple[str, str]] = [
     ("private key block", "-----BEGIN OPENSSH PRIVATE KEY-----\n" + tok(B64, 64)),
     ("AWS access key id", "key id AKIA" + tok(string.ascii_uppercase + string.digits, 16)),
@@ -267,7 +267,7 @@ HONEST_36: list[str] = [
 
 
 def test_every_kind_has_an_example() -> None:
-    assert {kind for kind, _ in secrets.PATTERNS} == \
+    assert {kind for kind, _ in secret_shapes.PATTERNS} == \
         {kind for kind, _ in ITEM_12 + OTHER_KINDS + ITEM_36
          if not kind.startswith("a value") and not kind.endswith(", base64-encoded")}
 
