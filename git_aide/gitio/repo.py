@@ -31,7 +31,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Iterable
-    from typing import IO, Any
+    from typing import IO
+
+    from pygit2 import Repository
 
     from git_aide.gitio.spawn import Early
 
@@ -59,7 +61,7 @@ class Repo:
         #: The aide.* settings parsed from them, on first use.
         self._settings: Settings | None = None
         #: The pygit2 repository, opened on first use.
-        self._pygit: Any = None
+        self._pygit: Repository | None = None
         #: A `git config` already started (spawn.early), read on first use.
         self._asked_config: Spawned | None = None
         #: Things a write should tell the user once (memories staged that .gitignore
@@ -194,7 +196,7 @@ class Repo:
         self._asked_config = asked
 
     @property
-    def pygit(self) -> Any:
+    def pygit(self) -> Repository:
         """The pygit2 Repository (imported here, off the hot path)."""
         if self._pygit is None:
             import pygit2
@@ -266,11 +268,12 @@ class Repo:
         stack = [("", self.pygit[tree_id])]
         while stack:
             prefix, tree = stack.pop()
+            assert isinstance(tree, pygit2.Tree)  # the tree asked for, then its subtrees
             for entry in tree:
                 if entry.type_str == "tree":
-                    stack.append((prefix + entry.name + "/", self.pygit[entry.id]))
+                    stack.append((f"{prefix}{entry.name}/", self.pygit[entry.id]))
                 elif entry.type_str == "blob" and entry.filemode != pygit2.GIT_FILEMODE_LINK:
-                    out.append((prefix + entry.name, str(entry.id)))
+                    out.append((f"{prefix}{entry.name}", str(entry.id)))
         return out
 
     def resolve(self, rev: str, asked: Spawned | None = None) -> tuple[str, str | None]:
@@ -402,8 +405,6 @@ def load_reader() -> None:
 
 def git_version() -> str:
     """`git --version`'s output ("" when git cannot be started)."""
-    from git_aide.gitio.spawn import spawn
-
     proc = spawn("--version")
     return proc.wait()[1].decode(errors="replace") if proc is not None else ""
 
@@ -489,9 +490,6 @@ def _reason(stderr: bytes) -> str:
 def set_user_config(key: str, value: str) -> None:
     """Set a key in the user's git config (`git config --global`), as `semantic fetch`
     does for the model it got: a model serves every repository of its user."""
-    from git_aide.core.errors import AideError
-    from git_aide.gitio.spawn import spawn
-
     proc = spawn("config", "--global", key, value)
     code, _out, err = proc.wait() if proc is not None else (127, b"", b"git not found")
     if code:
