@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import re
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.core.jsonvalue import JSON
+
 #: C0 controls but tab and newline, DEL, and the C1 controls.
 CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: The same in bytes read with `surrogateescape`, plus the bytes 0x80 to 0x9f that are not
@@ -45,7 +49,7 @@ def _raw(m: re.Match[str]) -> str:
     return f"\\x{code - 0xdc00:02x}" if code >= 0xdc00 else f"\\u{code:04x}"
 
 
-def escape_tree(obj: object) -> object:
+def escape_tree(obj: JSON) -> JSON:
     """`obj` (JSON-like) with every string in it escaped, for renderers that add their own
     control sequences (colour) and so cannot escape their finished output."""
     if isinstance(obj, str):

@@ -16,7 +16,9 @@ from git_aide.core import scope as scopes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import NoReturn
+
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
 #: The layers, in ranking order.
 LAYERS: tuple[str, ...] = ("area_context", "technical", "preferences", "guidelines")
@@ -44,7 +46,7 @@ TIME_RE = re.compile(
     r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
     r"\.[0-9]{3}Z\Z")
 
-_DEFAULTS: dict[str, Any] = {
+_DEFAULTS: JSONObject = {
     "why": None, "scope": None, "context_label": None, "tags": [], "source": "conversation",
     "shared": True, "priority": "normal", "generated_by": None, "derived_from": None,
 }
@@ -72,7 +74,7 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
 
 
-def load_json(data: bytes) -> Any:
+def load_json(data: bytes) -> JSON:
     """The JSON value of a file, as every reader of memories reads it: UTF-8, no NaN or
     infinite numbers, no lone surrogates; MemoryFormatError otherwise."""
     # The standard library, not orjson: it keeps integers beyond 64 bits exact (orjson
@@ -91,7 +93,7 @@ def load_json(data: bytes) -> Any:
     return raw
 
 
-def parse(data: bytes, path: str | None = None) -> dict[str, Any]:
+def parse(data: bytes, path: str | None = None) -> JSONObject:
     """Parse one memory file, liberally: MemoryFormatError only when it is no memory at
     all (not JSON, no valid uuid, layer, what or scope); any other field that breaks a
     rule is read as the nearest value of its type. `path` (repo-relative) gives a
@@ -116,12 +118,12 @@ def is_fatal(field: str | None) -> bool:
     return field in FATAL_FIELDS
 
 
-def _text(value: Any) -> str:
+def _text(value: JSON) -> str:
     """Any JSON value as text (a string stays as it is)."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _normalize(record: dict[str, Any]) -> None:
+def _normalize(record: JSONObject) -> None:
     """Give each known field a value of its type, so that every reader can use it."""
     tags = record.get("tags")
     if isinstance(tags, list):
@@ -144,7 +146,7 @@ def _normalize(record: dict[str, Any]) -> None:
         record["generated_by"] = None
 
 
-def repair(record: dict[str, Any]) -> dict[str, Any]:
+def repair(record: JSONObject) -> JSONObject:
     """Make a record read liberally fit to be written (write strictly): tags without
     repeats, known values for `source` and `priority`, times in order."""
     record["tags"] = list(dict.fromkeys(record["tags"]))
@@ -167,7 +169,7 @@ def repair(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
@@ -183,7 +185,7 @@ def _finite(text: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
-def encodable(value: Any) -> bool:
+def encodable(value: JSON) -> bool:
     """Whether every string in a JSON value can be written as UTF-8 (JSON's \\ud800
     escapes can make lone surrogates, which no output can carry)."""
     if isinstance(value, str):
@@ -201,9 +203,9 @@ def encodable(value: Any) -> bool:
     return True
 
 
-def fill_defaults(raw: dict[str, Any]) -> dict[str, Any]:
+def fill_defaults(raw: JSONObject) -> JSONObject:
     """The record with every known key present, in canonical order, unknown keys after."""
-    record: dict[str, Any] = {}
+    record: JSONObject = {}
     for key in KNOWN_KEYS:
         if key in raw:
             record[key] = raw[key]
@@ -215,7 +217,7 @@ def fill_defaults(raw: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def check(record: dict[str, Any]) -> list[tuple[str | None, str]]:
+def check(record: JSONObject) -> list[tuple[str | None, str]]:
     """Every problem of a record as (field, message); empty when it is valid."""
     problems: list[tuple[str | None, str]] = []
     missing = [key for key in _REQUIRED if key not in record]
@@ -277,7 +279,7 @@ def check(record: dict[str, Any]) -> list[tuple[str | None, str]]:
     return problems
 
 
-def check_path(record: dict[str, Any], path: str) -> str | None:
+def check_path(record: JSONObject, path: str) -> str | None:
     """Why a valid record does not belong at `path` (repo-relative), or None."""
     return misplaced(path, record["uuid"], record["layer"], relpath(record))
 
@@ -291,7 +293,7 @@ def misplaced(path: str, uuid: str, layer: str, want: str) -> str | None:
     return f"belongs at {want} (layer {layer})"
 
 
-def relpath(record: dict[str, Any]) -> str:
+def relpath(record: JSONObject) -> str:
     """Where a record is stored, relative to the repository root."""
     layer = record["layer"]
     if layer == "preferences":
@@ -301,7 +303,7 @@ def relpath(record: dict[str, Any]) -> str:
     return f"{MEMORIES_DIR}/{folder}/{record['uuid']}.json"
 
 
-def is_personal(record: dict[str, Any]) -> bool:
+def is_personal(record: JSONObject) -> bool:
     """A private preference: gitignored, never staged."""
     return record["layer"] == "preferences" and record.get("shared") is False
 
@@ -325,7 +327,7 @@ def in_user_store(path: str) -> bool:
     return path.startswith("/")
 
 
-def canonical(record: dict[str, Any]) -> bytes:
+def canonical(record: JSONObject) -> bytes:
     """The canonical bytes of a record: the same record always gives the same bytes.
 
     The form is orjson's (OPT_INDENT_2). For strings, integers, booleans and null the
@@ -345,7 +347,7 @@ def canonical(record: dict[str, Any]) -> bytes:
     return (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def _has_float(value: Any) -> bool:
+def _has_float(value: JSON) -> bool:
     """Whether a float hides anywhere in a JSON value."""
     if isinstance(value, float):
         return True
@@ -360,8 +362,8 @@ def new(
     what: str, *, layer: str, contributor: str, why: str | None = None,
     scope: str | None = None, context_label: str | None = None, tags: list[str] | None = None,
     source: str = "conversation", shared: bool = True, priority: str = "normal",
-    generated_by: dict[str, Any] | None = None, derived_from: str | None = None,
-) -> dict[str, Any]:
+    generated_by: JSONObject | None = None, derived_from: str | None = None,
+) -> JSONObject:
     """A fresh record with a random uuid, stamped now."""
     import uuid as _uuid
 
@@ -375,14 +377,14 @@ def new(
     })
 
 
-def by_agent(tool: str | None) -> dict[str, Any]:
+def by_agent(tool: str | None) -> JSONObject:
     """The `generated_by` of a memory an agent wrote (aide-memory's format): the tool
     (its client's name and version, as it said them), no model (a client does not say
     it), and `author_type` "ai"."""
     return {"tool": tool, "model": None, "author_type": "ai"}
 
 
-def agent_of(record: dict[str, Any]) -> str | None:
+def agent_of(record: JSONObject) -> str | None:
     """The agent that last wrote a memory, by its tool's name without its version
     ("claude-code"; "an agent" when it did not say); None: a person's memory."""
     gen = record.get("generated_by")
@@ -395,7 +397,7 @@ def agent_of(record: dict[str, Any]) -> str | None:
     return name if name and version[:1].isdigit() else tool.strip()
 
 
-def generated_by_matches(record: dict[str, Any], tool: str) -> bool:
+def generated_by_matches(record: JSONObject, tool: str) -> bool:
     """Whether an agent `tool` wrote the memory: its tool's name, or name and version,
     case-insensitively."""
     gen = record.get("generated_by")
@@ -441,7 +443,7 @@ def folded(text: str | None) -> str:
 _WHY_FILE = re.compile(r"^\s*(.+?):(\d+)(?:\D.*)?$", re.S)
 
 
-def imported_from(record: dict[str, Any]) -> tuple[str, int] | None:
+def imported_from(record: JSONObject) -> tuple[str, int] | None:
     """Return the (file, line) an imported memory came from, read from its `why`
     (`AGENTS.md:12`); None for a memory that was not imported from a file."""
     if record.get("source") != "import":

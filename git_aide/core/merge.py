@@ -20,9 +20,14 @@ designed; the driver then says so (`dropped`, `notice`).
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from git_aide.core import controls, memory
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
 #: Conflict marker length when git does not pass one (%L).
 DEFAULT_MARKER_SIZE = 7
@@ -53,7 +58,7 @@ class MergeConflict(Exception):
     """The three versions cannot be merged automatically; the message says why."""
 
 
-def load_side(data: bytes, side: str) -> dict[str, Any]:
+def load_side(data: bytes, side: str) -> JSONObject:
     """One side parsed as a JSON object with the defaults filled in; MergeConflict if not."""
     # Read as every reader of memories reads (memory.load_json): the standard parser,
     # which keeps integers beyond 64 bits exact, as a merge must.
@@ -66,20 +71,20 @@ def load_side(data: bytes, side: str) -> dict[str, Any]:
     return memory.fill_defaults(raw)
 
 
-def _enc(value: Any) -> str:
+def _enc(value: JSON | _Absent) -> str:
     """A value's exact JSON text: equality without Python's 1 == 1.0 == True."""
     if isinstance(value, _Absent):
         return "\0" + repr(value)
     return json.dumps(value)
 
 
-def stamp(record: dict[str, Any]) -> str:
+def stamp(record: JSONObject) -> str:
     """`updated_at` when it is well formed, else "" (older than any real time)."""
     value = record.get("updated_at")
     return value if isinstance(value, str) and memory.TIME_RE.match(value) else ""
 
 
-def order(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def order(ours: JSONObject, theirs: JSONObject) -> tuple[JSONObject, JSONObject]:
     """(newer, older) by `updated_at`; a tie goes to the larger canonical bytes."""
     # The tie-break looks only at content, never at which side is which: that is what
     # makes a rebase (which swaps the sides) give the same bytes as a merge.
@@ -88,7 +93,7 @@ def order(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[dict[str, Any],
     return (ours, theirs) if key_ours >= key_theirs else (theirs, ours)
 
 
-def _str_list(value: Any) -> bool:
+def _str_list(value: JSON | _Absent) -> TypeGuard[list[str]]:
     """A list of strings (what `tags` must be for the set merge)."""
     return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
@@ -103,7 +108,8 @@ def merge_tags(base: list[str], newer: list[str], older: list[str]) -> list[str]
     return list(out)
 
 
-def merge_field(key: str, base: Any, newer: Any, older: Any) -> Any:
+def merge_field(key: str, base: JSON | _Absent, newer: JSON | _Absent,
+                older: JSON | _Absent) -> JSON | _Absent:
     """One field: changed on one side takes that side, on both the newer side."""
     enc_newer, enc_older = _enc(newer), _enc(older)
     if enc_newer == enc_older:
@@ -119,12 +125,12 @@ def merge_field(key: str, base: Any, newer: Any, older: Any) -> Any:
     return newer
 
 
-def merge_records(base: dict[str, Any] | None, ours: dict[str, Any],
-                  theirs: dict[str, Any]) -> dict[str, Any]:
+def merge_records(base: JSONObject | None, ours: JSONObject,
+                  theirs: JSONObject) -> JSONObject:
     """The field-by-field merge of two records against their ancestor (None: no base)."""
     newer, older = order(ours, theirs)
     keys = set(ours) | set(theirs) | set(base or ())
-    result: dict[str, Any] = {}
+    result: JSONObject = {}
     for key in keys:
         if key == "updated_at":
             continue
@@ -143,7 +149,7 @@ class Dropped:
 
     __slots__ = ("uuid", "scope", "field", "kept", "value", "tie")
 
-    def __init__(self, uuid: str, scope: str, field: str, kept: str, value: Any,
+    def __init__(self, uuid: str, scope: str, field: str, kept: str, value: JSON | _Absent,
                  tie: bool) -> None:
         #: The memory's uuid.
         self.uuid = uuid
@@ -169,7 +175,8 @@ class Dropped:
         return f"Dropped({self.field!r}, kept={self.kept!r}, value={self.value!r})"
 
 
-def changed_on_both(key: str, base: Any, ours: Any, theirs: Any) -> bool:
+def changed_on_both(key: str, base: JSON | _Absent, ours: JSON | _Absent,
+                    theirs: JSON | _Absent) -> bool:
     """Whether both sides changed one field to different values, so that a merge can keep
     only one of them (NO_BASE: no ancestor, so any difference counts)."""
     enc_ours, enc_theirs = _enc(ours), _enc(theirs)
@@ -181,13 +188,13 @@ def changed_on_both(key: str, base: Any, ours: Any, theirs: Any) -> bool:
     return not (key == "tags" and _str_list(ours) and _str_list(theirs))
 
 
-def same_value(a: Any, b: Any) -> bool:
+def same_value(a: JSON | _Absent, b: JSON | _Absent) -> bool:
     """Equality of two JSON values as a file holds them (1, 1.0 and true differ)."""
     return _enc(a) == _enc(b)
 
 
-def dropped(base: dict[str, Any] | None, ours: dict[str, Any], theirs: dict[str, Any],
-            merged: dict[str, Any]) -> list[Dropped]:
+def dropped(base: JSONObject | None, ours: JSONObject, theirs: JSONObject,
+            merged: JSONObject) -> list[Dropped]:
     """The fields of merge_records(base, ours, theirs) whose value one side lost."""
     newer, older = order(ours, theirs)
     kept = "ours" if newer is ours else "theirs"
@@ -223,7 +230,7 @@ def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[D
     t = load_side(theirs, "theirs")
     if _enc(o.get("uuid", ABSENT)) != _enc(t.get("uuid", ABSENT)):
         raise MergeConflict("ours and theirs have different uuids")
-    b: dict[str, Any] | None = None
+    b: JSONObject | None = None
     if base.strip():
         try:
             b = load_side(base, "base")
@@ -265,7 +272,7 @@ def conflict_bytes(base: bytes, ours: bytes, theirs: bytes,
 SHOWN_WIDTH = 72
 
 
-def shown(value: Any, width: int | None = SHOWN_WIDTH) -> str:
+def shown(value: JSON | _Absent, width: int | None = SHOWN_WIDTH) -> str:
     """A field's value on one line, as JSON writes it (strings quoted), cut to `width`."""
     if isinstance(value, _Absent):
         return "(no such field)"

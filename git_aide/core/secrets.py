@@ -30,7 +30,7 @@ from git_aide.core.secret_values import b64decode, looks_random, secret_value, u
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from git_aide.core.jsonvalue import JSON
 
 #: What names a credential, at the end of a name: the word itself, or ending it
 #: (DB_PASSWORD, PGPASSWORD, client_secret, auth_token, MYSQL_PWD, DB_PASS, DB_PW,
@@ -178,7 +178,7 @@ def _pair(key: str, value: str) -> str | None:
     return None
 
 
-def find_json(value: Any) -> str | None:
+def find_json(value: JSON) -> str | None:
     """The kind of the first secret anywhere in a JSON value: in its strings, in the keys
     of its objects, and in a string value whose key names a credential."""
     if isinstance(value, str):
