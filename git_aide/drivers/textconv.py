@@ -18,7 +18,7 @@ from git_aide.core.controls import escape, escape_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
 #: The header fields, in the order they are printed; the long texts come after them.
 _HEAD = ("uuid", "layer", "scope", "context_label", "tags", "priority", "source", "shared",
@@ -32,11 +32,11 @@ _LABELS = {"context_label": "label"}
 USAGE = "usage: git aide textconv FILE"
 
 
-def _value(key: str, value: Any) -> str:
+def _value(key: str, value: JSON) -> str:
     return escape(_plain(key, value))
 
 
-def _plain(key: str, value: Any) -> str:
+def _plain(key: str, value: JSON) -> str:
     if key == "scope" and value in (None, "project"):
         return "project-wide"
     if key == "tags" and isinstance(value, list):
@@ -48,7 +48,7 @@ def _plain(key: str, value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def render(record: dict[str, Any]) -> str:
+def render(record: JSONObject) -> str:
     """A memory record as readable lines: the header fields, then what and why."""
     # Empty provenance fields say nothing in a diff: left out.
     names = [k for k in _HEAD if k == "scope" or (

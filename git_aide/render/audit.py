@@ -7,9 +7,8 @@ from git_aide.app.places import shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from git_aide.app.audit import Finding
+    from git_aide.core.jsonvalue import JSONObject
 
 
 def kinds_text(by_kind: dict[str, int]) -> str:
@@ -17,7 +16,7 @@ def kinds_text(by_kind: dict[str, int]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in by_kind.items())
 
 
-def summary_text(summary: dict[str, Any]) -> str:
+def summary_text(summary: JSONObject) -> str:
     """The summary block: counts by kind, then (for more than one finding) the areas
     with most findings and the oldest."""
     n, audited = summary["findings"], summary["audited"]
@@ -40,7 +39,7 @@ def summary_text(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def audit_text(summary: dict[str, Any], findings: list[Finding],
+def audit_text(summary: JSONObject, findings: list[Finding],
                fixed: list[tuple[str, str, str]]) -> str:
     """The whole report: the summary, a blank line, a line per finding, then what
     `--fix` rewrote; `No findings in N memories.` when there is nothing."""

@@ -22,10 +22,9 @@ from git_aide.render.mapassets import PAGE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from git_aide.app.coverage import Reach
     from git_aide.app.map import Map
+    from git_aide.core.jsonvalue import JSONObject
 
 #: The marker in PAGE that the data replaces.
 DATA = "/*DATA*/null"
@@ -40,13 +39,13 @@ def page(m: Map) -> str:
     return PAGE.replace(DATA, text)
 
 
-def data(m: Map) -> dict[str, Any]:
+def data(m: Map) -> JSONObject:
     """What the page's script reads, as one JSON document."""
     paths = list(m.folders)
     number = {p: i for i, p in enumerate(paths)}
     folders = [[f.path, f.files, f.bytes, f.memories, f.here, f.always, f.stale,
                 f.orphaned, f.moved, int(f.uncovered)] for f in m.folders.values()]
-    reaches: list[Any] = []
+    reaches: list[list[list[int]]] = []
     seen: dict[int, int] = {}  # id of a Reach -> its number
     memories = []
     for p in m.memories:

@@ -99,7 +99,7 @@ def _rich(m: Map, depth: int | None) -> str:
     from rich.tree import Tree
 
     from git_aide.core.controls import escape as escape_controls
-    from git_aide.render.output import _console
+    from git_aide.render.output import _console, printed
 
     def label(f: Folder) -> str:
         memories, marks, code = _parts(f)
@@ -125,4 +125,4 @@ def _rich(m: Map, depth: int | None) -> str:
     console = _console()
     console.print(tree)
     footer = _footer(m, depth)
-    return console.file.getvalue().rstrip("\n") + footer
+    return printed(console) + footer

@@ -15,15 +15,17 @@ from git_aide.rank.recall import Hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from rich.console import Console
+
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
 
-def dumps(doc: Any) -> str:
+def dumps(doc: JSON) -> str:
     """One JSON document, as text."""
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
-def _scope_text(record: dict[str, Any]) -> str:
+def _scope_text(record: JSONObject) -> str:
     return record["scope"] or "project"
 
 
@@ -34,7 +36,7 @@ def _group(hits: list[Hit]) -> list[tuple[str, list[Hit]]]:
     return [(layer, hs) for layer, hs in groups.items() if hs]
 
 
-def _marks(hit: Hit, record: dict[str, Any]) -> str:
+def _marks(hit: Hit, record: JSONObject) -> str:
     """Return what sets a memory apart in a listing: always-on, personal, yours (the
     user's own store's, in every repository)."""
     marks = ["always-on"] if record.get("priority") == "always" else []
@@ -119,10 +121,10 @@ def _ranked_rich(hits: list[Hit]) -> str:
             row.append("" if h.score is None else f"{h.score:.2f}")
         table.add_row(*row)
     console.print(table)
-    return console.file.getvalue().rstrip("\n")
+    return printed(console)
 
 
-def _console() -> Any:
+def _console() -> Console:
     import io
     import shutil
 
@@ -131,6 +133,14 @@ def _console() -> Any:
     width = shutil.get_terminal_size((100, 24)).columns
     return Console(file=io.StringIO(), force_terminal=True, width=width,
                    no_color="NO_COLOR" in os.environ, highlight=False)
+
+
+def printed(console: Console) -> str:
+    """What a console of `_console` printed, without its last newline."""
+    import io
+
+    assert isinstance(console.file, io.StringIO)
+    return console.file.getvalue().rstrip("\n")
 
 
 def _memories_rich(hits: list[Hit]) -> str:
@@ -157,10 +167,10 @@ def _memories_rich(hits: list[Hit]) -> str:
             table.add_row(cell(r["uuid"][:8]), cell(_scope_text(r)), what,
                           cell(" ".join(r["tags"])))
         console.print(table)
-    return console.file.getvalue().rstrip("\n")
+    return printed(console)
 
 
-def show_text(record: dict[str, Any], path: str, *, tty: bool) -> str:
+def show_text(record: JSONObject, path: str, *, tty: bool) -> str:
     """One memory, every field."""
     pairs = [("path", path)]
     for key, value in record.items():
@@ -175,10 +185,10 @@ def show_text(record: dict[str, Any], path: str, *, tty: bool) -> str:
     for k, v in pairs:
         console.print(f"[bold]{escape(escape_controls(k)):<{width}}[/bold]  "
                       f"{escape(escape_controls(v))}")
-    return console.file.getvalue().rstrip("\n")
+    return printed(console)
 
 
-def stats_text(doc: dict[str, Any]) -> str:
+def stats_text(doc: JSONObject) -> str:
     """The stats report as plain text."""
     total = doc["total"]
     lines = [f"{total} {'memory' if total == 1 else 'memories'}"]

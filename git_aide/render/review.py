@@ -15,7 +15,7 @@ from git_aide.core.memory import LAYERS, agent_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
 _RED, _GREEN, _BOLD, _DIM, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
 _WORDS = re.compile(r"\s+|[^\s]+")
@@ -76,12 +76,12 @@ def word_diff(before: str | None, after: str | None, s: _Style) -> str:
     return "".join(out)
 
 
-def _short(text: Any, width: int = 80) -> str:
+def _short(text: JSON, width: int = 80) -> str:
     flat = " ".join(str(text).split()) if text is not None else ""
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _value(value: Any) -> str:
+def _value(value: JSON) -> str:
     if value is None:
         return "(none)"
     if isinstance(value, str):
@@ -91,11 +91,11 @@ def _value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _scope(m: dict[str, Any]) -> str:
+def _scope(m: JSONObject) -> str:
     return m.get("scope") or "project"
 
 
-def field_lines(change: dict[str, Any], s: _Style, indent: str = "    ") -> list[str]:
+def field_lines(change: JSONObject, s: _Style, indent: str = "    ") -> list[str]:
     """One line per changed field: a word diff of text, tags as added/removed."""
     before, after = change["before"], change["after"]
     lines: list[str] = []
@@ -115,15 +115,15 @@ def field_lines(change: dict[str, Any], s: _Style, indent: str = "    ") -> list
     return lines
 
 
-def _escaped(doc: dict[str, Any]) -> dict[str, Any]:
+def _escaped(doc: JSONObject) -> JSONObject:
     """The document with control characters in its strings escaped (the renderers add
     their own colour codes, so the finished text cannot be escaped as a whole)."""
     from git_aide.core.controls import escape_tree
 
-    return escape_tree(doc)  # type: ignore[return-value]
+    return escape_tree(doc)
 
 
-def diff_text(doc: dict[str, Any], *, tty: bool) -> str:
+def diff_text(doc: JSONObject, *, tty: bool) -> str:
     """A diff document for a person: added, forgotten, then changed with each field."""
     doc = _escaped(doc)
     s = style(tty)
@@ -161,7 +161,7 @@ def stat_text(counts: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
-def _md(text: Any) -> str:
+def _md(text: JSON) -> str:
     """Text on one markdown line: newlines folded, markup characters escaped."""
     flat = " ".join(str(text).split()) if text is not None else ""
     # Every ASCII punctuation that markdown may read as markup gets a backslash.
@@ -176,7 +176,7 @@ def _md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def markdown(doc: dict[str, Any]) -> str:
+def markdown(doc: JSONObject) -> str:
     """The review summary of a diff document, grouped by layer, to paste into a pull request."""
     doc = _escaped(doc)
     by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
@@ -223,7 +223,7 @@ def markdown(doc: dict[str, Any]) -> str:
     return "\n".join(head + body) + "\n"
 
 
-def _where(source: dict[str, Any]) -> str:
+def _where(source: JSONObject) -> str:
     if source["kind"] != "rev":
         return "the index" if source["kind"] == "index" else "the working tree"
     commit = source.get("commit")
@@ -231,7 +231,7 @@ def _where(source: dict[str, Any]) -> str:
     return f"{_md_code(rev)} ({commit[:10]})" if commit else _md_code(rev)
 
 
-def log_text(doc: dict[str, Any], *, tty: bool) -> str:
+def log_text(doc: JSONObject, *, tty: bool) -> str:
     """A log document for a person, like `git log` with one line per memory change."""
     doc = _escaped(doc)
     s = style(tty)
@@ -262,7 +262,7 @@ def log_text(doc: dict[str, Any], *, tty: bool) -> str:
     return "\n".join(out) if out else "No memory changes."
 
 
-def conflict_lines(commit: dict[str, Any], s: _Style) -> list[str]:
+def conflict_lines(commit: JSONObject, s: _Style) -> list[str]:
     """The mark of a merge that kept one side of a field both sides changed: per field, a
     line naming the side kept and the value dropped, then the command that prints the
     dropped version whole."""
