@@ -21,7 +21,9 @@ from git_aide.core.errors import AideError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+
+    from git_aide.core.jsonvalue import JSON
 
 #: The config key naming the model.
 MODEL_KEY = "aide.semantic.model"
@@ -104,7 +106,7 @@ def known() -> dict[str, Known]:
 
     try:
         with open(extra, encoding="utf-8") as f:
-            doc: Any = json.load(f)
+            doc: JSON = json.load(f)
         if not isinstance(doc, dict):
             raise bad("it is not a JSON object of models by name")
         for name, m in doc.items():
@@ -117,14 +119,14 @@ def known() -> dict[str, Known]:
     return models
 
 
-def _plain(value: object, what: str, bad: Any) -> str:
+def _plain(value: object, what: str, bad: Callable[[str], AideError]) -> str:
     """`value` when it is a plain name (PLAIN); else bad(...) is raised."""
     if not isinstance(value, str) or not PLAIN.fullmatch(value):
         raise bad(f"{what} {value!r} is not a plain name (letters, digits, . _ - +)")
     return value
 
 
-def _entry(name: str, m: Any, bad: Any) -> Known:
+def _entry(name: str, m: JSON, bad: Callable[[str], AideError]) -> Known:
     """One model of a catalog, every field checked (bad(...) raised otherwise)."""
     where = f"model {name!r}:"
     if not isinstance(m, dict):

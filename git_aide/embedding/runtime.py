@@ -15,9 +15,9 @@ from git_aide.core.errors import AideError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     import numpy as np
+    from onnxruntime import InferenceSession
+    from tokenizers import Tokenizer
 
 #: Tokens a text is cut to (all-MiniLM-L6-v2 was trained on 256).
 MAX_TOKENS = 256
@@ -189,8 +189,8 @@ class Embedder:
         except Exception as e:  # onnxruntime and tokenizers raise their own kinds
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise AideError(f"cannot load the model in {folder}: {first}") from None
-        self._tokenizer: Any = tokenizer
-        self._session: Any = session
+        self._tokenizer: Tokenizer = tokenizer
+        self._session: InferenceSession = session
         self._inputs = {i.name for i in session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= self._inputs:
             raise AideError(f"the model in {folder} does not take input_ids and attention_mask")
@@ -222,7 +222,9 @@ class Embedder:
                 out[i] = vecs[row]
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack(out)  # type: ignore[arg-type]
+        vectors = [v for v in out if v is not None]
+        assert len(vectors) == len(texts)  # every text was in one batch
+        return np.stack(vectors)
 
     def _pool(self, result: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Sentence vectors, unit length: token vectors are averaged under the mask."""
