@@ -8,11 +8,11 @@ The hot commands declare theirs once in option_table.py, without click.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import click
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 LAYER_CHOICE = click.Choice(["area_context", "technical", "preferences", "guidelines"])
 SOURCE_CHOICE = click.Choice(["conversation", "import", "agent_discovery", "elevated", "hook"])
 

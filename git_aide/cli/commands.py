@@ -15,7 +15,8 @@ from git_aide.core.errors import UsageError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+
+    from rich.progress import Progress, TaskID
 
     from git_aide.app.context import Context
     from git_aide.cli.pager import Pager
@@ -263,14 +264,14 @@ class Bar:
         self.label = label
         #: False when output is not a terminal (or --quiet): then it draws nothing.
         self.enabled = enabled
-        self._progress: Any = None
-        self._task: Any = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
 
     def __call__(self, done: int, total: int) -> None:
         """Report progress: `done` of `total`."""
         if not self.enabled or total < PROGRESS_FROM:
             return
-        if self._progress is None:
+        if self._progress is None or self._task is None:  # both are set at once
             from rich.progress import Progress
 
             self._progress = Progress(transient=True)

@@ -3,14 +3,16 @@ origins (app/configure.py); a value set only after it is checked."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from git_aide.cli.commands import out, warn
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
-def _shown(value: Any) -> str:
+
+def _shown(value: JSON) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if value == "":
@@ -18,7 +20,7 @@ def _shown(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _line(e: dict[str, Any], width: int) -> str:
+def _line(e: JSONObject, width: int) -> str:
     if e["value"] is None:
         return f"{e['key']:<{width}}  {_shown(e['default'])}  (default)"
     where = f"{e['scope']} {e['origin']}"
@@ -28,7 +30,7 @@ def _line(e: dict[str, Any], width: int) -> str:
     return f"{e['key']:<{width}}  {e['value']}  ({where}{default}){bad}"
 
 
-def _text(doc: dict[str, Any]) -> str:
+def _text(doc: JSONObject) -> str:
     rows = doc["settings"] + doc["unknown"]
     width = max(len(e["key"]) for e in rows)
     lines = [_line(e, width) for e in doc["settings"]]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 import click
 
@@ -104,7 +103,7 @@ def _hot_command(hot: Hot) -> click.Command:
                                    type=kind, help=opt.help, metavar=opt.metavar,
                                    default=False if flag else opt.default))
 
-    def callback(**kwargs: Any) -> None:
+    def callback(**kwargs: object) -> None:
         # click gives tuples for the repeatable options and the words; fastpath lists.
         got: dict[str, object] = {k: list(v) if isinstance(v, tuple) else v
                                   for k, v in kwargs.items()}

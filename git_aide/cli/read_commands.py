@@ -5,14 +5,18 @@ renders it. (The hot readers, recall, search, diff and log, are commands.py's.)
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from git_aide.cli.click_options import LAYER_CHOICE, json_option, source_options
 from git_aide.cli.commands import Opened, out, progress, render_hits, tty, warn
 from git_aide.cli.user_store import list_user, project
 from git_aide.core.errors import AideError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.app.context import Context
+    from git_aide.core.jsonvalue import JSONObject
+    from git_aide.read.record import Entry
 
 
 @click.command()
@@ -31,7 +35,7 @@ def index(rebuild: bool, quiet: bool) -> None:
         sources: list[tuple[bool, str | None]] = [(False, "HEAD")]
         if ctx.repo.worktree is not None:
             sources = [(False, None), (True, None), *sources]
-        entries: dict[str, Any] = {}
+        entries: dict[str, Entry] = {}
         for cached, rev in sources:
             try:
                 # Only the working tree's view is worth keeping: recall reads it next.
@@ -49,7 +53,7 @@ def index(rebuild: bool, quiet: bool) -> None:
             out(f"Embedded {embedded} new memories for semantic search.")
 
 
-def _embed(ctx: Any, entries: list[Any], quiet: bool) -> int | None:
+def _embed(ctx: Context, entries: list[Entry], quiet: bool) -> int | None:
     """With a model configured, embed the memories that have no vector yet (every core
     helps: nobody waits on `index` but its caller); None when there is no model."""
     import os
@@ -200,7 +204,7 @@ def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: st
                 store.update(ctx.repo, ctx.cache, uuid, scope=scope)
     summary = summed(findings, audited)
     if as_json:
-        doc: dict[str, Any] = {"source": snap.source.as_json(), "summary": summary,
+        doc: JSONObject = {"source": snap.source.as_json(), "summary": summary,
                                "findings": [f.as_json() for f in findings]}
         if fix:
             doc["fixed"] = [{"uuid": u, "from": a, "to": b} for u, a, b in fixed]

@@ -6,13 +6,15 @@ click is imported; their click declarations list them in the help and serve `run
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from git_aide.cli.click_options import json_option
 from git_aide.cli.commands import out, warn
 from git_aide.core.errors import AideError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.gitio.repo import Repo
 
 
 @click.command()
@@ -61,7 +63,7 @@ def init(agents: tuple[str, ...], no_hooks: bool, dry_run: bool, uninstall: bool
     out("\n".join(done) if done else "git-aide is already set up here; nothing changed.")
 
 
-def _init_repo(repo: Any, no_hooks: bool) -> list[str]:
+def _init_repo(repo: Repo, no_hooks: bool) -> list[str]:
     from git_aide.app.install import ignore_problem
     from git_aide.app.install import init as do_init
 

@@ -6,10 +6,12 @@ on the user store alone).
 
 from __future__ import annotations
 
-from typing import Any
-
 from git_aide.cli.commands import Opened, out, tty, warn
 from git_aide.core.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.app.store import Written
 
 
 def project(cached: bool = False, rev: str | None = None) -> Opened | None:
@@ -25,18 +27,22 @@ def project(cached: bool = False, rev: str | None = None) -> Opened | None:
         return None
 
 
-def remember_user(what: str, *, personal: bool, as_json: bool, **given: Any) -> None:
+def remember_user(what: str, *, why: str | None, layer: str | None, scope: str | None,
+                  tags: list[str], label: str | None, personal: bool, priority: str,
+                  source: str, contributor: str | None, force: bool, as_json: bool) -> None:
     """`remember --user`: into the user's own store (no repository needed)."""
     from git_aide.app import userstore
 
     if personal:
         raise UsageError("--user and --personal go apart: a --user memory is yours in every "
                          "repository, a --personal one in this one")
-    w = userstore.remember(what, **given)
+    w = userstore.remember(what, why=why, layer=layer, scope=scope, tags=tags, label=label,
+                           priority=priority, source=source, contributor=contributor,
+                           force=force)
     wrote_user(w, "Remembered" if w.created else "Already remembered as", as_json)
 
 
-def wrote_user(w: Any, verb: str, as_json: bool) -> None:
+def wrote_user(w: Written, verb: str, as_json: bool) -> None:
     """What a write to the user store says: its warnings, and what it wrote where."""
     warn(w.warnings)
     if as_json:
@@ -49,13 +55,17 @@ def wrote_user(w: Any, verb: str, as_json: bool) -> None:
     out(f"{verb} {w.uuid[:8]} in your user store ({w.path}, {done}).")
 
 
-def list_user(as_json: bool, **given: Any) -> None:
+def list_user(as_json: bool, *, layers: tuple[str, ...], tags: tuple[str, ...],
+              contributor: str | None, scope: str | None, priority: str | None,
+              by: str | None, generated_by: str | None) -> None:
     """`list --user`: the user store's memories alone."""
     from git_aide.app import userstore
     from git_aide.render import output as render
 
     warnings: list[str] = []
-    hits = userstore.listing(warnings, **given)
+    hits = userstore.listing(warnings, layers=layers, tags=tags, contributor=contributor,
+                             scope=scope, priority=priority, by=by,
+                             generated_by=generated_by)
     warn(warnings)
     if as_json:
         out(render.dumps(userstore.list_doc(hits)))

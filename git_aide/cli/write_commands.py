@@ -5,14 +5,33 @@ user's own store), follows the write (agents/rules/afterwrite.py) and says what 
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from git_aide.cli.click_options import LAYER_CHOICE, SOURCE_CHOICE, json_option
 from git_aide.cli.commands import Opened, out, warn
 from git_aide.cli.user_store import project, remember_user, wrote_user
 from git_aide.core.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from git_aide.app.context import Context
+    from git_aide.core.jsonvalue import JSONObject
+
+    class _Changes(TypedDict):
+        """What `update` changes, for app/store.py's and app/userstore.py's update."""
+
+        what: str | None
+        why: str | None
+        scope: str | None
+        add_tags: list[str]
+        remove_tags: list[str]
+        label: str | None
+        layer: str | None
+        priority: str | None
+        generated_by: None
+        force: bool
 
 
 @click.command()
@@ -78,11 +97,9 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
     out("\n".join([f"Remembered {w.uuid[:8]} in {w.path} ({staged}).", *then.lines]))
 
 
-def _with_exported(doc: dict[str, Any], exported: list[dict[str, Any]]) -> dict[str, Any]:
+def _with_exported(doc: JSONObject, exported: list[JSONObject]) -> JSONObject:
     """A write's --json document, with the rules files aide.export.auto refreshed."""
     return {**doc, "exported": exported} if exported else doc
-
-
 
 
 @click.command()
@@ -113,10 +130,11 @@ def update(ident: str, what: str | None, why: str | None, scope: str | None,
     from git_aide.agents.rules.afterwrite import after_write, shared
     from git_aide.app import userstore
 
-    changes: dict[str, Any] = dict(
-        what=what, why=why, scope=scope, add_tags=list(add_tags),
-        remove_tags=list(remove_tags), label=label, layer=layer, priority=priority,
-        generated_by=None, force=force)  # a person's change: no agent's mark
+    changes: _Changes = {
+        "what": what, "why": why, "scope": scope, "add_tags": list(add_tags),
+        "remove_tags": list(remove_tags), "label": label, "layer": layer,
+        "priority": priority, "force": force,
+        "generated_by": None}  # a person's change: no agent's mark
     opened = project()
     if opened is None:  # outside any repository: the user store's
         wrote_user(userstore.update(ident, **changes), "Updated", as_json)
@@ -179,6 +197,6 @@ def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
         out("\n".join([*(f"Forgot {u[:8]}." for u in gone), *then.lines]))
 
 
-def _uuids(ctx: Any) -> list[str]:
+def _uuids(ctx: Context) -> list[str]:
     """The uuids of the working tree's memories (not the user store's)."""
     return [e.uuid for e in ctx.snapshot().entries]
