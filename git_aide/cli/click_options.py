@@ -1,4 +1,4 @@
-"""The click declarations the cold commands share (cli/read_commands.py,
+"""Declare the click options the cold commands share (read_commands.py,
 write_commands.py, setup_commands.py, rules_commands.py, map.py): the source options,
 --json, and the choices of a layer and a source.
 

@@ -1,6 +1,6 @@
-"""The cold commands that read memories: `index`, `stats`, `list`, `show` and `audit`,
-each one click declaration and one function that reads a source through app/ and
-renders it. (The hot readers, recall, search, diff and log, are commands.py's.)
+"""Read memories with the cold commands `index`, `stats`, `list`, `show` and `audit`: each
+one click declaration and one function that reads a source through app/ and renders
+it. (The hot readers, recall, search, diff and log, are commands.py's.)
 """
 
 from __future__ import annotations

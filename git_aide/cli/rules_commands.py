@@ -1,5 +1,5 @@
-"""The commands between memories and agents' rules files (agents/rules/): `import`
-turns CLAUDE.md, AGENTS.md, .cursor/rules/*.mdc... into memories, `export` writes the
+"""Carry memories to and from agents' rules files (agents/rules/): `import` turns
+CLAUDE.md, AGENTS.md, .cursor/rules/*.mdc... into memories, `export` writes the
 memories into them.
 """
 

@@ -1,7 +1,7 @@
-"""The commands that set a repository up and look after it: `init`, `doctor`,
-`validate`, `resolve`; and the commands init installs for other programs to run: git's
-merge driver and textconv, an agent's MCP server and hooks (__main__ runs those before
-click is imported; their click declarations list them in the help and serve `run()`).
+"""Set a repository up and look after it: `init`, `doctor`, `validate`, `resolve`; and
+declare the commands init installs for other programs to run: git's merge driver and
+textconv, an agent's MCP server and hooks (__main__ runs those before click is
+imported; their click declarations list them in the help and serve `run()`).
 """
 
 from __future__ import annotations

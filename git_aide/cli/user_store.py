@@ -1,4 +1,4 @@
-"""What the cold commands do with the user's own store (app/userstore.py,
+"""Serve the cold commands' side of the user's own store (app/userstore.py,
 docs/user-store.md): `remember --user`, `list --user`, what a write there says, and the
 repository a command works on, or none outside one (show, update and forget then work
 on the user store alone).

@@ -1,6 +1,6 @@
-"""The commands that write memories: `remember`, `update` and `forget`, each one click
-declaration and one function that calls app/store.py (or app/userstore.py, for the
-user's own store), follows the write (agents/rules/afterwrite.py) and says what it did.
+"""Write memories: `remember`, `update` and `forget`, each one click declaration and one
+function that calls app/store.py (or app/userstore.py, for the user's own store),
+follows the write (agents/rules/afterwrite.py) and says what it did.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from git_aide.core.jsonvalue import JSONObject
 
     class _Changes(TypedDict):
-        """What `update` changes, for app/store.py's and app/userstore.py's update."""
+        """Name what `update` changes, as app/store.py's and app/userstore.py's update take it."""
 
         what: str | None
         why: str | None

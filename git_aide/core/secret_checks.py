@@ -1,4 +1,4 @@
-"""The checks of the token shapes whose match alone says too little
+"""Check the matches of the token shapes whose match alone says too little
 (secret_shapes.py): a private key's base64 body, an Authorization header, a password
 on a command's flag or after the word naming it, a signed URL's signature. A kind's
 match counts only where its check (`CHECKS`) or its scan of all its matches (`SCANS`)

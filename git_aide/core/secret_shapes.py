@@ -1,5 +1,5 @@
-"""The shapes of well-known tokens (after gitleaks', detect-secrets' and trufflehog's
-rules): the table the secret scanner (secrets.py) reads first.
+"""List the shapes of well-known tokens (after gitleaks', detect-secrets' and
+trufflehog's rules): the table the secret scanner (secrets.py) reads first.
 
 Each shape is specific enough that ordinary prose and git object ids do not trip it, and
 runs in time linear in the text: a pattern that spans a run of characters and then needs

@@ -1,4 +1,4 @@
-"""Whether a value is a secret: what stands in for one (a placeholder), what names
+"""Judge whether a value is a secret: what stands in for one (a placeholder), what names
 where one is kept (a reference), what a person chose (words, identifiers, paths) and
 what a machine made. The secret scanner (secrets.py) and the checks of its token shapes
 (secret_checks.py) judge a value by these.

@@ -1,4 +1,4 @@
-"""Patterns of text that looks like a credential, so that none is ever committed as a memory.
+"""Find text that looks like a credential, so that none is ever committed as a memory.
 
 Two kinds: the shapes of well-known tokens (each specific enough that ordinary prose
 and git object ids do not trip it, with passwords on a command's flags and after the

@@ -136,7 +136,7 @@ def _console() -> Console:
 
 
 def printed(console: Console) -> str:
-    """What a console of `_console` printed, without its last newline."""
+    """Return what a console of `_console` printed, without its last newline."""
     import io
 
     assert isinstance(console.file, io.StringIO)
