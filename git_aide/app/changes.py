@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from git_aide.cache.folder import Cache
+    from git_aide.core.jsonvalue import JSON
     from git_aide.gitio.repo import Repo
 
 #: Fields left out when two versions are compared: the path says nothing new.
@@ -71,7 +72,7 @@ def fields_changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
             and _same(before.get(k, missing), after.get(k, missing)) is False]
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: JSON, b: JSON) -> bool:
     # 1 == True == 1.0 in Python; in a file they are different values.
     return type(a) is type(b) and a == b
 

@@ -14,7 +14,9 @@ from git_aide.read.record import Entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
     from git_aide.app.memo import AnswerMemo
     from git_aide.cache.index import FullText
@@ -40,7 +42,7 @@ def open_index(cache: Cache) -> FullText:
 ATTEMPTS = 3
 
 
-def robust(ft: FullText, work: Callable[[], Any]) -> Any:
+def robust(ft: FullText, work: Callable[[], T]) -> T:
     """Run work on the full-text index; if the index proves damaged, rebuild it and retry."""
     from git_aide.core.errors import AideError
 
@@ -66,7 +68,7 @@ def robust(ft: FullText, work: Callable[[], Any]) -> Any:
                 # and again): this command's answer comes from an index in memory.
                 ft.rebuild("the full-text index kept changing under this command; "
                            "searched with an index in memory", in_memory=True)
-    return None
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def ensure_indexed(ft: FullText, entries: list[Entry], progress: Progress | None = None) -> int:

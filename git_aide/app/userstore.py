@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
+    from git_aide.gitio.repo import Repo
     from git_aide.rank.recall import Hit
     from git_aide.read.record import Entry
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 SUBJECT_CHARS = 60
 
 
-def signature() -> Any:
+def signature() -> tuple[object, ...] | None:
     """What the store's memories are now (read/user.signature): a long-lived process
     gives an answer again only while it is the same; None when a file changed too
     lately for its stat to vouch for it."""
@@ -226,7 +227,7 @@ def status() -> Status:
                                if repository else []))
 
 
-def _repo(top: str) -> Any:
+def _repo(top: str) -> Repo:
     """The store as a repository (to read a blob again when its cache lost it)."""
     from git_aide.gitio.repo import Repo
 

@@ -25,6 +25,11 @@ from git_aide.gitio.status import QUIET
 from git_aide.read import listing
 from git_aide.read.listing import blob_id
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.core.jsonvalue import JSON
+
+
 #: The sources `validate` accepts; "all" is the working tree and the index together.
 KINDS: tuple[str, ...] = ("worktree", "index", "rev", "all")
 #: A line that git's conflict markers (merge, diff3 or zdiff3 style) start.
@@ -249,14 +254,14 @@ def write_problems(record: dict[str, Any]) -> list[tuple[str | None, str]]:
     return [*found, *(info[3] if info else ())]
 
 
-def _scan(key: str | None, value: Any, found: list[tuple[str | None, str]]) -> None:
+def _scan(key: str | None, value: JSON, found: list[tuple[str | None, str]]) -> None:
     """Add one secret problem for `key` if `value` (text, or a JSON value) holds one."""
     kind = secrets.find(value) if isinstance(value, str) else secrets.find_json(value)
     if kind:
         found.append((key, f"looks like a secret ({kind}); remove it"))
 
 
-def _controls(key: str, value: Any, found: list[tuple[str | None, str]]) -> None:
+def _controls(key: str, value: JSON, found: list[tuple[str | None, str]]) -> None:
     """Add one problem for `key` if it, or a string inside `value`, holds a control
     character (other than newline and tab)."""
     for text in (key, *_strings(value)):
@@ -266,7 +271,7 @@ def _controls(key: str, value: Any, found: list[tuple[str | None, str]]) -> None
             return
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: JSON) -> Iterator[str]:
     """Every string inside a JSON value, keys of objects included."""
     if isinstance(value, str):
         yield value

@@ -16,7 +16,11 @@ from git_aide.core.words import TOKEN, plain, prepare, tokens
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from types import ModuleType
     from typing import Any
+
+    from whoosh.analysis import Analyzer
+    from whoosh.fields import Schema
 
     from git_aide.cache.postings import Tables
 
@@ -26,7 +30,7 @@ __all__ = ["Analyser", "analyzer", "plain", "prepare", "stems", "terms"]
 BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0.5}
 
 
-def load_whoosh(only_analysis: bool = False) -> Any:
+def load_whoosh(only_analysis: bool = False) -> ModuleType:
     """Whoosh, with what the index needs of it (`only_analysis`: its analyzers only)."""
     import importlib
     import sys
@@ -65,7 +69,7 @@ def load_whoosh(only_analysis: bool = False) -> Any:
     return whoosh
 
 
-def schema(w: Any) -> Any:
+def schema(w: ModuleType) -> Schema:
     """The index's fields (Whoosh `w`), each with its analysis and its weight."""
     f = w.fields
     words = analyzer(w)
@@ -83,7 +87,7 @@ def schema(w: Any) -> Any:
     )
 
 
-def analyzer(w: Any) -> Any:
+def analyzer(w: ModuleType) -> Analyzer:
     """Words of a memory or a query: identifiers kept whole (merged) and split into
     their parts (Whoosh's IntraWordFilter), lower-cased and stemmed."""
     a = w.analysis
@@ -139,7 +143,7 @@ class Analyser:
     the whole text, at a fraction of the cost.
     """
 
-    def __init__(self, w: Any) -> None:
+    def __init__(self, w: ModuleType) -> None:
         self._words = analyzer(w)
         #: token -> its terms, as Whoosh's analyzer gives them.
         self._memo: dict[str, tuple[str, ...]] = {}

@@ -24,7 +24,17 @@ from git_aide.cache.postings import K1, Tables
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    import weakref as _weakref
+
+    from numpy.typing import NDArray
+
+    from git_aide.cache.postings import Table, Weight
+
+    #: A table's postings of a term as Scorer keeps them: (the table, weakly; its
+    #: documents numbered in the collection; f * boost; f * boost * (K1 + 1), or None
+    #: for a field without lengths; the documents' field lengths, or None).
+    Postings = tuple[_weakref.ref[Table], NDArray[np.intp], NDArray[np.float64],
+                     NDArray[np.float64] | None, NDArray[np.float64] | None]
 
 
 class Scored:
@@ -32,7 +42,7 @@ class Scored:
 
     __slots__ = ("docs", "values")
 
-    def __init__(self, docs: Any, values: Any) -> None:
+    def __init__(self, docs: NDArray[np.intp], values: NDArray[np.float64]) -> None:
         #: The documents, ascending (numbers in the tables' collection).
         self.docs = docs
         #: Their scores, in the same order.
@@ -61,17 +71,17 @@ class Scorer:
         #: them needs that the pending documents do not change (they change a term's
         #: idf and a field's mean length at each call). A table on disk never changes;
         #: the pending table, new at each call, is not kept.
-        self.postings: dict[tuple[Any, ...], tuple[Any, Any, Any, Any, Any]] = {}
+        self.postings: dict[tuple[int, str, str, int, float], Postings] = {}
         #: How many postings `postings` holds now.
         self._held = 0
         #: The sums and marks of the last collection's size, zeros again after each
         #: query: a long-lived process asks of nearly the same collection every time,
         #: and new zeros of 100,000 documents each time cost more than the scoring
         #: (pages mapped anew).
-        self._zeros: tuple[Any, Any] | None = None
+        self._zeros: tuple[NDArray[np.float64], NDArray[np.bool_]] | None = None
         #: The lengths a table's length codes stand for, as an array, by the table's
         #: list (held here, so that its id names no other list while it is kept).
-        self._lengths: dict[int, tuple[list[int], Any]] = {}
+        self._lengths: dict[int, tuple[list[int], NDArray[np.float64]]] = {}
 
     def scores(self, tables: Tables, terms: Iterable[tuple[str, str]]) -> Scored:
         """Return Tables.scores as arrays: each document's score adds each matching
@@ -81,16 +91,17 @@ class Scorer:
             if len(raw[0]) <= _FEW_BYTES:
                 # A few documents (a pending table's, a rare word's): the same operations
                 # on Python's floats, which are numpy's, without numpy's cost per call.
-                lengths = t.lengths
+                codes_of = t.lengths
                 field_codes = t.codes[field] if weight.scorable else b""
                 for d, f in zip(array("I", raw[0]), array("I", raw[1]), strict=True):
-                    got = (weight.of(float(f), float(lengths[field_codes[d]])) if weight.scorable
-                           else float(f) * weight.boost)
-                    total[start + d] += got
+                    one = (weight.of(float(f), float(codes_of[field_codes[d]]))
+                           if weight.scorable else float(f) * weight.boost)
+                    total[start + d] += one
                     hit[start + d] = True
                 continue
             _t, docs, weighted, top, lengths = self._postings_of(t, field, term, start, weight, raw)
-            got = weight.weighed(weighted, top, lengths) if weight.scorable else weighted
+            got = (weight.weighed(weighted, top, lengths)
+                   if top is not None and lengths is not None else weighted)
             # A document is in a term's postings once: no index repeats in one add.
             total[docs] += got
             hit[docs] = True
@@ -105,8 +116,8 @@ class Scorer:
         """Return best(): the allowed blobs among the best of `scored`."""
         return best(tables, scored, allowed, want)
 
-    def _postings_of(self, t: Any, field: str, term: str, start: int, weight: Any,
-                     raw: tuple[bytes, bytes]) -> tuple[Any, Any, Any, Any, Any]:
+    def _postings_of(self, t: Table, field: str, term: str, start: int, weight: Weight,
+                     raw: tuple[bytes, bytes]) -> Postings:
         key = (id(t), field, term, start, weight.boost)
         got = self.postings.get(key)
         if got is not None and got[0]() is t:
@@ -129,12 +140,12 @@ class Scorer:
             self._held += len(docs)
         return got
 
-    def _zeros_of(self, count: int) -> tuple[Any, Any]:
+    def _zeros_of(self, count: int) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         if self._zeros is None or len(self._zeros[0]) != count:
             self._zeros = (np.zeros(count, dtype=np.float64), np.zeros(count, dtype=np.bool_))
         return self._zeros
 
-    def _lengths_of(self, lengths: list[int]) -> Any:
+    def _lengths_of(self, lengths: list[int]) -> NDArray[np.float64]:
         got = self._lengths.get(id(lengths))
         if got is None:
             if len(self._lengths) > 64:
@@ -143,7 +154,7 @@ class Scorer:
         return got[1]
 
 
-def cut(scored: Scored, limit: int) -> Any:
+def cut(scored: Scored, limit: int) -> NDArray[np.intp]:
     """The best `limit` documents (their indices in `scored`), best first, the first
     added first among equals, and any tied with the last left out as best() leaves them."""
     docs, values = scored.docs, scored.values

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    #: A value marshal decodes from a cache file: its shape is checked where it is read
+    #: (folder.py's _pack_ok, views.py), as a memory file's JSON is.
+    Stored = Any
+
 #: Bumped whenever the layout or the meaning of an entry changes (views.py's too).
 FORMAT = 4
 #: The kind of file codec.py frames for the cache's own files.
@@ -63,7 +67,7 @@ class Folder:
     def _path(self, *parts: str) -> str:
         return os.path.join(self.root, *parts)
 
-    def read(self, *parts: str) -> Any:
+    def read(self, *parts: str) -> Stored:
         """The payload of a cache file, or None when it is missing or damaged."""
         path = self._path(*parts)
         try:
@@ -77,7 +81,7 @@ class Folder:
         payload = self.decode(data, "/".join(parts), path)
         return None if payload is _BAD else payload
 
-    def decode(self, data: bytes, key: str, path: str) -> Any:
+    def decode(self, data: bytes, key: str, path: str) -> Stored:
         """The payload of a cache file's bytes, or _BAD (then the file is dropped)."""
         try:
             body, end = codec.unframe(KIND, FORMAT, data)
@@ -95,11 +99,11 @@ class Folder:
         return payload
 
     @staticmethod
-    def encode(payload: Any, key: str) -> bytes:
+    def encode(payload: Stored, key: str) -> bytes:
         """A cache file's bytes: (key, payload), framed."""
         return codec.frame(KIND, FORMAT, marshal.dumps((key, payload)))
 
-    def write(self, payload: Any, *parts: str) -> None:
+    def write(self, payload: Stored, *parts: str) -> None:
         """Write a cache file atomically; a failure only means the cache stays cold."""
         try:
             data = self.encode(payload, "/".join(parts))

@@ -35,6 +35,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from git_aide.cache.disk import Stored
+
 #: Packs beyond this count are compacted into one.
 MAX_PACKS = 12
 #: Stat entries younger than this (seconds) are not trusted: the file may change again
@@ -293,7 +295,7 @@ class Cache(Folder):
         self.write({"top": top, "files": kept}, USER_FILES)
 
 
-def _pack_ok(payload: Any) -> bool:
+def _pack_ok(payload: Stored) -> bool:
     """Whether a pack's metadata has the shape `load_records` and its readers rely on."""
     if not (isinstance(payload, tuple) and len(payload) == 3
             and all(isinstance(p, dict) for p in payload)):
@@ -314,7 +316,7 @@ def _pack_ok(payload: Any) -> bool:
     return all(scope_ok(c) for c in scopes.values())
 
 
-def scope_ok(c: Any) -> bool:
+def scope_ok(c: Stored) -> bool:
     """Whether a stored compiled scope has the shape of `scope.Compiled.as_tuple()`."""
     return (isinstance(c, tuple) and len(c) == 3 and isinstance(c[0], int)
             and isinstance(c[1], tuple) and isinstance(c[2], tuple)

@@ -33,6 +33,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from whoosh.fields import Schema
+    from whoosh.index import Index
+    from whoosh.query import Query
+
     from git_aide.cache.arrays import Scorer
 
 #: Documents per segment of Whoosh's own writer; a batch of more is written in one pass.
@@ -75,7 +79,7 @@ class FullText(IndexFolder):
         self.pending = pending.Pending()
         #: The index's schema as this version makes it, once the pending documents
         #: needed it (their analysis is kept with it).
-        self._schema: Any = None
+        self._schema: Schema | None = None
         #: What scores the postings tables: the plain engine, or the numpy one a
         #: long-lived process chooses once (numbers()).
         self._scorer: postings.PlainScorer | Scorer = postings.PlainScorer()
@@ -236,14 +240,14 @@ class FullText(IndexFolder):
                                      merge=len(todo) <= BATCH)
         return added
 
-    def _add_batch(self, ix: Any, docs: list[tuple[str, dict[str, Any]]], offset: int,
+    def _add_batch(self, ix: Index, docs: list[tuple[str, dict[str, Any]]], offset: int,
                    progress: Callable[[int], None] | None, merge: bool | None) -> int:
         # Under our lock, so that the id table written after the commit describes
         # exactly the state the commit made.
         with self._lock():
             return self._add_locked(ix, docs, offset, progress, merge)
 
-    def _add_locked(self, ix: Any, docs: list[tuple[str, dict[str, Any]]], offset: int,
+    def _add_locked(self, ix: Index, docs: list[tuple[str, dict[str, Any]]], offset: int,
                     progress: Callable[[int], None] | None, merge: bool | None) -> int:
         """Add the documents; `merge` None: in one pass (segment.py), when the schema
         allows it."""
@@ -345,7 +349,7 @@ class FullText(IndexFolder):
         q = self._w.query
         return self._run(ix, q.Or([q.Term(f, w) for f, w in pairs]), allowed, want)
 
-    def _run(self, ix: Any, query: Any, allowed: Container[str], want: int
+    def _run(self, ix: Index, query: Query, allowed: Container[str], want: int
              ) -> dict[str, float]:
         # Whoosh skips whole blocks of postings that cannot reach a top-N list, so asking
         # for a few more than wanted is far cheaper than scoring every match. The index

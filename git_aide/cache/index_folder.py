@@ -18,7 +18,10 @@ from git_aide.core import files
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any, Literal
+    from types import ModuleType
+    from typing import Literal
+
+    from whoosh.index import Index
 
 #: Bumped when the schema, the analysis or the layout of our own files in the index
 #: changes; a mismatch rebuilds the index.
@@ -53,8 +56,8 @@ class IndexFolder:
     def __init__(self, cache_root: str) -> None:
         self.root = os.path.join(cache_root, "whoosh")
         self.notices = []
-        self._whoosh: Any = None
-        self._ix: Any = None
+        self._whoosh: ModuleType | None = None
+        self._ix: Index | None = None
         #: The blob ids the index holds, once read from the id table.
         self._have: set[str] | None = None
         #: The files of the state the id table vouched for, by name.
@@ -68,13 +71,13 @@ class IndexFolder:
         self.lock_wait: float | None = None
 
     @property
-    def _w(self) -> Any:
+    def _w(self) -> ModuleType:
         """Whoosh, imported when the index is written or a query cannot do without it."""
         if self._whoosh is None:
             self._whoosh = analysis.load_whoosh()
         return self._whoosh
 
-    def _open(self) -> Any:
+    def _open(self) -> Index:
         if self._ix is not None:
             return self._ix
         try:
@@ -142,7 +145,7 @@ class IndexFolder:
         return (f"the cache cannot be written ({folder}: {why}); searched the memory files "
                 "with an index in memory")
 
-    def _in_memory(self, e: OSError) -> Any:
+    def _in_memory(self, e: OSError) -> Index:
         """An index in memory for this command: the cache folder cannot be written."""
         from whoosh.filedb.filestore import RamStorage
 
@@ -163,7 +166,7 @@ class IndexFolder:
         with files.lock(self.root + ".lock", self.lock_wait):
             yield
 
-    def _create(self) -> Any:
+    def _create(self) -> Index:
         if os.path.lexists(self.root) and not os.path.isdir(self.root):
             self.notices.append(DAMAGED)  # a file where the index's folder should be
             os.unlink(self.root)

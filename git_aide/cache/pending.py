@@ -25,7 +25,10 @@ from git_aide.cache import postings, postings_build
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
+    from types import ModuleType
     from typing import Any
+
+    from whoosh.fields import Schema
 
 #: At most this many documents are deferred; a call that would add more writes them.
 MOST = 64
@@ -89,7 +92,7 @@ class Pending:
         docs, self.docs, self._made, self.live = self.docs, [], None, False
         return docs
 
-    def table(self, w: Any, schema: Any, disk: postings.Tables,
+    def table(self, w: ModuleType, schema: Schema, disk: postings.Tables,
               values: Callable[[str, dict[str, Any]], dict[str, str]]) -> postings.Table:
         """The documents' postings table, to be read after the tables `disk` (`values`:
         a record's fields as the index gets them): their

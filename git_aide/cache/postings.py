@@ -34,6 +34,13 @@ from git_aide.cache import codec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TypeVar
+
+    import numpy as np
+    from numpy.typing import NDArray
+
+    #: A float, or numpy's array of them (arrays.py): Weight works either out alike.
+    Numbers = TypeVar("Numbers", float, NDArray[np.float64])
     from collections.abc import Container, Iterable, Iterator
     from typing import Any
 
@@ -145,7 +152,7 @@ class Table:
             self._sound.add(b)
         return marshal.loads(data)  # type: ignore[no-any-return]
 
-    def _find(self, key: str) -> Any:
+    def _find(self, key: str) -> tuple[bytes, bytes] | str | None:
         return self._bucket(crc32(key.encode()) % (len(self._offsets) - 1)).get(key)
 
     def stem(self, word: str) -> str | None:
@@ -239,13 +246,13 @@ class Weight:
         #: K1 * B / the field's average length.
         self.per = per
 
-    def of(self, f: Any, length: Any) -> Any:
+    def of(self, f: Numbers, length: Numbers) -> Numbers:
         """The score of `f` occurrences in a field of `length` (numbers, or numpy's
         arrays of them: the same operations in the same order, so the same floats)."""
         weighted = f * self.boost
         return self.weighed(weighted, weighted * (K1 + 1), length)
 
-    def weighed(self, weighted: Any, top: Any, length: Any) -> Any:
+    def weighed(self, weighted: Numbers, top: Numbers, length: Numbers) -> Numbers:
         """of() from `f * boost` and `f * boost * (K1 + 1)`, which do not change with
         the collection (arrays.py keeps them for a table's postings)."""
         return self.idf * (top / (weighted + (self.K1B + self.per * length)))

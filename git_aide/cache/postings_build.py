@@ -28,8 +28,10 @@ from git_aide.core import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any
+
+    from whoosh.index import Index
 
 #: Terms per bucket, on average: a bucket is decoded whole.
 PER_BUCKET = 8
@@ -118,7 +120,7 @@ def _frame(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
 
 
 @lru_cache(maxsize=4)
-def _lengths_of(byte_to_length: Any) -> list[int]:
+def _lengths_of(byte_to_length: Callable[[int], int]) -> list[int]:
     """Return Whoosh's byte -> length table of the function that gives it, worked out
     once per function: a pure function's values, the same list each time (the numpy
     scorer keeps its array by that list)."""
@@ -179,7 +181,7 @@ def name(now_ns: int, existing: Iterable[str]) -> str:
     return f"postings-{max(now_ns, latest + 1)}{SUFFIX}"
 
 
-def write(root: str, ix: Any, batch: Batch, fields: tuple[str, ...]) -> None:
+def write(root: str, ix: Index, batch: Batch, fields: tuple[str, ...]) -> None:
     """Write a batch of documents just committed to Whoosh's index `ix` (in folder
     `root`) as a table, with the weights and lengths Whoosh's own `fields` give them
     (the batch's terms are Whoosh's: segment.Analysis); merge the smaller tables when

@@ -33,7 +33,12 @@ from git_aide.cache.analysis import Analyser
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from types import ModuleType
+
+    from whoosh.codec.base import Segment
+    from whoosh.codec.whoosh3 import W3PostingsWriter
+    from whoosh.fields import Schema
+    from whoosh.writing import SegmentWriter
 
 #: The fields analysed word by word (the analysis.analyzer chain).
 WORDS = ("what", "why", "context_label")
@@ -41,7 +46,7 @@ WORDS = ("what", "why", "context_label")
 VALUES = ("scope", "tags")
 
 
-def one_pass_fields(schema: Any, formats: Any) -> bool:
+def one_pass_fields(schema: Schema, formats: ModuleType) -> bool:
     """Whether every queried field of the schema is one the gathered path writes as
     `add_document` would (Frequency postings; no vectors, spelling, column or stored
     value)."""
@@ -56,7 +61,7 @@ def one_pass_fields(schema: Any, formats: Any) -> bool:
 class Analysis:
     """The terms of the queried fields of documents, as Whoosh's fields give them."""
 
-    def __init__(self, w: Any, schema: Any) -> None:
+    def __init__(self, w: ModuleType, schema: Schema) -> None:
         self._words = Analyser(w)
         self._schema = schema
         self._scorable = {n: bool(schema[n].scorable) for n in (*WORDS, *VALUES)}
@@ -87,7 +92,7 @@ class Analysis:
         return out
 
 
-def add_all(writer: Any, docs: list[tuple[str, dict[str, str]]], analysis: Analysis,
+def add_all(writer: SegmentWriter, docs: list[tuple[str, dict[str, str]]], analysis: Analysis,
             progress: Callable[[int], None] | None = None) -> postings_build.Batch:
     """Write the documents (blob id, the fields' values as `add_document` would get
     them) into a new Whoosh `writer`: their stored fields and lengths, then their
@@ -128,7 +133,7 @@ def add_all(writer: Any, docs: list[tuple[str, dict[str, str]]], analysis: Analy
     return batch
 
 
-def _write_postings(writer: Any, batch: postings_build.Batch,
+def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
                     other: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
                     progress: Callable[[float], None] | None) -> None:
     """Every term's postings, field by field and term by term in byte order, as
@@ -187,7 +192,7 @@ def _write_postings(writer: Any, batch: postings_build.Batch,
         fw.finish_field()
 
 
-def _fill(pw: Any, docs: array[int], weights: list[float], values: list[bytes],
+def _fill(pw: W3PostingsWriter, docs: array[int], weights: list[float], values: list[bytes],
           lengths: list[int | None]) -> None:
     """One term's postings into Whoosh's W3PostingsWriter `pw`, block by block, leaving
     it as that many add_posting calls would: a full block is written when the next
@@ -207,7 +212,7 @@ def _fill(pw: Any, docs: array[int], weights: list[float], values: list[bytes],
         pw._maxlength = max(known) if known else 0
 
 
-def merge_small_ones(writer: Any, segments: list[Any]) -> list[Any]:
+def merge_small_ones(writer: SegmentWriter, segments: list[Segment]) -> list[Segment]:
     """Whoosh merge policy: every segment but the largest goes into the new one, so the
     index has two segments after (Whoosh's MERGE_SMALL may leave MAX_SEGMENTS, and
     merge again at the next addition)."""

@@ -30,7 +30,7 @@ from git_aide.cache.folder import Cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, BinaryIO
 
 #: The kind of file codec.py frames for a view (its format is the cache's).
 KIND = "view"
@@ -153,7 +153,7 @@ class ViewFile:
 
     __slots__ = ("_f", "_base", "path", "contents", "blobs", "ids", "order", "starts")
 
-    def __init__(self, f: Any, base: int, path: str) -> None:
+    def __init__(self, f: BinaryIO, base: int, path: str) -> None:
         self._f = f
         self._base = base
         #: Where it is, to drop it if it proves damaged.
