@@ -13,7 +13,7 @@ same scores (search.order's operations on the same floats). tests/app/test_colum
 holds the two ways to the same answers.
 
 Only a long-lived process imports this (numpy), once the work between its calls has
-decoded the whole view (Snapshot.warm) and made these columns (make()).
+decoded the whole view (read/groups.warm) and made these columns (make()).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class Columns:
         #: The long-lived process's queue of work between calls: a large table is
         #: placed there (table_places).
         self.later = later
-        #: Each blob's place (the first, should one be at two), as Snapshot.warm made it.
+        #: Each blob's place (the first, should one be at two), as read/groups.warm made it.
         self.first = first
         #: Each path's place.
         self.at_path: dict[str, int] = {}

@@ -1,5 +1,5 @@
 """Work a long-lived process does between its calls, in small steps (read/vocabulary.py's
-vocabularies, Snapshot.warm's decoded views): what a call would otherwise work out
+vocabularies, groups.warm's decoded views): what a call would otherwise work out
 for itself the first time it needs it.
 
 Each step is made while no call is under way, and holds the call's lock while it runs

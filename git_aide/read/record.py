@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
+    from git_aide.read.groups import Near
     from git_aide.read.later import Later
-    from git_aide.read.snapshot import Near
     from git_aide.read.vocabulary import Vocabulary
 
     #: A row of a source built from its listing: (path, blob, meta, content bytes).
@@ -98,7 +98,7 @@ class Reader:
         self.near: Near | None = None
         #: The words of the view's contents, by memory, once asked (a long-lived process).
         self.vocab: Vocabulary | None = None
-        #: The view decoded between calls (Snapshot.warm), once asked.
+        #: The view decoded between calls (groups.warm), once asked.
         self.warming: Later | None = None
         #: Once warm: (the groups, their entries in order, the place of each blob
         #: among them), so that the entries of a search's best are looked up, not

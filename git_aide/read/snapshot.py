@@ -1,10 +1,10 @@
 """A snapshot: every live memory of one source, answering queries from what it holds.
 
-Entries are kept in groups by scope, each group decoded on its own, so that a recall
-decodes only the groups whose scope is relevant to its paths. A snapshot never waits
-for git and no query changes what it answers: the working tree's files that differ from
-the saved view are laid over it by overlay.py (`lay`), before anything is asked of it
-or, while speculating, explicitly again once git has answered.
+Entries are kept in groups by scope, each group decoded on its own (groups.py), so that
+a recall decodes only the groups whose scope is relevant to its paths. A snapshot never
+waits for git and no query changes what it answers: the working tree's files that differ
+from the saved view are laid over it by overlay.py (`lay`), before anything is asked of
+it or, while speculating, explicitly again once git has answered.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 
 from git_aide.cache import views
+from git_aide.read.groups import Made, Near, view_entries_of, warm
 from git_aide.read.record import Entry, Reader, Source, new_entry
 
 TYPE_CHECKING = False
@@ -38,16 +39,6 @@ if TYPE_CHECKING:
 KEPT_SEARCHES = 64
 #: Scope filters whose verdicts on a view's groups it keeps (one per query path).
 KEPT_FILTERS = 32
-#: How many entries one step of warm() makes, or hands on (about a millisecond's work).
-WARM_STEP = 100
-
-
-def _view_entries_of(rows: list[Any], compiled: scopes.Compiled | None, reader: Reader
-                     ) -> list[Entry]:
-    """The entries of a group's rows in the view file: (path, blob, meta, offset,
-    length, crc), their contents left in the view."""
-    return [new_entry(Entry, (path, blob, meta, compiled, reader, (at, size, crc)))
-            for path, blob, meta, at, size, crc in rows]
 
 
 class Laid(Mapping[str, int]):
@@ -81,86 +72,6 @@ class Laid(Mapping[str, int]):
         return self._len
 
 
-class Made(list):  # type: ignore[type-arg]
-    """A group's entries, made once and kept by a long-lived process (keep_decoded)."""
-
-    __slots__ = ("span", "_at", "_paths")
-
-    def __init__(self, entries: list[Entry], span: Any) -> None:
-        super().__init__(entries)
-        #: The slice of the view its rows came from.
-        self.span = span
-        self._at: dict[str, list[int]] | None = None
-        self._paths: frozenset[str] | None = None
-
-    def of(self, blobs: Collection[str]) -> list[Entry]:
-        """Its entries whose blob is one of these, in its order: found by blob, not by
-        a pass over a group that may hold thousands."""
-        found = self.by_blob()
-        return [self[i] for i in sorted(i for b in blobs for i in found.get(b, ()))]
-
-    def by_blob(self) -> dict[str, list[int]]:
-        """Where each blob's entries are, made the first time it is asked."""
-        if self._at is None:
-            at: dict[str, list[int]] = {}
-            for i, e in enumerate(self):
-                at.setdefault(e.blob, []).append(i)
-            self._at = at
-        return self._at
-
-    def holds_any(self, paths: frozenset[str]) -> bool:
-        """Whether one of its entries is at one of these paths (the files laid over the
-        view: a group that holds none of them is taken whole)."""
-        if self._paths is None:
-            self._paths = frozenset(e.path for e in self)
-        return not self._paths.isdisjoint(paths)
-
-
-class Near:
-    """A view's groups by the literal leading directories of their scopes: a scope
-    applies only at, below or (for a folder asked about) above one of them
-    (scopes.relevant), so a long-lived process asks a new file's scope filter about
-    the few scopes on its way, not about every scope of the store."""
-
-    __slots__ = ("groups", "_by_base", "_wide", "_bases")
-
-    def __init__(self, groups: list[Group]) -> None:
-        #: The groups it was made of (the same list while they are the same).
-        self.groups = groups
-        by_base: dict[str, list[int]] = {}
-        wide: list[int] = []
-        for i, (compiled, _payload) in enumerate(groups):
-            if compiled is None:
-                wide.append(i)
-                continue
-            for base in dict.fromkeys(compiled.bases):
-                by_base.setdefault(base, []).append(i)
-        self._by_base = by_base
-        #: The project-wide groups: every filter is asked about them.
-        self._wide = wide
-        #: The leading directories, sorted: those under a folder are one slice.
-        self._bases = sorted(by_base)
-
-    def around(self, near: Sequence[Any]) -> list[int]:
-        """The groups whose scopes may apply to one of these query paths, in order."""
-        by_base = self._by_base
-        out = set(self._wide)
-        for q in near:
-            path = q.path
-            if not path:
-                return list(range(len(self.groups)))
-            out.update(by_base.get("", ()))
-            at = path.find("/")
-            while at >= 0:  # each folder above it
-                out.update(by_base.get(path[:at], ()))
-                at = path.find("/", at + 1)
-            out.update(by_base.get(path, ()))
-            if q.is_dir:  # and the scopes inside the folder
-                bases = self._bases
-                below = path + "/"
-                for base in bases[bisect_left(bases, below):bisect_left(bases, path + "0")]:
-                    out.update(by_base[base])
-        return sorted(out)
 
 
 class Snapshot:
@@ -353,7 +264,7 @@ class Snapshot:
                 if only is not None and not self.keep_decoded:
                     # A few wanted of a large group: only theirs are made (and not kept).
                     rows = [row for row in rows if row[1] in only]
-                made = _view_entries_of(rows, compiled, reader)
+                made = view_entries_of(rows, compiled, reader)
             except Exception:  # damaged: build the entries again, from the listing
                 if reader.view is not None:
                     views.discard(reader.cache, reader.view)
@@ -380,69 +291,9 @@ class Snapshot:
             return
         job = reader.warming
         if job is None:
-            job = reader.warming = Later(lambda: self.warm(each, then))
+            job = reader.warming = Later(lambda: warm(self, each, then))
         if not job.done:
             self.later.want(job)
-
-    def warm(self, each: Callable[[list[Entry]], None],
-             then: Callable[[list[Entry], dict[str, int]], Iterator[None]]
-             ) -> Iterator[None]:
-        """Decode every group of the view and keep it, indexed by blob, and hand its
-        entries to `each` (the ranking's features worked out ahead), WARM_STEP entries
-        a step (read/later.py), then all of them, with each blob's first place among
-        them, to `then`'s steps (what the ranking works out among them): a search of a
-        word not asked before then decodes nothing, and a group of thousands is no pause
-        of tens of ms for a call. Stops when the view proves damaged (the next call
-        builds the groups again)."""
-        groups, reader = self._groups, self._reader
-        every: list[Entry] = []
-        first: dict[str, int] = {}
-        # Its records too, when few enough to keep (read/record.Records.keep_ahead).
-        keep_records = self.prefetch_ids() and self._ids is not None \
-            and len(self._ids) <= reader.records.AHEAD
-        # A view holds each blob once (its meta, kept by blob id, names the one path it
-        # belongs at; a copy elsewhere is skipped): if ever not, no lookup by blob.
-        once = True
-        for i in range(len(groups)):
-            if self._groups is not groups or reader.view is None:
-                return
-            compiled, payload = groups[i]
-            if isinstance(payload, list) and not isinstance(payload, Made):
-                return  # built just now: no view behind it
-            if not isinstance(payload, Made):
-                try:
-                    rows = marshal.loads(reader.view.read(payload) or b"")
-                except Exception:  # noqa: BLE001 -- damaged: a call will say so
-                    return
-                yield
-                made: list[Entry] = []
-                for at in range(0, len(rows), WARM_STEP):
-                    if reader.view is None:  # a call found the view damaged meanwhile
-                        return
-                    made += _view_entries_of(rows[at:at + WARM_STEP], compiled, reader)
-                    yield
-                if groups[i][1] is payload:  # else a call decoded it meanwhile
-                    groups[i] = (compiled, Made(made, payload))
-                payload = groups[i][1]
-            payload.by_blob()
-            for at in range(0, len(payload), WARM_STEP):
-                if reader.view is None:
-                    return
-                some = payload[at:at + WARM_STEP]
-                each(some)
-                if keep_records:
-                    yield  # parsing a hundred records is a step of its own
-                    if reader.view is None:
-                        return
-                    reader.records.keep_ahead(some)
-                for k, e in enumerate(some, len(every) + at):
-                    once = first.setdefault(e.blob, k) == k and once
-                yield
-            every += payload
-        if self._groups is groups and reader.view is not None:
-            if once:
-                reader.whole = (groups, every, first)
-            yield from then(every, first)
 
     def body(self) -> bytes | None:
         """Every memory's content in one run (an entry's slice is at its (offset, length)),

@@ -1,5 +1,5 @@
 """A warm server decodes its view between calls and works out ahead the word sets and
-subjects that supersession compares (read/later.py, Snapshot.warm, rank/supersede.warm):
+subjects that supersession compares (read/later.py, read/groups.warm, rank/supersede.warm):
 its searches and recalls then rank with them, and answer as the command line does,
 which works them out from the memories' texts."""
 
