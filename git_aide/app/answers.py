@@ -56,6 +56,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     """
     from git_aide.rank import recall as rc
     from git_aide.rank.weak import WeakFinder
+    from git_aide.read.contents import mentioning
     from git_aide.read.overlay import speculate
 
     memo = memo if memo is not None else AnswerMemo()
@@ -95,7 +96,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         # Memories elsewhere that name a query path in their text, or a query file's
         # stem in their scope or text: weak candidates, found by one pass over the
         # stored contents, not by decoding every memory.
-        mentions = (snap.mentioning(finder, relevant, finder.kept(), finder.words())
+        mentions = (mentioning(snap, finder, relevant, finder.kept(), finder.words())
                     if finder.active() and not scoped_only else [])
         elsewhere: list[Entry] = []
         meaning = None
@@ -146,6 +147,8 @@ def always_on(snap: Snapshot) -> list[Entry]:
     decoded; each found is checked in its parsed record."""
     import re
 
+    from git_aide.read.contents import mentioning
+
     # What marks one in its stored bytes, canonical or written by hand.
     marked = re.compile(rb'"priority"\s*:\s*"always"')
 
@@ -159,7 +162,7 @@ def always_on(snap: Snapshot) -> list[Entry]:
             at = data.find(b'"always"', at + 8)
         return out
 
-    return [e for e in snap.mentioning(found, lambda _c: False)
+    return [e for e in mentioning(snap, found, lambda _c: False)
             if e.record.get("priority") == "always"]
 
 

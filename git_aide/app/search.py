@@ -233,7 +233,9 @@ def fragment_candidates(snap: Snapshot, query: str) -> list[Entry] | None:
                         or any(c.isdigit() for c in f) for f in frags) \
             or snap.body() is None:
         return None
-    return snap.mentioning(lambda body: _spelling(body, frags), lambda _c: False)
+    from git_aide.read.contents import mentioning
+
+    return mentioning(snap, lambda body: _spelling(body, frags), lambda _c: False)
 
 
 def _spelling(body: bytes, frags: list[str]) -> list[int]:

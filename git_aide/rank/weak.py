@@ -182,7 +182,7 @@ class WeakFinder:
     def kept(self) -> tuple[Any, Callable[[], Any], Callable[[Any], None]]:
         """What it looks for (its query paths), and how to save and restore what it
         counted: a long-lived process keeps what a search of the same bytes found
-        (Snapshot.mentioning)."""
+        (read/contents.mentioning)."""
         return (self._key, self._state, self._restore)
 
     def _state(self) -> tuple[dict[str, int], set[str]]:

@@ -89,7 +89,7 @@ class Reader:
         self.records = Records() if records is None else records
         #: What a search of the view's contents found, by what was searched for (a
         #: long-lived process keeps the reader, and its view never changes):
-        #: (offsets, the finder's state after it), see Snapshot.mentioning.
+        #: (offsets, the finder's state after it), see contents.mentioning.
         self.found: dict[Any, tuple[list[int], Any]] = {}
         #: Which groups a scope filter keeps, by the filter (it and the groups it was
         #: asked about held, so that neither id is reused): see Snapshot.entries_where.
