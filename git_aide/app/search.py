@@ -292,13 +292,13 @@ def search_in(ft: FullText, snap: Snapshot, query: str, limit: int, memo: Answer
     the blobs, or no word matched: search() then looks for fragments)."""
     if snap.warmed() is not None:
         # A long-lived process that decoded the whole view: ranked from its columns.
-        from git_aide.app import columns
+        from git_aide.app import column_search
 
         ids = snap.blob_ids()
         if ids is not None:
             among = Among(ids)
             robust(ft, lambda: _add_missing(ft, snap, among, progress))
-            hits = columns.search(ft, snap, query, limit, memo)
+            hits = column_search.search(ft, snap, query, limit, memo)
             if hits is not None:
                 return hits
     found = relevance_in(ft, snap, query, limit, progress)

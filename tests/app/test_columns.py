@@ -1,7 +1,8 @@
-"""A warm server ranks a search's best from its view's columns (app/columns.py): the same
-matches, in the same order, with the same scores as the way that looks up each entry and
-orders Hits (search.relevance_in, then search.order), after any edit of the working tree;
-and when the columns cannot tell (a blob at two places) the slow way answers."""
+"""A warm server ranks a search's best from its view's columns (app/columns.py,
+app/column_search.py): the same matches, in the same order, with the same scores as the
+way that looks up each entry and orders Hits (search.relevance_in, then search.order),
+after any edit of the working tree; and when the columns cannot tell (a blob at two
+places) the slow way answers."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 from helpers import aide_ok, commit_for_a_view, git, in_this_process, served, write_memory
 
-from git_aide.app import columns
+from git_aide.app import column_overlay, column_search, columns
 from git_aide.app import search as sr
 from git_aide.core import memory
 from git_aide.rank import related
@@ -88,7 +89,7 @@ def both_ways(mem: server.ServerState, query: str, limit: int = 50
         _repo, cache, snap = mem.read()
         ft = mem.index(cache)
         sr.robust(ft, lambda: sr._add_missing(ft, snap, sr.Among(snap.blob_ids()), None))
-        fast = columns.search(ft, snap, query, limit, mem.memo)
+        fast = column_search.search(ft, snap, query, limit, mem.memo)
         found = sr.relevance_in(ft, snap, query, limit)
         slow = None if found is None or not found[0] else \
             sr._ranked(sorted(found[1], key=lambda e: e.path), found[0], limit, RankMemo())
@@ -254,7 +255,7 @@ def test_values_laid_between_the_views_keep_their_order() -> None:
     # another laid value in the same gap: its number keeps every order.
     distinct = ["b", "d", "f"]
     values = ["e", "a", "d", "ee", "g", "e", "c", "h", "0"]
-    got = columns._between(distinct, values)
+    got = column_overlay._between(distinct, values)
     everything = sorted(set(distinct) | set(values))
     numbers = {**{v: 2.0 * i for i, v in enumerate(distinct)},
                **dict(zip(values, got, strict=True))}
