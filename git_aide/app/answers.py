@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from git_aide.cache.folder import Cache
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
-    from git_aide.rank.recall import Hit
+    from git_aide.rank.selection import Hit
     from git_aide.read.later import Queue
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 def filters(layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
             contributor: str | None = None) -> Any:
     """The --layer / --tag / --contributor filters."""
-    from git_aide.rank.recall import Filters
+    from git_aide.rank.selection import Filters
 
     return Filters(layers=tuple(layers), tags=tuple(tags), contributor=contributor)
 
@@ -55,12 +55,13 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     long-lived process keeps between calls (a command passes none).
     """
     from git_aide.rank import recall as rc
+    from git_aide.rank.selection import Hit, query_paths
     from git_aide.rank.weak import WeakFinder
     from git_aide.read.contents import mentioning
     from git_aide.read.overlay import speculate
 
     memo = memo if memo is not None else AnswerMemo()
-    queries = rc.query_paths(repo.worktree, repo.prefix, paths)
+    queries = query_paths(repo.worktree, repo.prefix, paths)
     relevance = None
     if query is not None and query.strip():
         from git_aide.app import search as sr
@@ -126,7 +127,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     if always and not scoped_only:
         keep = filters(layers, tags, contributor).keep
         have = {h.entry.uuid for h in hits}
-        hits += [rc.Hit(e, None) for e in always_on(snap) if e.uuid not in have and keep(e)]
+        hits += [Hit(e, None) for e in always_on(snap) if e.uuid not in have and keep(e)]
     if count:
         from git_aide.app.stats import count as count_answer
 
@@ -191,17 +192,17 @@ FILTER_USES = 1000
 
 def _scope_filter(queries: list[Any], min_depth: int, kept: dict[tuple[Any, ...], Any]
                   ) -> Any:
-    """Return rank/recall.scope_filter for these paths, made once while `kept`
+    """Return rank/selection.scope_filter for these paths, made once while `kept`
     (AnswerMemo.filters) keeps it (it keeps each verdict with its compiled scope, so a
     verdict never outlives what it is about)."""
-    from git_aide.rank import recall as rc
+    from git_aide.rank.selection import scope_filter
 
     key = (tuple((q.path, q.is_dir) for q in queries), min_depth)
     got = kept.pop(key, None)
     if got is None or got[1] >= FILTER_USES:
         while len(kept) >= KEPT_FILTERS:
             kept.pop(next(iter(kept)))
-        got = (rc.scope_filter(queries, min_depth), 0)
+        got = (scope_filter(queries, min_depth), 0)
     kept[key] = (got[0], got[1] + 1)  # the newest last: the oldest go first
     return got[0]
 
@@ -209,9 +210,9 @@ def _scope_filter(queries: list[Any], min_depth: int, kept: dict[tuple[Any, ...]
 def query_key(repo: Repo, paths: tuple[str, ...] | list[str]) -> tuple[tuple[str, bool], ...]:
     """The query paths of a recall as the working tree has them now (repo-relative,
     and whether each is a folder): what a kept answer must have been asked for."""
-    from git_aide.rank import recall as rc
+    from git_aide.rank.selection import query_paths
 
-    return tuple((q.path, q.is_dir) for q in rc.query_paths(repo.worktree, repo.prefix, paths))
+    return tuple((q.path, q.is_dir) for q in query_paths(repo.worktree, repo.prefix, paths))
 
 
 def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries: list[Entry],
@@ -314,7 +315,7 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
 
 def chosen_hits(entries: list[Entry]) -> list[Hit]:
     """The memories an agent named by id, as hits in the order named."""
-    from git_aide.rank.recall import Hit
+    from git_aide.rank.selection import Hit
 
     return [Hit(e, e.scope) for e in entries]
 

@@ -445,12 +445,12 @@ def run(repo: Repo, snap: Snapshot, paths: list[str], semantic: Semantic | None 
     none), and how many memories were audited. Nothing is written: `--fix` is the
     command's, through the write use case (`fixes`, then app/store.py's update).
     `semantic`: the model's state, whose near duplicates by meaning count too."""
-    from git_aide.rank import recall as rc
+    from git_aide.rank.selection import query_paths, scope_filter
 
     entries = snap.entries
     if paths:
-        queries = rc.query_paths(repo.worktree, repo.prefix, paths)
-        keep = rc.scope_filter(queries, 0)
+        queries = query_paths(repo.worktree, repo.prefix, paths)
+        keep = scope_filter(queries, 0)
         entries = [e for e in entries if keep(e.compiled)]
     alike: list[tuple[Entry, Entry, float]] = []
     if semantic is not None and semantic.configured and semantic.ready():

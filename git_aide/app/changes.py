@@ -157,10 +157,10 @@ def path_filter(repo: Repo, paths: Iterable[str]) -> Callable[[dict[str, Any]], 
     if not paths:
         return None
     from git_aide.core import scope as scopes
-    from git_aide.rank import recall as rc
+    from git_aide.rank.selection import query_paths, scope_filter
 
-    keep = rc.scope_filter(rc.query_paths(repo.worktree, repo.prefix, paths),
-                           repo.settings.recall_min_scope_depth)
+    keep = scope_filter(query_paths(repo.worktree, repo.prefix, paths),
+                        repo.settings.recall_min_scope_depth)
     compiled: dict[str, Any] = {}
 
     def relevant(record: dict[str, Any]) -> bool:

@@ -23,7 +23,8 @@ from git_aide.app import search as sr
 from git_aide.core.memory import LAYERS
 from git_aide.rank import supersede
 from git_aide.rank.duplicates import age, is_personal, jaccard, older_newer, overlap, word_set
-from git_aide.rank.recall import Hit, supersession_window
+from git_aide.rank.recall import supersession_window
+from git_aide.rank.selection import Hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -232,9 +232,9 @@ def _folder(repo: Repo, start: str | None) -> str:
     """The repo-relative folder a command-line path names ("" for none)."""
     if start is None:
         return ""
-    from git_aide.rank import recall as rc
+    from git_aide.rank.selection import query_paths
 
-    [q] = rc.query_paths(repo.worktree, repo.prefix, [start])
+    [q] = query_paths(repo.worktree, repo.prefix, [start])
     return q.path.rstrip("/")
 
 
@@ -243,9 +243,9 @@ def _reaching(entries: list[Entry], folder: str) -> list[Entry]:
     project-wide memory reaches only the top folder)."""
     if not folder:
         return entries
-    from git_aide.rank import recall as rc
+    from git_aide.rank.selection import Query, scope_filter
 
-    keep = rc.scope_filter([rc.Query(folder, True)], 0)
+    keep = scope_filter([Query(folder, True)], 0)
     return [e for e in entries if e.compiled is not None and keep(e.compiled)]
 
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from git_aide.app.memo import AnswerMemo
     from git_aide.app.semantic import Progress, Semantic
     from git_aide.cache.index import FullText
-    from git_aide.rank.recall import Hit, Query
+    from git_aide.rank.selection import Hit, Query
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
@@ -48,7 +48,7 @@ def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, 
     from git_aide.app import search as sr
     from git_aide.app.memo import AnswerMemo
     from git_aide.rank import fusion
-    from git_aide.rank.recall import Hit
+    from git_aide.rank.selection import Hit
 
     if mode == "semantic" and not sem.ready(say=False):
         raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from git_aide.cache.folder import Cache
-from git_aide.rank.recall import Filters, Hit
+from git_aide.rank.selection import Filters, Hit
 from git_aide.read.record import Entry
 
 TYPE_CHECKING = False

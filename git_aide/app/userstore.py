@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from git_aide.gitio.repo import Repo
-    from git_aide.rank.recall import Hit
+    from git_aide.rank.selection import Hit
     from git_aide.read.record import Entry
 
 #: The most characters of a memory's text a commit's subject holds.

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from git_aide.app.context import Context
     from git_aide.cli.pager import Pager
     from git_aide.gitio.spawn import Early
-    from git_aide.rank.recall import Hit
+    from git_aide.rank.selection import Hit
     from git_aide.read.snapshot import Snapshot
 
 

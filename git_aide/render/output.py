@@ -11,7 +11,7 @@ import os
 
 from git_aide.core.controls import escape as escape_controls
 from git_aide.core.memory import LAYERS, folded, in_user_store
-from git_aide.rank.recall import Hit
+from git_aide.rank.selection import Hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

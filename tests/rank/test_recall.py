@@ -140,9 +140,9 @@ def test_a_scope_verdict_is_not_handed_to_a_later_scope() -> None:
     or the working tree's files laid over it), so a later scope could inherit an earlier
     verdict; a staged memory then vanished from recall."""
     from git_aide.core import scope as scopes
-    from git_aide.rank import recall as rc
+    from git_aide.rank.selection import Query, scope_filter
 
-    keep = rc.scope_filter([rc.Query("src/app/main.py", False)], 1)
+    keep = scope_filter([Query("src/app/main.py", False)], 1)
     db = scopes.compile_scope("src/db/**").as_tuple()
     app = scopes.compile_scope("src/app/**").as_tuple()
     probe = scopes.Compiled(*db)

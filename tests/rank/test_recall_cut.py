@@ -1,5 +1,5 @@
 """A path recall leaves out at once the scoped memories farther than its 200 nearest
-(rank/recall.select's `most_specific`) when its answer needs fewer: the answers are
+(rank/selection.select's `most_specific`) when its answer needs fewer: the answers are
 those of ranking every candidate, whatever the limit, path or filters."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from helpers import commit, in_this_process, write_memory
 from git_aide.agents.mcp import server
 from git_aide.core import memory
 from git_aide.rank import recall as rc
+from git_aide.rank.selection import Hit
 
 pytest.importorskip("mcp")
 
@@ -59,7 +60,7 @@ def test_the_cut_changes_no_answer(crowded: Path, monkeypatch: pytest.MonkeyPatc
     asked: list[int | None] = []
     select = rc.select
 
-    def whole(*args: Any, **kwargs: Any) -> list[rc.Hit]:
+    def whole(*args: Any, **kwargs: Any) -> list[Hit]:
         asked.append(kwargs.get("most_specific"))
         return select(*args, **{**kwargs, "most_specific": None})
 
