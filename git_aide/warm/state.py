@@ -8,25 +8,19 @@ reports anything under the memories folder, or git is asked again), the user's o
 settings), the full-text index on disk and the model's files (for a search or a
 question: the folder aide.semantic.model names may come to hold another model), and the
 call's arguments (with its paths as the tree has them now: a path may have become a
-folder). While none of these changed, the server gives an identical call's answer again,
-and does not spawn git to read its config.
-
-The config is vouched for by the stat of every file git reads it from: the repository's
-and the worktree's config, the global and system ones, every file an entry came from
-(includes) and every include's target, and HEAD (an `includeIf "onbranch:..."` follows
-it). A file changed within RACY_SECONDS of its stat is not trusted: its config is read
-again on the next call, as git treats a racily clean index entry.
+folder). While none of these changed, the server gives an identical call's answer again
+(kept_answers.py), and does not spawn git to read its config (gitconfig.py: the stat of
+the files it comes from vouches for it).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import threading
 import time
 
-from git_aide.core.files import stat_sig
+from git_aide.warm.gitconfig import ConfigFiles
+from git_aide.warm.kept_answers import Answers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,154 +31,14 @@ if TYPE_CHECKING:
     from git_aide.cache.folder import Cache, StatTables
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
-    from git_aide.gitio.spawn import Early, Spawned
+    from git_aide.gitio.spawn import Early
     from git_aide.read.snapshot import Snapshot
 
-#: A file whose stat is younger than this (seconds) may change again without its stat
-#: changing (the file system's timestamp granularity): it vouches for nothing yet.
-RACY_SECONDS = 2.0
-#: Every config entry with the file it came from: the files to stat.
-ORIGINS = ("config", "--list", "--show-origin", "-z")
-#: Answers kept for one state: the identical calls an agent repeats, a few files each.
-KEPT_ANSWERS = 64
 #: Seconds without a call after which the documents a call would have added to the
 #: full-text index are written (cache/pending.py): an agent's calls come in bursts.
 IDLE_SECONDS = 1.0
 #: How long the thread working between calls (read/later.py) sleeps before each step.
 PAUSE_SECONDS = 0.0005
-
-
-def config_files(repo: Repo) -> list[str]:
-    """The files git reads the config from wherever it has no entries yet (then
-    `origins` names the others), and HEAD."""
-    env = os.environ
-    home = os.path.expanduser("~")
-    out = [os.path.join(repo.common_dir, "config"),
-           os.path.join(repo.git_dir, "config.worktree"),
-           os.path.join(repo.git_dir, "HEAD"),
-           env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"]
-    given = env.get("GIT_CONFIG_GLOBAL")
-    if given:
-        out.append(given)
-    else:
-        xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-        out += [os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
-    return [os.path.abspath(p) for p in out]
-
-
-def origins(out: bytes) -> set[str]:
-    """The files `git config --list --show-origin -z` read (relative to the current
-    directory, as git names them), and the targets of their includes."""
-    found: set[str] = set()
-    items = out.split(b"\0")
-    for origin, entry in zip(items[::2], items[1::2], strict=False):
-        kind, _, where = os.fsdecode(origin).partition(":")
-        if kind != "file" or not where:
-            continue
-        where = os.path.abspath(where)
-        found.add(where)
-        key, _, value = os.fsdecode(entry).partition("\n")
-        key = key.lower()
-        if value and (key == "include.path"
-                      or (key.startswith("includeif.") and key.endswith(".path"))):
-            target = os.path.expanduser(value)
-            found.add(os.path.join(os.path.dirname(where), target))
-    return found
-
-
-class ConfigFiles:
-    """The stat of the files a repository's config was last read from."""
-
-    def __init__(self) -> None:
-        #: Files besides config_files() that the config came from (includes).
-        self.more: set[str] = set()
-        #: Their stat when the config was last read; None: read it again.
-        self.sig: tuple[Any, ...] | None = None
-        #: The files to stat, sorted, and what they were worked out from (the
-        #: repository's folders, the current directory, the environment's settings):
-        #: worked out again only when one of these changes, not at every call.
-        self._names: tuple[tuple[Any, ...], list[str]] | None = None
-
-    def current(self, repo: Repo) -> tuple[Any, ...] | None:
-        """The files' stat now; None when one changed too lately to be trusted."""
-        env = os.environ
-        key = (repo.common_dir, repo.git_dir, os.getcwd(), len(self.more),
-               *map(env.get, ("GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME",
-                              "HOME")))
-        if self._names is None or self._names[0] != key:
-            # (self.more only grows: its size tells it changed.)
-            self._names = (key, sorted(set(config_files(repo)) | self.more))
-        names = self._names[1]
-        sigs = tuple(stat_sig(n) for n in names)
-        now = time.time()
-        if any(s is not None and now - max(s[1], s[3]) / 1e9 < RACY_SECONDS for s in sigs):
-            return None
-        return (tuple(names), sigs)
-
-    def unchanged(self, repo: Repo) -> bool:
-        """Whether the config read last is still what git would read."""
-        return self.sig is not None and self.current(repo) == self.sig
-
-    def read(self, repo: Repo) -> None:
-        """Read the config again (on the repository's next use of it), and stat its files
-        first, so that a change made meanwhile is seen next time."""
-        from git_aide.gitio.spawn import CONFIG, spawn
-
-        sig = self.current(repo)
-        asked = spawn(*ORIGINS)
-        repo.reread_config(spawn(*CONFIG))
-        self.sig = sig
-        self._learn(asked)
-
-    def _learn(self, asked: Spawned | None) -> None:
-        """Take the files the config came from; a file not statted before makes the
-        next call read the config again (it is statted then)."""
-        found = origins(asked.wait()[1]) if asked is not None else set()
-        known = set(self.sig[0]) if self.sig is not None else set()
-        if not found <= known:
-            self.more |= found
-            self.sig = None
-
-
-class Answers:
-    """The reading tools' answers of one state of the memories, config and index."""
-
-    def __init__(self) -> None:
-        self._state: Any = None
-        self._kept: dict[Any, Any] = {}
-
-    def get(self, state: Any, key: Any) -> Any:
-        """The answer kept for `key` in this state, or None (a new state forgets the
-        answers of the last)."""
-        if state is None or state != self._state:
-            self.enter(state)
-            return None
-        return self._kept.get(key)
-
-    def enter(self, state: Any) -> Any:
-        """Make `state` the current one (the answers of another are forgotten)."""
-        if state != self._state:
-            self._kept.clear()
-            self._state = state
-        return state
-
-    def put(self, state: Any, key: Any, answer: Any) -> None:
-        """Keep an answer worked out in `state` (which must still hold when it ends)."""
-        if state is None or state != self._state:
-            return
-        while len(self._kept) >= KEPT_ANSWERS:
-            self._kept.pop(next(iter(self._kept)))
-        self._kept[key] = answer
-
-    def clear(self) -> None:
-        """Forget every answer (a tool wrote)."""
-        self._kept.clear()
-        self._state = None
-
-
-def call_key(name: str, arguments: dict[str, Any], *more: Any) -> Any:
-    """What identifies a call: its tool, its checked arguments, and `more`."""
-    return (name, json.dumps(arguments, sort_keys=True, default=str), more)
 
 
 class ServerState:
@@ -223,7 +77,7 @@ class ServerState:
         self._semantic: Semantic | None = None
         #: Held by each call: one at a time.
         self.lock = threading.Lock()
-        #: The stat of the config's files when it was read (warm/state.py).
+        #: The stat of the config's files when it was read (warm/gitconfig.py).
         self._config = ConfigFiles()
         #: The reading tools' answers while nothing they depend on changed.
         self.answers = Answers()
@@ -270,7 +124,7 @@ class ServerState:
     def context(self) -> Context:
         """The context of the call under way: the repository around the server's
         directory, its config read again when a file it comes from changed
-        (warm/state.py), and a cache handle of its own, so that packs other processes
+        (warm/gitconfig.py), and a cache handle of its own, so that packs other processes
         wrote count."""
         if self._ctx is None:
             from git_aide.app.context import context_of

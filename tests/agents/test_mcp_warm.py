@@ -15,7 +15,7 @@ from helpers import McpServer, aide_ok, git, remember
 
 pytest.importorskip("mcp")
 
-#: Longer than warm/state.RACY_SECONDS: a config file this old is trusted by its stat.
+#: Longer than warm/gitconfig.RACY_SECONDS: a config file this old is trusted by its stat.
 SETTLE = 2.2
 FILE = "src/auth/login.py"
 

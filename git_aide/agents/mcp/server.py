@@ -35,7 +35,8 @@ from git_aide.agents.mcp.schema import (
     check_arguments,
     speak,
 )
-from git_aide.warm.state import ServerState, call_key
+from git_aide.warm.kept_answers import call_key
+from git_aide.warm.state import ServerState
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
