@@ -8,10 +8,10 @@ generates.
 - Supersession: the plain engine compares a list's memories pair by pair from their
   word sets (a fresh RankMemo: what a command has); a server's RankMemo adds the view's
   words as bits (rank/wordbits.py) and each memory's candidates worked out ahead
-  (rank/related.py), and must find the same pairs, in the same order.
+  (rank/candidates.py), and must find the same pairs, in the same order.
 
 The narrower suites (tests/cache/test_postings.py, test_arrays.py,
-tests/rank/test_wordbits.py, tests/agents/test_mcp_related.py, tests/app/test_columns.py)
+tests/rank/test_wordbits.py, tests/agents/test_mcp_candidates.py, tests/app/test_columns.py)
 hold each accelerator's parts and the answers a warm server gives through git.
 """
 
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from git_aide.cache.index import QUERIED, FullText
 from git_aide.core import memory
 from git_aide.core import scope as scopes
-from git_aide.rank import related, supersede, wordbits
+from git_aide.rank import candidates, supersede, wordbits
 from git_aide.rank.memo import RankMemo
 from git_aide.read.record import Entry, Reader, meta_of, new_entry
 
@@ -107,7 +107,7 @@ def test_supersession_engines_agree(records: list[dict[str, object]], data: st.D
     for some in lists:
         want = plain_supersession(some)
         assert pairs_of(supersede.superseded(some, with_bits)) == want, "bits disagree"
-        among = related.among(some, memo)
+        among = candidates.among(some, memo)
         assert among is not None, "a warmed view's candidates answer for any list of it"
         assert pairs_of(among) == want, "candidates disagree"
 
@@ -124,8 +124,8 @@ def test_supersession_engines_find_pairs() -> None:
     entries = entries_of(records)
     want = plain_supersession(entries)
     assert want == [(entries[0].uuid, entries[1].uuid)]
-    assert related.among(entries, warmed(entries)) is not None
-    assert pairs_of(related.among(entries, warmed(entries)) or []) == want
+    assert candidates.among(entries, warmed(entries)) is not None
+    assert pairs_of(candidates.among(entries, warmed(entries)) or []) == want
 
 
 def _pairs(ft: FullText, text: str) -> list[tuple[str, str]]:

@@ -86,7 +86,7 @@ def pairs(ds: quality.Dataset, model: Path | None) -> list[tuple[str, float, flo
 
 
 def main(argv: list[str] | None = None) -> int:
-    from git_aide.app.meaning import DUPLICATE_COSINE
+    from git_aide.app.hybrid import DUPLICATE_COSINE
     from git_aide.core.settings import KEYS
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -52,7 +52,7 @@ def measure(ds: quality.Dataset, model: Path | None) -> tuple[int, int, int, int
     import tempfile
 
     from git_aide.app.context import open_context
-    from git_aide.app.meaning import meaning_of
+    from git_aide.app.hybrid import meaning_of
     from git_aide.app.semantic import Semantic
     from git_aide.rank.memo import RankMemo
     from git_aide.rank.supersede import superseded

@@ -55,10 +55,10 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
     long-lived process keeps between calls (a command passes none).
     """
     from git_aide.rank import recall as rc
+    from git_aide.rank.mentions import MentionFinder
     from git_aide.rank.selection import Hit, query_paths
-    from git_aide.rank.weak import WeakFinder
     from git_aide.read.contents import mentioning
-    from git_aide.read.overlay import speculate
+    from git_aide.read.worktree import speculate
 
     memo = memo if memo is not None else AnswerMemo()
     queries = query_paths(repo.worktree, repo.prefix, paths)
@@ -93,7 +93,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
         """The candidates (with the memories elsewhere that name the path or match the
         question), ranked."""
         entries = snap.entries_where(decode, newest_wide=newest, near=queries or None)
-        finder = WeakFinder(queries)  # a new one each time: it counts what it sees
+        finder = MentionFinder(queries)  # a new one each time: it counts what it sees
         # Memories elsewhere that name a query path in their text, or a query file's
         # stem in their scope or text: weak candidates, found by one pass over the
         # stored contents, not by decoding every memory.
@@ -109,7 +109,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...]
                                           rel, mentions + elsewhere)
         if rel is not None and semantic is not None and semantic.configured \
                 and semantic.ready():
-            from git_aide.app.meaning import meaning_of, recall_relevance
+            from git_aide.app.hybrid import meaning_of, recall_relevance
 
             rel = recall_relevance(semantic, query or "", queries, rel)
             meaning = meaning_of(semantic, entries)
@@ -220,7 +220,7 @@ def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries:
                    ) -> tuple[list[Entry], Any]:
     """A path recall with a question: the candidates, with the project-wide memories the
     question finds among all of them (found by blob id, so only those are decoded), and
-    the relevance of them all (and of the `weak` candidates). The same answer as decoding
+    the relevance of them all (and of the `mentions` candidates). The same answer as decoding
     every project-wide memory."""
     from git_aide.app import search as sr
 
@@ -292,10 +292,10 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
     narrowed = bool(layers or tags or contributor)
     if mode != "keyword":
         if semantic is not None and semantic.configured:
-            from git_aide.app import meaning
+            from git_aide.app import hybrid
 
             keep = filters(layers, tags, contributor).keep if narrowed else None
-            return meaning.search(semantic, ft, snap, query, lim, mode, keep, progress, memo)
+            return hybrid.search_hybrid(semantic, ft, snap, query, lim, mode, keep, progress, memo)
         if mode == "semantic":
             from git_aide.core.errors import UsageError
 
@@ -309,7 +309,7 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
         # search_in() found no word of the query in any memory: only fragments can
         # match, and only memories whose files spell them are read.
         entries = sr.fragment_candidates(snap, query)
-    return sr.search(ft, snap.entries if entries is None else entries, query,
+    return sr.search_entries(ft, snap.entries if entries is None else entries, query,
                      filters(layers, tags, contributor), lim, memo.rank, progress)
 
 
@@ -432,7 +432,7 @@ def warm_view(snap: Snapshot, memo: AnswerMemo,
               index: Callable[[], FullText | None] = lambda: None) -> None:
     """Ask a long-lived process to decode the snapshot's view between calls, and to work
     out ahead what comparing its memories needs (rank/supersede.warm), which could
-    supersede which (rank/related.py) and the view as columns (app/columns.py, with the
+    supersede which (rank/candidates.py) and the view as columns (app/columns.py, with the
     places of the documents of `index()`, the process's full-text index), once per view,
     into the process's `memo`."""
     from git_aide.rank import supersede

@@ -454,7 +454,7 @@ def run(repo: Repo, snap: Snapshot, paths: list[str], semantic: Semantic | None 
         entries = [e for e in entries if keep(e.compiled)]
     alike: list[tuple[Entry, Entry, float]] = []
     if semantic is not None and semantic.configured and semantic.ready():
-        from git_aide.app.meaning import similar_pairs
+        from git_aide.app.hybrid import similar_pairs
 
         alike = similar_pairs(semantic, entries)
     return audit(repo, snap, entries, repo.settings, alike=alike), len(entries)

@@ -1,4 +1,4 @@
-"""The files laid over a warm view (the working tree's that differ from it, read/overlay.py,
+"""The files laid over a warm view (the working tree's that differ from it, read/worktree.py,
 and the user's own store), as the view's columns (columns.py) see them: the places of
 the paths they replace, and their memories placed after the view's, with the date, uuid
 and path columns extended by numbers that order their values among the view's.

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from git_aide.read.snapshot import Snapshot
 
 
-def search(ft: FullText, snap: Snapshot, query: str, limit: int, memo: AnswerMemo
+def search_columns(ft: FullText, snap: Snapshot, query: str, limit: int, memo: AnswerMemo
            ) -> list[Hit] | None:
     """search.search_in() from the columns `memo` keeps; None when they cannot answer
     (not made for this view, no match, or a case the slow way decides: a blob at two

@@ -3,7 +3,7 @@ word not asked before orders its best matches with numpy, not one object at a ti
 
 Each memory of a decoded view (Snapshot.warmed) has its place, and the order of its
 date, its uuid and its path among the view's, in arrays; each document of the full-text
-index has its memory's place; each memory's supersession candidates (rank/related.py)
+index has its memory's place; each memory's supersession candidates (rank/candidates.py)
 and words are numbered by place. column_overlay.py places the files laid over the view
 after its memories; column_search.py ranks a search from them.
 
@@ -87,7 +87,7 @@ class Columns:
         self._laid: tuple[Any, Laid | None] | None = None
         #: What no file laid over the view changes.
         self._plain: Laid | None = None
-        #: rank/related.py's candidates read into arrays: (which making of them, by place
+        #: rank/candidates.py's candidates read into arrays: (which making of them, by place
         #: whether they are known, whether it is personal, where its candidates start,
         #: their places, whether each supersedes it, how alike each is); None until made.
         self.known: tuple[int, Any, Any, Any, Any, Any, Any] | None = None
@@ -186,7 +186,7 @@ class Columns:
         return shared / (len(words) + lengths - shared)
 
     def _candidates(self) -> Iterator[None]:
-        """Read what rank/related.py worked out for the view (each memory's candidates,
+        """Read what rank/candidates.py worked out for the view (each memory's candidates,
         best first, and whether each supersedes it) into arrays of places, for among()."""
         made, known = self.rank.made, self.rank.candidates
         every, first, n = self.every, self.first, len(self.every)
@@ -223,7 +223,7 @@ class Columns:
                       np.frombuffer(sims, dtype=np.float64) if sims else np.empty(0))
 
     def among(self, head: Any) -> tuple[Any, Any] | None:
-        """related.among() of the view's memories at these places, as its pairs' olders
+        """candidates.among() of the view's memories at these places, as its pairs' olders
         and newers (indices into `head`); None when it would be None (a memory whose
         candidates are not known, or not the ones known now)."""
         got = self.firsts(head)
@@ -234,7 +234,7 @@ class Columns:
 
     def firsts(self, head: Any) -> tuple[Any, Any, Any, Any] | None:
         """For each memory at these places that has one, its first candidate among them
-        (the closest newer memory, rank/related.py), as arrays of indices into `head`:
+        (the closest newer memory, rank/candidates.py), as arrays of indices into `head`:
         (older, newer, how alike, whether it supersedes); None when a memory's
         candidates are not known (or not the ones known now)."""
         if self.known is None:
@@ -267,7 +267,7 @@ class Columns:
         finally:
             slot[head] = -1
         mine = personal[head]
-        # The first candidate among the head of the same sharing decides (related.among).
+        # The first candidate among the head of the same sharing decides (candidates.among).
         hit = np.flatnonzero((j >= 0) & (mine[j] == mine[owner]))
         if not len(hit):
             return none, none, np.empty(0), np.empty(0, dtype=np.bool_)
@@ -411,7 +411,7 @@ def make(every: list[Entry], first: dict[str, int], later: Queue, memo: AnswerMe
          ) -> Iterator[None]:
     """Make the columns of a decoded view's entries and each blob's place among them
     (Snapshot.warmed), in steps (`later`, read/later.py), and keep them in `memo`
-    (the last view's only): column_search.search() then uses them for that view."""
+    (the last view's only): column_search.search_columns() then uses them for that view."""
     if memo.columns is not None and memo.columns.every is every:
         return
     cols = Columns(every, first, later, memo.rank)

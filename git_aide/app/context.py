@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from git_aide.cache.index import FullText
     from git_aide.core.settings import Settings
     from git_aide.gitio.repo import Repo
-    from git_aide.gitio.spawn import Early
+    from git_aide.gitio.spawn import Prefetch
     from git_aide.read.snapshot import Snapshot
 
     class Noticing(Protocol):
@@ -72,7 +72,7 @@ class Context:
         return self._index
 
     def snapshot(self, cached: bool = False, rev: str | None = None, *,
-                 asked: Early | None = None, **more: Any) -> Snapshot:
+                 asked: Prefetch | None = None, **more: Any) -> Snapshot:
         """The memories of the source `--cached` / `--rev` name (its warnings are the
         caller's to say); `more`: sources.load's other keywords."""
         from git_aide.read.load import load
@@ -129,7 +129,7 @@ def index_state(cache: Cache) -> tuple[object, ...]:
                                        *(os.path.join(vectors, n) for n in kept)))
 
 
-def open_context(asked: Early | None = None) -> Context:
+def open_context(asked: Prefetch | None = None) -> Context:
     """The context of the repository around the current directory.
 
     `asked`: git's questions already started (spawn.early)."""

@@ -66,7 +66,7 @@ def by_meaning(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str,
     """The memories a configured model finds nearly the same in meaning as `record`
     (not those of `skip`), most alike first; none without a usable model. `sem`: the
     model's state a long-lived process keeps (else it is loaded for this call)."""
-    from git_aide.app.meaning import DUPLICATE_COSINE
+    from git_aide.app.hybrid import DUPLICATE_COSINE
     from git_aide.app.semantic import Semantic
     from git_aide.rank.duplicates import is_personal, overlap
 

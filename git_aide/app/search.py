@@ -278,7 +278,7 @@ def fragments(entries: list[Entry], query: str) -> dict[str, float]:
     return scores
 
 
-def search(ft: FullText, entries: list[Entry], query: str, filters: Filters, limit: int,
+def search_entries(ft: FullText, entries: list[Entry], query: str, filters: Filters, limit: int,
            memo: RankMemo, progress: Progress | None = None) -> list[Hit]:
     """Return the matching memories, best first, at most `limit`."""
     kept = [e for e in entries if filters.keep(e)]
@@ -298,7 +298,7 @@ def search_in(ft: FullText, snap: Snapshot, query: str, limit: int, memo: Answer
         if ids is not None:
             among = Among(ids)
             robust(ft, lambda: _add_missing(ft, snap, among, progress))
-            hits = column_search.search(ft, snap, query, limit, memo)
+            hits = column_search.search_columns(ft, snap, query, limit, memo)
             if hits is not None:
                 return hits
     found = relevance_in(ft, snap, query, limit, progress)
@@ -320,7 +320,7 @@ RECENCY_WEIGHT = 0.1
 def order(hits: list[Hit], limit: int, memo: RankMemo, meaning: Meaning | None = None
           ) -> list[Hit]:
     """Order search hits best first: the BM25F score, a little more for the newer of the
-    matches; a memory superseded by a newer match after every current one (`meaning`:
+    matches; a memory superseded by a newer match after every current one (`hybrid`:
     a model's cosine of two memories, which supersession weighs when there is one)."""
     from git_aide.rank.recall import supersession_window
     from git_aide.rank.supersede import superseded

@@ -1,6 +1,6 @@
 """Semantic search's state: the model `aide.semantic.model` names, the memories'
 vectors, and the `semantic fetch` and `status` commands (docs/semantic.md). How
-its cosines mix with words in `search`, `recall --query` and `audit` is meaning.py's.
+its cosines mix with words in `search`, `recall --query` and `audit` is hybrid.py's.
 
 Everything here is optional. Without the `semantic` extra or a configured model,
 `Semantic.ready()` is False and the callers rank by words as before; a model that is

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from git_aide.app.context import Context
     from git_aide.cli.pager import Pager
-    from git_aide.gitio.spawn import Early
+    from git_aide.gitio.spawn import Prefetch
     from git_aide.rank.selection import Hit
     from git_aide.read.snapshot import Snapshot
 
@@ -114,7 +114,7 @@ class Opened:
     the command reads, refused (a usage error) before the repository is looked for.
     """
 
-    def __init__(self, asked: Early | None = None, *, cached: bool = False,
+    def __init__(self, asked: Prefetch | None = None, *, cached: bool = False,
                  rev: str | None = None) -> None:
         from git_aide.app.context import open_context, source
 
@@ -148,7 +148,7 @@ def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool, ranked: bool = T
 def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
            layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
            contributor: str | None = None, limit: int | None = None, cached: bool = False,
-           rev: str | None = None, as_json: bool = False, asked: Early | None = None) -> None:
+           rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None) -> None:
     """`git aide recall`."""
     from git_aide.app.answers import recall_hits
 
@@ -172,7 +172,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
 def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
            tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
            limit: int | None = None, mode: str | None = None, cached: bool = False,
-           rev: str | None = None, as_json: bool = False, asked: Early | None = None) -> None:
+           rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None) -> None:
     """`git aide search`."""
     from git_aide.app.answers import search_hits
     from git_aide.app.semantic import Semantic

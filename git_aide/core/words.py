@@ -6,7 +6,7 @@ stores these tokens as Whoosh's analysis turns them into terms (cache/analysis.p
 its tokenizer is `TOKEN` itself. Ranking and duplicates compare sets of `words`, which
 differ on purpose in one rule, named by `parts`:
 
-- ranking (`parts=True`, rank/weak.py) splits an identifier into its parts, so that
+- ranking (`parts=True`, rank/mentions.py) splits an identifier into its parts, so that
   `findByEmail` in a memory meets `email` in a path or a query;
 - duplicates (`parts=False`, rank/duplicates.py) lower-case the text first and keep an
   identifier one word (`findByEmail` is `findbyemail`): the similarity that `audit` and

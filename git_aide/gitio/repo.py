@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from pygit2 import Repository
 
-    from git_aide.gitio.spawn import Early
+    from git_aide.gitio.spawn import Prefetch
 
 #: The id git gives the empty tree (it knows it without having it stored).
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -419,7 +419,7 @@ def check_revision(rev: str) -> str:
     return rev
 
 
-def open_repo(asked: Early | None = None) -> Repo:
+def open_repo(asked: Prefetch | None = None) -> Repo:
     """The repository around the current directory (honours GIT_DIR and GIT_WORK_TREE).
 
     `asked` holds the git questions spawn.early() started, if any.

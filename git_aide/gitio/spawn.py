@@ -195,7 +195,7 @@ def resolve_query(rev: str) -> bytes:
     return f"{rev}\n{rev}^{{commit}}\n{rev}^{{commit}}:{MEMORIES_DIR}\n".encode()
 
 
-class Early:
+class Prefetch:
     """The git questions a command started at its very top (`early`), each read where
     its answer is needed; None where it was not asked (or git could not be started)."""
 
@@ -213,9 +213,9 @@ class Early:
         self.resolve = resolve
 
 
-def early(cached: bool, rev: str | None) -> Early:
+def early(cached: bool, rev: str | None) -> Prefetch:
     """Start the questions a recall or search of this source asks."""
-    asked = Early(rev_parse=spawn(*REV_PARSE), config=spawn(*CONFIG))
+    asked = Prefetch(rev_parse=spawn(*REV_PARSE), config=spawn(*CONFIG))
     if rev is not None:
         if revision_problem(rev) is None:  # else Repo.resolve says what is wrong
             asked.resolve = spawn("cat-file", "--batch-check", input=resolve_query(rev))

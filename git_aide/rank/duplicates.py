@@ -175,7 +175,7 @@ def join_rows(sets: list[frozenset[str]], threshold: float
               ) -> Iterator[tuple[int, list[tuple[int, float]]]]:
     """(i, [(j, Jaccard similarity)]) for each of `sets` that has pairs at `threshold` or
     above with those before it (j < i), in order: one row at a time, so that a join of
-    a whole view can be made in steps (rank/related.py).
+    a whole view can be made in steps (rank/candidates.py).
 
     Counting the words that memory i shares with every memory at once: each memory owns
     a lane (one byte, or a few) of a long integer; a frequent word's vector has a 1 in

@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from git_aide.rank.related import Candidates, Key
-    from git_aide.rank.weak import Run
+    from git_aide.rank.candidates import Candidates, Key
+    from git_aide.rank.mentions import Run
     from git_aide.rank.wordbits import Bits
     from git_aide.read.record import Entry
 
@@ -56,12 +56,12 @@ class RankMemo:
         #: The last view's words as bits (rank/wordbits.py), once worked out.
         self.bits: Bits | None = None
         #: The supersession candidates of each memory of the last view worked out ahead
-        #: (rank/related.py), and how many times they were made (a reader of them can
+        #: (rank/candidates.py), and how many times they were made (a reader of them can
         #: tell it is the one it read).
         self.candidates: dict[Key, Candidates] = {}
         self.made = 0
         #: The size of the smallest view found to have too many pairs alike in words to
-        #: relate (rank/related.MOST): not tried again.
+        #: relate (rank/candidates.MOST): not tried again.
         self.too_many: int | None = None
         #: Which memories hold each word, by the word: (the blob ids searched, those
         #: holding it) (rank/weak.held), and the runs of stored texts searched lately.

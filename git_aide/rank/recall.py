@@ -4,7 +4,7 @@ One module on purpose: the order of a recall is one function of many signals (sc
 distance, layer, relevance, recency, supersession, the project-wide cap, diversity),
 tuned together against bench/quality/; splitting them would hide how they weigh against
 each other. Where a weak candidate stands (its distance) is set by selection.py; the
-weak signals themselves are weak.py's.
+weak signals themselves are mentions.py's.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from operator import attrgetter
 
 from git_aide.core.memory import LAYERS
 from git_aide.core.words import words
+from git_aide.rank.mentions import held, path_words
 from git_aide.rank.selection import Hit, select
-from git_aide.rank.weak import held, path_words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

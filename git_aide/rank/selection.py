@@ -13,7 +13,7 @@ from operator import attrgetter
 
 from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError
-from git_aide.rank.weak import mention_finder
+from git_aide.rank.mentions import mention_finder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ import re
 from functools import partial
 
 from git_aide.core.words import STOP, exact
-from git_aide.rank import related, wordbits
+from git_aide.rank import candidates, wordbits
 from git_aide.rank.duplicates import pairs, word_set
 from git_aide.rank.duplicates import words as word_set_of
 
@@ -96,9 +96,9 @@ def warm(entries: Sequence[Entry], memo: RankMemo) -> None:
 def relate(entries: Sequence[Entry], memo: RankMemo) -> Iterator[None]:
     """Work out ahead, in steps, each memory's words as bits (rank/wordbits.py: what
     comparing a query's best pair by pair reads), then which newer memories could
-    supersede each memory of a view (rank/related.py), so that superseded() reads it."""
+    supersede each memory of a view (rank/candidates.py), so that superseded() reads it."""
     yield from wordbits.build(entries, memo.words_ahead, memo)
-    yield from related.relate(entries, WORDS, partial(passes, memo=memo), memo)
+    yield from candidates.relate(entries, WORDS, partial(passes, memo=memo), memo)
 
 
 def passes(older: Entry, newer: Entry, memo: RankMemo) -> bool:
@@ -124,9 +124,9 @@ def hides(older_exact: frozenset[str], older_words: frozenset[str],
 def superseded(entries: list[Entry], memo: RankMemo, meaning: Meaning | None = None
                ) -> list[tuple[Entry, Entry]]:
     """(older, newer) for each memory that a newer one of `entries` supersedes.
-    `meaning`: the cosine of two memories' texts (None when either has no vector)."""
+    `hybrid`: the cosine of two memories' texts (None when either has no vector)."""
     if meaning is None:
-        known = related.among(entries, memo)
+        known = candidates.among(entries, memo)
         if known is not None:
             return known
     found = pairs(entries, MEANING_WORDS if meaning is not None else WORDS, memo)

@@ -3,7 +3,7 @@ so that comparing a search's best matches pair by pair (duplicates.pairs) makes 
 word set and no mask: an AND and a bit count per pair, at C speed.
 
 A view of 100,000 memories has too many pairs alike in words to keep them all
-(rank/related.py), so each search compares its best 150 pair by pair. Making their
+(rank/candidates.py), so each search compares its best 150 pair by pair. Making their
 word sets (from the tuples worked out ahead) and then a bit mask of each took 0.7 of
 the 1.5 ms that comparing them took; the masks themselves are a blob's, and a blob's
 words never change.

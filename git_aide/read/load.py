@@ -6,7 +6,7 @@ cache by blob id, and only the blobs it lacks are read and parsed (build.py). Th
 finished entries of a source are kept as a view, keyed by what the listing depends on
 (the index file's stat, or the tree id) and grouped by scope; a snapshot (snapshot.py)
 answers from it. The working tree's files that differ from the index are laid over the
-view of the index's listing (overlay.py).
+view of the index's listing (worktree.py).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from git_aide.core.files import stat_sig
 from git_aide.core.memory import MEMORIES_DIR, user_store
 from git_aide.gitio.spawn import STATUS, spawn
 from git_aide.read import listing
-from git_aide.read.overlay import Overlay
 from git_aide.read.record import MISSING, Reader, Records, Source
 from git_aide.read.snapshot import Snapshot
+from git_aide.read.worktree import WorktreeChanges
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
-    from git_aide.gitio.spawn import Early
+    from git_aide.gitio.spawn import Prefetch
     from git_aide.read.record import Group
 
 #: Bumped when what a view holds changes.
@@ -64,7 +64,7 @@ class Held:
 
 
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
-         asked: Early | None = None, save_view: bool = True,
+         asked: Prefetch | None = None, save_view: bool = True,
          held: Held | None = None, changed: list[str] | None = None,
          early: bool = False, users: bool = False) -> Snapshot:
     """Read one source's memories.
@@ -77,7 +77,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     `changed`: the working tree's files that may differ from the index, when the caller
     knows them without asking git (a server watching the folder, warm/watch.py).
     `early`: leave the working tree's overlay pending (`snap.pending`), for an answer
-    worked out by overlay.speculate() while git still compares the tree; otherwise
+    worked out by worktree.speculate() while git still compares the tree; otherwise
     the snapshot returned holds what the source holds.
     `users`: a read of the working tree brings the memories of the user's own store
     along (read/user.py; the other sources never do: they answer what the repository
@@ -116,7 +116,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
             from git_aide.read import user
 
             user.lay(snap, store)
-    pending = Overlay(repo, cache, snap, top, status, changed, contents,
+    pending = WorktreeChanges(repo, cache, snap, top, status, changed, contents,
                       held.few if held is not None else None)
     if early and changed is None:
         snap.pending = pending

@@ -3,7 +3,7 @@
 Entries are kept in groups by scope, each group decoded on its own (groups.py), so that
 a recall decodes only the groups whose scope is relevant to its paths. A snapshot never
 waits for git and no query changes what it answers: the working tree's files that differ
-from the saved view are laid over it by overlay.py (`lay`), before anything is asked of
+from the saved view are laid over it by worktree.py (`lay`), before anything is asked of
 it or, while speculating, explicitly again once git has answered. Its memories' stored
 contents are searched by contents.py.
 """
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
     from git_aide.core import scope as scopes
     from git_aide.read.later import Queue
-    from git_aide.read.overlay import Overlay
     from git_aide.read.record import Group, Records
+    from git_aide.read.worktree import WorktreeChanges
 
 
 #: Scope filters whose verdicts on a view's groups it keeps (one per query path).
@@ -102,9 +102,9 @@ class Snapshot:
         #: The same with the files laid over the view, once made.
         self._ids_laid: Laid | None = None
         #: The working tree's overlay while git has not said which files differ: the
-        #: snapshot answers from the view and a guess until overlay.early() settles it.
+        #: snapshot answers from the view and a guess until worktree.speculate() settles it.
         #: None once it holds what the source holds.
-        self.pending: Overlay | None = None
+        self.pending: WorktreeChanges | None = None
 
     def lay(self, drop: set[str] | frozenset[str], groups: list[Group],
             warnings: list[str]) -> None:

@@ -1,5 +1,5 @@
 """The words of a view's contents, by memory: which memories hold a word, so that a
-long-lived process finds the few memories that may name a path (rank/weak.py) without
+long-lived process finds the few memories that may name a path (rank/mentions.py) without
 searching the contents of all of them on every recall of a new file.
 
 A word here is a run of ASCII letters and digits, lower-cased: every name a path

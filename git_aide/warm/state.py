@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from git_aide.cache.folder import Cache, StatTables
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
-    from git_aide.gitio.spawn import Early
+    from git_aide.gitio.spawn import Prefetch
     from git_aide.read.snapshot import Snapshot
 
 #: Seconds without a call after which the documents a call would have added to the
@@ -83,7 +83,7 @@ class ServerState:
         self.answers = Answers()
         #: This call's files that may differ from the index, and git's questions
         #: started (`_changes`), once asked.
-        self._now: tuple[list[str] | None, Early] | None = None
+        self._now: tuple[list[str] | None, Prefetch] | None = None
         #: The full-text index's stat when the call under way first asked (index_state).
         self._index_state: Any = None
         #: How many watches were made: a new one's generations start again.
@@ -300,7 +300,7 @@ class ServerState:
     def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
         """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
         from git_aide.gitio.repo import check_revision
-        from git_aide.gitio.spawn import Early, resolve_query, spawn
+        from git_aide.gitio.spawn import Prefetch, resolve_query, spawn
 
         changed: list[str] | None = None
         if rev is None:
@@ -310,7 +310,7 @@ class ServerState:
         else:
             check_revision(rev)
             # Start git's question before anything else, as the command line does.
-            asked = Early(resolve=spawn("cat-file", "--batch-check", input=resolve_query(rev)))
+            asked = Prefetch(resolve=spawn("cat-file", "--batch-check", input=resolve_query(rev)))
             repo = self.repo()
         ctx = self.context()
         cache = ctx.cache
@@ -349,11 +349,11 @@ class ServerState:
             state += (model_signature(repo.config(MODEL_KEY)), self.index_state())
         return state
 
-    def _changes(self, repo: Repo) -> tuple[list[str] | None, Early]:
+    def _changes(self, repo: Repo) -> tuple[list[str] | None, Prefetch]:
         """The memory files that may differ from the index, from the folder's watch
         (warm/watch.py); or, when git must say, its status started."""
         from git_aide.core.files import stat_sig
-        from git_aide.gitio.spawn import STATUS, Early, spawn
+        from git_aide.gitio.spawn import STATUS, Prefetch, spawn
         from git_aide.gitio.status import changed_paths
         from git_aide.warm.watch import Watch
 
@@ -368,20 +368,20 @@ class ServerState:
             self._watches += 1
         watch = self._watch
         if watch is None:
-            return None, Early(status=spawn(*STATUS))
+            return None, Prefetch(status=spawn(*STATUS))
         changed = watch.changed(repo.index_file)
         if changed is not None:
             self._vouched = True
-            return changed, Early()
+            return changed, Prefetch()
         watching = watch.prepare()
         sig = stat_sig(repo.index_file)
         status = spawn(*STATUS)
         if not watching:
-            return None, Early(status=status)
+            return None, Prefetch(status=status)
         paths = changed_paths(top, status)
         watch.baseline(repo.index_file, sig, paths)
         # Asked again at once: the files touched while git looked count too, and the
         # watch vouches for the answer only if the index kept still meanwhile.
         now = watch.changed(repo.index_file)
         self._vouched = now is not None
-        return (paths if now is None else now), Early()
+        return (paths if now is None else now), Prefetch()

@@ -191,7 +191,7 @@ class Watch:
         link: a watch follows its folder, so `.aide` moved away and another put in its
         place says nothing, nor does `.aide` moved away and a link to it made (git
         then lists none of its files). While this holds and no event came, no memory
-        folder is a link (the readers need not look: read/overlay.py)."""
+        folder is a link (the readers need not look: read/worktree.py)."""
         try:
             parent = os.lstat(os.path.join(self.top, os.path.dirname(MEMORIES_DIR)))
             st = os.lstat(os.path.join(self.top, MEMORIES_DIR))

@@ -19,7 +19,7 @@ from helpers import aide_ok, commit_for_a_view, git, in_this_process, served, wr
 from git_aide.app import column_overlay, column_search, columns
 from git_aide.app import search as sr
 from git_aide.core import memory
-from git_aide.rank import related
+from git_aide.rank import candidates
 from git_aide.rank.duplicates import jaccard, word_set
 from git_aide.rank.memo import RankMemo
 
@@ -89,7 +89,7 @@ def both_ways(mem: server.ServerState, query: str, limit: int = 50
         _repo, cache, snap = mem.read()
         ft = mem.index(cache)
         sr.robust(ft, lambda: sr._add_missing(ft, snap, sr.Among(snap.blob_ids()), None))
-        fast = column_search.search(ft, snap, query, limit, mem.memo)
+        fast = column_search.search_columns(ft, snap, query, limit, mem.memo)
         found = sr.relevance_in(ft, snap, query, limit)
         slow = None if found is None or not found[0] else \
             sr._ranked(sorted(found[1], key=lambda e: e.path), found[0], limit, RankMemo())
@@ -208,7 +208,7 @@ WORDS = ("billing", "refunds", "queue", "worker", "retries", "stripe", "webhook"
 def test_supersession_read_from_the_columns_is_related_among(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Which memory of a search's best a newer one supersedes is read from arrays of
-    # places (Columns.among): what related.among reads from the candidates by blob.
+    # places (Columns.among): what candidates.among reads from the candidates by blob.
     rng = random.Random(5)
     for i in range(120):
         what = " ".join(rng.sample(WORDS, rng.randint(3, 6)))
@@ -228,7 +228,7 @@ def test_supersession_read_from_the_columns_is_related_among(
     for _ in range(80):
         head = rng.sample(range(len(every)), rng.randint(1, len(every)))
         entries = [every[p] for p in head]
-        want = related.among(entries, mem.memo.rank)
+        want = candidates.among(entries, mem.memo.rank)
         got = cols.among(np.array(head))
         assert want is not None and got is not None
         index = {id(e): i for i, e in enumerate(entries)}

@@ -323,12 +323,12 @@ def test_a_memory_deleted_by_hand_is_taken_off_the_view_before_git_answers(
 def test_a_snapshot_loaded_early_answers_from_the_view_until_speculate_settles_it(
         repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """No query of a snapshot waits for `git status` or lays files over the view: one
-    loaded early answers from the saved view until overlay.speculate() takes git's
+    loaded early answers from the saved view until worktree.speculate() takes git's
     answer, works the answer out again with the file that differs, and settles it."""
     import time
 
     from git_aide.app.context import open_context
-    from git_aide.read.overlay import speculate
+    from git_aide.read.worktree import speculate
 
     remember(repo, "ledger rounding is banker's", "--scope", "src/**")
     git(repo, "commit", "-qm", "memory")

@@ -110,7 +110,7 @@ def file_stem(q: Any) -> str | None:
 _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
-class WeakFinder:
+class MentionFinder:
     """Finds the memory files that may be weak candidates (mentions of a path): those
     naming a query path, its file name or directory (mentions), or a query file's stem
     as a word, scope included (`tests/test_throttling.py`, `throttling.md`,

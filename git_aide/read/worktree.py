@@ -51,7 +51,7 @@ def speculate(snap: Snapshot, work: Callable[[], T]) -> T:
     return answer if held else work()
 
 
-class Overlay:
+class WorktreeChanges:
     """The files of the working tree that differ from the index, laid over the view of
     a worktree snapshot: guessed first (guess()), then as git says (settle())."""
 

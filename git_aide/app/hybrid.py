@@ -39,7 +39,7 @@ def coverage(question: str, bm25: dict[str, float], entries: dict[str, Entry]) -
                  query_words(" ".join([r["what"], r.get("why") or "", " ".join(r["tags"])])))
 
 
-def search(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, mode: str,
+def search_hybrid(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, mode: str,
            keep: Callable[[Entry], bool] | None = None, progress: Progress | None = None,
            memo: AnswerMemo | None = None) -> list[Hit]:
     """`search` by meaning (mode "semantic") or by words and meaning (mode "auto": by
@@ -97,7 +97,7 @@ def recall_relevance(sem: Semantic, question: str, queries: list[Query],
     candidate to the question and the path's words (the candidates stay git-aide's own:
     no memory is added by meaning alone)."""
     from git_aide.rank import fusion
-    from git_aide.rank.weak import path_words
+    from git_aide.rank.mentions import path_words
 
     said = " ".join([question, *sorted({w for q in queries for w in path_words(q.path)})])
 

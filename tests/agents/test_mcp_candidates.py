@@ -1,5 +1,5 @@
 """A warm server works out once, between its calls, which newer memories could supersede
-each memory of its view (rank/related.py): supersession among any of its memories is
+each memory of its view (rank/candidates.py): supersession among any of its memories is
 then read from that, and is what comparing them pair by pair (the command line's way)
 finds."""
 
@@ -14,7 +14,7 @@ import pytest
 from helpers import aide_ok, commit_for_a_view, git, in_this_process, served, write_memory
 
 from git_aide.agents.mcp import server
-from git_aide.rank import related, supersede, wordbits
+from git_aide.rank import candidates, supersede, wordbits
 from git_aide.rank.memo import RankMemo
 
 pytest.importorskip("mcp")
@@ -64,14 +64,14 @@ def test_what_was_worked_out_is_what_comparing_finds(store: Path) -> None:
     found = 0
     for _ in range(60):
         some = rng.sample(entries, rng.randint(2, len(entries)))
-        got = related.among(some, memo)
+        got = candidates.among(some, memo)
         assert got is not None
         assert [(o.uuid, n.uuid) for o, n in got] == pairwise(some)
         found += len(got)
     assert found > 50  # memories were superseded, in many lists
     # A memory it does not know (a hand edit's new blob): it is compared pair by pair.
     del memo.candidates[(entries[0].blob, False)]
-    assert related.among(entries, memo) is None
+    assert candidates.among(entries, memo) is None
     assert supersede.superseded(entries, memo) is not None
 
 
@@ -88,13 +88,13 @@ def test_answers_equal_the_command_lines(store: Path) -> None:
 def test_a_view_with_too_many_pairs_is_compared_per_query(store: Path,
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
-    monkeypatch.setattr(related, "MOST", 50)
-    monkeypatch.setattr(related, "SAMPLE", 40)
+    monkeypatch.setattr(candidates, "MOST", 50)
+    monkeypatch.setattr(candidates, "SAMPLE", 40)
     mem = server.ServerState()
     entries = warmed(mem)
     memo = mem.memo.rank
     assert not memo.candidates and memo.too_many == len(entries)
-    assert related.among(entries, memo) is None
+    assert candidates.among(entries, memo) is None
     # Each query's best are compared pair by pair, from their words as bits, worked
     # out for every memory of the view.
     assert wordbits.of(entries, lambda e: pytest.fail("not worked out ahead"), memo) is not None
@@ -113,12 +113,12 @@ def test_memories_of_two_views_apart_are_compared(store: Path) -> None:
     for view in (a + c, b + c):
         for _ in supersede.relate(view, memo):
             pass
-    assert related.among(b + c, memo) is not None
-    assert related.among(a + b, memo) is None  # a's and b's memories were never compared
+    assert candidates.among(b + c, memo) is not None
+    assert candidates.among(a + b, memo) is None  # a's and b's memories were never compared
     merged = a + b + c
     for _ in supersede.relate(merged, memo):
         pass
-    got = related.among(a + b, memo)
+    got = candidates.among(a + b, memo)
     assert got is not None and [(o.uuid, n.uuid) for o, n in got] == pairwise(a + b)
     assert got  # the two views' memories do supersede one another
 
@@ -146,7 +146,7 @@ def test_a_newer_memory_that_says_less_hides_nothing_in_every_engine(
     in_this_process(repo, monkeypatch)
     mem = server.ServerState()
     entries = warmed(mem)
-    got = related.among(entries, mem.memo.rank)
+    got = candidates.among(entries, mem.memo.rank)
     assert got is not None
     found = {(o.what, n.what) for o, n in got}
     assert found == {(o, n) for o, n, replaces in pairs if replaces}
