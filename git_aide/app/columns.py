@@ -4,7 +4,7 @@ word not asked before orders its best matches with numpy, not one object at a ti
 Each memory of a decoded view (Snapshot.warmed) has its place, and the order of its
 date, its uuid and its path among the view's, in arrays; each document of the full-text
 index has its memory's place; each memory's supersession candidates (rank/candidates.py)
-and words are numbered by place. column_overlay.py places the files laid over the view
+and words are numbered by place. column_edits.py places the files laid over the view
 after its memories; column_search.py ranks a search from them.
 
 Only a long-lived process imports this (numpy), once the work between its calls has
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from git_aide.app.column_overlay import SPARE, Laid
+from git_aide.app.column_edits import SPARE, ColumnEdits
 from git_aide.core.memory import LAYERS
 from git_aide.rank.duplicates import is_personal, word_set
 
@@ -61,7 +61,7 @@ class Columns:
         #: Each path's place.
         self.at_path: dict[str, int] = {}
         #: By place: twice the order of its date, uuid and path among the view's distinct
-        #: ones (a number between two then orders a value that falls between: Laid).
+        #: ones (a number between two then orders a value that falls between: ColumnEdits).
         self.date: Any = None
         self.uuid: Any = None
         self.path: Any = None
@@ -84,9 +84,9 @@ class Columns:
         self._collection: tuple[list[Table], Any, int] | None = None
         #: The files laid over the view last asked about: ((the paths they replace,
         #: their paths and blobs), what they change).
-        self._laid: tuple[Any, Laid | None] | None = None
+        self._laid: tuple[Any, ColumnEdits | None] | None = None
         #: What no file laid over the view changes.
-        self._plain: Laid | None = None
+        self._plain: ColumnEdits | None = None
         #: rank/candidates.py's candidates read into arrays: (which making of them, by place
         #: whether they are known, whether it is personal, where its candidates start,
         #: their places, whether each supersedes it, how alike each is); None until made.
@@ -128,7 +128,7 @@ class Columns:
             for at in range(0, len(distinct), STEP):
                 rank.update((v, 2 * i) for i, v in enumerate(distinct[at:at + STEP], at))
                 yield
-            # Room after the view's for the values of files laid over it (Laid.of).
+            # Room after the view's for the values of files laid over it (ColumnEdits.of).
             column = np.empty(len(values) + SPARE, dtype=np.float64)
             for at in range(0, len(values), STEP):
                 chunk = values[at:at + STEP]
@@ -136,7 +136,7 @@ class Columns:
                 yield
             setattr(self, name, column)
             setattr(self, name + "s", distinct)
-        self._plain = Laid(None, [], {}, (self.date, self.uuid, self.path))
+        self._plain = ColumnEdits(None, [], {}, (self.date, self.uuid, self.path))
         yield from self._candidates()
         yield from self._numbered()
 
@@ -362,7 +362,7 @@ class Columns:
         np.concatenate(more, out=room[count:count + extra])
         return room[:count + extra]
 
-    def laid(self, snap: Snapshot) -> Laid | None:
+    def laid(self, snap: Snapshot) -> ColumnEdits | None:
         """What the files laid over the view change (kept while they stay the same: each
         call's snapshot lays them anew); None when the columns cannot say it (the same
         blob at two places)."""
@@ -373,7 +373,7 @@ class Columns:
         kept = self._laid
         if kept is not None and kept[0] == key:
             return kept[1]
-        made = Laid.of(self, drop, entries)
+        made = ColumnEdits.of(self, drop, entries)
         self._laid = (key, made)
         return made
 

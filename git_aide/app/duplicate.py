@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Near:
+class NearDuplicate:
     """A memory nearly the same as a new text."""
 
     #: The memory.
@@ -50,7 +50,7 @@ class Near:
 
 
 def by_words(repo: Repo, entries: list[Entry], what: str, layer: str, scope: str | None,
-             shared: bool) -> list[Near]:
+             shared: bool) -> list[NearDuplicate]:
     """The memories whose words are nearly those of `what`, most alike first."""
     from git_aide.rank import duplicates
 
@@ -58,11 +58,12 @@ def by_words(repo: Repo, entries: list[Entry], what: str, layer: str, scope: str
     found = duplicates.near_duplicates(entries, what, layer, compiled, shared,
                                        repo.settings.audit_duplicate_threshold)
     at = {e.uuid: e for e in entries}
-    return [Near(at[uuid], sim, "words", lacking(at[uuid].what, what)) for uuid, sim in found]
+    return [NearDuplicate(at[uuid], sim, "words", lacking(at[uuid].what, what))
+            for uuid, sim in found]
 
 
 def by_meaning(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str, Any],
-               skip: set[str], sem: Semantic | None = None) -> list[Near]:
+               skip: set[str], sem: Semantic | None = None) -> list[NearDuplicate]:
     """The memories a configured model finds nearly the same in meaning as `record`
     (not those of `skip`), most alike first; none without a usable model. `sem`: the
     model's state a long-lived process keeps (else it is loaded for this call)."""
@@ -82,7 +83,7 @@ def by_meaning(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str,
     sem.embed_entries(mine)
     text = f"{record['what']} {record['why']}" if record.get("why") else record["what"]
     cos = sem.cosines(text, [e.blob for e in mine])
-    found = [Near(e, cos[e.blob], "meaning", lacking(e.what, record["what"])) for e in mine
+    found = [NearDuplicate(e, cos[e.blob], "meaning", lacking(e.what, record["what"])) for e in mine
              if cos.get(e.blob, 0.0) >= DUPLICATE_COSINE]
     found.sort(key=lambda n: (-n.similarity, n.entry.uuid))
     return found
@@ -99,7 +100,7 @@ def lacking(older: str, newer: str) -> tuple[str, ...]:
 
 
 def near(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str, Any],
-         merge: bool, sem: Semantic | None = None) -> tuple[list[str], Near | None]:
+         merge: bool, sem: Semantic | None = None) -> tuple[list[str], NearDuplicate | None]:
     """(warnings naming the memories that say nearly what `record` says, the one to merge
     into when `merge` and one keeps every fact): by words, and when merging by meaning
     too (with a model; `sem` as by_meaning takes it)."""
@@ -116,7 +117,7 @@ def near(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str, Any],
     return [warning(n, record["layer"], merge) for n in found], None
 
 
-def target(near: list[Near], scope: str | None) -> Near | None:
+def target(near: list[NearDuplicate], scope: str | None) -> NearDuplicate | None:
     """The near duplicate to merge into: the most alike whose every exact word the new
     text keeps, and whose scope and `scope` make one scope."""
     return next((n for n in near if not n.lacks and joins(n.entry.scope, scope)), None)
@@ -158,7 +159,7 @@ def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def warning(near: Near, layer: str, merging: bool) -> str:
+def warning(near: NearDuplicate, layer: str, merging: bool) -> str:
     """What `remember` says of a near duplicate it wrote beside."""
     said = f"a near duplicate of {near.entry.uuid} ({near.said()}) is in {layer}"
     if not merging:

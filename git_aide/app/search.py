@@ -175,10 +175,10 @@ class Among:
     def missing(self, ft: FullText) -> list[str]:
         """The blobs the full-text index lacks: those of the view it was asked of
         before (kept by the index while neither changed), and those laid over it."""
-        from git_aide.read.snapshot import Laid
+        from git_aide.read.snapshot import ViewBlobIds
 
         ids = self.ids
-        if isinstance(ids, Laid):
+        if isinstance(ids, ViewBlobIds):
             return [*ft.missing(ids.base), *ft.missing(set(ids.laid))]
         return ft.missing(ids)
 

@@ -30,7 +30,7 @@ from git_aide.read.load import load
 from git_aide.read.record import Entry
 
 if TYPE_CHECKING:
-    from git_aide.app.duplicate import Near
+    from git_aide.app.duplicate import NearDuplicate
     from git_aide.app.semantic import Semantic
 
 #: What a personal folder's own .gitignore says: ignore everything here, itself included.
@@ -54,7 +54,7 @@ class Written:
     #: The record as written.
     record: dict[str, Any] | None = None
     #: The near duplicate a remember merged into (app/duplicate.py), when it did.
-    merged: Near | None = None
+    merged: NearDuplicate | None = None
     #: A write to the user's own store (app/userstore.py): whether it was committed
     #: there; None for a write to the repository.
     committed: bool | None = None
@@ -197,7 +197,7 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     return result
 
 
-def _merge(repo: Repo, cache: Cache, top: str, into: Near, record: dict[str, Any],
+def _merge(repo: Repo, cache: Cache, top: str, into: NearDuplicate, record: dict[str, Any],
            stage: bool, warnings: list[str]) -> Written:
     """Update the near duplicate `into` with the new `record` (duplicate.merged), under the
     write lock already held: the answer names it, `merged`."""

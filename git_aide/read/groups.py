@@ -1,7 +1,7 @@
 """A source's memories come in groups by scope (read/record.Group), each decoded on its
 own: here is what makes a group's rows of the view into entries, and what a long-lived
-process keeps of the groups between its calls: a group's entries once made (Made), the
-groups by the leading directories of their scopes (Near), and the whole view decoded
+process keeps of the groups between its calls: a group's entries once made (DecodedGroup), the
+groups by the leading directories of their scopes (GroupsByBase), and the whole view decoded
 between calls (warm). snapshot.py answers queries from the groups.
 """
 
@@ -34,7 +34,7 @@ def view_entries_of(rows: list[Any], compiled: scopes.Compiled | None, reader: R
             for path, blob, meta, at, size, crc in rows]
 
 
-class Made(list):  # type: ignore[type-arg]
+class DecodedGroup(list):  # type: ignore[type-arg]
     """A group's entries, made once and kept by a long-lived process
     (Snapshot.keep_decoded)."""
 
@@ -70,7 +70,7 @@ class Made(list):  # type: ignore[type-arg]
         return not self._paths.isdisjoint(paths)
 
 
-class Near:
+class GroupsByBase:
     """A view's groups by the literal leading directories of their scopes: a scope
     applies only at, below or (for a folder asked about) above one of them
     (scopes.relevant), so a long-lived process asks a new file's scope filter about
@@ -140,9 +140,9 @@ def warm(snap: Snapshot, each: Callable[[list[Entry]], None],
         if snap._groups is not groups or reader.view is None:
             return
         compiled, payload = groups[i]
-        if isinstance(payload, list) and not isinstance(payload, Made):
+        if isinstance(payload, list) and not isinstance(payload, DecodedGroup):
             return  # built just now: no view behind it
-        if not isinstance(payload, Made):
+        if not isinstance(payload, DecodedGroup):
             try:
                 rows = marshal.loads(reader.view.read(payload) or b"")
             except Exception:  # noqa: BLE001 -- damaged: a call will say so
@@ -155,7 +155,7 @@ def warm(snap: Snapshot, each: Callable[[list[Entry]], None],
                 made += view_entries_of(rows[at:at + WARM_STEP], compiled, reader)
                 yield
             if groups[i][1] is payload:  # else a call decoded it meanwhile
-                groups[i] = (compiled, Made(made, payload))
+                groups[i] = (compiled, DecodedGroup(made, payload))
             payload = groups[i][1]
         payload.by_blob()
         for at in range(0, len(payload), WARM_STEP):

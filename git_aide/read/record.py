@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from git_aide.cache.folder import Cache
     from git_aide.gitio.repo import Repo
-    from git_aide.read.groups import Near
+    from git_aide.read.groups import GroupsByBase
     from git_aide.read.later import Later
     from git_aide.read.vocabulary import Vocabulary
 
@@ -95,7 +95,7 @@ class Reader:
         #: asked about held, so that neither id is reused): see Snapshot.entries_where.
         self.passes: dict[int, tuple[Any, Any, list[int]]] = {}
         #: The groups by the leading directories of their scopes, once asked.
-        self.near: Near | None = None
+        self.near: GroupsByBase | None = None
         #: The words of the view's contents, by memory, once asked (a long-lived process).
         self.vocab: Vocabulary | None = None
         #: The view decoded between calls (groups.warm), once asked.

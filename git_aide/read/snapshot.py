@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 
 from git_aide.cache import views
-from git_aide.read.groups import Made, Near, view_entries_of, warm
+from git_aide.read.groups import DecodedGroup, GroupsByBase, view_entries_of, warm
 from git_aide.read.record import Entry, Reader, Source, new_entry
 
 TYPE_CHECKING = False
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 KEPT_FILTERS = 32
 
 
-class Laid(Mapping[str, int]):
+class ViewBlobIds(Mapping[str, int]):
     """A view's blob ids with those of the files laid over it (-1), read as one mapping
     without copying the view's: a long-lived process asks it on every call, and a view
     of 100,000 memories costs ms to copy."""
@@ -100,7 +100,7 @@ class Snapshot:
         #: The view's blob ids, each mapped to the group that holds it (blob_ids()).
         self._ids: dict[str, int] | None = None
         #: The same with the files laid over the view, once made.
-        self._ids_laid: Laid | None = None
+        self._ids_laid: ViewBlobIds | None = None
         #: The working tree's overlay while git has not said which files differ: the
         #: snapshot answers from the view and a guess until worktree.speculate() settles it.
         #: None once it holds what the source holds.
@@ -173,7 +173,7 @@ class Snapshot:
         verdicts on the groups of a view. `near`: the query paths (`path`, `is_dir`)
         `keep` is about, when it rejects every scope that applies to none of them
         (scopes.relevant): a long-lived process then asks it only about the scopes
-        whose leading directories lie on their way (Near).
+        whose leading directories lie on their way (GroupsByBase).
         """
         out: list[Entry] = []
         wide = 0
@@ -188,7 +188,7 @@ class Snapshot:
             made = self._made(i)
             if made is None:  # damaged, and built again from the listing
                 return self.entries_where(keep, newest_wide, near)
-            if drop and (not isinstance(made, Made) or made.holds_any(drop)):
+            if drop and (not isinstance(made, DecodedGroup) or made.holds_any(drop)):
                 out.extend([e for e in made if e.path not in drop])
             else:
                 out.extend(made)
@@ -230,7 +230,7 @@ class Snapshot:
         asked: Sequence[int] = range(len(groups))
         if near is not None:
             if reader.near is None or reader.near.groups is not groups:
-                reader.near = Near(groups)
+                reader.near = GroupsByBase(groups)
             asked = reader.near.around(near)
         verdicts = [i for i in asked if keep(groups[i][0])]
         memo.pop(id(keep), None)
@@ -244,7 +244,7 @@ class Snapshot:
         when its slice of the view proved damaged (the groups are then built again).
         `only`: the blobs wanted of it, when not all (the others may be left out)."""
         compiled, payload = self._groups[i]
-        if isinstance(payload, Made):  # entries made by an earlier call, kept
+        if isinstance(payload, DecodedGroup):  # entries made by an earlier call, kept
             return payload
         reader = self._reader
         if isinstance(payload, list):  # built just now: (path, blob, meta, content)
@@ -265,7 +265,7 @@ class Snapshot:
                 self._groups = self._rebuild()
                 return None
         if self.keep_decoded:
-            self._groups[i] = (compiled, Made(made, payload))
+            self._groups[i] = (compiled, DecodedGroup(made, payload))
         return made
 
     @property
@@ -298,7 +298,7 @@ class Snapshot:
             if view.contents is None:
                 starts = []
                 for _c, p in self._groups:
-                    if isinstance(p, Made):
+                    if isinstance(p, DecodedGroup):
                         starts.append(p.span[0])
                     elif isinstance(p, list):  # built just now: no view behind it
                         return None
@@ -319,7 +319,7 @@ class Snapshot:
         if not self._extra:
             return self._ids
         if self._ids_laid is None:
-            self._ids_laid = Laid(self._ids, {blob: -1 for _c, payload in self._extra
+            self._ids_laid = ViewBlobIds(self._ids, {blob: -1 for _c, payload in self._extra
                                               for _p, blob, _m, _r in payload})
         return self._ids_laid
 
@@ -414,7 +414,7 @@ class Snapshot:
             if made is None:
                 return None
             mine = wanted[g]
-            if isinstance(made, Made) and len(mine) * 8 < len(made):
+            if isinstance(made, DecodedGroup) and len(mine) * 8 < len(made):
                 out.extend(e for e in made.of(mine) if e.path not in drop)
             else:
                 held = set(mine)

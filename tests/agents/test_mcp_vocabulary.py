@@ -1,6 +1,6 @@
 """A warm server finds the memories that name a file through the words of the view's
 contents (read/vocabulary.py), made between calls, and asks a new file's scope filter
-only about the scopes on its way (read/groups.Near): its answers are the command
+only about the scopes on its way (read/groups.GroupsByBase): its answers are the command
 line's, which searches every content and asks about every scope. The server runs in
 this process (agents/mcp/server.call on a ServerState), so that the test can wait for the
 thread that makes the vocabulary between calls (ServerState.worked)."""

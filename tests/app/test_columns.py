@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from helpers import aide_ok, commit_for_a_view, git, in_this_process, served, write_memory
 
-from git_aide.app import column_overlay, column_search, columns
+from git_aide.app import column_edits, column_search, columns
 from git_aide.app import search as sr
 from git_aide.core import memory
 from git_aide.rank import candidates
@@ -255,7 +255,7 @@ def test_values_laid_between_the_views_keep_their_order() -> None:
     # another laid value in the same gap: its number keeps every order.
     distinct = ["b", "d", "f"]
     values = ["e", "a", "d", "ee", "g", "e", "c", "h", "0"]
-    got = column_overlay._between(distinct, values)
+    got = column_edits._between(distinct, values)
     everything = sorted(set(distinct) | set(values))
     numbers = {**{v: 2.0 * i for i, v in enumerate(distinct)},
                **dict(zip(values, got, strict=True))}

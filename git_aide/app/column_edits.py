@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 SPARE = 64
 
 
-class Laid:
+class ColumnEdits:
     """The files laid over a view, as the columns see them: the places of the paths they
     replace, and their entries, placed after the view's, with the columns extended."""
 
@@ -42,7 +42,7 @@ class Laid:
         self.date, self.uuid, self.path = columns
 
     @classmethod
-    def of(cls, cols: Columns, drop: frozenset[str], entries: list[Entry]) -> Laid | None:
+    def of(cls, cols: Columns, drop: frozenset[str], entries: list[Entry]) -> ColumnEdits | None:
         """The files laid over `cols`'s view; None when a blob is at two places (a file
         and its copy: the slow way tells them apart by path)."""
         dropped = sorted(cols.at_path[p] for p in drop if p in cols.at_path)
@@ -60,7 +60,7 @@ class Laid:
                                       (cols.path, cols.paths, lambda e: e.path)):
             values = [get(e) for e in entries]
             if len(entries) <= SPARE:
-                # In the room after the view's (a Laid made before is not used again).
+                # In the room after the view's (a ColumnEdits made before is not used again).
                 column[n:n + len(entries)] = _between(distinct, values)
                 columns.append(column)
             else:
