@@ -618,7 +618,7 @@ NOT_DECISIONS = [
 
 
 def test_which_prompts_state_a_decision() -> None:
-    from git_aide.agents.hooks.events import decides
+    from git_aide.agents.hooks.prompts import decides
 
     assert [p for p in DECISIONS if not decides(p)] == []
     assert [p for p in NOT_DECISIONS if decides(p)] == []
