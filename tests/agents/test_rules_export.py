@@ -10,7 +10,7 @@ from helpers import ROOT, aide, aide_ok, git, make_repo, remember
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_aide.agents.rules import export, markdown
+from git_aide.agents.rules import exportblock, markdown
 
 ALL = ("--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "cursor",
        "--agent", "copilot", "--agent", "windsurf")
@@ -234,8 +234,8 @@ _RECORD = st.fixed_dictionaries({
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_RECORD, max_size=6), st.text(max_size=30).filter(lambda t: "<!--" not in t))
 def test_any_block_reads_back_exactly(records: list[dict], user: str) -> None:
-    records = sorted(records, key=export._sort_key)
-    text = user + "\n\n" + export.block(records, ["_a note that is not a memory_"]) + user
+    records = sorted(records, key=exportblock.sort_key)
+    text = user + "\n\n" + exportblock.block(records, ["_a note that is not a memory_"]) + user
     got = [(i.what, i.layer, i.scope, i.priority) for i in markdown.parse(text).items
            if i.from_block]
     assert got == [(r["what"].strip(), r["layer"], r["scope"], r["priority"]) for r in records]

@@ -22,6 +22,8 @@ import os
 from dataclasses import dataclass, field
 
 from git_aide.agents.rules import export as ex
+from git_aide.agents.rules.blocksplice import block_of, with_block_of
+from git_aide.agents.rules.rulefiles import whole_file
 from git_aide.core.errors import AideError
 
 TYPE_CHECKING = False
@@ -98,10 +100,10 @@ def _stage(repo: Repo, top: str, changed: list[tuple[str, bytes | None, bytes | 
     # A link (CLAUDE.md -> AGENTS.md) was written through: its target is what is staged.
     where = {path: os.path.relpath(os.path.realpath(full), real).replace(os.sep, "/")
              for path, _d, _c, full in changed}
-    folders = sorted({p.rpartition("/")[0] for p in where.values() if ex.whole_file(p)})
+    folders = sorted({p.rpartition("/")[0] for p in where.values() if whole_file(p)})
     index = staging.index_entries(repo, [*where.values(), *folders])
     tracked_folders = {f for f in folders
-                       if any(p.startswith(f + "/") and ex.whole_file(p) for p in index)}
+                       if any(p.startswith(f + "/") and whole_file(p) for p in index)}
     add: list[str] = []
     remove: list[str] = []
     blobs: dict[str, tuple[str, bytes]] = {}
@@ -109,7 +111,7 @@ def _stage(repo: Repo, top: str, changed: list[tuple[str, bytes | None, bytes | 
     for path, data, current, _full in changed:
         target = where[path]
         entry = index.get(target)
-        if ex.whole_file(target):
+        if whole_file(target):
             if data is None:
                 if entry is not None:
                     remove.append(target)
@@ -127,7 +129,7 @@ def _stage(repo: Repo, top: str, changed: list[tuple[str, bytes | None, bytes | 
             add.append(target)  # nothing unstaged in it: the file as written
         else:
             try:
-                blobs[target] = (mode, ex.with_block_of(target, old or b"", data))
+                blobs[target] = (mode, with_block_of(target, old or b"", data))
             except (AideError, UnicodeDecodeError):
                 why[target] = "its staged version holds no single git-aide block to replace"
     locked = "another git process held the index"
@@ -154,7 +156,7 @@ def stale_staged(repo: Repo, cache: Cache, agents: list[str], max_chars: int | N
     real = os.path.realpath(top)
     where = {path: os.path.relpath(os.path.realpath(full), real).replace(os.sep, "/")
              if data is not None else path for path, data, _c, full in planned}
-    folders = sorted({p.rpartition("/")[0] for p in where.values() if ex.whole_file(p)})
+    folders = sorted({p.rpartition("/")[0] for p in where.values() if whole_file(p)})
     index = staging.index_entries(repo, [*where.values(), *folders])
     blobs = repo.read_blobs(oid for _mode, oid in index.values())
     out: list[tuple[str, str]] = []
@@ -162,20 +164,20 @@ def stale_staged(repo: Repo, cache: Cache, agents: list[str], max_chars: int | N
         target = where[path]
         entry = index.get(target)
         staged = blobs.get(entry[1]) if entry is not None else None
-        if ex.whole_file(target):
+        if whole_file(target):
             if data is None:
                 if staged is not None:
                     out.append((path, "stale"))
             elif staged is None:
                 folder = target.rpartition("/")[0] + "/"
-                if any(p.startswith(folder) and ex.whole_file(p) for p in index):
+                if any(p.startswith(folder) and whole_file(p) for p in index):
                     out.append((path, "missing"))
             elif staged != data:
                 out.append((path, "out of date"))
             continue
         if staged is None or data is None:
             continue
-        want = ex.block_of(data.decode("utf-8", "replace"))
-        if ex.block_of(staged.decode("utf-8", "replace")) != want:
+        want = block_of(data.decode("utf-8", "replace"))
+        if block_of(staged.decode("utf-8", "replace")) != want:
             out.append((path, "out of date"))
     return out
