@@ -125,7 +125,7 @@ def _trust(agent: str, top: str) -> list[Finding]:
 
 def _claude(top: str) -> Finding:
     """Claude Code approves each server of a project's .mcp.json once."""
-    from git_aide.agents.setup.config import SERVER
+    from git_aide.agents.setup.entries import SERVER
 
     home = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
     state = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~"),

@@ -11,16 +11,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from git_aide.agents.setup.config import (
-    FILES,
-    MAX_JSON,
-    MAX_TOML,
-    SERVER,
-    is_our_server,
-    json_text,
-    read_settings,
-    toml_load,
-)
+from git_aide.agents.setup.codextoml import toml_load
+from git_aide.agents.setup.config import FILES
+from git_aide.agents.setup.entries import SERVER, is_our_server
+from git_aide.agents.setup.settingsfile import MAX_JSON, MAX_TOML, json_text, read_settings
 from git_aide.core.errors import AideError
 
 #: Each agent's name for people.
