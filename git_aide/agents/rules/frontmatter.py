@@ -4,7 +4,15 @@ no PyYAML) and its globs joined into one git-aide scope."""
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    #: One value of the front matter: a string, a boolean, or null.
+    Scalar = str | bool | None
+    #: What a key holds: a scalar, or a list of them.
+    MetaValue = Scalar | list[Scalar]
+    #: The front matter keys read, and their values.
+    Meta = dict[str, MetaValue]
 
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
 _COMMENT_START = re.compile(r"\s#")
@@ -12,15 +20,15 @@ _COMMENT_START = re.compile(r"\s#")
 
 # -- front matter ---------------------------------------------------------------------
 
-def front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
-    """The front matter keys and the index of the first body line.
+def front_matter(lines: list[str]) -> tuple[Meta, int]:
+    """Read the front matter keys, and the index of the first body line.
 
     A small reader for what rules files hold (strings, quoted strings, booleans,
     inline and block lists, block scalars), not YAML: Cursor writes `globs: **/*.ts`
     unquoted, which a YAML parser rejects as an alias. Some files repeat the block;
     the later one fills what the earlier left empty.
     """
-    meta: dict[str, Any] = {}
+    meta: Meta = {}
     i = 0
     while i < len(lines) and lines[i].strip() == "---":
         end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() in ("---", "...")),
@@ -40,8 +48,9 @@ def front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
     return meta, (i if meta or i else 0)
 
 
-def _mapping(lines: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _mapping(lines: list[str]) -> Meta:
+    """Read the keys of one front matter block."""
+    out: Meta = {}
     key: str | None = None
     block: str | None = None
     buf: list[str] = []
@@ -58,9 +67,10 @@ def _mapping(lines: list[str]) -> dict[str, Any]:
             if block:
                 buf.append(text)
             elif text.startswith("-"):
-                if not isinstance(out.get(key), list):
-                    out[key] = []
-                out[key].append(_scalar(text[1:].strip()))
+                items = out.get(key)
+                if not isinstance(items, list):
+                    items = out[key] = []
+                items.append(_scalar(text[1:].strip()))
             continue  # a nested mapping under a key we do not read
         if not text or text.startswith("#"):
             continue
@@ -79,7 +89,8 @@ def _mapping(lines: list[str]) -> dict[str, Any]:
     return out
 
 
-def _value(text: str) -> Any:
+def _value(text: str) -> MetaValue:
+    """Read a key's value written on its line: a flow list, quoted strings, a scalar."""
     if text.startswith("[") and text.endswith("]"):
         return [_scalar(p) for p in split_commas(text[1:-1]) if p.strip()]
     parts = split_commas(text)
@@ -88,7 +99,8 @@ def _value(text: str) -> Any:
     return _scalar(text)
 
 
-def _scalar(text: str) -> Any:
+def _scalar(text: str) -> Scalar:
+    """Read one scalar: a quoted or plain string, a boolean, or null."""
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] == '"':
         return re.sub(r'\\(["\\/])', r"\1", text[1:-1])
@@ -139,8 +151,9 @@ def split_commas(text: str) -> list[str]:
 
 # -- globs -> one scope ---------------------------------------------------------------
 
-def combine_globs(value: Any) -> str | None:
-    """Agent globs (a comma-separated string or a list) as one scope; None: everywhere.
+def combine_globs(value: MetaValue) -> str | None:
+    """Join agent globs (a comma-separated string or a list) into one scope; None:
+    everywhere.
 
     `src/**/*.ts, src/**/*.tsx` -> `src/**/*.{ts,tsx}`; `a/**, b/**` -> `{a/**,b/**}`;
     `src/x/**, src/y/**` -> `src/{x/**,y/**}`.
@@ -150,11 +163,11 @@ def combine_globs(value: Any) -> str | None:
     for entry in raw:
         if not isinstance(entry, str):
             continue
-        for part in split_commas(entry):
-            part = _scalar(part) if part[:1] in "\"'" else part
-            if not isinstance(part, str):
+        for written in split_commas(entry):
+            read = _scalar(written) if written[:1] in "\"'" else written
+            if not isinstance(read, str):
                 continue
-            part = part.strip().replace("\\", "/")
+            part = read.strip().replace("\\", "/")
             dots = 0
             while part.startswith("./", dots):
                 dots += 2

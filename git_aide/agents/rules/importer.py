@@ -23,9 +23,10 @@ import stat
 from typing import Any
 
 from git_aide.agents.rules.frontmatter import combine_globs
-from git_aide.agents.rules.markdown import IMPORT_LINE as _IMPORT_LINE
-from git_aide.agents.rules.markdown import Item, parse
+from git_aide.agents.rules.markdown import parse
 from git_aide.agents.rules.reach import Walk, refuse_links
+from git_aide.agents.rules.splitter import IMPORT_LINE as _IMPORT_LINE
+from git_aide.agents.rules.splitter import Item
 from git_aide.core.errors import AideError, UsageError
 
 TYPE_CHECKING = False
