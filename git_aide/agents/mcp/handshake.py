@@ -28,8 +28,12 @@ from git_aide.agents.mcp.schema import INSTRUCTIONS, offered
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO
+    from collections.abc import Callable
+    from typing import BinaryIO
 
+    from mcp.server.lowlevel import Server
+
+    from git_aide.core.jsonvalue import JSON, JSONObject
     from git_aide.gitio.spawn import Spawned
     from git_aide.warm.state import ServerState
 
@@ -39,12 +43,11 @@ if TYPE_CHECKING:
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 
 #: What the SDK's low-level server announces for a server with tools only.
-CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
+CAPABILITIES: JSONObject = {"tools": {"listChanged": False}}
 
 
-
-def client_of(params: Any) -> str | None:
-    """The client's name and version as `initialize`'s clientInfo gives them
+def client_of(params: JSON) -> str | None:
+    """Return the client's name and version as `initialize`'s clientInfo gives them
     ("claude-code 2.1.197"), cut to 200 characters; None when it gives no name."""
     info = params.get("clientInfo") if isinstance(params, dict) else None
     if not isinstance(info, dict):
@@ -61,7 +64,8 @@ def client_of(params: Any) -> str | None:
 class _Warm:
     """warm_up() run in a thread, started once `initialize` is answered."""
 
-    def __init__(self, tools: Any, client: Any = None) -> None:
+    def __init__(self, tools: Callable[[], list[JSONObject]],
+                 client: Callable[[], str | None] | None = None) -> None:
         #: What gives the tools to list (Start.tools).
         self._tools = tools
         #: What gives the client's name and version (Start.client), read when it runs.
@@ -69,7 +73,7 @@ class _Warm:
         #: The thread, once started.
         self._thread: threading.Thread | None = None
         #: The SDK's server it built.
-        self._server: Any = None
+        self._server: Server | None = None
         #: The server's state (warm/state.py), settled at the connection's end.
         self.state: ServerState | None = None
         #: Why it could not, said at the first call.
@@ -91,14 +95,16 @@ class _Warm:
                                             daemon=True)
             self._thread.start()
 
-    def server(self) -> Any:
-        """The SDK's server, waiting for the thread (or building it here, not started)."""
+    def server(self) -> Server:
+        """Return the SDK's server, waiting for the thread (or building it here, not
+        started)."""
         if self._thread is None:
             self._run()
         else:
             self._thread.join()
         if self._error is not None:
             raise self._error
+        assert self._server is not None, "_run() sets the server or the error"
         return self._server
 
 
@@ -117,7 +123,8 @@ def _wire() -> tuple[BinaryIO, BinaryIO]:
     return os.fdopen(wire_in, "rb"), os.fdopen(wire_out, "wb")
 
 
-def _same_id(a: Any, b: Any) -> bool:
+def _same_id(a: JSON, b: JSON) -> bool:
+    """Tell whether two JSON-RPC ids are the same id (1 and 1.0 or true are not)."""
     return type(a) is type(b) and a == b
 
 
@@ -132,12 +139,12 @@ class Start:
         #: asked, or git could not be started (the default tools then).
         self.config = config
         #: The tools `tools/list` gives, once worked out (tools()).
-        self._listed: list[dict[str, Any]] | None = None
+        self._listed: list[JSONObject] | None = None
         #: The client's lines the SDK is given before the rest: its initialize and the
         #: notifications that followed.
         self.replay: list[bytes] = []
         #: The id of the client's initialize, once answered here.
-        self.init_id: Any = None
+        self.init_id: JSON = None
         #: Whether this loop answered the client's initialize.
         self.initialized = False
         #: The client's name and version, from its initialize (client_of): the
@@ -146,8 +153,8 @@ class Start:
         #: The SDK and the read path, loading once initialize is answered.
         self.warm = _Warm(self.tools, lambda: self.client)
 
-    def tools(self) -> list[dict[str, Any]]:
-        """The tools to list, as git config aide.mcp.tools says (read once: the list a
+    def tools(self) -> list[JSONObject]:
+        """Return the tools to list, as git config aide.mcp.tools says (read once: the list a
         client was given does not change under it)."""
         if self._listed is None:
             setting = None
@@ -166,14 +173,14 @@ class Start:
                                  f"{', '.join(unknown)}\n")
         return self._listed
 
-    def send(self, msg: dict[str, Any]) -> None:
-        """One JSON-RPC message to the client, on its own line."""
+    def send(self, msg: JSONObject) -> None:
+        """Send one JSON-RPC message to the client, on its own line."""
         line = json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n"
         self.out.write(line.encode("utf-8"))
         self.out.flush()
 
-    def initialize(self, params: Any) -> dict[str, Any] | None:
-        """The result of `initialize`, as the SDK gives it; None when the SDK must
+    def initialize(self, params: JSON) -> JSONObject | None:
+        """Return the result of `initialize`, as the SDK gives it; None when the SDK must
         answer (a version or a shape this loop does not know)."""
         if not isinstance(params, dict) or params.get("protocolVersion") not in \
                 HANDSHAKE_VERSIONS or not isinstance(params.get("capabilities"), dict):
