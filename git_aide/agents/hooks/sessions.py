@@ -16,7 +16,7 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
 
 #: In a Gemini CLI transcript (an append-only JSONL file), the model's turn that follows
@@ -36,14 +36,14 @@ MAX_SUMMARIES = 16
 MAX_OPENED = 128
 
 
-def session_id(data: dict[str, Any]) -> Any:
-    """The session's id: `session_id` (Claude Code, Codex, Gemini CLI), `conversation_id`
+def session_id(data: JSONObject) -> JSON:
+    """Return the session's id: `session_id` (Claude Code, Codex, Gemini CLI), `conversation_id`
     (Cursor), `sessionId` (Copilot CLI, VS Code)."""
     return data.get("session_id") or data.get("conversation_id") or data.get("sessionId")
 
 
-def record_name(session_id: Any) -> str:
-    """The file name of a session's record: its id made safe, and a checksum of the
+def record_name(session_id: JSON) -> str:
+    """Return the file name of a session's record: its id made safe, and a checksum of the
     whole id, so that two ids made safe alike stay apart (zlib, not hashlib: hooks
     start on every file an agent touches, and hashlib's import is slow)."""
     from zlib import crc32
@@ -57,7 +57,7 @@ def record_name(session_id: Any) -> str:
 class Session:
     """What one agent session was already given, kept in the cache folder."""
 
-    def __init__(self, cache_dir: str, session_id: Any) -> None:
+    def __init__(self, cache_dir: str, session_id: JSON) -> None:
         #: The file holding the record.
         self.path = os.path.join(cache_dir, "sessions", record_name(session_id))
         #: uuids already injected or fetched in this session.
@@ -142,7 +142,7 @@ class Session:
         self.seen, self.stops, self.reflected, self.started = set(), 0, False, 0.0
         self.transcript_size, self.summaries, self.opened = -1, None, []
 
-    def follow(self, transcript: Any, agent: str, fresh: bool = False) -> bool:
+    def follow(self, transcript: JSON, agent: str, fresh: bool = False) -> bool:
         """Read what the agent's `transcript` gained since the record last looked; when the
         conversation was compressed meanwhile, forget what the session was given (and say
         True). The state changes only in memory: the caller saves the record.
@@ -219,7 +219,7 @@ def prune(cache_dir: str, days: float = 7.0) -> None:
             continue
 
 
-def opened_in(record: dict[str, Any]) -> list[str]:
+def opened_in(record: JSONObject) -> list[str]:
     """Return the files a saved session record says the agent opened (repo-relative)."""
     opened = record.get("opened")
     if not isinstance(opened, list):
@@ -227,7 +227,7 @@ def opened_in(record: dict[str, Any]) -> list[str]:
     return [p for p in opened if isinstance(p, str) and p][-MAX_OPENED:]
 
 
-def started_since(cache_dir: str, since: float) -> list[dict[str, Any]]:
+def started_since(cache_dir: str, since: float) -> list[JSONObject]:
     """Return the session records (as saved) of the sessions started at `since` or later:
     what a long-lived process (the MCP server) asks of its own agent's session."""
     import json

@@ -12,7 +12,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
 #: Where a file tool names its file, across the agents' tools (Claude Code and Cursor
 #: `file_path`, Gemini CLI `file_path`/`absolute_path`/`dir_path`, VS Code `filePath`,
@@ -30,8 +30,8 @@ MAX_PATCH_CHARS = 1 << 20
 AIDE_READS = ("aide_recall", "aide_search", "aide_memories", "aide_diff", "aide_log")
 
 
-def tool_paths(data: dict[str, Any]) -> list[str]:
-    """The files (and folders) the tool of a tool event reads or writes, as absolute
+def tool_paths(data: JSONObject) -> list[str]:
+    """Return the files (and folders) the tool of a tool event reads or writes, as absolute
     paths, at most MAX_EVENT_PATHS: a file tool's path, the files of an `apply_patch`,
     `read_many_files`' paths and globs (a glob stands for its leading folder), and the
     files a shell command reads. Nothing is run: commands are only read."""
@@ -167,8 +167,8 @@ _READERS: dict[str, tuple[frozenset[str], int, frozenset[str]]] = {
 _MAX_TOKENS = 4000
 
 
-def shell_paths(command: Any, cwd: str) -> list[str]:
-    """The files (and folders) a shell command reads with the common read commands
+def shell_paths(command: JSON, cwd: str) -> list[str]:
+    """Return the files (and folders) a shell command reads with the common read commands
     (`cat`, `sed -n`, `head`, `tail`, `less`, `nl`, `rg`/`grep` with a path, `ls`, ...),
     as absolute paths that exist: pipes, `&&`, `;`, quotes and `cd DIR &&` are followed,
     `bash -lc "..."` is read in turn. Nothing is executed."""
@@ -280,8 +280,8 @@ def _keep(operands: list[str], cwd: str, found: list[str]) -> None:
             found.append(path)
 
 
-def aide_tool(name: str, data: dict[str, Any], everything: bool = False) -> bool:
-    """Whether a tool is one of git-aide's MCP tools that return memories (or any of its
+def aide_tool(name: str, data: JSONObject, everything: bool = False) -> bool:
+    """Tell whether a tool is one of git-aide's MCP tools that return memories (or any of its
     tools, `everything`), whatever the agent calls it: `mcp__git-aide__aide_recall`
     (Claude Code, Codex), `mcp_git-aide_aide_recall` (Gemini CLI), `git-aide/aide_recall`."""
     context = data.get("mcp_context")  # Gemini CLI names the server and the tool apart

@@ -14,19 +14,21 @@ from git_aide.core.memory import LAYERS, PRIORITIES, SOURCES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
 
-def _param(type_: str, description: str | None = None, **more: Any) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": type_}
+def _param(type_: str, description: str | None = None, **more: JSON) -> JSONObject:
+    """Return the schema of a parameter of type `type_`."""
+    schema: JSONObject = {"type": type_}
     if description:
         schema["description"] = description
     schema.update(more)
     return schema
 
 
-def _texts(description: str | None = None, item: dict[str, Any] | None = None
-           ) -> dict[str, Any]:
+def _texts(description: str | None = None, item: JSONObject | None = None
+           ) -> JSONObject:
+    """Return the schema of a list parameter (of strings, unless `item` says)."""
     return _param("array", description, items=item or {"type": "string"})
 
 
@@ -52,10 +54,11 @@ _WRITE = {"destructiveHint": False}
 _CHANGE = {"destructiveHint": True}
 
 
-def _tool(name: str, description: str, props: dict[str, dict[str, Any]],
+def _tool(name: str, description: str, props: dict[str, JSONObject],
           required: tuple[str, ...] = (), hints: dict[str, bool] | None = None
-          ) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "properties": props}
+          ) -> JSONObject:
+    """Return a tool's definition: its name, description, input schema and hints."""
+    schema: JSONObject = {"type": "object", "properties": props}
     if required:
         schema["required"] = list(required)
     return {"name": name, "description": description, "inputSchema": schema,
@@ -63,7 +66,7 @@ def _tool(name: str, description: str, props: dict[str, dict[str, Any]],
 
 
 #: Every tool with the bounds its arguments are checked against.
-_CHECKED: list[dict[str, Any]] = [
+_CHECKED: list[JSONObject] = [
     _tool("aide_recall",
           "Call before reading or changing files: the decisions, constraints and rules "
           "that apply to these paths, most specific first. ids: those memories in full.", {
@@ -161,7 +164,7 @@ _CHECKED: list[dict[str, Any]] = [
 
 
 
-def _listed(node: Any) -> Any:
+def _listed(node: JSON) -> JSON:
     """Give a tool as agents are given it: without the bounds of its numbers or its
     defaults, which tell a model nothing it needs and cost characters in every request
     (a call outside the bounds is still refused in the parameter's name, and a
@@ -190,8 +193,9 @@ UNLISTED = {"aide_recall": ("rev", "contributor", "tags", "detail"),
                             "remove_tags")}
 
 
-def _offered(tool: dict[str, Any]) -> dict[str, Any]:
-    """A tool as `tools/list` gives it: listed (_listed), its UNLISTED parameters left out."""
+def _offered(tool: JSONObject) -> JSONObject:
+    """Return a tool as `tools/list` gives it: listed (_listed), its UNLISTED parameters
+    left out."""
     out = _listed(tool)
     hidden = UNLISTED.get(out["name"], ())
     schema = out["inputSchema"]
@@ -200,7 +204,7 @@ def _offered(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 #: Every tool, as `tools/list` gives it (the SDK serves the same list once it runs).
-TOOLS: list[dict[str, Any]] = [_offered(t) for t in _CHECKED]
+TOOLS: list[JSONObject] = [_offered(t) for t in _CHECKED]
 
 #: The tools an agent is offered unless git config aide.mcp.tools says otherwise: the
 #: others (importing rules, the history) are the command line's more than an agent's,
@@ -209,8 +213,8 @@ DEFAULT_TOOLS = ("aide_recall", "aide_search", "aide_memories", "aide_remember",
                  "aide_update", "aide_forget")
 
 
-def offered(setting: str | None) -> tuple[list[dict[str, Any]], list[str]]:
-    """The tools `tools/list` gives for aide.mcp.tools = `setting` ("default", "all", or
+def offered(setting: str | None) -> tuple[list[JSONObject], list[str]]:
+    """Return the tools `tools/list` gives for aide.mcp.tools = `setting` ("default", "all", or
     names separated by commas or spaces, with or without "aide_"), and the names it gave
     that no tool has. A list that names no tool is the default."""
     words = (setting or "default").replace(",", " ").split()
@@ -233,7 +237,7 @@ def offered(setting: str | None) -> tuple[list[dict[str, Any]], list[str]]:
     return [t for t in TOOLS if t["name"] in wanted], unknown
 
 
-_SCHEMAS: dict[str, dict[str, Any]] = {t["name"]: t["inputSchema"] for t in _CHECKED}
+_SCHEMAS: dict[str, JSONObject] = {t["name"]: t["inputSchema"] for t in _CHECKED}
 
 
 # -- the arguments, checked against those schemas ---------------------------------------------
@@ -242,13 +246,14 @@ class ArgumentError(ValueError):
     """An argument the tool's schema does not allow, said in the parameter's own name."""
 
 
-def _shown(value: Any) -> str:
+def _shown(value: JSON) -> str:
+    """Return a value as an error shows it: JSON, cut to 60 characters."""
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _value(name: str, value: Any, schema: dict[str, Any], ids: bool = False) -> Any:
-    """`value` as the schema wants it; the obvious spellings a model may send instead (a
+def _value(name: str, value: JSON, schema: JSONObject, ids: bool = False) -> JSON:
+    """Return `value` as the schema wants it; the obvious spellings a model may send instead (a
     number as text, one string for a list) are taken as meant."""
     kind = schema["type"]
     if kind == "array":
@@ -288,11 +293,11 @@ def _value(name: str, value: Any, schema: dict[str, Any], ids: bool = False) -> 
     return value
 
 
-def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
-    """Every parameter of `tool`, from `arguments` or its default (None when it has
+def check_arguments(tool: str, arguments: JSON) -> JSONObject:
+    """Return every parameter of `tool`, from `arguments` or its default (None when it has
     none); a missing, unknown or ill-typed one is an ArgumentError naming it."""
     schema = _SCHEMAS[tool]
-    props: dict[str, dict[str, Any]] = schema["properties"]
+    props: dict[str, JSONObject] = schema["properties"]
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
@@ -301,7 +306,7 @@ def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
     if unknown:
         raise ArgumentError(f"unknown parameter {_shown(unknown[0])}: {tool} takes "
                             f"{', '.join(props)}")
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for name, prop in props.items():
         value = arguments.get(name)
         if value is None:
@@ -321,7 +326,7 @@ _FLAGS = (("(--scope GLOB)", "(give scope, a glob such as src/auth/**)"),
 
 
 def speak(message: str) -> str:
-    """An error of the shared code on one line, in the tools' terms: its CLI flags become
+    """Say an error of the shared code on one line, in the tools' terms: its CLI flags become
     parameter names (commands to run, in backquotes, are left as they are)."""
     import re
 

@@ -24,7 +24,13 @@ from git_aide.core.settings import MCP_BUDGET
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import TypeVar
+
+    from git_aide.core.jsonvalue import JSON, JSONObject
+    from git_aide.rank.recall import Hit
+
+    #: What a list of an answer is made of (hits, say).
+    T = TypeVar("T")
 
 #: Characters an agent gets from one tool call at most unless git config aide.mcp.maxChars
 #: says otherwise (core/settings.py declares it and its least value).
@@ -42,8 +48,8 @@ CLIPPABLE = ("what", "why", "subject", "dropped_value", "context_label", "reason
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-def size(doc: Any) -> int:
-    """Characters of `doc` as a client serialises it: compact JSON, Unicode kept."""
+def size(doc: JSON) -> int:
+    """Count the characters of `doc` as a client serialises it: compact JSON, Unicode kept."""
     return len(_COMPACT.encode(doc))
 
 
@@ -52,7 +58,7 @@ MOST_BASES = 50_000
 
 
 def memory_size(bases: dict[tuple[str, str], int], key: tuple[str, str],
-                item: dict[str, Any]) -> int:
+                item: JSONObject) -> int:
     """Return size(item) of a memory's item (answers.memory_doc) made of the file `key`
     (path, blob id): the keys are its record's and the same three, so its size is a
     fixed part and the sizes of the two values that change from answer to answer.
@@ -68,19 +74,19 @@ def memory_size(bases: dict[tuple[str, str], int], key: tuple[str, str],
     return base + tail
 
 
-def fitting(things: Sequence[Any], make: Callable[[Any], dict[str, Any]],
-            stub: Callable[[Any], dict[str, Any]], budget: int,
+def fitting(things: Sequence[T], make: Callable[[T], JSONObject],
+            stub: Callable[[T], JSONObject], budget: int,
             sizes: dict[int, int] | None = None,
-            measure: Callable[[Any, dict[str, Any]], int] | None = None
-            ) -> list[dict[str, Any]]:
-    """The items of a list that bound() will cut to `budget`: make(x) for the first
+            measure: Callable[[T, JSONObject], int] | None = None
+            ) -> list[JSONObject]:
+    """Return the items of a list that bound() will cut to `budget`: make(x) for the first
     things, until their sizes alone pass the budget, and stub(x) (its "uuid") for the
     rest. Any list holding all the made ones is over the budget, so bound() keeps none
     of the stubs, and names and counts them as it would the made: an answer of 50
     memories of which 10 fit parses and measures 11, not 50. `sizes`: filled with the
     made items' sizes, by id(), for bound() (measured here already); `measure(x, item)`:
     the item's size, when known otherwise than by size(item)."""
-    out: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
     total = 0
     for i, x in enumerate(things):
         item = make(x)
@@ -119,13 +125,13 @@ def _leading(sizes: Iterable[int], budget: int) -> int:
     return n
 
 
-def short(uuid: Any) -> str:
-    """The id an agent may give back: 8 characters of the uuid (a unique prefix)."""
+def short(uuid: JSON) -> str:
+    """Return the id an agent may give back: 8 characters of the uuid (a unique prefix)."""
     return str(uuid)[:8]
 
 
-def _named(x: Any) -> str | None:
-    """The short id of a list's item: a memory (full or compact), a change; None if none."""
+def _named(x: JSON) -> str | None:
+    """Return the short id of a list's item: a memory (full or compact), a change; None if none."""
     if isinstance(x, dict):
         ident = x.get("uuid") or x.get("id")
         if isinstance(ident, str) and ident:
@@ -133,16 +139,17 @@ def _named(x: Any) -> str | None:
     return None
 
 
-def _ids(items: list[Any], most: int) -> list[str]:
+def _ids(items: list[JSON], most: int) -> list[str]:
+    """Return the short ids of the first `most` items."""
     return [i for i in map(_named, items[:most]) if i is not None]
 
 
-def compact(hit: Any) -> dict[str, Any]:
-    """A memory as the read tools give it by default (app/answers.py's Hit in): what an
+def compact(hit: Hit) -> JSONObject:
+    """Return a memory as the read tools give it by default (app/answers.py's Hit in): what an
     agent acts on, and no field that is the same for most memories or only bookkeeping
     (dates, path, contributor, source, score)."""
     record = hit.entry.record
-    item: dict[str, Any] = {"id": short(record["uuid"]), "layer": record["layer"]}
+    item: JSONObject = {"id": short(record["uuid"]), "layer": record["layer"]}
     if record.get("scope"):
         item["scope"] = record["scope"]
     item["what"] = record["what"]
@@ -160,22 +167,22 @@ def compact(hit: Any) -> dict[str, Any]:
     return item
 
 
-def compact_source(source: dict[str, Any]) -> dict[str, Any]:
-    """The part of a compact document that says where it was read: nothing for the
+def compact_source(source: JSONObject) -> JSONObject:
+    """Return the part of a compact document that says where it was read: nothing for the
     working tree, else the revision and its commit."""
     if source.get("kind") in (None, "worktree"):
         return {}
     return {"source": {"rev": source.get("rev"), "commit": source.get("commit")}}
 
 
-def clip(item: dict[str, Any], room: int) -> dict[str, Any] | None:
-    """`item` with its longest texts cut until it takes at most `room` characters, marked
+def clip(item: JSONObject, room: int) -> JSONObject | None:
+    """Return `item` with its longest texts cut until it takes at most `room` characters, marked
     `"clipped": true`; None when cutting texts cannot get it there."""
-    out: dict[str, Any] = json.loads(json.dumps(item))
+    out: JSONObject = json.loads(json.dumps(item))
     out["clipped"] = True
 
-    def leaves(node: Any) -> list[tuple[Any, Any]]:
-        found: list[tuple[Any, Any]] = []
+    def leaves(node: JSON) -> list[tuple[JSONObject, str]]:
+        found: list[tuple[JSONObject, str]] = []
         if isinstance(node, dict):
             for k, v in node.items():
                 if isinstance(v, str) and k in CLIPPABLE:
@@ -201,10 +208,10 @@ def clip(item: dict[str, Any], room: int) -> dict[str, Any] | None:
     return out
 
 
-def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
+def bound(doc: JSONObject, keys: tuple[str, ...] | list[str], budget: int,
           hint: str | Callable[[int], str], sizes: dict[int, int] | None = None
-          ) -> dict[str, Any]:
-    """`doc` within `budget`: unchanged when it fits; else the first items of its lists
+          ) -> JSONObject:
+    """Return `doc` within `budget`: unchanged when it fits; else the first items of its lists
     `keys` (in that order, as if one list) that fit, with `truncated` and `more`; `hint`
     says how to get the rest (a function of how many items were kept, or a text).
     `sizes`: items' sizes by id(), measured already (fitting()); it gets the sizes
@@ -216,7 +223,7 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
     # each candidate the search below tries.
     known = {} if sizes is None else sizes
 
-    def measured(x: Any) -> int:
+    def measured(x: JSON) -> int:
         n = known.get(id(x))
         if n is None:
             n = known[id(x)] = size(x)
@@ -224,7 +231,7 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
 
     listed = {k for k, _v in lists}
 
-    def sized(out: dict[str, Any]) -> int:
+    def sized(out: JSONObject) -> int:
         frame = size({k: ([] if k in listed else v) for k, v in out.items()})
         for k in listed:
             kept = out.get(k) or ()
@@ -244,10 +251,10 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
     named = [x for _k, items in lists for x in items]
     named_ids = [_named(x) for x in named]
 
-    def make(n: int, first: dict[str, Any] | None = None, ids: int = MORE_IDS,
-             with_hint: bool = True) -> dict[str, Any]:
+    def make(n: int, first: JSONObject | None = None, ids: int = MORE_IDS,
+             with_hint: bool = True) -> JSONObject:
         out = dict(doc)
-        more: dict[str, Any] = {}
+        more: JSONObject = {}
         kept = n
         for k, items in lists:
             take = min(n, len(items))
@@ -292,27 +299,27 @@ def bound(doc: dict[str, Any], keys: tuple[str, ...] | list[str], budget: int,
     return make(n)
 
 
-def bound_log(doc: dict[str, Any], budget: int, hint: Callable[[int], str]
-              ) -> dict[str, Any]:
-    """A log document within `budget`: the first commits that fit, then as many of
+def bound_log(doc: JSONObject, budget: int, hint: Callable[[int], str]
+              ) -> JSONObject:
+    """Return a log document within `budget`: the first commits that fit, then as many of
     their changes and conflicts as fit, in order; a commit whose changes were cut says
     how many and names the first; commits left out are counted, with `hint(shown)`, the
     call that continues."""
     if size(doc) <= budget:
         return doc
-    commits: list[dict[str, Any]] = doc.get("commits", [])
+    commits: list[JSONObject] = doc.get("commits", [])
     cut_keys = ("changes", "conflicts")
 
-    def units(c: dict[str, Any]) -> int:
+    def units(c: JSONObject) -> int:
         return sum(len(c.get(k) or ()) for k in cut_keys)
 
-    def make(shown: int, keep: int) -> dict[str, Any]:
-        out: dict[str, Any] = dict(doc)
+    def make(shown: int, keep: int) -> JSONObject:
+        out: JSONObject = dict(doc)
         kept = []
         for c in commits[:shown]:
             c2 = dict(c)
-            more: dict[str, Any] = {}
-            rest: list[Any] = []
+            more: JSONObject = {}
+            rest: list[JSON] = []
             for k in cut_keys:
                 items = c.get(k)
                 if not isinstance(items, list):
@@ -346,7 +353,7 @@ def bound_log(doc: dict[str, Any], budget: int, hint: Callable[[int], str]
 
 
 def cap(text: str, budget: int) -> str:
-    """`text` within `budget` characters, cut after a whole line when it must be."""
+    """Return `text` within `budget` characters, cut after a whole line when it must be."""
     if len(text) <= budget:
         return text
     note = f"… (cut: an answer holds at most {budget} characters)"
@@ -364,7 +371,7 @@ def _flat(text: str | None) -> str:
     return folded(text).replace("\n", "\n  ")
 
 
-def _more_line(more: dict[str, Any], left: int, what: str) -> str:
+def _more_line(more: JSONObject, left: int, what: str) -> str:
     ids = more.get("ids") or []
     named = ", ".join(f"`{i}`" for i in ids) + (" …" if 0 < len(ids) < left else "")
     line = f"{left} more {what} not shown" + (f": {named}" if named else "")
@@ -372,7 +379,7 @@ def _more_line(more: dict[str, Any], left: int, what: str) -> str:
     return line + (f"; {hint}" if hint else "")
 
 
-def _memory_line(m: dict[str, Any], rank: int = 0) -> str:
+def _memory_line(m: JSONObject, rank: int = 0) -> str:
     scope = f"[{m['scope']}] " if m.get("scope") else ""
     if rank:  # numbered in the answer's order, the layer a label
         scope = f"{m.get('layer')} {scope}"
@@ -388,7 +395,7 @@ def _memory_line(m: dict[str, Any], rank: int = 0) -> str:
         f"{scope}{_flat(m.get('what'))}{why}{said} `{_named(m) or '?'}`"
 
 
-def memories_text(doc: dict[str, Any], empty: str = "No memories.",
+def memories_text(doc: JSONObject, empty: str = "No memories.",
                   budget: int = BUDGET, ranked: bool = True) -> str:
     """Return a recall / search / list document as short markdown: `ranked` (recall,
     search), numbered in the answer's order with the layer a label; else (list) grouped
@@ -416,8 +423,8 @@ def memories_text(doc: dict[str, Any], empty: str = "No memories.",
     return cap("\n".join(lines), budget)
 
 
-def diff_text(doc: dict[str, Any], budget: int = BUDGET) -> str:
-    """A diff document as short markdown."""
+def diff_text(doc: JSONObject, budget: int = BUDGET) -> str:
+    """Return a diff document as short markdown."""
     lines = []
     for key, sign in (("added", "+"), ("forgotten", "-")):
         for m in doc.get(key, []):
@@ -436,8 +443,8 @@ def diff_text(doc: dict[str, Any], budget: int = BUDGET) -> str:
     return cap("\n".join(lines) if lines else "No memory changes.", budget)
 
 
-def log_text(doc: dict[str, Any], budget: int = BUDGET) -> str:
-    """A log document as short markdown."""
+def log_text(doc: JSONObject, budget: int = BUDGET) -> str:
+    """Return a log document as short markdown."""
     lines = []
     for c in doc.get("commits", []):
         more = c.get("more") or {}
@@ -461,8 +468,8 @@ def log_text(doc: dict[str, Any], budget: int = BUDGET) -> str:
     return cap("\n".join(lines) if lines else "No commits changed memories.", budget)
 
 
-def import_text(doc: dict[str, Any], budget: int = BUDGET) -> str:
-    """An import document as short markdown: the counts, each memory with its id, what
+def import_text(doc: JSONObject, budget: int = BUDGET) -> str:
+    """Return an import document as short markdown: the counts, each memory with its id, what
     was skipped and why, the warnings."""
     more = doc.get("more") or {}
     imported = doc.get("imported", [])

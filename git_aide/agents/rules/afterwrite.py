@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from git_aide.cache.folder import Cache
+    from git_aide.core.jsonvalue import JSONObject
     from git_aide.gitio.repo import Repo
 
 
@@ -25,7 +24,7 @@ class Followed:
     one line each, and as [{path, state, staged}] for --json) and the warnings."""
 
     lines: list[str] = field(default_factory=list)
-    exported: list[dict[str, Any]] = field(default_factory=list)
+    exported: list[JSONObject] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -50,7 +49,7 @@ def after_write(repo: Repo, cache: Cache, kind: str, channel: str, uuids: list[s
     return out
 
 
-def shared(record: dict[str, Any] | None) -> bool:
-    """Whether a record written is one an export may hold (not a personal memory)."""
+def shared(record: JSONObject | None) -> bool:
+    """Tell whether a record written is one an export may hold (not a personal memory)."""
     return record is not None and not (record.get("layer") == "preferences"
                                        and record.get("shared") is False)

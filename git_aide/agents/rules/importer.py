@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any
 
 from git_aide.agents.rules.frontmatter import combine_globs
 from git_aide.agents.rules.markdown import parse
@@ -31,7 +30,9 @@ from git_aide.core.errors import AideError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from git_aide.agents.rules.frontmatter import Meta
     from git_aide.cache.folder import Cache
+    from git_aide.core.jsonvalue import JSONObject
     from git_aide.gitio.repo import Repo
 
 #: Files an agent reads at every session start: their rules are team-wide guidelines.
@@ -105,8 +106,8 @@ def _refuse(path: str, shown: str, st: os.stat_result | None) -> None:
 
 # -- which layer and scope a file's rules get -----------------------------------------
 
-def file_defaults(name: str, meta: dict[str, Any]) -> tuple[str, str | None]:
-    """The layer and scope of a file's rules, from its name and front matter.
+def file_defaults(name: str, meta: Meta) -> tuple[str, str | None]:
+    """Return the layer and scope of a file's rules, from its name and front matter.
 
     Always-on rules (CLAUDE.md and the like, `alwaysApply: true`, `trigger: always_on`,
     `applyTo: "**"`) are guidelines; glob-scoped rules are area_context with that
@@ -186,7 +187,7 @@ def discover(repo: Repo, top: str) -> list[str]:
 # -- import ---------------------------------------------------------------------------
 
 def import_doc(repo: Repo, cache: Cache, files: list[str], *, layer: str | None = None,
-               scope: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+               scope: str | None = None, dry_run: bool = False) -> JSONObject:
     """Import rules files (paths relative to the current directory; none: every rules
     file of the working tree) and the files they `@import`; the --json document."""
     top = repo.require_worktree("import")
@@ -249,7 +250,7 @@ def _read_text(path: str, shown: str | None = None) -> str | None:
 def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
                 layer: str | None = None, scope: str | None = None,
                 context_label: str | None = None, dry_run: bool = False,
-                generated_by: dict[str, Any] | None = None) -> dict[str, Any]:
+                generated_by: JSONObject | None = None) -> JSONObject:
     """Import rules given as text (`name` stands for the file in `why`); the --json document.
     `generated_by`: the agent that gave them (memory.by_agent), marked on each memory."""
     repo.require_worktree("import")
@@ -262,7 +263,7 @@ def import_text(repo: Repo, cache: Cache, text: str, *, name: str = "import",
 
 def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, layer: str | None,
             scope: str | None, label: str | None, dry_run: bool,
-            generated_by: dict[str, Any] | None = None) -> dict[str, Any]:
+            generated_by: JSONObject | None = None) -> JSONObject:
     from git_aide.app import store
     from git_aide.app.context import Context
     from git_aide.core import memory
@@ -280,13 +281,13 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
         r = e.record
         if r.get("shared", True) is not False:
             have.setdefault((r["layer"], r["scope"], r["what"].strip()), r["uuid"])
-    imported: list[dict[str, Any]] = []
-    skipped: list[dict[str, Any]] = []
+    imported: list[JSONObject] = []
+    skipped: list[JSONObject] = []
     warnings: list[str] = []
     paths: list[str] = []
     near = 0
     seen: set[tuple[str, str | None, str]] = set()
-    left_out: list[dict[str, Any]] = []
+    left_out: list[JSONObject] = []
     for name, kind, text in texts:
         doc = parse(text)
         left_out += [{"where": f"{name}:{line}", "reason": why} for line, why in doc.dropped]
@@ -353,15 +354,15 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
             if not repo.stage(add=paths, remove=[]):
                 warnings.append("the index is locked by another git process: the memories "
                                 "were written but not staged; run `git add .aide/memories`")
-    answer: dict[str, Any] = {"imported": imported, "skipped": skipped, "dry_run": dry_run,
+    answer: JSONObject = {"imported": imported, "skipped": skipped, "dry_run": dry_run,
                               "files": [name for name, _k, _t in texts], "left_out": left_out,
                               "warnings": warnings}
     answer["summary"] = summary(answer)
     return answer
 
 
-def summary(doc: dict[str, Any]) -> str:
-    """One line: what was imported from which files, what was there already, and what
+def summary(doc: JSONObject) -> str:
+    """Say in one line what was imported from which files, what was there already, and what
     of the files was left out and why (`git aide import --json` lists each)."""
     n = len(doc["imported"])
     kept = sum(s["reason"] in ("exists", "repeated") for s in doc["skipped"])
@@ -377,7 +378,7 @@ def summary(doc: dict[str, Any]) -> str:
     return line + "."
 
 
-def _resolve(meta: dict[str, Any], name: str, it: Item, layer: str | None,
+def _resolve(meta: Meta, name: str, it: Item, layer: str | None,
              scope: str | None,
              known: dict[tuple[bool, str | None, str | None], tuple[str, str | None] | str]
              ) -> tuple[str, str | None, str]:

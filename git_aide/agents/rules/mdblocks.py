@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 #: How deep markdown-it nests blocks; deeper input is read as plain text, so that a
 #: hostile file of ten thousand nested quotes costs no more than a flat one.
@@ -68,7 +72,8 @@ class Entry:
         return "\n".join(render_blocks(self.blocks, "")).strip()
 
 
-def _parser() -> Any:
+def _parser() -> MarkdownIt:
+    """Make the block-level markdown parser."""
     # markdown-it is only needed on the import and export paths (never by recall or the
     # hooks): imported here, once per process.
     from markdown_it import MarkdownIt
@@ -81,7 +86,7 @@ def _parser() -> Any:
 
 
 # The parser, made at the first import or export of a process.
-_MD: Any = None
+_MD: MarkdownIt | None = None
 
 
 def blocks(lines: list[str], offset: int) -> list[Block]:
@@ -99,11 +104,11 @@ def blocks(lines: list[str], offset: int) -> list[Block]:
 class _Tree:
     """markdown-it's flat token stream read back into nested blocks."""
 
-    def __init__(self, tokens: list[Any], lines: list[str], offset: int) -> None:
+    def __init__(self, tokens: list[Token], lines: list[str], offset: int) -> None:
         self.tokens, self.lines, self.offset = tokens, lines, offset
 
-    def line(self, tok: Any) -> int:
-        """The 1-based line of the file where a token's block starts."""
+    def line(self, tok: Token) -> int:
+        """Return the 1-based line of the file where a token's block starts."""
         return (tok.map[0] if tok.map else 0) + self.offset + 1
 
     def close(self, i: int) -> int:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from typing import Any
 
 from git_aide.app.doctor import Finding
 from git_aide.gitio.repo import Repo
@@ -17,6 +16,7 @@ from git_aide.gitio.repo import Repo
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from git_aide.agents.setup.probe import Answer, Server
+    from git_aide.core.jsonvalue import JSON
 
 
 def findings(repo: Repo) -> list[Finding]:
@@ -74,8 +74,8 @@ _USER_MAX = 32 << 20
 _CODEX_MAX = 1 << 20
 
 
-def _user_json(path: str) -> Any:
-    """A user's JSON settings file (comments allowed, as the agents allow), or None when
+def _user_json(path: str) -> JSON:
+    """Read a user's JSON settings file (comments allowed, as the agents allow), or None when
     it is absent, unreadable, not a regular file, too large or not JSON."""
     import json
     import stat
@@ -130,7 +130,7 @@ def _claude(top: str) -> Finding:
     home = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
     state = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~"),
                          ".claude.json")
-    places: list[tuple[str, Any]] = [
+    places: list[tuple[str, JSON]] = [
         (".claude/settings.local.json", _user_json(os.path.join(top, ".claude",
                                                                  "settings.local.json"))),
         (".claude/settings.json", _user_json(os.path.join(top, ".claude", "settings.json"))),
@@ -157,8 +157,8 @@ def _claude(top: str) -> Finding:
                    ".claude/settings.local.json", note=True)
 
 
-def _names(value: Any, name: str) -> bool:
-    """Whether a settings list names the server."""
+def _names(value: JSON, name: str) -> bool:
+    """Tell whether a settings list names the server."""
     return isinstance(value, list) and name in value
 
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.core.jsonvalue import JSON
 
 
 def newline(text: str) -> str:
@@ -143,8 +146,8 @@ class Document:
             gap = " " if key_sep.endswith(" ") else ""
         return key_sep, gap, bool(flat)
 
-    def value(self, node: Node) -> Any:
-        """The value at `node`."""
+    def value(self, node: Node) -> JSON:
+        """Return the value at `node`."""
         return json.loads(self.text[node.start:node.end])
 
     def member(self, box: Node, key: str) -> int | None:
@@ -169,8 +172,8 @@ class Document:
         end = box.head(0) if box.items else box.end - 1
         return "\n" in self.text[box.start:end]
 
-    def render(self, value: Any, ind: str, flat: bool) -> str:
-        """`value` in this file's layout; `ind`: the indent of the line it starts on."""
+    def render(self, value: JSON, ind: str, flat: bool) -> str:
+        """Write `value` in this file's layout; `ind`: the indent of the line it starts on."""
         inner = ind + self.unit
         if isinstance(value, dict) and value:
             parts = [json.dumps(k, ensure_ascii=False) + self.key_sep
@@ -189,13 +192,13 @@ class Document:
         return (brackets[0] + self.nl + f",{self.nl}".join(inner + p for p in parts)
                 + self.nl + ind + brackets[1])
 
-    def item(self, key: str | None, value: Any, ind: str, flat: bool) -> str:
-        """An object member (or an array element, without a key) as text."""
+    def item(self, key: str | None, value: JSON, ind: str, flat: bool) -> str:
+        """Write an object member (or an array element, without a key) as text."""
         head = "" if key is None else json.dumps(key, ensure_ascii=False) + self.key_sep
         return head + self.render(value, ind, flat)
 
-    def append(self, box: Node, new: list[tuple[str | None, Any]]) -> Edit:
-        """The edit that adds `new` after the last item of `box`, laid out as its items
+    def append(self, box: Node, new: list[tuple[str | None, JSON]]) -> Edit:
+        """Return the edit that adds `new` after the last item of `box`, laid out as its items
         are: one a line at their indent, or on their line; in an empty container, on
         new lines when it spans lines, else on its line."""
         text = self.text

@@ -24,7 +24,9 @@ from git_aide.core.memory import imported_from
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import Any
+
+    from git_aide.agents.rules.frontmatter import Meta, MetaValue
+    from git_aide.core.jsonvalue import JSONObject
 
 #: The agents whose native loading is known.
 AGENTS = ("claude", "codex", "cursor", "gemini", "copilot", "vscode")
@@ -154,8 +156,8 @@ class Loaded:
         self._holding: dict[str, list[int]] = {}
         self._raw = raw
 
-    def has(self, record: dict[str, Any]) -> bool:
-        """Whether a memory is already in these files: imported from one of them (from a
+    def has(self, record: JSONObject) -> bool:
+        """Tell whether a memory is already in these files: imported from one of them (from a
         line the agent loads), or its text (its words, in order) written in one of them."""
         origin = imported_from(record)
         if origin is not None and origin[0] in self.files and (
@@ -441,7 +443,8 @@ def _rules(top: str, folder: str, suffix: str | tuple[str, ...], key: str,
     return out
 
 
-def _front_matter(full: str) -> dict[str, Any] | None:
+def _front_matter(full: str) -> Meta | None:
+    """Read the front matter of the rules file at `full`; None when it cannot be read."""
     text = _read(full)
     if text is None:
         return None
@@ -453,8 +456,8 @@ def _front_matter(full: str) -> dict[str, Any] | None:
     return meta
 
 
-def _applies(top: str, globs: Any, rel: str | None) -> bool:
-    """Whether a rules file's globs cover everything, or the repo-relative `rel`."""
+def _applies(top: str, globs: MetaValue, rel: str | None) -> bool:
+    """Tell whether a rules file's globs cover everything, or the repo-relative `rel`."""
     from git_aide.agents.rules.frontmatter import combine_globs
     from git_aide.core import scope as scopes
 

@@ -9,13 +9,16 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from git_aide.agents.setup.codextoml import toml_load
 from git_aide.agents.setup.config import FILES
 from git_aide.agents.setup.entries import SERVER, is_our_server
 from git_aide.agents.setup.settingsfile import MAX_JSON, MAX_TOML, json_text, read_settings
 from git_aide.core.errors import AideError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.core.jsonvalue import JSON, JSONObject
 
 #: Each agent's name for people.
 NAMES = {"claude": "Claude Code", "codex": "Codex", "copilot": "Copilot CLI",
@@ -64,8 +67,8 @@ class Answer:
     fix: str = ""
 
 
-def _positive(value: Any) -> float | None:
-    """A positive number from a settings value, else None."""
+def _positive(value: JSON) -> float | None:
+    """Return a positive number from a settings value (or the environment), else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
     try:
@@ -75,8 +78,8 @@ def _positive(value: Any) -> float | None:
     return number if number > 0 else None
 
 
-def _wait(agent: str, rel: str, entry: dict[str, Any]) -> tuple[float, str]:
-    """How long `agent` waits for the server's `initialize` answer, and why."""
+def _wait(agent: str, rel: str, entry: JSONObject) -> tuple[float, str]:
+    """Return how long `agent` waits for the server's `initialize` answer, and why."""
     name = NAMES[agent]
     if agent == "claude":
         ms = _positive(os.environ.get("MCP_TIMEOUT"))
@@ -166,20 +169,22 @@ def probe(top: str, command: str, args: tuple[str, ...], wait: float) -> Answer:
             return Answer(None, error=f"`{command}` cannot be started ({e.strerror})",
                           fix="reinstall git-aide")
         assert proc.stdin is not None and proc.stdout is not None
+        stdin, stdout = proc.stdin, proc.stdout
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
         buffer = b""
         ended = False  # it closed its output: it is exiting by itself
 
-        def send(message: dict[str, Any]) -> None:
+        def send(message: JSONObject) -> None:
+            """Send one message to the server, on its own line."""
             try:
-                proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
-                proc.stdin.flush()  # type: ignore[union-attr]
+                stdin.write(json.dumps(message).encode() + b"\n")
+                stdin.flush()
             except OSError:
                 pass  # it exited: reading says so
 
-        def answer(ident: int, deadline: float) -> dict[str, Any] | None:
-            """The response to request `ident`; None at the deadline or at its end."""
+        def answer(ident: int, deadline: float) -> JSONObject | None:
+            """Return the response to request `ident`; None at the deadline or at its end."""
             nonlocal buffer, ended
             while True:
                 while b"\n" in buffer:
@@ -193,7 +198,7 @@ def probe(top: str, command: str, args: tuple[str, ...], wait: float) -> Answer:
                 left = deadline - time.monotonic()
                 if left <= 0 or not sel.select(left):
                     return None
-                chunk = os.read(proc.stdout.fileno(), 65536)  # type: ignore[union-attr]
+                chunk = os.read(stdout.fileno(), 65536)
                 if not chunk:
                     ended = True
                     return None
