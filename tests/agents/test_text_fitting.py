@@ -1,4 +1,4 @@
-"""An answer cut to the budget makes only the items that may fit (agents/mcp/text.fitting):
+"""An answer cut to the budget makes only the items that may fit (agents/mcp/answersize.fitting):
 what the agent gets is the answer made of every item, cut the same way."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from git_aide.agents.mcp import text
-from git_aide.agents.mcp.text import bound, fitting, size
+from git_aide.agents.mcp import answersize
+from git_aide.agents.mcp.answersize import bound, fitting, size
 
 
 def item(rng: random.Random, i: int) -> dict[str, Any]:
@@ -49,7 +49,7 @@ def test_the_cut_answer_is_the_one_every_item_makes(seed: int) -> None:
 def test_a_cut_is_the_one_measuring_every_item_gives(seed: int,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # bound() knows a cut of more items than fit by their sizes alone to be over the
-    # budget without measuring it (text._leading): the answer is the one it gives when
+    # budget without measuring it (answersize._leading): the answer is the one it gives when
     # every cut tried is measured.
     rng = random.Random(seed)
     lists = {"added": [item(rng, i) for i in range(rng.randrange(0, 30))],
@@ -64,14 +64,14 @@ def test_a_cut_is_the_one_measuring_every_item_gives(seed: int,
 
     got = cut()
     total = sum(len(v) for v in lists.values())
-    monkeypatch.setattr(text, "_leading", lambda _sizes, _budget: total)
+    monkeypatch.setattr(answersize, "_leading", lambda _sizes, _budget: total)
     assert got == cut()
     assert size(got) <= budget or set(got) == {"truncated", "more"}
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_a_memory_measured_again_has_the_size_of_its_item(seed: int) -> None:
-    # A warm server measures a memory's record once (text.memory_size) and its match's
+    # A warm server measures a memory's record once (answersize.memory_size) and its match's
     # scope and score each time: the size is the item's, whatever the record holds
     # (a "score" of its own too) and whatever it matched with.
     rng = random.Random(seed)
@@ -86,5 +86,5 @@ def test_a_memory_measured_again_has_the_size_of_its_item(seed: int) -> None:
         doc = dict(record)
         doc["matched_scope"] = rng.choice([None, "src/", "src/é/**/*.py", 'a"b'])
         doc["score"] = rng.choice([None, rng.random() * 10, 0.0, 12.5])
-        assert text.memory_size(bases, (record["path"], "blob-" + record["uuid"]), doc) \
+        assert answersize.memory_size(bases, (record["path"], "blob-" + record["uuid"]), doc) \
             == size(doc)

@@ -73,8 +73,8 @@ def _structured_uuids(value: JSON) -> list[str]:
 
 def _strings(value: JSON) -> str:
     """Return every string inside a JSON value, one per line (tool responses come in many
-    shapes), less what a cut MCP answer names without showing it (agents/mcp/text.py): its `more`
-    and the line "N more ... not shown: ids" of its text."""
+    shapes), less what a cut MCP answer names without showing it (agents/mcp/answersize.py):
+    its `more` and the line "N more ... not shown: ids" of its text."""
     if isinstance(value, str):
         if value.lstrip().startswith("{"):  # structured content given as JSON text
             import json

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 def aide_diff(mem: ServerState, a: JSONObject) -> Answer:
     """Return what changed between two sources (as `diff --json`)."""
-    from git_aide.agents.mcp.text import bound, diff_text
+    from git_aide.agents.mcp.answersize import bound
+    from git_aide.agents.mcp.text import diff_text
     from git_aide.app.diff import diff_doc
 
     repo = mem.repo()
@@ -30,7 +31,8 @@ def aide_diff(mem: ServerState, a: JSONObject) -> Answer:
 
 def aide_log(mem: ServerState, a: JSONObject) -> Answer:
     """Return the commits that changed memories (as `log --json`), from `skip` on."""
-    from git_aide.agents.mcp.text import bound_log, log_text
+    from git_aide.agents.mcp.answersize import bound_log
+    from git_aide.agents.mcp.text import log_text
     from git_aide.app.log import log_doc
 
     repo = mem.repo()

@@ -35,16 +35,9 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Hit], full: bool,
     short ids, and what its rules files hold): left out of a compact answer, named in
     its `given`. `gave`: gets the uuids of the memories the answer holds. `bases`: the
     server's sizes of the memories' items, kept between calls (ServerState.item_sizes,
-    text.memory_size)."""
-    from git_aide.agents.mcp.text import (
-        bound,
-        compact,
-        compact_source,
-        fitting,
-        memories_text,
-        memory_size,
-        short,
-    )
+    answersize.memory_size)."""
+    from git_aide.agents.mcp.answersize import bound, fitting, memory_size, short
+    from git_aide.agents.mcp.text import compact, compact_source, memories_text
     from git_aide.app import answers
 
     cap = budget(repo)

@@ -4,7 +4,7 @@ The tools keep aide-memory's names and parameters, and call the same functions a
 commands (answers.py, store.py). A read tool's structured content is a compact document
 of the memories by default (agents/mcp/text.py's compact()), and with `detail: "full"` the
 document the matching command prints with `--json`; its text is a short markdown
-rendering; both within a budget of characters (agents/mcp/text.py). The process stays up
+rendering; both within a budget of characters (agents/mcp/answersize.py). The process stays up
 between calls, so its imports, its repository handle and its full-text index stay warm
 (warm/state.py's ServerState); every call learns what changed in its source (the index, a
 tree, and the memory files that differ from the index: from git status, or from the
@@ -141,6 +141,7 @@ def warm_up(tools: list[JSONObject] | None = None, client: str | None = None
     Returns the server and its state."""
     mem = ServerState()
     server = build(mem, tools=tools, client=client)
+    import git_aide.agents.mcp.answersize  # noqa: F401
     import git_aide.agents.mcp.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
     import git_aide.app.diff  # noqa: F401

@@ -20,7 +20,7 @@ def _written(repo: Repo, doc: JSONObject, text: str, then: Followed | None = Non
              ) -> Answer:
     """Return a writing tool's answer: its document and text with its warnings, in budget;
     `then`: what followed the write (the rules files aide.export.auto refreshed)."""
-    from git_aide.agents.mcp.text import bound, cap
+    from git_aide.agents.mcp.answersize import bound, cap
 
     if then is not None:
         if then.exported:
@@ -135,7 +135,7 @@ def aide_forget(mem: ServerState, a: JSONObject) -> Answer:
 
 def aide_import(mem: ServerState, a: JSONObject) -> Answer:
     """Import rules text as memories (as `import --json`), each named by its id."""
-    from git_aide.agents.mcp.text import bound
+    from git_aide.agents.mcp.answersize import bound
     from git_aide.agents.mcp.text import import_text as render
     from git_aide.agents.rules.afterwrite import after_write
     from git_aide.agents.rules.importer import import_text
