@@ -78,8 +78,8 @@ def pairs(ds: quality.Dataset, model: Path | None) -> list[tuple[str, float, flo
                 pair = (key[older.uuid], key[newer.uuid])
                 said = "superseded" if pair in truth else \
                     "near duplicates" if frozenset(pair) in near else "distinct"
-                out.append((said, jaccard(words(older.what), words(newer.what)), cos,
-                            not lacking(older.what, newer.what)))
+                out.append((said, jaccard(words(older.read_what()), words(newer.read_what())), cos,
+                            not lacking(older.read_what(), newer.read_what())))
         finally:
             os.chdir(here)
     return out

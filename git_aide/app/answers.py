@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
 
+    from git_aide.app.queries import ListQuery, RecallQuery, SearchQuery
+    from git_aide.app.search import Progress
     from git_aide.app.semantic import Semantic
     from git_aide.app.store import Written
     from git_aide.cache.folder import Cache
@@ -37,23 +39,20 @@ def filters(layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | li
     return Filters(layers=tuple(layers), tags=tuple(tags), contributor=contributor)
 
 
-def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, paths: tuple[str, ...] | list[str],
-                *, query: str | None = None, layers: tuple[str, ...] | list[str] = (),
-                tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
-                limit: int | None = None, count: bool = True, index: FullText | None = None,
-                scoped_only: bool = False, semantic: Semantic | None = None,
-                always: bool = False, memo: AnswerMemo | None = None) -> list[Hit]:
-    """Return `recall`'s memories relevant to `paths`, in recall order, cut at the limit.
+def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, ask: RecallQuery, *,
+                index: FullText | None = None, semantic: Semantic | None = None,
+                memo: AnswerMemo | None = None, count: bool = True) -> list[Hit]:
+    """Return `recall`'s memories relevant to the paths `ask` names, in recall order, cut
+    at the limit.
 
-    `index`: an open full-text index to reuse (the server keeps one); `count`: add the
-    recall to the per-machine stats; `scoped_only`: only the memories whose scope covers
-    a path (a hook injects a file's own memories): project-wide memories are not decoded
-    and no weak candidates (mentions, the file's stem elsewhere) are looked for;
-    `semantic`: the model's state, whose cosines re-order the candidates of a --query;
-    `always`: the always-on memories (priority always) that pass the filters follow the
-    answer, beyond its limit, when it does not hold them already; `memo`: what a
-    long-lived process keeps between calls (a command passes none).
+    `index`: an open full-text index to reuse (the server keeps one); `semantic`: the
+    model's state, whose cosines re-order the candidates of a question; `memo`: what a
+    long-lived process keeps between calls (a command passes none); `count`: add the
+    recall to the per-machine stats.
     """
+    paths, query, limit = ask.paths, ask.question, ask.limit
+    layers, tags, contributor = ask.layers, ask.tags, ask.contributor
+    scoped_only, always = ask.scoped_only, ask.always
     from git_aide.rank import recall as rc
     from git_aide.rank.mentions import MentionFinder
     from git_aide.rank.selection import Hit, query_paths
@@ -164,7 +163,7 @@ def always_on(snap: Snapshot) -> list[Entry]:
         return out
 
     return [e for e in mentioning(snap, found, lambda _c: False)
-            if e.record.get("priority") == "always"]
+            if e.read_record().get("priority") == "always"]
 
 
 def _paused(work: Any, *args: Any) -> Any:
@@ -270,18 +269,16 @@ def _strong_matches(snap: Snapshot, ft: FullText, query: str, relevant: Any) -> 
             and not relevant(e.compiled)][:ELSEWHERE_MATCHES]
 
 
-def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
-                layers: tuple[str, ...] | list[str] = (),
-                tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
-                limit: int | None = None, progress: Any = None, mode: str = "auto",
-                semantic: Semantic | None = None, memo: AnswerMemo | None = None
-                ) -> list[Hit]:
-    """`search`: the memories matching `query` that pass the --layer / --tag /
-    --contributor filters, best first. `mode`: "auto" (by words and, when a model is
-    configured, meaning), "keyword" or "semantic"; `semantic`: the model's state
-    (app/semantic.py; None: by words); `memo`: what a long-lived process keeps between
-    calls (a command passes none)."""
+def search_hits(repo: Repo, snap: Snapshot, ft: FullText, ask: SearchQuery, *,
+                progress: Progress | None = None, semantic: Semantic | None = None,
+                memo: AnswerMemo | None = None) -> list[Hit]:
+    """Return `search`'s memories: those matching `ask`'s words that pass its filters,
+    best first. `semantic`: the model's state (app/semantic.py; None: by words);
+    `memo`: what a long-lived process keeps between calls (a command passes none)."""
     from git_aide.app import search as sr
+
+    query, limit, mode = ask.text, ask.limit, ask.mode
+    layers, tags, contributor = ask.layers, ask.tags, ask.contributor
 
     if not query.strip():
         from git_aide.core.errors import UsageError
@@ -310,7 +307,7 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, query: str, *,
         # match, and only memories whose files spell them are read.
         entries = sr.fragment_candidates(snap, query)
     return sr.search_entries(ft, snap.entries if entries is None else entries, query,
-                     filters(layers, tags, contributor), lim, memo.rank, progress)
+                             filters(layers, tags, contributor), lim, memo.rank, progress)
 
 
 def chosen_hits(entries: list[Entry]) -> list[Hit]:
@@ -320,32 +317,28 @@ def chosen_hits(entries: list[Entry]) -> list[Hit]:
     return [Hit(e, e.scope) for e in entries]
 
 
-def list_hits(snap: Snapshot, **given: Any) -> list[Hit]:
-    """`list`: every memory of `snap` that passes the filters (see listed)."""
-    return listed(snap.entries, **given)
+def list_hits(snap: Snapshot, ask: ListQuery) -> list[Hit]:
+    """Return `list`'s memories: every memory of `snap` that passes `ask`'s filters."""
+    return listed(snap.entries, ask)
 
 
-def listed(entries: list[Entry], *, layers: tuple[str, ...] | list[str] = (),
-           tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
-           scope: str | None = None, priority: str | None = None, by: str | None = None,
-           generated_by: str | None = None) -> list[Hit]:
-    """Return the `entries` that pass `list`'s filters, as hits in its order. `scope`:
-    only the memories scoped at or under that place (core/scope.py's `under`; empty:
-    all); `priority`: only the always-on memories ("always") or only the others
-    ("normal"); `by`: only those an
-    agent ("agent") or a person ("person") wrote last; `generated_by`: only those this
-    agent wrote last (its name, or name and version)."""
+def listed(entries: list[Entry], ask: ListQuery) -> list[Hit]:
+    """Return the `entries` that pass `list`'s filters (ListQuery), as hits in its
+    order."""
     from git_aide.core.memory import agent_of, generated_by_matches
     from git_aide.rank import recall as rc
 
+    layers, tags, contributor, scope = ask.layers, ask.tags, ask.contributor, ask.scope
+    priority, by, generated_by = ask.priority, ask.by, ask.generated_by
+
     hits = rc.listing(entries, filters(layers, tags, contributor))
     if priority is not None:
-        hits = [h for h in hits if (h.entry.record.get("priority") == "always")
+        hits = [h for h in hits if (h.entry.read_record().get("priority") == "always")
                 == (priority == "always")]
     if by is not None:
-        hits = [h for h in hits if (agent_of(h.entry.record) is None) == (by == "person")]
+        hits = [h for h in hits if (agent_of(h.entry.read_record()) is None) == (by == "person")]
     if generated_by is not None:
-        hits = [h for h in hits if generated_by_matches(h.entry.record, generated_by)]
+        hits = [h for h in hits if generated_by_matches(h.entry.read_record(), generated_by)]
     if scope is not None and scope.strip():
         from git_aide.core import scope as scopes
         from git_aide.core.errors import UsageError
@@ -371,7 +364,7 @@ def memory_doc(hit: Hit) -> dict[str, Any]:
     (and `"store": "user"` for one of the user's own store, whose path is absolute)."""
     from git_aide.core.memory import in_user_store
 
-    doc = hit.entry.record  # a copy of its own
+    doc = hit.entry.read_record()  # a copy of its own
     doc["path"] = hit.entry.path
     doc["matched_scope"] = hit.matched_scope
     doc["score"] = None if hit.score is None else round(hit.score, 4)
@@ -384,7 +377,7 @@ def show_doc(snap: Snapshot | None, entry: Entry) -> dict[str, Any]:
     """The show `--json` document (`snap` None: read from the user store alone)."""
     from git_aide.core.memory import in_user_store
 
-    doc = dict(entry.record)
+    doc = dict(entry.read_record())
     doc["path"] = entry.path
     if in_user_store(entry.path):
         doc["store"] = "user"

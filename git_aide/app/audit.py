@@ -390,7 +390,7 @@ def _duplicates(entries: list[Entry], threshold: float,
     `batch trigger` are different facts); otherwise the two are to be compared."""
     out = []
     for o, n, sim in duplicates.pairs(entries, threshold, RankMemo()):
-        if _same_words(o.what, n.what):
+        if _same_words(o.read_what(), n.read_what()):
             fix = f"forget it: `git aide forget {o.uuid[:8]}`"
         else:
             fix = (f"compare them (`git aide show {o.uuid[:8]}`, `git aide show "
@@ -406,7 +406,8 @@ def _duplicates(entries: list[Entry], threshold: float,
             if o.uuid in told:
                 continue
             told.add(o.uuid)
-            fix = (f"forget it: `git aide forget {o.uuid[:8]}`" if _same_words(o.what, n.what)
+            same = _same_words(o.read_what(), n.read_what())
+            fix = (f"forget it: `git aide forget {o.uuid[:8]}`" if same
                    else f"compare them (`git aide show {o.uuid[:8]}`, `git aide show "
                         f"{n.uuid[:8]}`); forget one only if they say the same thing")
             out.append(Finding(o.uuid, o.path, "duplicate",

@@ -58,7 +58,7 @@ def by_words(repo: Repo, entries: list[Entry], what: str, layer: str, scope: str
     found = duplicates.near_duplicates(entries, what, layer, compiled, shared,
                                        repo.settings.audit_duplicate_threshold)
     at = {e.uuid: e for e in entries}
-    return [NearDuplicate(at[uuid], sim, "words", lacking(at[uuid].what, what))
+    return [NearDuplicate(at[uuid], sim, "words", lacking(at[uuid].read_what(), what))
             for uuid, sim in found]
 
 
@@ -83,8 +83,8 @@ def by_meaning(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str,
     sem.embed_entries(mine)
     text = f"{record['what']} {record['why']}" if record.get("why") else record["what"]
     cos = sem.cosines(text, [e.blob for e in mine])
-    found = [NearDuplicate(e, cos[e.blob], "meaning", lacking(e.what, record["what"])) for e in mine
-             if cos.get(e.blob, 0.0) >= DUPLICATE_COSINE]
+    found = [NearDuplicate(e, cos[e.blob], "meaning", lacking(e.read_what(), record["what"]))
+             for e in mine if cos.get(e.blob, 0.0) >= DUPLICATE_COSINE]
     found.sort(key=lambda n: (-n.similarity, n.entry.uuid))
     return found
 

@@ -34,7 +34,7 @@ def coverage(question: str, bm25: dict[str, float], entries: dict[str, Entry]) -
     best = entries.get(max(bm25, key=lambda b: bm25[b]))
     if best is None:
         return 0.0
-    r = best.record
+    r = best.read_record()
     return share(query_words(question),
                  query_words(" ".join([r["what"], r.get("why") or "", " ".join(r["tags"])])))
 

@@ -295,10 +295,10 @@ def _always(e: Entry) -> bool:
     data = e.data()
     if data is not None and (b'"always"' not in data or _ALWAYS.search(data) is None):
         return False
-    return e.record.get("priority") == "always"
+    return e.read_record().get("priority") == "always"
 
 
 def what_of(p: Placed) -> str:
     """A memory's text as the page shows it: on one line, cut to WHAT_CHARS."""
-    flat = " ".join(p.entry.what.split())
+    flat = " ".join(p.entry.read_what().split())
     return flat if len(flat) <= WHAT_CHARS else flat[: WHAT_CHARS - 1] + "…"

@@ -80,7 +80,7 @@ def _ensure(ft: FullText, entries: list[Entry], progress: Progress | None) -> in
     missing = set(ft.missing(e.blob for e in entries))
     if not missing:
         return 0
-    todo = [(e.blob, e.record) for e in entries if e.blob in missing]
+    todo = [(e.blob, e.read_record()) for e in entries if e.blob in missing]
     report = (lambda i: progress(i, len(todo))) if progress is not None else None
     added = ft.add(todo, report)
     if progress is not None:
@@ -263,7 +263,7 @@ def fragments(entries: list[Entry], query: str) -> dict[str, float]:
         return {}
     scores: dict[str, float] = {}
     for e in entries:
-        r = e.record
+        r = e.read_record()
         score = 0.0
         for frag in frags:
             best = 0.0

@@ -41,7 +41,7 @@ CHUNK = 64
 
 def memory_text(entry: Entry) -> str:
     """What of a memory is embedded: its what and its why."""
-    r = entry.record
+    r = entry.read_record()
     return f"{r['what']} {r['why']}" if r.get("why") else str(r["what"])
 
 

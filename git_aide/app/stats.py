@@ -60,7 +60,7 @@ def stats_doc(entries: list[Entry], usage: u.Usage, now: float) -> dict[str, Any
     by_contributor: Counter[str] = Counter()
     for e in entries:
         by_layer[e.layer] += 1
-        by_source[e.record["source"]] += 1
+        by_source[e.read_record()["source"]] += 1
         by_contributor[e.contributor] += 1
     live = {e.uuid: e for e in entries}
     used = {uuid: m for uuid, m in usage.memories.items() if uuid in live}
@@ -81,16 +81,16 @@ def stats_doc(entries: list[Entry], usage: u.Usage, now: float) -> dict[str, Any
         "by_contributor": dict(sorted(by_contributor.items(), key=lambda kv: (-kv[1], kv[0]))),
         "calls": {kind: {c: usage.calls.get(kind, {}).get(c, 0) for c in u.CHANNELS}
                   for kind in u.KINDS},
-        "most_recalled": [{"uuid": uuid, "what": live[uuid].record["what"],
+        "most_recalled": [{"uuid": uuid, "what": live[uuid].read_record()["what"],
                            "recalls": m.recalls, "last_used_at": _stamp(m.last)}
                           for uuid, m in most("recalls")],
-        "used_by_agents": [{"uuid": uuid, "what": live[uuid].record["what"],
+        "used_by_agents": [{"uuid": uuid, "what": live[uuid].read_record()["what"],
                             "uses": m.agents, "last_used_at": _stamp(m.last)}
                            for uuid, m in most("agents")],
-        "never_seen": [{"uuid": e.uuid, "what": e.record["what"], "created_at": e.created_at}
+        "never_seen": [{"uuid": e.uuid, "what": e.read_record()["what"], "created_at": e.created_at}
                        for e in unseen],
         "never_recalled_older_than_30_days": [
-            {"uuid": e.uuid, "what": e.record["what"], "created_at": e.created_at}
+            {"uuid": e.uuid, "what": e.read_record()["what"], "created_at": e.created_at}
             for e in unused],
     }
 

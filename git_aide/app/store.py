@@ -67,7 +67,7 @@ def find(entries: list[Entry], ident: str | int) -> Entry:
     from git_aide.core import ids
 
     def number(n: int) -> str | None:
-        return next((e.uuid for e in entries if e.record.get("id") == n), None)
+        return next((e.uuid for e in entries if e.read_record().get("id") == n), None)
 
     uuid = ids.resolve(ident if isinstance(ident, int) else str(ident).strip(),
                        (e.uuid for e in entries), number)
@@ -172,7 +172,7 @@ def remember(repo: Repo, cache: Cache, what: str, *, why: str | None = None,
     with write_lock(repo):
         entries = load(repo, cache).entries
         for e in entries:
-            r = e.record
+            r = e.read_record()
             if (r["layer"] == layer and r["scope"] == stored_scope and r["shared"] == shared
                     and r["what"].strip() == what.strip()):
                 return Written(r["uuid"], e.path, staged=False, created=False,
@@ -368,7 +368,7 @@ def _current(repo: Repo, cache: Cache, top: str, ident: str, *, parse: bool = Tr
     except OSError as e:
         raise AideError(f"{here} cannot be read ({e.strerror})") from None
     if here == entry.path and blob_id(data) == entry.blob:
-        return entry, paths, entry.record
+        return entry, paths, entry.read_record()
     try:
         return entry, paths, memory.parse(data, here)
     except memory.MemoryFormatError as e:

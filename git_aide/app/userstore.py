@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
+    from git_aide.app.queries import ListQuery
     from git_aide.gitio.repo import Repo
     from git_aide.rank.selection import Hit
     from git_aide.read.record import Entry
@@ -54,12 +55,12 @@ def entries(warnings: list[str] | None = None) -> list[Entry]:
                         warnings if warnings is not None else [])
 
 
-def listing(warnings: list[str] | None = None, **given: Any) -> list[Hit]:
-    """`list --user`: the store's memories that pass `list`'s filters (answers.listed),
-    as `list` orders them."""
+def listing(ask: ListQuery, warnings: list[str] | None = None) -> list[Hit]:
+    """Return `list --user`'s memories: the store's that pass `ask`'s filters
+    (answers.listed), as `list` orders them."""
     from git_aide.app.answers import listed
 
-    return listed(entries(warnings), **given)
+    return listed(entries(warnings), ask)
 
 
 def list_doc(hits: list[Hit]) -> dict[str, Any]:
@@ -125,7 +126,7 @@ def remember(what: str, *, why: str | None = None, layer: str | None = None,
     with _lock(top, settings):
         now = entries()
         for e in now:
-            r = e.record
+            r = e.read_record()
             if r["layer"] == layer and r["scope"] == stored_scope \
                     and r["what"].strip() == what.strip():
                 return Written(r["uuid"], e.path, staged=False, created=False, record=r,
@@ -187,7 +188,7 @@ def forget(idents: list[str]) -> tuple[list[str], bool, list[str]]:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(e.path)
         paths = [os.path.relpath(e.path, top) for e in chosen.values()]
-        subjects = ", ".join(_subject(e.what) for e in chosen.values())
+        subjects = ", ".join(_subject(e.read_what()) for e in chosen.values())
         done = _committed(top, paths, f"forget: {subjects}", Written("", "", staged=False))
     return list(chosen), bool(done.committed), done.warnings
 

@@ -151,6 +151,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
            rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None) -> None:
     """`git aide recall`."""
     from git_aide.app.answers import recall_hits
+    from git_aide.app.queries import RecallQuery
 
     with Opened(asked, cached=cached, rev=rev) as ctx:
         # The snapshot's warnings are said once the answer is worked out: git compares
@@ -162,9 +163,9 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
 
             ft = ctx.index()
             sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
-        hits = recall_hits(ctx.repo, ctx.cache, snap, paths, query=query, layers=layers,
-                           tags=tags, contributor=contributor, limit=limit, index=ft,
-                           semantic=sem, always=True)
+        ask = RecallQuery(paths, question=query, layers=layers, tags=tags,
+                          contributor=contributor, limit=limit, always=True)
+        hits = recall_hits(ctx.repo, ctx.cache, snap, ask, index=ft, semantic=sem)
         warn(snap.warnings)
         render_hits(snap, hits, as_json)
 
@@ -175,6 +176,7 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
            rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None) -> None:
     """`git aide search`."""
     from git_aide.app.answers import search_hits
+    from git_aide.app.queries import SearchQuery
     from git_aide.app.semantic import Semantic
 
     with Opened(asked, cached=cached, rev=rev) as ctx:
@@ -182,9 +184,9 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
         warn(snap.warnings)
         sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
         with progress("indexing memories") as bar:
-            hits = search_hits(ctx.repo, snap, ctx.index(), query, layers=layers,
-                               tags=tags, contributor=contributor, limit=limit,
-                               progress=bar, mode=mode or "auto", semantic=sem)
+            ask = SearchQuery(query, layers=layers, tags=tags, contributor=contributor,
+                              limit=limit, mode=mode or "auto")
+            hits = search_hits(ctx.repo, snap, ctx.index(), ask, progress=bar, semantic=sem)
         render_hits(snap, hits, as_json)
         from git_aide.app.stats import count
 

@@ -117,6 +117,7 @@ def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | Non
           cached: bool, rev: str | None, as_json: bool) -> None:
     """Every memory of the source."""
     from git_aide.app.answers import list_hits
+    from git_aide.app.queries import ListQuery
 
     if mine:
         if cached or rev is not None:
@@ -130,8 +131,9 @@ def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | Non
     with Opened(cached=cached, rev=rev) as ctx:
         snap = ctx.snapshot(cached, rev, users=True)
         warn(snap.warnings)
-        hits = list_hits(snap, layers=layers, tags=tags, contributor=contributor,
-                         scope=scope, priority=priority, by=by, generated_by=generated_by)
+        hits = list_hits(snap, ListQuery(layers=layers, tags=tags, contributor=contributor,
+                                         scope=scope, priority=priority, by=by,
+                                         generated_by=generated_by))
         if never_seen:
             from git_aide.app import stats
 
@@ -170,7 +172,7 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
         out(render.dumps(show_doc(snap, e)))
     else:
         on_tty = tty()
-        out(render.show_text(e.record, e.path, tty=on_tty), raw=on_tty, page=True)
+        out(render.show_text(e.read_record(), e.path, tty=on_tty), raw=on_tty, page=True)
 
 
 @click.command()

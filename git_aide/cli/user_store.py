@@ -60,12 +60,13 @@ def list_user(as_json: bool, *, layers: tuple[str, ...], tags: tuple[str, ...],
               by: str | None, generated_by: str | None) -> None:
     """`list --user`: the user store's memories alone."""
     from git_aide.app import userstore
+    from git_aide.app.queries import ListQuery
     from git_aide.render import output as render
 
     warnings: list[str] = []
-    hits = userstore.listing(warnings, layers=layers, tags=tags, contributor=contributor,
-                             scope=scope, priority=priority, by=by,
-                             generated_by=generated_by)
+    hits = userstore.listing(ListQuery(layers=layers, tags=tags, contributor=contributor,
+                                       scope=scope, priority=priority, by=by,
+                                       generated_by=generated_by), warnings)
     warn(warnings)
     if as_json:
         out(render.dumps(userstore.list_doc(hits)))

@@ -27,7 +27,7 @@ def words(text: str) -> frozenset[str]:
 
 
 def word_set(e: Entry, memo: RankMemo, keep: bool = True) -> frozenset[str]:
-    """Return words(e.what), once per blob while `memo` keeps it (RankMemo.of_what says
+    """Return words(e.read_what()), once per blob while `memo` keeps it (RankMemo.of_what says
     what `keep` is)."""
     return memo.of_what(memo.word_sets, e, words, _words_ahead, keep)
 
@@ -70,7 +70,7 @@ def near_duplicates(entries: list[Entry], what: str, layer: str, compiled: scope
     for e in entries:
         if e.layer != layer or is_personal(e.path) == shared:
             continue
-        sim = jaccard(mine, words(e.what))
+        sim = jaccard(mine, words(e.read_what()))
         if sim >= threshold and overlap(compiled, e.compiled):
             out.append((e.uuid, sim))
     out.sort(key=lambda p: (-p[1], p[0]))

@@ -93,14 +93,14 @@ class RankMemo:
                 make: Callable[[str], frozenset[str]],
                 ahead: Callable[[tuple[Any, ...]], frozenset[str]], keep: bool = True
                 ) -> frozenset[str]:
-        """Return make(e.what), once per blob while `kept` keeps it; `ahead` takes it
+        """Return make(e.read_what()), once per blob while `kept` keeps it; `ahead` takes it
         from the memory's tuple worked out ahead instead, when there is one. `keep`:
         False for one reading of a whole view, which would push out what a search
         keeps."""
         found = kept.get(e.blob)
         if found is None:
             worked = self.ahead.get(e.blob)
-            found = make(e.what) if worked is None else ahead(worked)
+            found = make(e.read_what()) if worked is None else ahead(worked)
             if keep:
                 if len(kept) >= KNOWN_MAX:
                     kept.clear()

@@ -343,7 +343,7 @@ def stored_text(e: Entry, body: bytes | None) -> bytes:
     """A memory's stored bytes, or (without them at hand) its texts and scope."""
     raw = stored_bytes(e, body)
     if raw is None:
-        r = e.record
+        r = e.read_record()
         raw = " ".join((r["what"], r["why"] or "", r["context_label"] or "",
                         " ".join(r["tags"]), r["scope"] or "")).encode()
     return raw

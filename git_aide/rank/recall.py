@@ -157,7 +157,7 @@ def in_file_order(hits: list[Hit]) -> list[Hit]:
     lines: list[int] = []
     imported: set[int] = set()
     for i, h in enumerate(hits):
-        origin = imported_from(h.entry.record)
+        origin = imported_from(h.entry.read_record())
         lines.append(origin[1] if origin else 0)
         if origin is not None:
             imported.add(id(h))

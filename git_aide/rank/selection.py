@@ -247,12 +247,12 @@ def _distance(scope: str, c: scopes.Compiled, queries: list[Query], min_depth: i
 def _names_a_path(e: Entry, queries: list[Query]) -> bool:
     """Whether the memory's what or why (not its scope or tags) names a query path."""
     finder = mention_finder(queries)
-    r = e.record
+    r = e.read_record()
     text = f"{r['what']}\n{r['why'] or ''}".encode()
     return finder is not None and bool(finder(text))
 
 
 def _stem_text(e: Entry) -> bytes:
     """Where a memory may name a query file's stem: its scope, what and why."""
-    r = e.record
+    r = e.read_record()
     return f"{r['scope'] or ''}\n{r['what']}\n{r['why'] or ''}".encode()

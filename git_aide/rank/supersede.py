@@ -89,7 +89,7 @@ def warm(entries: Sequence[Entry], memo: RankMemo) -> None:
     of its matches without reading and splitting their texts."""
     for e in entries:
         if not memo.known_ahead(e.blob):
-            what = e.read_what()
+            what = e.parse_what()
             memo.keep_ahead(e.blob, word_set_of(what), subject(what), exact(what))
 
 

@@ -109,8 +109,10 @@ class Reader:
 class Entry(tuple):  # type: ignore[type-arg]
     """One live memory of a source: (path, blob, meta, compiled, reader, content).
 
+    A tuple, made at C speed (a read makes one per memory), whose fields are values;
     `content` is the record's bytes, or the (offset, length, crc) of its slice of the
-    view file.
+    view file. Its text is read by an explicit call (read_record(), read_what()), which
+    goes through its reader and the records it keeps.
     """
 
     __slots__ = ()
@@ -170,14 +172,14 @@ class Entry(tuple):  # type: ignore[type-arg]
             return reader.view.read(data) if reader.view is not None else None
         return data
 
-    @property
-    def what(self) -> str:
-        """Its `what`, read without checking the whole record: comparing the words of a
-        few dozen memories (supersession, near duplicates) need not validate them."""
+    def read_what(self) -> str:
+        """Read its `what` through its reader, once per blob, without checking the whole
+        record: comparing the words of a few dozen memories (supersession, near
+        duplicates) need not validate them."""
         return self[4].records.what(self)
 
-    def read_what(self) -> str:
-        """Its `what`, read from its bytes each time (not kept, as `what` keeps it)."""
+    def parse_what(self) -> str:
+        """Parse its `what` from its bytes, each time (read_what() keeps it)."""
         data = self.data()
         value = None
         if data:
@@ -185,12 +187,11 @@ class Entry(tuple):  # type: ignore[type-arg]
                 value = memory.load_json(data).get("what")
             except (memory.MemoryFormatError, AttributeError):
                 value = None
-        return value if isinstance(value, str) else self.record["what"]
+        return value if isinstance(value, str) else self.read_record()["what"]
 
-    @property
-    def record(self) -> dict[str, Any]:
-        """The whole record, parsed from the bytes kept with the entry (a copy of its
-        own: the caller may change it)."""
+    def read_record(self) -> dict[str, Any]:
+        """Read its whole record through its reader, parsed once per path and blob; a
+        copy of its own (the caller may change it)."""
         return self[4].records.record(self)
 
     def _parse(self) -> dict[str, Any]:
@@ -244,7 +245,7 @@ class Records:
         got = self.whats.get(blob)
         if got is not None:
             return got
-        value = e.read_what()
+        value = e.parse_what()
         if len(self.whats) >= self.KEPT_WHATS:
             self.whats.clear()
         self.whats[blob] = value

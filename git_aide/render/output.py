@@ -63,7 +63,7 @@ def memories_text(hits: list[Hit], *, tty: bool, empty: str = "No memories.",
             lines.append("")
         lines.append(f"{layer}:")
         for h in hs:
-            r = h.entry.record
+            r = h.entry.read_record()
             tags = "".join(f" #{t}" for t in r["tags"])
             what = folded(r["what"]).replace("\n", "\n" + " " * 12)
             marks = _marks(h, r)
@@ -78,7 +78,7 @@ def _ranked_plain(hits: list[Hit]) -> str:
     width = len(str(len(hits)))
     lines: list[str] = []
     for i, h in enumerate(hits, 1):
-        r = h.entry.record
+        r = h.entry.read_record()
         tags = "".join(f" #{t}" for t in r["tags"])
         what = folded(r["what"]).replace("\n", "\n" + " " * (width + 2))
         extra = [x for x in (_marks(h, r), None if h.score is None else f"score {h.score:.2f}")
@@ -109,7 +109,7 @@ def _ranked_rich(hits: list[Hit]) -> str:
     if scored:
         table.add_column("score", justify="right", no_wrap=True)
     for i, h in enumerate(hits, 1):
-        r = h.entry.record
+        r = h.entry.read_record()
         what = cell(r["what"]) + "".join(f" [green]#{cell(t)}[/green]" for t in r["tags"])
         if r["why"]:
             what += f"\n[dim]why: {cell(r['why'])}[/dim]"
@@ -160,7 +160,7 @@ def _memories_rich(hits: list[Hit]) -> str:
         table.add_column("memory", ratio=3)
         table.add_column("tags", style="green")
         for h in hs:
-            r = h.entry.record
+            r = h.entry.read_record()
             what = cell(r["what"]) + (f"\n[dim]why: {cell(r['why'])}[/dim]" if r["why"] else "")
             if _marks(h, r):
                 what += f"\n[bold]{cell(_marks(h, r))}[/bold]"

@@ -73,8 +73,8 @@ def test_ranks_with_what_it_worked_out_between_calls(store: Path) -> None:
     rank.word_sets.clear()
     view.records.whats.clear()
     for e in view.entries:
-        assert word_set(e, rank) == words(e.read_what())
-        assert subject_of(e, rank) == subject(e.read_what())
+        assert word_set(e, rank) == words(e.parse_what())
+        assert subject_of(e, rank) == subject(e.parse_what())
     assert not view.records.whats
     got = served(mem, "aide_search", {"keyword": "refunds"})
     assert got == aide_ok(store, "search", "refunds", "--json").json()

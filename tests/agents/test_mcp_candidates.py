@@ -148,7 +148,7 @@ def test_a_newer_memory_that_says_less_hides_nothing_in_every_engine(
     entries = warmed(mem)
     got = candidates.among(entries, mem.memo.rank)
     assert got is not None
-    found = {(o.what, n.what) for o, n in got}
+    found = {(o.read_what(), n.read_what()) for o, n in got}
     assert found == {(o, n) for o, n, replaces in pairs if replaces}
     assert sorted((o.uuid, n.uuid) for o, n in got) == sorted(pairwise(entries))
     for words in ("session cookies", "cookies", "port", "minutes"):

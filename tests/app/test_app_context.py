@@ -17,6 +17,7 @@ from helpers import CACHE, git, make_repo
 
 from git_aide.app import answers, audit, store
 from git_aide.app.context import Context, open_context
+from git_aide.app.queries import RecallQuery, SearchQuery
 from git_aide.core.errors import AideError
 
 
@@ -33,9 +34,10 @@ def test_a_memory_remembered_is_recalled_for_its_scope_and_nothing_is_printed(
     w = store.remember(ctx.repo, ctx.cache, "tokens rotate hourly", scope="src/auth/**")
     assert w.created and w.staged
     snap = ctx.snapshot()
-    hits = answers.recall_hits(ctx.repo, ctx.cache, snap, ["src/auth/login.py"])
+    hits = answers.recall_hits(ctx.repo, ctx.cache, snap, RecallQuery(["src/auth/login.py"]))
     assert [h.entry.uuid for h in hits] == [w.uuid]
-    assert answers.recall_hits(ctx.repo, ctx.cache, ctx.snapshot(), ["docs/x.md"]) == []
+    assert answers.recall_hits(ctx.repo, ctx.cache, ctx.snapshot(),
+                              RecallQuery(["docs/x.md"])) == []
     doc = answers.memories_doc(snap, hits)
     assert doc["source"]["kind"] == "worktree"
     assert doc["memories"][0]["what"] == "tokens rotate hourly"
@@ -57,14 +59,14 @@ def test_the_sources_differ_until_the_memory_is_committed(ctx: Context) -> None:
 def test_search_ranks_by_the_words_asked(ctx: Context) -> None:
     store.remember(ctx.repo, ctx.cache, "the billing module is event-sourced")
     wanted = store.remember(ctx.repo, ctx.cache, "raw GraphQL queries 404 in prod")
-    hits = answers.search_hits(ctx.repo, ctx.snapshot(), ctx.index(), "graphql")
+    hits = answers.search_hits(ctx.repo, ctx.snapshot(), ctx.index(), SearchQuery("graphql"))
     assert [h.entry.uuid for h in hits] == [wanted.uuid]
 
 
 def test_update_and_forget_resolve_a_prefix_once(ctx: Context) -> None:
     w = store.remember(ctx.repo, ctx.cache, "prefer small commits")
     store.update(ctx.repo, ctx.cache, w.uuid[:8], what="prefer small, reviewed commits")
-    assert ctx.snapshot().entries[0].record["what"] == "prefer small, reviewed commits"
+    assert ctx.snapshot().entries[0].read_record()["what"] == "prefer small, reviewed commits"
     gone, staged, _warnings = store.forget(ctx.repo, ctx.cache, [w.uuid[:8]])
     assert gone == [w.uuid] and staged
     assert ctx.snapshot().entries == []
@@ -100,7 +102,7 @@ def test_a_damaged_cache_is_a_notice_on_the_context(ctx: Context) -> None:
     for meta in metas:
         meta.write_bytes(b"\0" * 64)
     fresh = open_context()
-    assert [e.record["what"] for e in fresh.snapshot().entries] == [
+    assert [e.read_record()["what"] for e in fresh.snapshot().entries] == [
         "cache notices reach every front end"]
     notices = fresh.take_notices()
     assert notices and all("damaged" in n for n in notices), notices

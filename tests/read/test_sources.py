@@ -204,6 +204,7 @@ def recall_counting(repo: Path, monkeypatch, passes: list[int],  # type: ignore[
     hit's `field`; `passes` gets an item each time its answer is worked out."""
     from git_aide.app import answers
     from git_aide.app.context import open_context
+    from git_aide.app.queries import RecallQuery
 
     monkeypatch.chdir(repo)
     strong = answers._strong_matches  # looked for once per working out
@@ -215,8 +216,8 @@ def recall_counting(repo: Path, monkeypatch, passes: list[int],  # type: ignore[
         ctx = open_context()
         # loaded early, as recall loads it: worked out while git compares the tree
         here, cache, snap = ctx.repo, ctx.cache, ctx.snapshot(early=True)
-        hits = answers.recall_hits(here, cache, snap, ["src/a.py"], query="ledger",
-                                   count=False)
+        hits = answers.recall_hits(here, cache, snap,
+                                   RecallQuery(["src/a.py"], question="ledger"), count=False)
         return [getattr(h.entry, field) for h in hits]
 
     return recall
@@ -341,7 +342,7 @@ def test_a_snapshot_loaded_early_answers_from_the_view_until_speculate_settles_i
     assert pending is not None
 
     def whats() -> list[str]:
-        return sorted(e.what for e in snap.entries)
+        return sorted(e.read_what() for e in snap.entries)
 
     assert whats() == ["ledger rounding is banker's"]  # the view alone
     assert snap.blob_ids() is not None and snap.warnings == []

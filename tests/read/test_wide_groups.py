@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from helpers import aide_ok, git, remember
 
+from git_aide.app.queries import RecallQuery, SearchQuery
+
 WORDS = ["invoice", "billing", "ledger", "retry", "cache", "deploy", "schema", "queue",
          "token", "audit", "export", "report", "tenant", "webhook", "upload"]
 
@@ -175,7 +177,8 @@ def test_search_and_a_question_by_blob_id_answer_as_a_full_read(
     from git_aide.app import search as sr
 
     where, cache, snap, decoded = load_counting(repo, monkeypatch)
-    hits = answering.search_hits(where, snap, sr.open_index(cache), "ledger webhook", limit=30)
+    hits = answering.search_hits(where, snap, sr.open_index(cache),
+                                 SearchQuery("ledger webhook", limit=30))
     assert [h.entry.uuid for h in hits] == fast[0]
     assert snap.blob_ids() is not None and len(set(decoded)) < len(snap._groups)
 
@@ -222,6 +225,6 @@ def test_mentions_found_through_the_view_answer_as_a_full_read(repo: Path, monke
     from git_aide.app import answers as answering
 
     where, cache, snap, decoded = load_counting(repo, monkeypatch)
-    hits = answering.recall_hits(where, cache, snap, [file], count=False)
+    hits = answering.recall_hits(where, cache, snap, RecallQuery([file]), count=False)
     assert [h.entry.uuid for h in hits] == fast
     assert snap.blob_ids() is not None and len(set(decoded)) < 20 < len(snap._groups)

@@ -48,6 +48,7 @@ def file_memories(data: JSONObject, agent: str, paths: list[str],
     not in the agent's own rules files, within aide.hooks.fileChars less `reserve` (what
     the reply holds besides)."""
     from git_aide.app.answers import recall_hits
+    from git_aide.app.queries import RecallQuery
     from git_aide.core.errors import AideError
 
     repo, cache, snap = open_snapshot(opened, warn_now=False)
@@ -58,8 +59,8 @@ def file_memories(data: JSONObject, agent: str, paths: list[str],
     if not rels:
         return None  # outside the repository, say: nothing to add
     try:
-        hits = recall_hits(repo, cache, snap, [os.path.join(top, r) for r in rels],
-                           count=False, scoped_only=True)
+        hits = recall_hits(repo, cache, snap, RecallQuery(
+            [os.path.join(top, r) for r in rels], scoped_only=True), count=False)
     except AideError:
         return None
     warn(snap)
@@ -80,7 +81,7 @@ def file_memories(data: JSONObject, agent: str, paths: list[str],
 
         have = native.loaded(program(agent, data), top, rels, event_cwd(data))
         if have.files:
-            fresh = [e for e in fresh if not have.has(e.record)]
+            fresh = [e for e in fresh if not have.has(e.read_record())]
     if not fresh:
         if followed:
             session.save()
@@ -88,12 +89,12 @@ def file_memories(data: JSONObject, agent: str, paths: list[str],
     cap = max(0, repo.settings.hooks_file_chars - reserve)
     named = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
     header = f"{FILE_HEADER}{named} (git-aide; follow it):"
-    lines = [memory_line(e.record, e.path) for e in fresh]
+    lines = [memory_line(e.read_record(), e.path) for e in fresh]
     more = "{n} more: call aide_recall for " + ", ".join(rels[:3])
     text, shown = fit(header, lines, cap, more)
-    if shown and masks(agent, data) and not kept_by_masking(data, text, fresh[0].record):
+    if shown and masks(agent, data) and not kept_by_masking(data, text, fresh[0].read_record()):
         # the most specific memory once more, last, where Gemini CLI's masking keeps it
-        keep = keep_line(fresh[0].record, rels[0])
+        keep = keep_line(fresh[0].read_record(), rels[0])
         kept, n = fit(header, lines, cap - len(keep) - 1, more)
         if n:
             text, shown = kept + "\n" + keep, n

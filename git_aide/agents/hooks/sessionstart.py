@@ -66,9 +66,9 @@ def session_start(data: JSONObject, agent: str, opened: list[Context]) -> str | 
         if e.uuid in session.seen:
             continue
         if e.layer in ("guidelines", "preferences"):
-            chosen.append((e, e.record))
+            chosen.append((e, e.read_record()))
         else:
-            r = e.record
+            r = e.read_record()
             if r.get("priority") == "always":
                 chosen.append((e, r))
     top = repo.worktree

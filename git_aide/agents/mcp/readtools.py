@@ -55,7 +55,8 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Hit], full: bool,
             loaded = reads()  # read only when the answer is worked out, not when kept
             fresh = []
             for h in hits:
-                if h.entry.uuid[:8] in ids or (loaded is not None and loaded.has(h.entry.record)):
+                if h.entry.uuid[:8] in ids or (
+                        loaded is not None and loaded.has(h.entry.read_record())):
                     held.append(h.entry.uuid[:8])
                 else:
                     fresh.append(h)
@@ -123,6 +124,7 @@ def _recall(mem: ServerState, a: JSONObject, always: bool = False,
             given: Given | None = None) -> Answer:
     """Work out aide_recall's answer."""
     from git_aide.app import answers
+    from git_aide.app.queries import RecallQuery
 
     repo, cache, snap = mem.read(a["rev"])
     if a["ids"]:
@@ -134,12 +136,12 @@ def _recall(mem: ServerState, a: JSONObject, always: bool = False,
     else:
         query = a["query"]
         ft = mem.index(cache) if query and query.strip() else None
-        hits = answers.recall_hits(repo, cache, snap, a["paths"] or [], query=query,
-                                   layers=a["layers"] or (), tags=a["tags"] or (),
-                                   contributor=a["contributor"],
-                                   limit=a["limit"], index=ft, count=False,
+        ask = RecallQuery(a["paths"] or [], question=query, layers=a["layers"] or (),
+                          tags=a["tags"] or (), contributor=a["contributor"],
+                          limit=a["limit"], always=always)
+        hits = answers.recall_hits(repo, cache, snap, ask, index=ft,
                                    semantic=mem.semantic(repo, cache) if ft else None,
-                                   always=always, memo=mem.memo)
+                                   memo=mem.memo, count=False)
         if always and a["rev"] is None:
             mem.always_given = True
     full = asks_full(a)
@@ -165,6 +167,7 @@ def aide_search(mem: ServerState, a: JSONObject) -> Answer:
 def _search(mem: ServerState, a: JSONObject, given: Given | None = None) -> Answer:
     """Work out aide_search's answer."""
     from git_aide.app import answers
+    from git_aide.app.queries import SearchQuery
     from git_aide.app.semantic import MODES
 
     repo, cache, snap = mem.read(a["rev"])
@@ -173,11 +176,11 @@ def _search(mem: ServerState, a: JSONObject, given: Given | None = None) -> Answ
     limit = a["limit"] if a["limit"] is not None else repo.settings.search_limit
     # aide-memory's prompts may send another word: read liberally, as "auto".
     mode = str(a.get("mode")) if a.get("mode") in MODES else "auto"
-    hits = answers.search_hits(repo, snap, ft, a["keyword"],
-                               layers=[a["layer"]] if a["layer"] else [],
-                               tags=a["tags"] or (), contributor=a["contributor"],
-                               limit=limit + skip, mode=mode,
-                               semantic=mem.semantic(repo, cache), memo=mem.memo)[skip:]
+    ask = SearchQuery(a["keyword"], layers=[a["layer"]] if a["layer"] else [],
+                      tags=a["tags"] or (), contributor=a["contributor"],
+                      limit=limit + skip, mode=mode)
+    hits = answers.search_hits(repo, snap, ft, ask, semantic=mem.semantic(repo, cache),
+                               memo=mem.memo)[skip:]
     gave: list[str] = []
     answer = _memories(repo, snap, hits, asks_full(a),
                        lambda n: f'call aide_search again with "offset": {skip + n}',
@@ -195,12 +198,13 @@ def aide_memories(mem: ServerState, a: JSONObject) -> Answer:
 def _listed(mem: ServerState, a: JSONObject) -> Answer:
     """Work out aide_memories' answer."""
     from git_aide.app import answers
+    from git_aide.app.queries import ListQuery
 
     repo, _cache, snap = mem.read(a["rev"])
-    hits = answers.list_hits(snap, layers=[a["layer"]] if a["layer"] else [],
-                             tags=a["tags"] or (), contributor=a["contributor"],
-                             scope=a["scope"], priority=a["priority"], by=a["by"],
-                             generated_by=a["generated_by"])
+    hits = answers.list_hits(snap, ListQuery(
+        layers=[a["layer"]] if a["layer"] else [], tags=a["tags"] or (),
+        contributor=a["contributor"], scope=a["scope"], priority=a["priority"],
+        by=a["by"], generated_by=a["generated_by"]))
     skip = a["offset"]
     gave: list[str] = []
     answer = _memories(repo, snap, hits[skip:skip + a["limit"]], asks_full(a),

@@ -26,7 +26,7 @@ def compact(hit: Hit) -> JSONObject:
     """Return a memory as the read tools give it by default (app/answers.py's Hit in): what an
     agent acts on, and no field that is the same for most memories or only bookkeeping
     (dates, path, contributor, source, score)."""
-    record = hit.entry.record
+    record = hit.entry.read_record()
     item: JSONObject = {"id": short(record["uuid"]), "layer": record["layer"]}
     if record.get("scope"):
         item["scope"] = record["scope"]

@@ -227,7 +227,7 @@ def changes(repo: Repo, cache: Cache, agents: list[str], *, max_chars: int | Non
     from git_aide.app.context import Context
 
     top = repo.require_worktree("export")
-    records = [e.record for e in Context(repo, cache).snapshot(cached).entries]
+    records = [e.read_record() for e in Context(repo, cache).snapshot(cached).entries]
     p = plan(top, records, agents, max_chars)
     out: list[tuple[str, bytes | None, bytes | None, str]] = []
     for path, data in sorted(p.files.items()):

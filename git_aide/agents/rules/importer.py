@@ -278,7 +278,7 @@ def _import(repo: Repo, cache: Cache, texts: list[tuple[str, str, str]], *, laye
         store.check_writable(repo, repo.worktree, [], True, "nothing was imported")
     have: dict[tuple[str, str | None, str], str] = {}
     for e in Context(repo, cache).snapshot().entries:
-        r = e.record
+        r = e.read_record()
         if r.get("shared", True) is not False:
             have.setdefault((r["layer"], r["scope"], r["what"].strip()), r["uuid"])
     imported: list[JSONObject] = []
