@@ -16,7 +16,7 @@ from git_aide.app.memo import AnswerMemo
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from typing import Any
+    from typing import Any, TypeVar
 
     from git_aide.app.queries import ListQuery, RecallQuery, SearchQuery
     from git_aide.app.search import Progress
@@ -24,16 +24,23 @@ if TYPE_CHECKING:
     from git_aide.app.store import Written
     from git_aide.cache.folder import Cache
     from git_aide.cache.index import FullText
+    from git_aide.core.scope import Compiled
     from git_aide.gitio.repo import Repo
-    from git_aide.rank.selection import Hit
+    from git_aide.rank.selection import Filters, Hit, Query
     from git_aide.read.later import Queue
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
+    T = TypeVar("T")
+    #: Whether a compiled scope (None: project-wide) may be relevant to the query paths.
+    ScopeFilter = Callable[[Compiled | None], bool]
+    #: The scores of a question's matches among some entries, by blob id.
+    Relevance = Callable[[list[Entry]], dict[str, float]]
+
 
 def filters(layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
-            contributor: str | None = None) -> Any:
-    """The --layer / --tag / --contributor filters."""
+            contributor: str | None = None) -> Filters:
+    """Return the --layer / --tag / --contributor filters."""
     from git_aide.rank.selection import Filters
 
     return Filters(layers=tuple(layers), tags=tuple(tags), contributor=contributor)
@@ -100,7 +107,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, ask: RecallQuery, *,
                     if finder.active() and not scoped_only else [])
         elsewhere: list[Entry] = []
         meaning = None
-        rel: Any = relevance
+        rel: Relevance | None = relevance
         if rel is not None and queries:
             elsewhere = _strong_matches(snap, ft, query or "", relevant)
         if rel is not None and newest is not None and not scoped_only:
@@ -166,7 +173,8 @@ def always_on(snap: Snapshot) -> list[Entry]:
             if e.read_record().get("priority") == "always"]
 
 
-def _paused(work: Any, *args: Any) -> Any:
+def _paused(work: Callable[[Snapshot, Callable[[], T]], T], snap: Snapshot,
+            gather: Callable[[], T]) -> T:
     """`work(*args)` without the cyclic garbage collector: a path recall makes a hit per
     candidate (thousands in a large store), freed by reference counting as soon as the
     answer is cut, and a collection meanwhile would promote them and, every few calls,
@@ -174,10 +182,10 @@ def _paused(work: Any, *args: Any) -> Any:
     import gc
 
     if not gc.isenabled():
-        return work(*args)
+        return work(snap, gather)
     gc.disable()
     try:
-        return work(*args)
+        return work(snap, gather)
     finally:
         gc.enable()
 
@@ -189,8 +197,8 @@ KEPT_FILTERS = 32
 FILTER_USES = 1000
 
 
-def _scope_filter(queries: list[Any], min_depth: int, kept: dict[tuple[Any, ...], Any]
-                  ) -> Any:
+def _scope_filter(queries: list[Query], min_depth: int, kept: dict[tuple[object, ...],
+                  tuple[ScopeFilter, int]]) -> ScopeFilter:
     """Return rank/selection.scope_filter for these paths, made once while `kept`
     (AnswerMemo.filters) keeps it (it keeps each verdict with its compiled scope, so a
     verdict never outlives what it is about)."""
@@ -215,8 +223,8 @@ def query_key(repo: Repo, paths: tuple[str, ...] | list[str]) -> tuple[tuple[str
 
 
 def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries: list[Entry],
-                   decode: Any, relevance: Any, weak: list[Entry]
-                   ) -> tuple[list[Entry], Any]:
+                   decode: ScopeFilter, relevance: Relevance, weak: list[Entry]
+                   ) -> tuple[list[Entry], Relevance]:
     """A path recall with a question: the candidates, with the project-wide memories the
     question finds among all of them (found by blob id, so only those are decoded), and
     the relevance of them all (and of the `mentions` candidates). The same answer as decoding
@@ -249,7 +257,8 @@ def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries:
 ELSEWHERE_MATCHES = 10
 
 
-def _strong_matches(snap: Snapshot, ft: FullText, query: str, relevant: Any) -> list[Entry]:
+def _strong_matches(snap: Snapshot, ft: FullText, query: str, relevant: ScopeFilter
+                    ) -> list[Entry]:
     """The store's best matches for `query` whose scope the path does not reach."""
     from git_aide.app import search as sr
 

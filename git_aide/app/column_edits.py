@@ -12,9 +12,8 @@ import numpy as np
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
 
-    from git_aide.app.columns import Columns
+    from git_aide.app.columns import Columns, Flags, Floats
     from git_aide.read.record import Entry
 
 #: Room after a view's columns, and after the places of the tables on disk, for those of
@@ -29,8 +28,8 @@ class ColumnEdits:
 
     __slots__ = ("dropped", "entries", "blobs", "date", "uuid", "path")
 
-    def __init__(self, dropped: Any, entries: list[Entry], blobs: dict[str, int],
-                 columns: tuple[Any, Any, Any]) -> None:
+    def __init__(self, dropped: Flags | None, entries: list[Entry], blobs: dict[str, int],
+                 columns: tuple[Floats, Floats, Floats]) -> None:
         #: By place, whether the working tree replaced or removed the view's memory there
         #: (one more, false, for the place -1); None when it did neither.
         self.dropped = dropped

@@ -28,17 +28,20 @@ from git_aide.rank.selection import Hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
 
-    from git_aide.app.columns import Columns
+    from git_aide.app.columns import Columns, Places
     from git_aide.app.memo import AnswerMemo
     from git_aide.cache.index import FullText
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
 
 
+#: No places (no document of the answer was dropped).
+_NO_PLACES = np.empty(0, dtype=np.int64)
+
+
 def search_columns(ft: FullText, snap: Snapshot, query: str, limit: int, memo: AnswerMemo
-           ) -> list[Hit] | None:
+                   ) -> list[Hit] | None:
     """search.search_in() from the columns `memo` keeps; None when they cannot answer
     (not made for this view, no match, or a case the slow way decides: a blob at two
     places)."""
@@ -66,7 +69,7 @@ def search_columns(ft: FullText, snap: Snapshot, query: str, limit: int, memo: A
         order = cut(scored, want)
         docs = scored.docs[order]
         places = everywhere[docs]
-        gone: Any = ()
+        gone = _NO_PLACES
         if laid.dropped is not None:
             # The documents of paths the working tree replaced (not those of no place).
             gone = np.flatnonzero(laid.dropped[places] & (places >= 0))
@@ -108,7 +111,7 @@ def search_columns(ft: FullText, snap: Snapshot, query: str, limit: int, memo: A
 
     window = supersession_window(limit)
     head = places[ranked][:window]
-    ahead: Any = None
+    ahead: Places | None = None
     if not laid.entries or int(head.max()) < n_view:
         found = cols.among(head)
         if found is not None:
@@ -126,8 +129,8 @@ def search_columns(ft: FullText, snap: Snapshot, query: str, limit: int, memo: A
         old_at = [i for i, e in enumerate(entries) if e.uuid in old]
     if old_at:
         behind = old_at
-        gone = set(old_at)
-        current = [i for i in range(len(head)) if i not in gone]
+        superseded = set(old_at)
+        current = [i for i in range(len(head)) if i not in superseded]
         current += range(len(head), len(at))
         least, top = scores[current[-1]] if current else 0.0, scores[behind[0]]
         if current and top >= least > 0:
@@ -158,7 +161,7 @@ class _At:
         return self.entry(self.at[i])
 
 
-def _with_laid(cols: Columns, head: Any, entries: Any) -> Any:
+def _with_laid(cols: Columns, head: Places, entries: _At) -> Places | None:
     """The olders of supersede.superseded(entries) (indices into `head`, the places of
     `entries`) when some are files laid over the view: the view's memories' closest
     newer one among them read from the columns (Columns.firsts), each laid memory

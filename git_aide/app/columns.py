@@ -25,14 +25,26 @@ from git_aide.rank.duplicates import is_personal, word_set
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+
+    from numpy.typing import NDArray
 
     from git_aide.app.memo import AnswerMemo
     from git_aide.cache.postings import Table, Tables
     from git_aide.rank.memo import RankMemo
-    from git_aide.read.later import Queue
+    from git_aide.read.later import Later, Queue
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
+
+    #: Places in the view (indices), numbers, and yes-or-no by place.
+    Places = NDArray[np.int64]
+    Floats = NDArray[np.float64]
+    Flags = NDArray[np.bool_]
+    #: Columns.firsts()' answer: (older, newer, how alike, whether it supersedes).
+    Firsts = tuple[Places, Places, Floats, Flags]
+
+#: Empty columns, until make() fills them.
+_NO_FLOATS = np.empty(0, dtype=np.float64)
+_NO_PLACES = np.empty(0, dtype=np.int64)
 
 #: How many values a step of make() sorts or numbers (about a ms each).
 STEP = 2_000
@@ -62,53 +74,53 @@ class Columns:
         self.at_path: dict[str, int] = {}
         #: By place: twice the order of its date, uuid and path among the view's distinct
         #: ones (a number between two then orders a value that falls between: ColumnEdits).
-        self.date: Any = None
-        self.uuid: Any = None
-        self.path: Any = None
+        self.date: Floats = _NO_FLOATS
+        self.uuid: Floats = _NO_FLOATS
+        self.path: Floats = _NO_FLOATS
         #: The distinct dates, uuids and paths, sorted.
         self.dates: list[str] = []
         self.uuids: list[str] = []
         self.paths: list[str] = []
         #: Each table's documents' places (-1: a blob not in the view), by the table's
         #: path (its file's contents never change), with the table's size.
-        self.docs: dict[str, tuple[int, Any]] = {}
+        self.docs: dict[str, tuple[int, Places]] = {}
         #: Each table's documents of blobs not in the view, by blob, by the table's path
         #: (the pending table's made anew each call): a hand edit's blob is found there
         #: without reading the blob of every such document a search meets (an index
         #: keeps the documents of every text a memory once had).
         self.strays: dict[str, dict[str, list[int]]] = {}
         #: The jobs placing a large table's documents between calls, by its path.
-        self._placing: dict[str, Any] = {}
+        self._placing: dict[str, Later] = {}
         #: The places of the documents of the tables on disk: (the tables, the places
         #: with SPARE more after them, how many).
-        self._collection: tuple[list[Table], Any, int] | None = None
+        self._collection: tuple[list[Table], Places, int] | None = None
         #: The files laid over the view last asked about: ((the paths they replace,
         #: their paths and blobs), what they change).
-        self._laid: tuple[Any, ColumnEdits | None] | None = None
+        self._laid: tuple[tuple[object, ...], ColumnEdits | None] | None = None
         #: What no file laid over the view changes.
         self._plain: ColumnEdits | None = None
         #: rank/candidates.py's candidates read into arrays: (which making of them, by place
         #: whether they are known, whether it is personal, where its candidates start,
         #: their places, whether each supersedes it, how alike each is); None until made.
-        self.known: tuple[int, Any, Any, Any, Any, Any, Any] | None = None
+        self.known: tuple[int, Flags, Flags, Places, Places, Flags, Floats] | None = None
         #: By place, its layer's index in core.memory.LAYERS.
-        self.layer: Any = None
+        self.layer: NDArray[np.int8] = np.empty(0, dtype=np.int8)
         #: By place, -1, but while firsts() runs (a search's head numbered there): made
         #: once, as a view of 100,000 would take longer to make than to search.
-        self._slot: Any = None
+        self._slot: Places | None = None
         #: The last answer of firsts(): (which making of the candidates, the head as
         #: bytes, the answer); a search asked again after a hand edit has the same head
         #: of the view's memories.
-        self._firsts: tuple[int, bytes, Any] | None = None
+        self._firsts: tuple[int, bytes, Firsts] | None = None
         #: Each word of the view's memories (duplicates.word_set) numbered, and by place
         #: where its memory's numbers start in `word_ids` (one more: where they end).
         self.vocab: dict[str, int] = {}
-        self.word_at: Any = None
-        self.word_ids: Any = None
+        self.word_at: Places = _NO_PLACES
+        self.word_ids: NDArray[np.int32] = np.empty(0, dtype=np.int32)
         #: By word number, False, but while alike() counts (a memory's words marked).
-        self._mark: Any = None
+        self._mark: Flags = np.empty(0, dtype=np.bool_)
         #: alike()'s last answers, by (blob, places).
-        self._alike: dict[tuple[str, bytes], Any] = {}
+        self._alike: dict[tuple[str, bytes], Floats] = {}
 
     def steps(self) -> Iterator[None]:
         """Make the columns, in steps of about a ms."""
@@ -157,7 +169,7 @@ class Columns:
                          else np.empty(0, dtype=np.int32))
         self._mark = np.zeros(len(vocab) + 1, dtype=np.bool_)
 
-    def alike(self, words: frozenset[str], at: Any, blob: str) -> Any:
+    def alike(self, words: frozenset[str], at: Places, blob: str) -> Floats:
         """duplicates.jaccard of `words` (not empty: those of `blob`) and the words of the
         memory at each of these places, as floats (the same: a quotient of the same
         whole numbers). Kept for a few: a file laid over the view is laid at every
@@ -171,7 +183,7 @@ class Columns:
             self._alike[key] = got
         return got
 
-    def _alike_of(self, words: frozenset[str], at: Any) -> Any:
+    def _alike_of(self, words: frozenset[str], at: Places) -> Floats:
         owner, where, lengths = _runs(self.word_at, at)
         if not len(where):
             return np.zeros(len(at))
@@ -222,7 +234,7 @@ class Columns:
                       np.frombuffer(passes, dtype=np.bool_),
                       np.frombuffer(sims, dtype=np.float64) if sims else np.empty(0))
 
-    def among(self, head: Any) -> tuple[Any, Any] | None:
+    def among(self, head: Places) -> tuple[Places, Places] | None:
         """candidates.among() of the view's memories at these places, as its pairs' olders
         and newers (indices into `head`); None when it would be None (a memory whose
         candidates are not known, or not the ones known now)."""
@@ -232,7 +244,7 @@ class Columns:
         older, newer, _sims, passes = got
         return older[passes], newer[passes]
 
-    def firsts(self, head: Any) -> tuple[Any, Any, Any, Any] | None:
+    def firsts(self, head: Places) -> Firsts | None:
         """For each memory at these places that has one, its first candidate among them
         (the closest newer memory, rank/candidates.py), as arrays of indices into `head`:
         (older, newer, how alike, whether it supersedes); None when a memory's
@@ -245,12 +257,12 @@ class Columns:
         key = head.tobytes()
         kept = self._firsts
         if kept is not None and kept[0] == made and kept[1] == key:
-            return kept[2]  # type: ignore[no-any-return]
+            return kept[2]
         got = self._first_of(head)
         self._firsts = (made, key, got)
         return got
 
-    def _first_of(self, head: Any) -> tuple[Any, Any, Any, Any]:
+    def _first_of(self, head: Places) -> Firsts:
         assert self.known is not None  # firsts() asked
         _made, has, personal, starts, places, passes, sims = self.known
         count = len(head)
@@ -275,7 +287,7 @@ class Columns:
         hit = hit[np.concatenate(([True], who[1:] != who[:-1]))]
         return owner[hit], j[hit], sims[at[hit]], passes[at[hit]]
 
-    def table_places(self, table: Table) -> Any:
+    def table_places(self, table: Table) -> Places | None:
         """The places of a table's documents (-1: not in the view), or None when it is
         too large to place now (placed between calls, then)."""
         got = self.docs.get(table.path)
@@ -307,7 +319,7 @@ class Columns:
         self.docs[table.path] = (table.n, np.concatenate(parts) if parts
                                  else np.empty(0, dtype=np.int64))
 
-    def _places_of(self, table: Table, start: int, end: int) -> Any:
+    def _places_of(self, table: Table, start: int, end: int) -> Places:
         raw, w, get = table.blobs, table.width, self.first.get
         places = np.array([get(raw[w * d:w * d + w].hex(), -1) for d in range(start, end)],
                           dtype=np.int64)
@@ -329,7 +341,7 @@ class Columns:
                         for d in strays.get(blob, ())]
         return out
 
-    def places(self, tables: Tables) -> Any:
+    def places(self, tables: Tables) -> Places | None:
         """The places of every document of a collection, or None (a table not placed).
         Those of the tables on disk are kept, with room after them for those of the
         pending documents (a hand edit's, new at each call)."""
@@ -344,8 +356,9 @@ class Columns:
                 self.strays.pop(path, None)
             for path in [p for p in self._placing if p not in now]:
                 del self._placing[path]
-            parts = [self.table_places(t) for t in disk]
-            if any(p is None for p in parts):
+            placed = [self.table_places(t) for t in disk]
+            parts = [p for p in placed if p is not None]
+            if len(parts) < len(placed):
                 return None
             count = sum(len(p) for p in parts)
             room = np.empty(count + SPARE, dtype=np.int64)
@@ -353,7 +366,10 @@ class Columns:
                 np.concatenate(parts, out=room[:count])
             kept = self._collection = (disk, room, count)
         room, count = kept[1], kept[2]
-        more = [self.table_places(t) for t in tables.tables[len(disk):]]
+        pending = [self.table_places(t) for t in tables.tables[len(disk):]]
+        more = [p for p in pending if p is not None]
+        if len(more) < len(pending):
+            return None
         extra = sum(len(p) for p in more)
         if not extra:
             return room[:count]
@@ -378,7 +394,7 @@ class Columns:
         return made
 
 
-def _runs(starts: Any, at: Any) -> tuple[Any, Any, Any]:
+def _runs(starts: Places, at: Places) -> tuple[Places, Places, Places]:
     """The runs of a column of runs (run i is values[starts[i]:starts[i + 1]]) of these
     places, one after another: (for each value, the index into `at` of its run; its
     index in the values; each run's length)."""

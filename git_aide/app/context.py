@@ -12,13 +12,14 @@ import contextlib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Protocol, TypeVar
+    from typing import Protocol, TypeVar
 
     from git_aide.cache.folder import Cache, StatTables
     from git_aide.cache.index import FullText
     from git_aide.core.settings import Settings
     from git_aide.gitio.repo import Repo
     from git_aide.gitio.spawn import Prefetch
+    from git_aide.read.load import Held
     from git_aide.read.snapshot import Snapshot
 
     class Noticing(Protocol):
@@ -72,13 +73,16 @@ class Context:
         return self._index
 
     def snapshot(self, cached: bool = False, rev: str | None = None, *,
-                 asked: Prefetch | None = None, **more: Any) -> Snapshot:
-        """The memories of the source `--cached` / `--rev` name (its warnings are the
-        caller's to say); `more`: sources.load's other keywords."""
+                 asked: Prefetch | None = None, save_view: bool = True,
+                 held: Held | None = None, changed: list[str] | None = None,
+                 early: bool = False, users: bool = False) -> Snapshot:
+        """Return the memories of the source `--cached` / `--rev` name (its warnings are
+        the caller's to say); the other keywords are read/load.load's."""
         from git_aide.read.load import load
 
         kind, rev = source(cached, rev)
-        return load(self.repo, self.cache, kind, rev, asked=asked, **more)
+        return load(self.repo, self.cache, kind, rev, asked=asked, save_view=save_view,
+                    held=held, changed=changed, early=early, users=users)
 
     def take_notices(self) -> list[str]:
         """The notices noted since the last call, each once, in order; forgotten here."""

@@ -8,8 +8,7 @@ from git_aide.rank.memo import RankMemo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
+    from git_aide.app.answers import ScopeFilter
     from git_aide.app.columns import Columns
 
 
@@ -26,6 +25,6 @@ class AnswerMemo:
         #: recalls it served, by (query paths, least depth) (answers._scope_filter): a
         #: long-lived process asks about the same files again, over the same scopes,
         #: and need not decide each scope again.
-        self.filters: dict[tuple[Any, ...], tuple[Any, int]] = {}
+        self.filters: dict[tuple[object, ...], tuple[ScopeFilter, int]] = {}
         #: The last decoded view as columns (app/columns.py), once made.
         self.columns: Columns | None = None

@@ -14,7 +14,7 @@ from git_aide.read.record import Entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TypeVar
+    from typing import Literal, TypeVar
 
     T = TypeVar("T")
 
@@ -101,7 +101,7 @@ def relevance(ft: FullText, entries: list[Entry], query: str, want: int,
 
 def relevance_in(ft: FullText, snap: Snapshot, query: str, want: int,
                  progress: Progress | None = None,
-                 skip: Callable[[Compiled | None | bool], bool] | None = None,
+                 skip: Callable[[Compiled | None | Literal[False]], bool] | None = None,
                  need: int | None = None,
                  allowed: set[str] | None = None
                  ) -> tuple[dict[str, float], list[Entry]] | None:

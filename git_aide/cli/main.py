@@ -104,7 +104,7 @@ def _hot_command(hot: Hot) -> click.Command:
                                    default=False if flag else opt.default))
 
     def callback(**kwargs: object) -> None:
-        # click gives tuples for the repeatable options and the words; fastpath lists.
+        # click gives tuples for the repeatable options and the words; cli/argv.py gives lists.
         got: dict[str, object] = {k: list(v) if isinstance(v, tuple) else v
                                   for k, v in kwargs.items()}
         if hot.paths_after_dash:

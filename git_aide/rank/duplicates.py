@@ -14,10 +14,15 @@ from git_aide.rank import wordbits
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from typing import Any
+    from typing import Any, Protocol
 
     from git_aide.rank.memo import RankMemo
     from git_aide.read.record import Entry
+
+    class Indexed(Protocol):
+        """Entries by index: a list, or entries read only when asked."""
+
+        def __getitem__(self, i: int, /) -> Entry: ...
 
 
 def words(text: str) -> frozenset[str]:
@@ -304,6 +309,6 @@ def _tops(n: int, width: int, high: int) -> int:
     return int.from_bytes(high.to_bytes(width, "little") * n, "little")
 
 
-def older_newer(entries: Sequence[Entry], i: int, j: int) -> tuple[int, int]:
+def older_newer(entries: Indexed, i: int, j: int) -> tuple[int, int]:
     """(the older, the newer) of two memories by their indices (age())."""
     return (i, j) if age(entries[i]) <= age(entries[j]) else (j, i)

@@ -64,7 +64,7 @@ class RankMemo:
         #: relate (rank/candidates.MOST): not tried again.
         self.too_many: int | None = None
         #: Which memories hold each word, by the word: (the blob ids searched, those
-        #: holding it) (rank/weak.held), and the runs of stored texts searched lately.
+        #: holding it) (rank/mentions.held), and the runs of stored texts searched lately.
         self.mentions: dict[bytes, tuple[set[str], set[str]]] = {}
         self.runs: dict[tuple[str, ...], Run] = {}
 

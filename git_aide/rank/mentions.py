@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from git_aide.rank.memo import RankMemo
+    from git_aide.rank.selection import Query
     from git_aide.read.record import Entry
 
 
@@ -97,7 +98,7 @@ def mention_finder(queries: Sequence[Any], folders: Sequence[str] = ()
     return found
 
 
-def file_stem(q: Any) -> str | None:
+def file_stem(q: Query) -> str | None:
     """A query file's name without its extensions (`throttling` for
     `src/throttling.py`, `history` for `tests/history.test.tsx`), when long enough to
     mark a topic."""

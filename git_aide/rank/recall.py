@@ -21,7 +21,7 @@ from git_aide.rank.selection import Hit, select
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from git_aide.rank.memo import RankMemo
     from git_aide.rank.selection import Filters, Query
@@ -332,8 +332,8 @@ def _diversify(cut: list[Hit], hits: list[Hit], key: Callable[[Hit], tuple[objec
 def recall(entries: list[Entry], queries: list[Query], filters: Filters, *, memo: RankMemo,
            relevance: Callable[[list[Entry]], dict[str, float]] | None,
            limit: int, min_depth: int, diversity_min: int = 0,
-           project_wide_limit: int = 3, mentions: list[Entry] = (),  # type: ignore[assignment]
-           elsewhere: list[Entry] = (),  # type: ignore[assignment]
+           project_wide_limit: int = 3, mentions: Sequence[Entry] = (),
+           elsewhere: Sequence[Entry] = (),
            query: str | None = None, body: bytes | None = None,
            on_topic: Callable[[bytes], bool] | None = None,
            meaning: Meaning | None = None) -> list[Hit]:

@@ -17,7 +17,7 @@ from git_aide.rank.mentions import mention_finder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
 
     from git_aide.read.record import Entry
 
@@ -154,8 +154,8 @@ def scope_filter(queries: list[Query], min_depth: int
 
 
 def select(entries: list[Entry], queries: list[Query], filters: Filters,
-           min_depth: int, mentions: list[Entry] = (),  # type: ignore[assignment]
-           elsewhere: list[Entry] = (),  # type: ignore[assignment]
+           min_depth: int, mentions: Sequence[Entry] = (),
+           elsewhere: Sequence[Entry] = (),
            on_topic: Callable[[bytes], bool] | None = None,
            most_specific: int | None = None) -> list[Hit]:
     """Every entry relevant to at least one query path (all, without paths), then the

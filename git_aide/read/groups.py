@@ -40,7 +40,7 @@ class DecodedGroup(list):  # type: ignore[type-arg]
 
     __slots__ = ("span", "_at", "_paths")
 
-    def __init__(self, entries: list[Entry], span: Any) -> None:
+    def __init__(self, entries: list[Entry], span: tuple[int, int, int]) -> None:
         super().__init__(entries)
         #: The slice of the view its rows came from.
         self.span = span

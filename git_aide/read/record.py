@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from git_aide.cache.folder import Cache
+    from git_aide.core.jsonvalue import JSON
     from git_aide.gitio.repo import Repo
     from git_aide.read.groups import GroupsByBase
     from git_aide.read.later import Later
@@ -291,7 +292,7 @@ class Records:
 _ATOMS = frozenset((str, int, float, bool, type(None)))
 
 
-def _shallow(v: Any) -> bool:
+def _shallow(v: JSON) -> bool:
     """Whether a record's value is an atom, or a list or object of atoms."""
     t = type(v)
     if t is list:

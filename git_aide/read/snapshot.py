@@ -22,7 +22,7 @@ from git_aide.read.record import Entry, Reader, Source, new_entry
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
-    from typing import Any
+    from typing import Any, Literal
 
     from git_aide.core import scope as scopes
     from git_aide.read.later import Queue
@@ -362,7 +362,7 @@ class Snapshot:
                    for _p, blob, _m, _r in payload)
         return out
 
-    def scope_of(self, blob: str) -> scopes.Compiled | None | bool:
+    def scope_of(self, blob: str) -> scopes.Compiled | None | Literal[False]:
         """The compiled scope of the group that holds a blob (blob_ids()), without
         decoding it; False when no group holds it."""
         g = (self.blob_ids() or {}).get(blob)

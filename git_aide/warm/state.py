@@ -24,6 +24,12 @@ from git_aide.warm.kept_answers import Answers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from git_aide.core.jsonvalue import JSONObject
+    from git_aide.warm.watch import Watch
+
+    #: A reading tool's answer as kept: (its document, its text, what it counted, the
+    #: warnings it said).
+    KeptAnswer = tuple[JSONObject, str, tuple[str, list[str]] | None, list[str]]
     from typing import Any
 
     from git_aide.app.context import Context
@@ -55,7 +61,7 @@ class ServerState:
         self._repo: Repo | None = None
         self._index: FullText | None = None
         #: The index's stat when it was last read (index()).
-        self._index_seen: Any = None
+        self._index_seen: tuple[object, ...] | None = None
         #: The context of the call under way: its repository and a cache handle.
         self._ctx: Context | None = None
         #: What the reads keep between calls: the views read lately, decoded (a
@@ -69,10 +75,10 @@ class ServerState:
         #: (cache/folder.Cache.stat_tables), read again only when their file changes.
         self.stat_tables: StatTables = {}
         #: The size of each memory's item in a full answer less its "matched_scope" and
-        #: "score" values, by (path, blob id) (agents/mcp/text.memory_size).
+        #: "score" values, by (path, blob id) (agents/mcp/answersize.memory_size).
         self.item_sizes: dict[tuple[str, str], int] = {}
         #: The memories folder under inotify, when it can be (None: git status each call).
-        self._watch: Any = None
+        self._watch: Watch | None = None
         #: Semantic search's model and vectors, once a call needed them.
         self._semantic: Semantic | None = None
         #: Held by each call: one at a time.
@@ -80,12 +86,12 @@ class ServerState:
         #: The stat of the config's files when it was read (warm/gitconfig.py).
         self._config = ConfigFiles()
         #: The reading tools' answers while nothing they depend on changed.
-        self.answers = Answers()
+        self.answers: Answers[KeptAnswer] = Answers()
         #: This call's files that may differ from the index, and git's questions
         #: started (`_changes`), once asked.
         self._now: tuple[list[str] | None, Prefetch] | None = None
         #: The full-text index's stat when the call under way first asked (index_state).
-        self._index_state: Any = None
+        self._index_state: tuple[object, ...] | None = None
         #: How many watches were made: a new one's generations start again.
         self._watches = 0
         #: Whether the watch vouched for this call's files (without git status).
@@ -163,7 +169,7 @@ class ServerState:
         self._index_seen = now
         return self.context().noticed(self._index)
 
-    def index_state(self) -> Any:
+    def index_state(self) -> tuple[object, ...]:
         """The full-text index's stat (app/context.index_state) as the call under way
         first saw it: what its answer is kept for, and what its reads were of."""
         if self._index_state is None:
@@ -325,7 +331,7 @@ class ServerState:
             sys.stderr.write(f"git-aide: warning: {line}\n")
         return repo, cache, snap
 
-    def state(self, full_text: bool) -> Any:
+    def state(self, full_text: bool) -> tuple[object, ...] | None:
         """What the working tree's answers depend on now (warm/state.py), or None when
         the watch cannot vouch for the memory files; `full_text`: the full-text index
         on disk too. Asks the watch once per call (read() takes its answer)."""
@@ -339,7 +345,7 @@ class ServerState:
         users = signature()  # the user's own store (laid over every answer's memories)
         if users is None:
             return None
-        state: tuple[Any, ...] = (self._config.sig, self._watches, self._watch.generation,
+        state: tuple[object, ...] = (self._config.sig, self._watches, self._watch.generation,
                                   users)
         if full_text:
             # The model's files too: a search by meaning depends on which model runs.

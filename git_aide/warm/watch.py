@@ -50,7 +50,7 @@ from git_aide.gitio.folders import linked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    pass
 
 _IN_NONBLOCK = 0o4000
 _IN_CLOEXEC = 0o2000000
@@ -125,7 +125,7 @@ class Watch:
         #: /proc/self/mountinfo, open to hear of any mount or unmount (-1: not open).
         self._mounts = -1
         #: Polls `_mounts`: the kernel flags the open mount table when it changes.
-        self._mount_poll: Any = None
+        self._mount_poll: select.poll | None = None
         #: Descriptors of file watches let go of, whose queued events mean nothing.
         self._released: set[int] = set()
         #: The files git named at the baseline (relative to `top`).
@@ -241,7 +241,8 @@ class Watch:
     def _mounts_changed(self) -> bool:
         """Whether anything was mounted or unmounted since the last look (looking
         clears the kernel's flag)."""
-        return self._mounts >= 0 and bool(self._mount_poll.poll(0))
+        poll = self._mount_poll
+        return self._mounts >= 0 and poll is not None and bool(poll.poll(0))
 
     def _rewatch(self) -> None:
         """Watch every memory folder and file as they are now, on a new descriptor (the

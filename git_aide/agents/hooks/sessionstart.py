@@ -120,7 +120,7 @@ def session_start(data: JSONObject, agent: str, opened: list[Context]) -> str | 
 
 #: The cosine from which a memory restates a rule the agent loads (all-MiniLM-L6-v2:
 #: a rule and its rewording 0.8 to 0.95, rules that share only a topic up to 0.75; see
-#: app/meaning.py's DUPLICATE_COSINE).
+#: app/hybrid.py's DUPLICATE_COSINE).
 RESTATED_COSINE = 0.8
 
 
