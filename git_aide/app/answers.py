@@ -96,7 +96,7 @@ def recall_hits(repo: Repo, cache: Cache, snap: Snapshot, ask: RecallQuery, *,
         snap.prefetch_ids()
 
     def gather() -> list[Hit]:
-        """The candidates (with the memories elsewhere that name the path or match the
+        """Return the candidates (with the memories elsewhere that name the path or match the
         question), ranked."""
         entries = snap.entries_where(decode, newest_wide=newest, near=queries or None)
         finder = MentionFinder(queries)  # a new one each time: it counts what it sees
@@ -175,7 +175,7 @@ def always_on(snap: Snapshot) -> list[Entry]:
 
 def _paused(work: Callable[[Snapshot, Callable[[], T]], T], snap: Snapshot,
             gather: Callable[[], T]) -> T:
-    """`work(*args)` without the cyclic garbage collector: a path recall makes a hit per
+    """Run `work(*args)` without the cyclic garbage collector: a path recall makes a hit per
     candidate (thousands in a large store), freed by reference counting as soon as the
     answer is cut, and a collection meanwhile would promote them and, every few calls,
     walk a long-lived process's whole heap (its decoded views) for nothing."""
@@ -215,7 +215,7 @@ def _scope_filter(queries: list[Query], min_depth: int, kept: dict[tuple[object,
 
 
 def query_key(repo: Repo, paths: tuple[str, ...] | list[str]) -> tuple[tuple[str, bool], ...]:
-    """The query paths of a recall as the working tree has them now (repo-relative,
+    """Return the query paths of a recall as the working tree has them now (repo-relative,
     and whether each is a folder): what a kept answer must have been asked for."""
     from git_aide.rank.selection import query_paths
 
@@ -225,10 +225,10 @@ def query_key(repo: Repo, paths: tuple[str, ...] | list[str]) -> tuple[tuple[str
 def _question_wide(snap: Snapshot, ft: FullText, query: str, want: int, entries: list[Entry],
                    decode: ScopeFilter, relevance: Relevance, weak: list[Entry]
                    ) -> tuple[list[Entry], Relevance]:
-    """A path recall with a question: the candidates, with the project-wide memories the
-    question finds among all of them (found by blob id, so only those are decoded), and
-    the relevance of them all (and of the `mentions` candidates). The same answer as decoding
-    every project-wide memory."""
+    """Answer a path recall with a question: return the candidates, with the project-wide
+    memories the question finds among all of them (found by blob id, so only those are
+    decoded), and the relevance of them all (and of the `mentions` candidates). The same
+    answer as decoding every project-wide memory."""
     from git_aide.app import search as sr
 
     wide = snap.blobs_where(lambda c: c is None)
@@ -259,7 +259,7 @@ ELSEWHERE_MATCHES = 10
 
 def _strong_matches(snap: Snapshot, ft: FullText, query: str, relevant: ScopeFilter
                     ) -> list[Entry]:
-    """The store's best matches for `query` whose scope the path does not reach."""
+    """Return the store's best matches for `query` whose scope the path does not reach."""
     from git_aide.app import search as sr
 
     found = sr.relevance_in(ft, snap, query, ELSEWHERE_MATCHES,
@@ -320,7 +320,7 @@ def search_hits(repo: Repo, snap: Snapshot, ft: FullText, ask: SearchQuery, *,
 
 
 def chosen_hits(entries: list[Entry]) -> list[Hit]:
-    """The memories an agent named by id, as hits in the order named."""
+    """Return the memories an agent named by id, as hits in the order named."""
     from git_aide.rank.selection import Hit
 
     return [Hit(e, e.scope) for e in entries]
@@ -362,14 +362,14 @@ def listed(entries: list[Entry], ask: ListQuery) -> list[Hit]:
 
 def memories_doc(snap: Snapshot, hits: list[Hit],
                  items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The recall / search / list `--json` document (`items`: the hits' documents, when
+    """Return the recall / search / list `--json` document (`items`: the hits' documents, when
     made already)."""
     return {"source": snap.source.as_json(),
             "memories": [memory_doc(h) for h in hits] if items is None else items}
 
 
 def memory_doc(hit: Hit) -> dict[str, Any]:
-    """A memory in the JSON output: every field of the file, then where and why it matched
+    """Return a memory for the JSON output: every field of the file, then where and why it matched
     (and `"store": "user"` for one of the user's own store, whose path is absolute)."""
     from git_aide.core.memory import in_user_store
 
@@ -383,7 +383,7 @@ def memory_doc(hit: Hit) -> dict[str, Any]:
 
 
 def show_doc(snap: Snapshot | None, entry: Entry) -> dict[str, Any]:
-    """The show `--json` document (`snap` None: read from the user store alone)."""
+    """Return the show `--json` document (`snap` None: read from the user store alone)."""
     from git_aide.core.memory import in_user_store
 
     doc = dict(entry.read_record())
@@ -400,7 +400,7 @@ USER_SOURCE = {"kind": "user", "rev": None, "commit": None}
 
 
 def remember_doc(w: Written) -> dict[str, Any]:
-    """The remember `--json` document (`merged`: the near duplicate it updated instead,
+    """Return the remember `--json` document (`merged`: the near duplicate it updated instead,
     how alike the two were and by what; a write to the user store says so, and whether
     it was committed there)."""
     doc: dict[str, Any] = {"uuid": w.uuid, "path": w.path, "created": w.created,
@@ -413,20 +413,20 @@ def remember_doc(w: Written) -> dict[str, Any]:
 
 
 def update_doc(w: Written) -> dict[str, Any]:
-    """The update `--json` document."""
+    """Return the update `--json` document."""
     return {"uuid": w.uuid, "path": w.path, "staged": w.staged, **_user_write(w.committed),
             "warnings": w.warnings}
 
 
 def forget_doc(gone: list[str], staged: bool, committed: bool | None = None
                ) -> dict[str, Any]:
-    """The forget `--json` document (`committed`: whether the user store's memories
+    """Return the forget `--json` document (`committed`: whether the user store's memories
     among them were forgotten in a commit there; None: there were none)."""
     return {"forgotten": gone, "staged": staged, **_user_write(committed)}
 
 
 def _user_write(committed: bool | None) -> dict[str, Any]:
-    """What a write's document adds when it wrote the user store."""
+    """Return what a write's document adds when it wrote the user store."""
     return {} if committed is None else {"store": "user", "committed": committed}
 
 
@@ -448,8 +448,8 @@ def warm_view(snap: Snapshot, memo: AnswerMemo,
 
 def _ahead(every: list[Entry], first: dict[str, int], index: Callable[[], FullText | None],
            later: Queue, memo: AnswerMemo) -> Iterator[None]:
-    """What a long-lived process works out of a whole decoded view (`first`: each blob's
-    place in it), in steps."""
+    """Work out, in steps, what a long-lived process keeps of a whole decoded view
+    (`first`: each blob's place in it)."""
     from git_aide.app import columns
     from git_aide.rank import supersede
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Finding:
-    """One thing `audit` found about one memory."""
+    """Hold one thing `audit` found about one memory."""
 
     #: The memory's uuid.
     uuid: str
@@ -61,11 +61,11 @@ class Finding:
     written: str = ""
 
     def line(self) -> str:
-        """`<uuid8> <kind>: <message> (<what to do>)`."""
+        """Return the finding as `<uuid8> <kind>: <message> (<what to do>)`."""
         return f"{self.uuid[:8]} {self.kind}: {self.message} ({self.todo})"
 
     def as_json(self) -> dict[str, Any]:
-        """The finding as `audit --json` lists it."""
+        """Return the finding as `audit --json` lists it."""
         return {"uuid": self.uuid, "path": self.path, "kind": self.kind,
                 "message": self.message,
                 "suggestion": {"scope": self.scope} if self.scope is not None else None,
@@ -76,7 +76,7 @@ class Finding:
 
 
 class Paths:
-    """The source's code paths (memories excluded), sorted, with range look-ups by folder."""
+    """Hold the source's code paths (memories excluded), sorted, with range look-ups by folder."""
 
     def __init__(self, paths: list[str], worktree: str | None, untracked: bool = False
                  ) -> None:
@@ -90,7 +90,7 @@ class Paths:
         self.untracked = untracked
 
     def under(self, base: str) -> list[str]:
-        """The paths equal to `base` or below it ("" is everything)."""
+        """Return the paths equal to `base` or below it ("" is everything)."""
         if not base:
             return self.paths
         lo = bisect.bisect_left(self.paths, base)
@@ -98,14 +98,14 @@ class Paths:
         return self.paths[lo:hi]
 
     def matched(self, c: scopes.Compiled) -> list[str]:
-        """The paths a scope matches."""
+        """Return the paths a scope matches."""
         out: set[str] = set()
         for base in set(c.bases):
             out.update(p for p in self.under(base) if scopes.relevant(c, p, False))
         return sorted(out)
 
     def matches_any(self, c: scopes.Compiled) -> bool:
-        """Whether a scope matches at least one path (stops at the first)."""
+        """Tell whether a scope matches at least one path (stops at the first)."""
         for base, rx in zip(c.bases, c.regexes, strict=True):
             if not rx:  # a plain path: the path itself, or one under it
                 if (not base and self.paths) or base in self.set:
@@ -119,7 +119,7 @@ class Paths:
         return False
 
     def names_directory(self, c: scopes.Compiled) -> bool:
-        """Whether a plain scope names a folder that exists (an empty one, on disk)."""
+        """Tell whether a plain scope names a folder that exists (an empty one, on disk)."""
         for base, rx in zip(c.bases, c.regexes, strict=True):
             if base and not rx and self.worktree is not None and os.path.isdir(
                     os.path.join(self.worktree, base)):
@@ -128,7 +128,7 @@ class Paths:
 
 
 def source_paths(repo: Repo, snap: Snapshot) -> Paths:
-    """Every code path of the source: a commit's tree, the index, or (the working
+    """Return every code path of the source: a commit's tree, the index, or (the working
     tree) the files on disk that the index tracks or that are new and not ignored."""
     kind = snap.source.kind
     if kind == "rev":
@@ -147,7 +147,7 @@ def source_paths(repo: Repo, snap: Snapshot) -> Paths:
 
 
 def worktree_paths(repo: Repo, top: str) -> Paths:
-    """The working tree's code paths: the files on disk that the index tracks or that
+    """Return the working tree's code paths: the files on disk that the index tracks or that
     are new and not ignored (also what `remember --scope` checks a new scope against)."""
     # One listing, tagged: a file deleted from disk but still in the index comes once
     # as tracked (H) and once as removed (R); it is not in the working tree.
@@ -167,7 +167,7 @@ def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
           alike: Sequence[tuple[Entry, Entry, float]] = (), *,
           paths: Paths | None = None, walk: pathlog.Walk | None = None,
           duplicates: bool = True) -> list[Finding]:
-    """Every finding about `entries` (memories of `snap`), in uuid order per kind.
+    """Return every finding about `entries` (memories of `snap`), in uuid order per kind.
     `alike`: (older, newer, cosine) of the pairs a model finds alike (semantic.py);
     `paths`, `walk`: the source's paths and the walk of its history back to the
     memories' writes, when the caller has them (source_paths, pathlog.walk);
@@ -221,7 +221,7 @@ def audit(repo: Repo, snap: Snapshot, entries: list[Entry], settings: Settings,
 
 def _moved(e: Entry, c: scopes.Compiled, paths: Paths, walk: pathlog.Walk,
            since: int | None) -> Finding | None:
-    """A `moved` finding when most of what the scope matched then was renamed away."""
+    """Return a `moved` finding when most of what the scope matched then was renamed away."""
     if since is None:
         return None
     renamed = [(old, new) for old, new in walk.renames_after(since, c)
@@ -274,9 +274,9 @@ def _moved(e: Entry, c: scopes.Compiled, paths: Paths, walk: pathlog.Walk,
 
 def _safe(rewritten: str, scope: str, c: scopes.Compiled,
           renamed: list[tuple[str, str]], paths: Paths, added: frozenset[str]) -> bool:
-    """Whether a rewritten scope is safe to apply: valid, matching most of the moved
-    files where they are now, and no file that was already there, outside the old scope
-    (`src/a*/**` for a folder renamed to `src/a*` would take in `src/abc/`)."""
+    """Tell whether a rewritten scope is safe to apply: valid, matching most of the moved
+    files where they are now, and taking in no file that was already there outside the old
+    scope (`src/a*/**` for a folder renamed to `src/a*` would take in `src/abc/`)."""
     if scopes.check_new(rewritten) or controls.find(rewritten):
         return False
     was = set(scopes.expand_braces(scope))
@@ -293,7 +293,7 @@ def _safe(rewritten: str, scope: str, c: scopes.Compiled,
 
 
 def _prefix_pair(old: str, new: str) -> tuple[str, str]:
-    """What a rename changed: the leading folders before the part both paths share
+    """Return what a rename changed: the leading folders before the part both paths share
     ("" is the top folder)."""
     a, b = old.split("/"), new.split("/")
     same = 0
@@ -308,7 +308,7 @@ def _prefix_pair(old: str, new: str) -> tuple[str, str]:
 
 
 def _rewrite(scope: str, old_place: str, new_place: str) -> str | None:
-    """The scope with its leading `old_place` replaced by `new_place`, if it has one
+    """Return the scope with its leading `old_place` replaced by `new_place`, if it has one
     (spelt literally: `src/a[*]/**` starts with `src/a*`); the new place written so that
     its glob characters are characters (`src/a*` -> `src/a[*]`)."""
     new = scopes.escape_path(new_place)
@@ -327,8 +327,8 @@ def _rewrite(scope: str, old_place: str, new_place: str) -> str | None:
 
 
 def _rewrite_each(scope: str, places: list[tuple[str, str]]) -> tuple[str | None, str]:
-    """A brace scope whose alternatives moved to different places: each alternative
-    rewritten by the first (most voted) place it lies in, as `{a,b}`; and what moved."""
+    """Rewrite a brace scope whose alternatives moved to different places, each by the first
+    (most voted) place it lies in, as `{a,b}`; return it and what moved."""
     alts: list[str] = []
     used: list[str] = []
     for alt in scopes.expand_braces(scope):
@@ -348,7 +348,7 @@ def _rewrite_each(scope: str, places: list[tuple[str, str]]) -> tuple[str | None
 def _stale(e: Entry, c: scopes.Compiled, walk: pathlog.Walk, since: int,
            settings: Settings, now: datetime, churn: dict[tuple[int, str], int]
            ) -> Finding | None:
-    """A `stale` finding: old, and the code under it changed in many commits since.
+    """Return a `stale` finding: old, and the code under it changed in many commits since.
     `churn`: the commits counted per (since, scope), as most memories share both."""
     written = _time(e.updated_at)
     if written is None:
@@ -372,7 +372,7 @@ _WRITTEN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.]
 
 
 def _time(text: str) -> datetime | None:
-    """A record's time (`%Y-%m-%dT%H:%M:%S.%fZ`), or None when it is not one."""
+    """Parse a record's time (`%Y-%m-%dT%H:%M:%S.%fZ`), or return None when it is not one."""
     try:
         if _WRITTEN.fullmatch(text):  # as strptime reads it, at a tenth of the cost
             return datetime.fromisoformat(text[:-1] + "+00:00")
@@ -383,7 +383,7 @@ def _time(text: str) -> datetime | None:
 
 def _duplicates(entries: list[Entry], threshold: float,
                 alike: Sequence[tuple[Entry, Entry, float]] = ()) -> list[Finding]:
-    """The older memory of each near-duplicate pair, naming the newer one.
+    """Return the older memory of each near-duplicate pair, naming the newer one.
 
     Advice that deletes knowledge must be sure: `forget` is advised only when the two
     say the same words, every value and name included (`is X` and `is Y`, `trigger` and
@@ -417,15 +417,15 @@ def _duplicates(entries: list[Entry], threshold: float,
 
 
 def _same_words(a: str, b: str) -> bool:
-    """Whether two texts hold the same words, every one counted (one letter, a number,
-    a filler word): what they differ in is only order, case and punctuation."""
+    """Tell whether two texts hold the same words, every one counted (one letter, a
+    number, a filler word): what they differ in is only order, case and punctuation."""
     from git_aide.core.words import every_word
 
     return every_word(a) == every_word(b)
 
 
 def orphaned_count(repo: Repo, snap: Snapshot) -> int:
-    """How many scoped memories match no path (for `doctor`): one listing, no history."""
+    """Count the scoped memories that match no path (for `doctor`): one listing, no history."""
     paths = source_paths(repo, snap)
     seen: dict[str, bool] = {}
     n = 0
@@ -442,8 +442,8 @@ def orphaned_count(repo: Repo, snap: Snapshot) -> int:
 
 def run(repo: Repo, snap: Snapshot, paths: list[str], semantic: Semantic | None = None
         ) -> tuple[list[Finding], int]:
-    """`git aide audit`: the findings about the memories relevant to `paths` (all when
-    none), and how many memories were audited. Nothing is written: `--fix` is the
+    """Run `git aide audit`: return the findings about the memories relevant to `paths`
+    (all when none) and how many memories were audited. Nothing is written: `--fix` is the
     command's, through the write use case (`fixes`, then app/store.py's update).
     `semantic`: the model's state, whose near duplicates by meaning count too."""
     from git_aide.rank.selection import query_paths, scope_filter
@@ -462,7 +462,7 @@ def run(repo: Repo, snap: Snapshot, paths: list[str], semantic: Semantic | None 
 
 
 def fixes(snap: Snapshot, findings: list[Finding]) -> list[tuple[str, str, str]]:
-    """What `audit --fix` rewrites: (uuid, old scope, new scope) of every `moved`
+    """Return what `audit --fix` rewrites: (uuid, old scope, new scope) of every `moved`
     finding that has a safe new scope."""
     old = {e.uuid: e.scope for e in snap.entries}
     return [(f.uuid, old.get(f.uuid) or "", f.scope) for f in findings

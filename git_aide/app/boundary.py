@@ -18,7 +18,7 @@ PREFIX = "git-aide: error: "
 
 
 def failure(e: BaseException) -> tuple[str | None, int]:
-    """(what the error says, the exit status); None when there is nothing to say (the
+    """Return (what the error says, the exit status); None when there is nothing to say (the
     reader went away, or the user interrupted)."""
     if isinstance(e, AideError):
         return str(e), e.code
@@ -34,7 +34,7 @@ def failure(e: BaseException) -> tuple[str | None, int]:
 
 
 def error_line(message: str) -> str:
-    """`message` as the one error line: its lines joined, its control characters
+    """Return `message` as the one error line: its lines joined, its control characters
     escaped (an error may quote a memory file or an argument)."""
     from git_aide.core.controls import escape
 
@@ -60,8 +60,9 @@ def report(e: BaseException, *, debug_hint: bool = True) -> int:
 
 
 def notice_line(notices: list[str]) -> str | None:
-    """However many cache files were damaged, the user hears about it once: one line,
-    the first notice and how many more there were; None when there is nothing to say."""
+    """Return one notice line, so that the user hears once however many cache files were
+    damaged: the first notice and how many more there were; None when there is nothing to
+    say."""
     if not notices:
         return None
     from git_aide.core.controls import escape

@@ -29,7 +29,7 @@ LAYER_RANK = {layer: i for i, layer in enumerate(LAYERS)}
 
 
 def shared_memory_path(path: str) -> bool:
-    """Whether a repo-relative path can hold a shared (committed) memory."""
+    """Tell whether a repo-relative path can hold a shared (committed) memory."""
     return (path.startswith(MEMORIES_DIR + "/") and not path.startswith(_PERSONAL)
             and listing.is_candidate(path, None))
 
@@ -39,7 +39,7 @@ def shared_memory_path(path: str) -> bool:
 
 def _parse(data: bytes | None, path: str, warnings: list[str] | None
            ) -> dict[str, Any] | None:
-    """A record read at `path`, or None (with a warning) when it is not a live memory there."""
+    """Read the record at `path`, or None (with a warning) when it is not a live memory there."""
     if data is None:
         return None
     try:
@@ -58,14 +58,14 @@ def _parse(data: bytes | None, path: str, warnings: list[str] | None
 
 
 def record_at(data: bytes | None, path: str) -> dict[str, Any] | None:
-    """The memory `data` holds at `path` as every read takes it, its path included; None
+    """Return the memory `data` holds at `path` as every read takes it, its path included; None
     when it is no live memory there."""
     record = _parse(data, path, None)
     return None if record is None else _doc(record, path)
 
 
 def fields_changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """The names of the fields whose values differ, in the file's order."""
+    """Return the names of the fields whose values differ, in the file's order."""
     keys = list(after) + [k for k in before if k not in after]
     missing = object()
     return [k for k in keys if k not in _NOT_FIELDS
@@ -93,7 +93,7 @@ def _stem(path: str) -> str:
 
 
 def _holders(listing_: dict[str, str], changed: dict[str, str]) -> dict[str, list[str]]:
-    """uuid file name -> its paths in order, for the changed names that several paths hold."""
+    """Map uuid file name -> its paths in order, for the changed names that several paths hold."""
     wanted = {_stem(p) for p in changed}
     holders: dict[str, list[str]] = {}
     for p in listing_:
@@ -106,7 +106,7 @@ def _holders(listing_: dict[str, str], changed: dict[str, str]) -> dict[str, lis
 def compare(before: dict[str, str], after: dict[str, str],
             read: Callable[[set[str]], dict[str, bytes]], warnings: list[str] | None = None
             ) -> dict[str, list[Any]]:
-    """What changed between two listings (path -> blob id): added, forgotten, changed.
+    """Return what changed between two listings (path -> blob id): added, forgotten, changed.
 
     Only the blobs that differ are read (`read`), so the cost follows the change.
     """
@@ -152,7 +152,7 @@ def compare(before: dict[str, str], after: dict[str, str],
 
 
 def path_filter(repo: Repo, paths: Iterable[str]) -> Callable[[dict[str, Any]], bool] | None:
-    """Whether a memory (a record) is relevant to one of the paths (docs/ranking.md)."""
+    """Tell whether a memory (a record) is relevant to one of the paths (docs/ranking.md)."""
     paths = list(paths)
     if not paths:
         return None
@@ -190,7 +190,7 @@ def filter_paths(doc: dict[str, Any], relevant: Callable[[dict[str, Any]], bool]
 def tree_diff(cache: Cache | None, old: str, new: str,
               compute: Callable[[list[str]], dict[str, list[Any]]],
               warnings: list[str] | None) -> dict[str, list[Any]]:
-    """compare() of two memories trees, kept in the cache under their ids.
+    """Run compare() on two memories trees, keeping the answer in the cache under their ids.
 
     Two trees always differ the same way, so the answer is never stale: a second
     `diff A B`, or a `log` over commits it walked before, reads no blob at all.

@@ -23,8 +23,8 @@ SPARE = 64
 
 
 class ColumnEdits:
-    """The files laid over a view, as the columns see them: the places of the paths they
-    replace, and their entries, placed after the view's, with the columns extended."""
+    """Hold the files laid over a view, as the columns see them: the places of the paths
+    they replace, and their entries, placed after the view's, with the columns extended."""
 
     __slots__ = ("dropped", "entries", "blobs", "date", "uuid", "path")
 
@@ -42,7 +42,7 @@ class ColumnEdits:
 
     @classmethod
     def of(cls, cols: Columns, drop: frozenset[str], entries: list[Entry]) -> ColumnEdits | None:
-        """The files laid over `cols`'s view; None when a blob is at two places (a file
+        """Return the files laid over `cols`'s view; None when a blob is at two places (a file
         and its copy: the slow way tells them apart by path)."""
         dropped = sorted(cols.at_path[p] for p in drop if p in cols.at_path)
         gone = set(dropped)
@@ -72,7 +72,7 @@ class ColumnEdits:
 
 
 def _between(distinct: list[str], values: list[str]) -> list[float]:
-    """The numbers of values in a column: twice a value's order among the view's distinct
+    """Number the values in a column: twice a value's order among the view's distinct
     values when it is one of them; else a number strictly between those of the two it
     falls between, the values that fall between the same two spread in their order."""
     out: list[float] = []

@@ -42,7 +42,7 @@ _NO_PLACES = np.empty(0, dtype=np.int64)
 
 def search_columns(ft: FullText, snap: Snapshot, query: str, limit: int, memo: AnswerMemo
                    ) -> list[Hit] | None:
-    """search.search_in() from the columns `memo` keeps; None when they cannot answer
+    """Run search.search_in() from the columns `memo` keeps; None when they cannot answer
     (not made for this view, no match, or a case the slow way decides: a blob at two
     places)."""
     warmed = snap.warmed()
@@ -148,7 +148,7 @@ def search_columns(ft: FullText, snap: Snapshot, query: str, limit: int, memo: A
 
 
 class _At:
-    """The entries at a search's places, by index, each read when asked (_with_laid
+    """Hold the entries at a search's places, by index, each read when asked (_with_laid
     reads few of the window's)."""
 
     __slots__ = ("entry", "at")
@@ -162,7 +162,7 @@ class _At:
 
 
 def _with_laid(cols: Columns, head: Places, entries: _At) -> Places | None:
-    """The olders of supersede.superseded(entries) (indices into `head`, the places of
+    """Return the olders of supersede.superseded(entries) (indices into `head`, the places of
     `entries`) when some are files laid over the view: the view's memories' closest
     newer one among them read from the columns (Columns.firsts), each laid memory
     compared with those of its layer and sharing as duplicates.pairs compares them, and

@@ -56,7 +56,7 @@ KEPT_ALIKE = 8
 
 
 class Columns:
-    """The memories of one decoded view, in its order (their places), as arrays."""
+    """Hold the memories of one decoded view, in its order (their places), as arrays."""
 
     def __init__(self, every: list[Entry], first: dict[str, int], later: Queue,
                  memo: RankMemo) -> None:
@@ -170,7 +170,7 @@ class Columns:
         self._mark = np.zeros(len(vocab) + 1, dtype=np.bool_)
 
     def alike(self, words: frozenset[str], at: Places, blob: str) -> Floats:
-        """duplicates.jaccard of `words` (not empty: those of `blob`) and the words of the
+        """Return duplicates.jaccard of `words` (not empty: those of `blob`) and the words of the
         memory at each of these places, as floats (the same: a quotient of the same
         whole numbers). Kept for a few: a file laid over the view is laid at every
         call, and often compared with the same memories again."""
@@ -235,7 +235,7 @@ class Columns:
                       np.frombuffer(sims, dtype=np.float64) if sims else np.empty(0))
 
     def among(self, head: Places) -> tuple[Places, Places] | None:
-        """candidates.among() of the view's memories at these places, as its pairs' olders
+        """Return candidates.among() of the view's memories at these places, as its pairs' olders
         and newers (indices into `head`); None when it would be None (a memory whose
         candidates are not known, or not the ones known now)."""
         got = self.firsts(head)
@@ -245,7 +245,7 @@ class Columns:
         return older[passes], newer[passes]
 
     def firsts(self, head: Places) -> Firsts | None:
-        """For each memory at these places that has one, its first candidate among them
+        """Return each memory's first candidate among these places, for those that have one
         (the closest newer memory, rank/candidates.py), as arrays of indices into `head`:
         (older, newer, how alike, whether it supersedes); None when a memory's
         candidates are not known (or not the ones known now)."""
@@ -288,7 +288,7 @@ class Columns:
         return owner[hit], j[hit], sims[at[hit]], passes[at[hit]]
 
     def table_places(self, table: Table) -> Places | None:
-        """The places of a table's documents (-1: not in the view), or None when it is
+        """Return the places of a table's documents (-1: not in the view), or None when it is
         too large to place now (placed between calls, then)."""
         got = self.docs.get(table.path)
         if got is not None and got[0] == table.n:
@@ -331,7 +331,7 @@ class Columns:
         return places
 
     def laid_docs(self, tables: Tables, blobs: dict[str, int]) -> list[tuple[int, int]]:
-        """(document, place) of each document of a collection placed at -1 (a blob not
+        """Return (document, place) of each document of a collection placed at -1 (a blob not
         in the view) whose blob is one of `blobs` (blob -> its place)."""
         out = []
         for t, start in zip(tables.tables, tables.starts, strict=True):
@@ -342,7 +342,7 @@ class Columns:
         return out
 
     def places(self, tables: Tables) -> Places | None:
-        """The places of every document of a collection, or None (a table not placed).
+        """Return the places of every document of a collection, or None (a table not placed).
         Those of the tables on disk are kept, with room after them for those of the
         pending documents (a hand edit's, new at each call)."""
         disk = [t for t in tables.tables if t.path != "<pending>"]
@@ -379,7 +379,7 @@ class Columns:
         return room[:count + extra]
 
     def laid(self, snap: Snapshot) -> ColumnEdits | None:
-        """What the files laid over the view change (kept while they stay the same: each
+        """Return what the files laid over the view change (kept while they stay the same: each
         call's snapshot lays them anew); None when the columns cannot say it (the same
         blob at two places)."""
         drop, entries = snap.laid()
@@ -395,7 +395,7 @@ class Columns:
 
 
 def _runs(starts: Places, at: Places) -> tuple[Places, Places, Places]:
-    """The runs of a column of runs (run i is values[starts[i]:starts[i + 1]]) of these
+    """Return the runs of a column of runs (run i is values[starts[i]:starts[i + 1]]) of these
     places, one after another: (for each value, the index into `at` of its run; its
     index in the values; each run's length)."""
     begin = starts[at]

@@ -28,7 +28,7 @@ def _entry(key: Key | None, name: str, found: tuple[str, str, str, str] | None
 
 
 def config_doc(repo: Repo) -> dict[str, Any]:
-    """Every known key (its value: the one git reads last, or null when not set) and
+    """Return every known key (its value: the one git reads last, or null when not set) and
     the aide.* keys git config holds that git-aide does not know."""
     last: dict[str, tuple[str, str, str, str]] = {}
     for item in repo.config_origins():
@@ -40,7 +40,7 @@ def config_doc(repo: Repo) -> dict[str, Any]:
 
 
 def known(name: str) -> Key:
-    """The key `name` spells; a one-line error naming the nearest known key if none."""
+    """Return the key `name` spells; raise a one-line error naming the nearest known key if none."""
     key = key_named(name)
     if key is None:
         near = closest_key(name)
@@ -51,7 +51,7 @@ def known(name: str) -> Key:
 
 
 def one_doc(repo: Repo, name: str) -> dict[str, Any]:
-    """`config KEY`: the one key's entry (an unknown key is an error)."""
+    """Return `config KEY`'s document: the one key's entry (an unknown key is an error)."""
     key = known(name)
     return next(e for e in config_doc(repo)["settings"] if e["key"] == key.name)
 

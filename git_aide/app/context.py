@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from git_aide.read.snapshot import Snapshot
 
     class Noticing(Protocol):
-        """Something that notes what the user should hear about (a damaged cache file
-        that was rebuilt): a Cache, a full-text index, a Repo."""
+        """Note what the user should hear about (a damaged cache file that was rebuilt):
+        a Cache, a full-text index, a Repo."""
 
         notices: list[str]
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 class Context:
-    """The repository around the working directory, its cache and their notices."""
+    """Hold the repository around the working directory, its cache and their notices."""
 
     __slots__ = ("repo", "cache", "_noticing", "_index")
 
@@ -48,24 +48,24 @@ class Context:
 
     @property
     def settings(self) -> Settings:
-        """The aide.* settings, parsed once from the repository's config."""
+        """Return the aide.* settings, parsed once from the repository's config."""
         return self.repo.settings
 
     def noticed(self, obj: N) -> N:
-        """`obj`, whose notices are this context's from now on."""
+        """Return `obj`, whose notices are this context's from now on."""
         if not any(o is obj for o in self._noticing):
             self._noticing.append(obj)
         return obj
 
     def new_cache(self) -> Cache:
-        """A fresh handle on the cache folder (after it was thrown away, say)."""
+        """Open a fresh handle on the cache folder (after it was thrown away, say)."""
         from git_aide.cache.folder import Cache
 
         self.cache = self.noticed(Cache(self.cache.root))
         return self.cache
 
     def index(self) -> FullText:
-        """The cache's full-text index, opened once."""
+        """Return the cache's full-text index, opened once."""
         if self._index is None:
             from git_aide.app import search as sr
 
@@ -85,7 +85,7 @@ class Context:
                     held=held, changed=changed, early=early, users=users)
 
     def take_notices(self) -> list[str]:
-        """The notices noted since the last call, each once, in order; forgotten here."""
+        """Take the notices noted since the last call, each once, in order."""
         said = list(dict.fromkeys(n for obj in self._noticing for n in obj.notices))
         for obj in self._noticing:
             obj.notices.clear()
@@ -113,7 +113,7 @@ def preload() -> None:
 
 
 def index_state(cache: Cache) -> tuple[object, ...]:
-    """The stat of the full-text index on disk (its folder, stamp and id table) and of
+    """Return the stat of the full-text index on disk (its folder, stamp and id table) and of
     the memory vectors: any document added, or the index rebuilt, changes it."""
     import os
 
@@ -134,7 +134,7 @@ def index_state(cache: Cache) -> tuple[object, ...]:
 
 
 def open_context(asked: Prefetch | None = None) -> Context:
-    """The context of the repository around the current directory.
+    """Open the context of the repository around the current directory.
 
     `asked`: git's questions already started (spawn.early)."""
     from git_aide.gitio.repo import open_repo
@@ -143,7 +143,7 @@ def open_context(asked: Prefetch | None = None) -> Context:
 
 
 def source(cached: bool, rev: str | None) -> tuple[str, str | None]:
-    """(kind, revision) of the source that --cached / --rev name."""
+    """Return (kind, revision) of the source that --cached / --rev name."""
     if cached and rev is not None:
         from git_aide.core.errors import UsageError
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 class Reach:
-    """The folders a scope reaches: `whole` (every folder at or under each, and those
+    """Hold the folders a scope reaches: `whole` (every folder at or under each, and those
     above) and `leaves` (each, and the folders above it)."""
 
     __slots__ = ("whole", "leaves")
@@ -44,7 +44,7 @@ class Reach:
 
 
 class Tree:
-    """The source's code paths as folders: every folder that holds a file, at any
+    """Hold the source's code paths as folders: every folder that holds a file, at any
     depth, with its files and their size, in an order where a folder's tree is one run
     (`src`, `src/a`, `src/a/b`, `src/b`, then `src-x`)."""
 
@@ -75,14 +75,14 @@ class Tree:
         self._text: dict[str, str] = {}
 
     def below(self, folder: str) -> range:
-        """The places (in `folders`) of `folder` and every folder under it."""
+        """Return the places (in `folders`) of `folder` and every folder under it."""
         at = self.index[folder]
         if not folder:
             return range(at, len(self.folders))
         return range(at, bisect.bisect_left(self._keys, _order(folder) + "\0\uffff", at))
 
     def above(self, folder: str) -> list[int]:
-        """The places of `folder` and of each folder above it, up to the top."""
+        """Return the places of `folder` and of each folder above it, up to the top."""
         out = [self.index[folder]]
         while folder:
             folder = folder.rpartition("/")[0]
@@ -90,13 +90,13 @@ class Tree:
         return out
 
     def existing(self, folder: str) -> str:
-        """`folder`, or the nearest folder above it that holds code ("" at worst)."""
+        """Return `folder`, or the nearest folder above it that holds code ("" at worst)."""
         while folder and folder not in self.index:
             folder = folder.rpartition("/")[0]
         return folder
 
     def reach(self, c: scopes.Compiled, scope: str) -> Reach:
-        """The folders a (compiled) scope reaches; `scope`, its text."""
+        """Return the folders a (compiled) scope reaches; `scope`, its text."""
         whole: list[str] = []
         leaves: set[str] = set()
         alts = scopes.expand_braces(scopes.normalize(scope))
@@ -131,7 +131,7 @@ class Tree:
         return Reach(whole, sorted(leaves, key=_order))
 
     def reached(self, r: Reach) -> set[int]:
-        """The places of every folder a reach counts in."""
+        """Return the places of every folder a reach counts in."""
         out: set[int] = set()
         for w in r.whole:
             out.update(self.below(w))
@@ -148,12 +148,12 @@ class Tree:
 
 
 def _order(folder: str) -> str:
-    """The sort key that keeps a folder's tree in one run (`/` before any character)."""
+    """Return the sort key that keeps a folder's tree in one run (`/` before any character)."""
     return folder.replace("/", "\0")
 
 
 def _needed(glob: str) -> str:
-    """The longest run of plain characters every path a glob matches holds (its glob
+    """Return the longest run of plain characters every path a glob matches holds (its glob
     characters and bracket expressions cut runs), or "" when there is none."""
     best = ""
     for seg in glob.split("/"):
@@ -174,7 +174,7 @@ def _needed(glob: str) -> str:
 
 
 def sizes_at(repo: Repo, commit: str | None) -> dict[str, int]:
-    """Path -> size in bytes of every file of a commit's tree (`ls-tree -r -l`); empty
+    """Map path -> size in bytes of every file of a commit's tree (`ls-tree -r -l`); empty
     for no commit (a branch not yet born)."""
     if commit is None:
         return {}
@@ -194,7 +194,7 @@ def measure(paths: Paths, sizes: dict[str, int], top: str | None) -> None:
 
 
 def parse_sizes(out: bytes) -> dict[str, int]:
-    """Path -> size of `git ls-tree -r -l -z` (a submodule, which has none, is 0)."""
+    """Parse path -> size of `git ls-tree -r -l -z` (a submodule, which has none, is 0)."""
     sizes: dict[str, int] = {}
     for item in out.split(b"\0"):
         if not item:

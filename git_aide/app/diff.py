@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 class _Side:
-    """One side of a diff: the source as JSON names it, its listing, bytes read from disk."""
+    """Hold one side of a diff: the source as JSON names it, its listing, bytes read from disk."""
 
     def __init__(self, source: Source, pairs: dict[str, str] | Callable[[], dict[str, str]],
                  contents: dict[str, bytes] | None = None, top: str | None = None,
@@ -49,7 +49,7 @@ class _Side:
 
     @property
     def pairs(self) -> dict[str, str]:
-        """path -> blob id of the files of the memories folder (compare keeps the shared)."""
+        """Map path -> blob id of the files of the memories folder (compare keeps the shared)."""
         if callable(self._pairs):
             self._pairs = self._pairs()
         return self._pairs
@@ -102,7 +102,7 @@ def _merge_base(repo: Repo, a: str, b: str) -> str:
 
 def sides(repo: Repo, cache: Cache, args: list[str], cached: bool,
           warnings: list[str]) -> tuple[_Side, _Side]:
-    """The two sources that `diff`'s arguments name, as git diff reads them."""
+    """Return the two sources that `diff`'s arguments name, as git diff reads them."""
     if len(args) > 2:
         raise UsageError("give at most two revisions (or one A..B or A...B range)")
     if len(args) == 1 and ".." in args[0]:
@@ -156,7 +156,7 @@ def _reader(repo: Repo, side: _Side) -> Callable[[set[str]], dict[str, bytes]]:
 
 def diff_doc(repo: Repo, cache: Cache, args: list[str], *, cached: bool = False,
              paths: Iterable[str] = (), warnings: list[str] | None = None) -> dict[str, Any]:
-    """The `diff --json` document: what changed between the sources `args` name.
+    """Return the `diff --json` document: what changed between the sources `args` name.
 
     `args` are the positional revision arguments as `git aide diff` takes them.
     """
@@ -182,12 +182,12 @@ def diff_doc(repo: Repo, cache: Cache, args: list[str], *, cached: bool = False,
 
 
 def differs(doc: dict[str, Any]) -> bool:
-    """Whether a diff document holds any change."""
+    """Tell whether a diff document holds any change."""
     return bool(doc["added"] or doc["forgotten"] or doc["changed"])
 
 
 def stat(doc: dict[str, Any]) -> dict[str, dict[str, int]]:
-    """Counts per layer: layer -> {added, changed, forgotten}."""
+    """Count the changes per layer: layer -> {added, changed, forgotten}."""
     counts: dict[str, dict[str, int]] = {}
 
     def bump(layer: str, kind: str) -> None:

@@ -31,7 +31,7 @@ _INSTALL = ("install git-aide from a checkout of it (`pip install .` there) and 
 
 @dataclass(frozen=True)
 class Finding:
-    """The outcome of one check."""
+    """Hold the outcome of one check."""
 
     #: Which check: git, driver, textconv, attributes, hooks, cache, personal, ignore,
     #: user, folder, audit.
@@ -46,7 +46,7 @@ class Finding:
     note: bool = False
 
     def line(self) -> str:
-        """One line: `ok: message`, `note: message` or `problem: message; fix: command`."""
+        """Return one line: `ok: message`, `note: message` or `problem: message; fix: command`."""
         if self.note:
             return f"note: {self.message}"
         if self.ok:
@@ -54,12 +54,12 @@ class Finding:
         return f"problem: {self.message}; fix: {self.fix}"
 
     def as_json(self) -> dict[str, Any]:
-        """The finding as `doctor --json` lists it."""
+        """Return the finding as `doctor --json` lists it."""
         return {"check": self.check, "ok": self.ok, "message": self.message, "fix": self.fix}
 
 
 def diagnose(repo: Repo) -> list[Finding]:
-    """Every check of the clone, in order; the problems are those with `ok` false. The
+    """Run every check of the clone, in order; the problems are those with `ok` false. The
     agents' checks are agents/setup/doctor.py's (the command adds them after these)."""
     repo.require_worktree("doctor")
     out = [_git_version()]
@@ -81,7 +81,7 @@ def diagnose(repo: Repo) -> list[Finding]:
 
 
 def _git_version() -> Finding:
-    """Is git new enough?"""
+    """Check that git is new enough."""
     from git_aide.gitio.repo import git_version
 
     version = git_version()
@@ -98,7 +98,7 @@ def _git_version() -> Finding:
 
 
 def _folder(repo: Repo) -> Finding:
-    """Does the memories folder exist?"""
+    """Check that the memories folder exists."""
     top = repo.require_worktree("doctor")
     if os.path.isdir(os.path.join(top, MEMORIES_DIR)):
         return Finding("folder", True, f"{MEMORIES_DIR}/ exists")
@@ -106,7 +106,7 @@ def _folder(repo: Repo) -> Finding:
 
 
 def _links(repo: Repo) -> list[Finding]:
-    """Does any memory folder lead out of the working tree (a committed symlink, say)?"""
+    """Check that no memory folder leads out of the working tree (a committed symlink, say)."""
     top = repo.require_worktree("doctor")
     return [Finding("folder", False, message,
                     f"rm {shlex.quote(rel)} && mkdir {shlex.quote(rel)} (and commit that)")
@@ -114,7 +114,7 @@ def _links(repo: Repo) -> list[Finding]:
 
 
 def _driver(repo: Repo) -> list[Finding]:
-    """Is the merge driver configured, and can git start it?"""
+    """Check that the merge driver is configured and that git can start it."""
     value = repo.git("config", "--get", "merge.aide.driver", check=False
                      ).stdout.decode(errors="replace").strip()
     if not value:
@@ -131,7 +131,7 @@ def _driver(repo: Repo) -> list[Finding]:
 
 
 def _command(value: str) -> tuple[list[str], str]:
-    """A configured command's words and the program git would start for it."""
+    """Return a configured command's words and the program git would start for it."""
     try:
         words = shlex.split(value)
     except ValueError:
@@ -143,7 +143,7 @@ def _command(value: str) -> tuple[list[str], str]:
 
 
 def _textconv(repo: Repo) -> Finding:
-    """Is the textconv diff driver configured, and can git start it?"""
+    """Check that the textconv diff driver is configured and that git can start it."""
     value = repo.git("config", "--get", "diff.aide.textconv", check=False
                      ).stdout.decode(errors="replace").strip()
     if not value:
@@ -171,7 +171,7 @@ def _attribute(repo: Repo, name: str, lacking: str) -> Finding:
 
 
 def _hooks(repo: Repo) -> list[Finding]:
-    """Are the hooks installed, current and executable, and git-aide on PATH?"""
+    """Check that the hooks are installed, current and executable, and git-aide on PATH."""
     found = [Finding("hooks", False, p.message, p.fix) for p in hooks.problems(repo)]
     if not shutil.which("git-aide"):
         found.append(Finding("hooks", False, "git-aide is not on PATH, so the hooks skip it",
@@ -182,7 +182,7 @@ def _hooks(repo: Repo) -> list[Finding]:
 
 
 def _cache(repo: Repo) -> Finding:
-    """Can the cache be read and written?"""
+    """Check that the cache can be read and written."""
     root = repo.cache_dir
     for folder in (os.path.dirname(root), root):  # `aide/`, then this Python's folder in it
         if not os.path.lexists(folder):
@@ -197,7 +197,7 @@ def _cache(repo: Repo) -> Finding:
 
 
 def _personal(repo: Repo) -> list[Finding]:
-    """Are personal memories ignored, and none in the index?"""
+    """Check that personal memories are ignored, and none in the index."""
     out: list[Finding] = []
     ignored = repo.git("check-ignore", "-q", "--no-index", "--", _PERSONAL_PROBE, check=False)
     if ignored.returncode == 0:
@@ -226,7 +226,7 @@ def _ignored(repo: Repo) -> Finding:
 
 
 def user_findings() -> list[Finding]:
-    """The user's own store (app/userstore.py): where it is, how many memories it
+    """Check the user's own store (app/userstore.py): where it is, how many memories it
     holds, and whether a remote carries it to another machine; a file in it that is no
     memory, a store that is no repository, or a write left uncommitted are problems."""
     from git_aide.app import userstore
@@ -263,7 +263,7 @@ def user_findings() -> list[Finding]:
 
 
 def _orphans(repo: Repo) -> Finding | None:
-    """A word about memories whose code is gone: not a set-up problem, so not a failure."""
+    """Say a word about memories whose code is gone: not a set-up problem, so not a failure."""
     from git_aide.app.audit import orphaned_count
     from git_aide.core.errors import AideError
     from git_aide.read.load import load

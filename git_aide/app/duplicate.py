@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class NearDuplicate:
-    """A memory nearly the same as a new text."""
+    """Hold a memory nearly the same as a new text."""
 
     #: The memory.
     entry: Entry
@@ -43,7 +43,7 @@ class NearDuplicate:
     lacks: tuple[str, ...]
 
     def said(self) -> str:
-        """How alike, as a warning says it."""
+        """Say how alike, as a warning says it."""
         if self.by == "words":
             return f"{round(self.similarity * 100)}% the same words"
         return f"the same meaning, cosine {self.similarity:.2f}"
@@ -51,7 +51,7 @@ class NearDuplicate:
 
 def by_words(repo: Repo, entries: list[Entry], what: str, layer: str, scope: str | None,
              shared: bool) -> list[NearDuplicate]:
-    """The memories whose words are nearly those of `what`, most alike first."""
+    """Return the memories whose words are nearly those of `what`, most alike first."""
     from git_aide.rank import duplicates
 
     compiled = None if scope is None else scopes.compile_scope(scope)
@@ -64,7 +64,7 @@ def by_words(repo: Repo, entries: list[Entry], what: str, layer: str, scope: str
 
 def by_meaning(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str, Any],
                skip: set[str], sem: Semantic | None = None) -> list[NearDuplicate]:
-    """The memories a configured model finds nearly the same in meaning as `record`
+    """Return the memories a configured model finds nearly the same in meaning as `record`
     (not those of `skip`), most alike first; none without a usable model. `sem`: the
     model's state a long-lived process keeps (else it is loaded for this call)."""
     from git_aide.app.hybrid import DUPLICATE_COSINE
@@ -90,7 +90,7 @@ def by_meaning(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str,
 
 
 def lacking(older: str, newer: str) -> tuple[str, ...]:
-    """The exact tokens of `older` (its names, numbers, flags, identifiers) whose words
+    """Return the exact tokens of `older` (its names, numbers, flags, identifiers) whose words
     `newer` does not hold, each once."""
     from git_aide.core.words import exact_tokens
     from git_aide.rank.duplicates import words
@@ -101,8 +101,8 @@ def lacking(older: str, newer: str) -> tuple[str, ...]:
 
 def near(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str, Any],
          merge: bool, sem: Semantic | None = None) -> tuple[list[str], NearDuplicate | None]:
-    """(warnings naming the memories that say nearly what `record` says, the one to merge
-    into when `merge` and one keeps every fact): by words, and when merging by meaning
+    """Return (warnings naming the memories that say nearly what `record` says, the one to
+    merge into when `merge` and one keeps every fact): by words, and when merging by meaning
     too (with a model; `sem` as by_meaning takes it)."""
     found = by_words(repo, entries, record["what"], record["layer"], record["scope"],
                      record["shared"])
@@ -118,13 +118,13 @@ def near(repo: Repo, cache: Cache, entries: list[Entry], record: dict[str, Any],
 
 
 def target(near: list[NearDuplicate], scope: str | None) -> NearDuplicate | None:
-    """The near duplicate to merge into: the most alike whose every exact word the new
+    """Return the near duplicate to merge into: the most alike whose every exact word the new
     text keeps, and whose scope and `scope` make one scope."""
     return next((n for n in near if not n.lacks and joins(n.entry.scope, scope)), None)
 
 
 def joined_scope(a: str | None, b: str | None) -> str | None:
-    """One scope that covers both: project-wide if either is, else their alternatives
+    """Join two scopes into one that covers both: project-wide if either is, else their alternatives
     (`{src/a/**,src/b/**}`)."""
     if a is None or b is None:
         return None
@@ -135,14 +135,14 @@ def joined_scope(a: str | None, b: str | None) -> str | None:
 
 
 def joins(a: str | None, b: str | None) -> bool:
-    """Whether the scope joined of two is one a memory may have (not too many
+    """Tell whether the scope joined of two is one a memory may have (not too many
     alternatives, not too long)."""
     joined = joined_scope(a, b)
     return joined is None or scopes.check_new(joined) is None
 
 
 def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """`old` updated by `new`: the newer text wins (its what, and its why and label when
+    """Update `old` by `new`: the newer text wins (its what, and its why and label when
     it has them), the tags and scopes are joined, `always` is kept."""
     record = dict(old)
     record["what"] = new["what"]
@@ -160,7 +160,7 @@ def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 
 def warning(near: NearDuplicate, layer: str, merging: bool) -> str:
-    """What `remember` says of a near duplicate it wrote beside."""
+    """Return what `remember` says of a near duplicate it wrote beside."""
     said = f"a near duplicate of {near.entry.uuid} ({near.said()}) is in {layer}"
     if not merging:
         return (f"{said}; remembered anyway (--merge updates it instead; `git aide audit` "

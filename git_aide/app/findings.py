@@ -20,7 +20,7 @@ OLDEST = 5
 
 
 def summary(findings: list[Finding], audited: int) -> dict[str, Any]:
-    """The summary of `findings` about `audited` memories: counts by kind (the kinds
+    """Summarize `findings` about `audited` memories: counts by kind (the kinds
     found, in KINDS order), the TOP_AREAS areas with most findings (each with its counts
     by kind), and the OLDEST memories found, oldest first."""
     kinds = Counter(f.kind for f in findings)

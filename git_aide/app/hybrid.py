@@ -24,7 +24,7 @@ SEMANTIC_CANDIDATES = 50
 
 
 def coverage(question: str, bm25: dict[str, float], entries: dict[str, Entry]) -> float:
-    """The share of the question's words that the best lexical hit holds (in its what,
+    """Return the share of the question's words that the best lexical hit holds (in its what,
     why and tags); 0 without a hit among `entries` (by blob id)."""
     from git_aide.rank.fusion import coverage as share
     from git_aide.rank.fusion import query_words
@@ -42,7 +42,7 @@ def coverage(question: str, bm25: dict[str, float], entries: dict[str, Entry]) -
 def search_hybrid(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit: int, mode: str,
            keep: Callable[[Entry], bool] | None = None, progress: Progress | None = None,
            memo: AnswerMemo | None = None) -> list[Hit]:
-    """`search` by meaning (mode "semantic") or by words and meaning (mode "auto": by
+    """Run `search` by meaning (mode "semantic") or by words and meaning (mode "auto": by
     words alone when the model cannot be used). `keep`: the --layer, --tag and
     --contributor filters; `memo`: what a long-lived process keeps between calls."""
     from git_aide.app import search as sr
@@ -93,7 +93,7 @@ def search_hybrid(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit
 def recall_relevance(sem: Semantic, question: str, queries: list[Query],
                      relevance: Callable[[list[Entry]], dict[str, float]]
                      ) -> Callable[[list[Entry]], dict[str, float]]:
-    """`recall --query`'s relevance with a model: BM25 fused with the cosine of each
+    """Return `recall --query`'s relevance with a model: BM25 fused with the cosine of each
     candidate to the question and the path's words (the candidates stay git-aide's own:
     no memory is added by meaning alone)."""
     from git_aide.rank import fusion
@@ -113,7 +113,7 @@ def recall_relevance(sem: Semantic, question: str, queries: list[Query],
 
 def meaning_of(sem: Semantic | None, entries: list[Entry]
                ) -> Callable[[Entry, Entry], float | None] | None:
-    """The cosine of two of these memories' texts, for supersession; None without a
+    """Return the cosine of two of these memories' texts, for supersession; None without a
     usable model. Their vectors are made first (within the embedding budget)."""
     if sem is None or not sem.configured or not sem.ready():
         return None
@@ -137,7 +137,7 @@ DUPLICATE_COSINE = 0.85
 
 def similar_pairs(sem: Semantic, entries: list[Entry], least: float = DUPLICATE_COSINE
                   ) -> list[tuple[Entry, Entry, float]]:
-    """(older, newer, cosine) of the memories whose texts are at least `least` alike by
+    """Return (older, newer, cosine) of the memories whose texts are at least `least` alike by
     the model: one layer and sharing, overlapping scopes; each older memory with its
     closest newer one. Vectors are made first (within the embedding budget)."""
     import numpy as np

@@ -98,7 +98,7 @@ def init(repo: Repo, with_hooks: bool = True) -> list[str]:
 
 
 def ignore_problem(repo: Repo) -> tuple[str, str] | None:
-    """(what hides the shared memory files, the line that stops it) when the ignore
+    """Return (what hides the shared memory files, the line that stops it) when the ignore
     rules hide them (`*.json` in .gitignore, say; gitio/staging.py), else None: git-aide
     stages its own writes anyway, but `git status` and `git add -A` do not see them."""
     from git_aide.gitio import staging

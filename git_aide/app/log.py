@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 class _Commit:
-    """One commit of the walk."""
+    """Hold one commit of the walk."""
 
     __slots__ = ("sha", "parent", "parents", "author", "email", "date", "subject")
 
@@ -57,7 +57,7 @@ _LOG_FORMAT = "%H %P%x1f%an%x1f%ae%x1f%aI%x1f%s"
 
 
 def _walk(repo: Repo, revs: list[str], all_refs: bool) -> list[_Commit]:
-    """The commits `git log REVS` walks, newest first (merges with their first parent)."""
+    """Return the commits `git log REVS` walks, newest first (merges with their first parent)."""
     for rev in revs:
         check_revision(rev)
     implicit = not revs and not all_refs
@@ -84,7 +84,7 @@ def _walk(repo: Repo, revs: list[str], all_refs: bool) -> list[_Commit]:
 
 
 def _memory_trees(repo: Repo, commits: Iterable[str]) -> dict[str, str]:
-    """commit -> id of its memories tree (the empty tree when it has none)."""
+    """Map commit -> id of its memories tree (the empty tree when it has none)."""
     wanted = list(dict.fromkeys(commits))
     ids = _object_ids(repo, [f"{c}:{MEMORIES_DIR}" for c in wanted], "tree")
     return {c: ids.get(f"{c}:{MEMORIES_DIR}", EMPTY_TREE) for c in wanted}
@@ -92,7 +92,7 @@ def _memory_trees(repo: Repo, commits: Iterable[str]) -> dict[str, str]:
 
 def _tree_changes(repo: Repo, pairs: list[tuple[str, str]]
                   ) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
-    """(old tree, new tree) -> [(path, old blob, new blob)] of the memory files that differ."""
+    """Map (old tree, new tree) -> [(path, old blob, new blob)] of the memory files that differ."""
     if not pairs:
         return {}
     unique = list(dict.fromkeys(pairs))
@@ -126,7 +126,7 @@ def _uuid_of(path: str) -> str:
 
 
 def resolve_uuid(ident: str, known: Iterable[str]) -> str:
-    """The one uuid of the history walked that `ident` names (a uuid or a prefix)."""
+    """Return the one uuid of the history walked that `ident` names (a uuid or a prefix)."""
     from git_aide.core import ids
 
     return ids.resolve(ident, set(known), where=" in the history walked")
@@ -135,7 +135,7 @@ def resolve_uuid(ident: str, known: Iterable[str]) -> str:
 def log_doc(repo: Repo, cache: Cache | None, revs: list[str], *, uuid: str | None = None,
             paths: Iterable[str] = (), reverse: bool = False, limit: int | None = None,
             all_refs: bool = False, warnings: list[str] | None = None) -> dict[str, Any]:
-    """The `log --json` document: each commit that changed shared memories, newest first.
+    """Return the `log --json` document: each commit that changed shared memories, newest first.
 
     `warnings` gets one line per invalid memory file those commits hold (as `diff` says).
     """
@@ -210,7 +210,7 @@ def _pair_docs(repo: Repo, cache: Cache | None, need: list[tuple[str, str]],
                rows: dict[tuple[str, str], list[tuple[str, str, str]]], want: str | None,
                said_by: dict[tuple[str, str], list[str]] | None = None
                ) -> dict[tuple[str, str], dict[str, Any]]:
-    """compare() of each pair of trees from its changed paths, reading their blobs once.
+    """Run compare() on each pair of trees from its changed paths, reading their blobs once.
 
     Whole answers are kept in the cache (tree_diff); one narrowed to the memory `want`
     reads only that memory's blobs and is not kept.
@@ -234,7 +234,7 @@ def _pair_docs(repo: Repo, cache: Cache | None, need: list[tuple[str, str]],
 
 def _entries(doc: dict[str, Any], want: str | None,
              relevant: Callable[[dict[str, Any]], bool] | None) -> list[dict[str, Any]]:
-    """The changes of one commit as `log --json` lists them."""
+    """Return the changes of one commit as `log --json` lists them."""
     if relevant is not None:
         doc = filter_paths(doc, relevant)
     entries: list[dict[str, Any]] = []
@@ -255,12 +255,12 @@ _Version = tuple[str, str]
 
 
 def _blobs_at(repo: Repo, specs: list[str]) -> dict[str, str]:
-    """`<commit>:<path>` -> the blob id there, for those that name a blob."""
+    """Map `<commit>:<path>` -> the blob id there, for those that name a blob."""
     return _object_ids(repo, specs, "blob")
 
 
 def _object_ids(repo: Repo, specs: list[str], kind: str) -> dict[str, str]:
-    """Each object name -> its id, for those that name an object of this kind (one
+    """Map each object name -> its id, for those that name an object of this kind (one
     `cat-file --batch-check` for all)."""
     if not specs:
         return {}
@@ -276,7 +276,7 @@ def _object_ids(repo: Repo, specs: list[str], kind: str) -> dict[str, str]:
 
 def _by_uuid(rows: list[tuple[str, str, str]]
              ) -> dict[str, tuple[_Version | None, _Version | None]]:
-    """uuid -> (version before, version after) of the memories one side changed (a layer
+    """Map uuid -> (version before, version after) of the memories one side changed (a layer
     move is one name deleted in one folder and added in another)."""
     sides: dict[str, list[_Version | None]] = {}
     for path, old, new in rows:
@@ -290,7 +290,7 @@ def _by_uuid(rows: list[tuple[str, str, str]]
 
 def _merge_marks(repo: Repo, cache: Cache | None, merges: list[_Commit],
                  trees: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
-    """merge commit -> its `conflicts`: each field of a memory that both sides of the
+    """Map merge commit -> its `conflicts`: each field of a memory that both sides of the
     merge changed to different values and of which the merge kept one side's value.
 
     Worked out from the merge, its parents and their merge base (never from anything
@@ -359,7 +359,7 @@ def _merge_marks(repo: Repo, cache: Cache | None, merges: list[_Commit],
 def _kept_one(merge: _Commit, k: int, uuid: str, base: dict[str, Any] | None,
               ours: dict[str, Any], theirs: dict[str, Any], merged: dict[str, Any]
               ) -> list[dict[str, Any]]:
-    """The fields both sides changed of which `merged` holds one side's value exactly.
+    """Return the fields both sides changed of which `merged` holds one side's value exactly.
 
     "ours" is the first parent (the branch merged into), "theirs" `merge.parents[k]`.
     """

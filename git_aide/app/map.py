@@ -42,7 +42,7 @@ _ALWAYS = re.compile(rb'"priority"\s*:\s*"always"')
 
 @dataclass(slots=True)
 class Folder:
-    """One folder of the map, with what is under it."""
+    """Hold one folder of the map, with what is under it."""
 
     #: Repo-relative, "" for the top folder.
     path: str
@@ -64,7 +64,7 @@ class Folder:
     children: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        """The folder's counts as `map --json` gives them (its children apart)."""
+        """Return the folder's counts as `map --json` gives them (its children apart)."""
         return {"path": self.path, "files": self.files, "bytes": self.bytes,
                 "memories": self.memories, "here": self.here, "always": self.always,
                 "stale": self.stale, "orphaned": self.orphaned, "moved": self.moved,
@@ -73,7 +73,7 @@ class Folder:
 
 @dataclass(slots=True)
 class Placed:
-    """One memory on the map: where it is and what `audit` found about it."""
+    """Hold one memory on the map: where it is and what `audit` found about it."""
 
     entry: Entry
     #: Whether it is always on (priority `always`).
@@ -88,7 +88,7 @@ class Placed:
 
 @dataclass
 class Map:
-    """The map of one source from one folder down."""
+    """Hold the map of one source from one folder down."""
 
     #: The repository's name (its folder's).
     name: str
@@ -105,11 +105,11 @@ class Map:
 
     @property
     def root(self) -> Folder:
-        """The folder the map starts from."""
+        """Return the folder the map starts from."""
         return self.folders[self.start]
 
     def tree_json(self, depth: int | None) -> dict[str, Any]:
-        """The folders from `start` down, `depth` levels (all when None), nested."""
+        """Return the folders from `start` down, `depth` levels (all when None), nested."""
         def node(f: Folder, left: int | None) -> dict[str, Any]:
             doc = f.as_json()
             if left is None or left > 0:
@@ -123,7 +123,7 @@ class Map:
 
 def build(repo: Repo, snap: Snapshot, start: str | None = None, *,
           duplicates: bool = False) -> Map:
-    """The map of `snap` from the folder `start` (a command-line path; the top folder
+    """Build the map of `snap` from the folder `start` (a command-line path; the top folder
     when None). `duplicates`: whether the findings include near duplicates."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -171,7 +171,7 @@ Reached = tuple["Reach | None", str, set[int]]
 
 
 def _reaches(tree: Tree, entries: list[Entry], shown: range) -> dict[str, Reached]:
-    """Where each scope of `entries` reaches, by scope ("\\0": project-wide); the
+    """Return where each scope of `entries` reaches, by scope ("\\0": project-wide); the
     folders counted are those of the map (`shown`)."""
     out: dict[str, Reached] = {}
     for e in entries:
@@ -220,7 +220,7 @@ def _count(tree: Tree, folders: dict[str, Folder], reaches: dict[str, Reached],
 
 
 def repo_name(repo: Repo) -> str:
-    """The repository's name: its working tree's folder, or a bare one's without `.git`."""
+    """Return the repository's name: its working tree's folder, or a bare one's without `.git`."""
     import os
 
     where = repo.worktree or repo.common_dir
@@ -229,7 +229,7 @@ def repo_name(repo: Repo) -> str:
 
 
 def _folder(repo: Repo, start: str | None) -> str:
-    """The repo-relative folder a command-line path names ("" for none)."""
+    """Return the repo-relative folder a command-line path names ("" for none)."""
     if start is None:
         return ""
     from git_aide.rank.selection import query_paths
@@ -239,7 +239,7 @@ def _folder(repo: Repo, start: str | None) -> str:
 
 
 def _reaching(entries: list[Entry], folder: str) -> list[Entry]:
-    """The memories whose scope may reach `folder` (all of them for the top folder; a
+    """Return the memories whose scope may reach `folder` (all of them for the top folder; a
     project-wide memory reaches only the top folder)."""
     if not folder:
         return entries
@@ -250,7 +250,7 @@ def _reaching(entries: list[Entry], folder: str) -> list[Entry]:
 
 
 def _checked(tree: Tree, folder: str, start: str) -> str:
-    """`folder`, when it holds code; an error naming `start` (as given) otherwise."""
+    """Return `folder` when it holds code; raise an error naming `start` (as given) otherwise."""
     if folder in tree.index:
         return folder
     if folder in tree.paths.set:
@@ -259,7 +259,7 @@ def _checked(tree: Tree, folder: str, start: str) -> str:
 
 
 def _reach(tree: Tree, c: Compiled, scope: str) -> tuple[Reach, str, set[int]]:
-    """(reach, place, the folders it counts in) of a scope: a scope that matches
+    """Return (reach, place, the folders it counts in) of a scope: a scope that matches
     nothing counts in the nearest existing folder of what it names."""
     where = tree.existing(place(c, tree.paths.set))
     reach = tree.reach(c, scope)
@@ -269,7 +269,7 @@ def _reach(tree: Tree, c: Compiled, scope: str) -> tuple[Reach, str, set[int]]:
 
 
 def _sizes(tree: Tree, folders: dict[str, Folder]) -> None:
-    """Each folder's files and bytes, at or under it."""
+    """Fill in each folder's files and bytes, at or under it."""
     for folder, here in tree.files.items():
         f = folders.get(folder)
         if f is not None:
@@ -290,7 +290,7 @@ def _sizes(tree: Tree, folders: dict[str, Folder]) -> None:
 
 
 def _always(e: Entry) -> bool:
-    """Whether a memory is always on: its bytes searched first, its record read only
+    """Tell whether a memory is always on: its bytes searched first, its record read only
     when they say so."""
     data = e.data()
     if data is not None and (b'"always"' not in data or _ALWAYS.search(data) is None):
@@ -299,6 +299,6 @@ def _always(e: Entry) -> bool:
 
 
 def what_of(p: Placed) -> str:
-    """A memory's text as the page shows it: on one line, cut to WHAT_CHARS."""
+    """Return a memory's text as the page shows it: on one line, cut to WHAT_CHARS."""
     flat = " ".join(p.entry.read_what().split())
     return flat if len(flat) <= WHAT_CHARS else flat[: WHAT_CHARS - 1] + "…"

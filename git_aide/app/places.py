@@ -21,7 +21,7 @@ AREA_DEPTH = 2
 
 
 def place(c: Compiled | None, files: Collection[str] = ()) -> str:
-    """The folder a scope is about: the leading folders its alternatives share ("" is
+    """Return the folder a scope is about: the leading folders its alternatives share ("" is
     the top folder, and a project-wide memory's place); a plain scope naming one of
     `files` (a file, not a folder) gives the file's folder."""
     if c is None:
@@ -42,10 +42,10 @@ def place(c: Compiled | None, files: Collection[str] = ()) -> str:
 
 
 def area(folder: str, depth: int = AREA_DEPTH) -> str:
-    """A folder cut to its first `depth` folders (`packages/web/forms` -> `packages/web`)."""
+    """Cut a folder to its first `depth` folders (`packages/web/forms` -> `packages/web`)."""
     return "/".join(folder.split("/")[:depth]) if folder else ""
 
 
 def shown(folder: str) -> str:
-    """A folder as a person reads it: `src/auth/`, and `./` for the top folder."""
+    """Show a folder as a person reads it: `src/auth/`, and `./` for the top folder."""
     return f"{folder}/" if folder else "./"

@@ -33,7 +33,7 @@ _DONE = {"merge": "merged", "keep": "kept", "delete": "deleted"}
 
 @dataclass
 class Stages:
-    """The index stages of one unmerged path: stage number -> (mode, blob id)."""
+    """Hold the index stages of one unmerged path: stage number -> (mode, blob id)."""
 
     #: Repo-relative path.
     path: str
@@ -43,7 +43,7 @@ class Stages:
 
 @dataclass
 class Outcome:
-    """What resolve did (or would do), one line a path."""
+    """Hold what resolve did (or would do), one line a path."""
 
     #: The report: one line a path, each followed by a line a field one side lost.
     lines: list[str] = field(default_factory=list)
@@ -54,7 +54,7 @@ class Outcome:
 
 
 def unmerged(repo: Repo) -> list[Stages]:
-    """Every unmerged path under the memories folder, with its stages, sorted by path."""
+    """Return every unmerged path under the memories folder, with its stages, sorted by path."""
     by_path: dict[str, Stages] = {}
     for mode, oid, stage, path in repo.ls_files("-u"):
         by_path.setdefault(path, Stages(path)).entries[stage] = (mode, oid)
@@ -62,7 +62,7 @@ def unmerged(repo: Repo) -> list[Stages]:
 
 
 def theirs_ref(repo: Repo) -> str | None:
-    """The ref that names "theirs" of the stopped merge, cherry-pick or rebase."""
+    """Return the ref that names "theirs" of the stopped merge, cherry-pick or rebase."""
     for ref in THEIRS_REFS:
         if repo.git("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False
                     ).returncode == 0:
@@ -71,7 +71,7 @@ def theirs_ref(repo: Repo) -> str | None:
 
 
 def deletion(repo: Repo, ref: str, path: str) -> tuple[str, str] | None:
-    """(UTC time in the memory form, short id) of the last commit on `ref` that touched path."""
+    """Return (UTC time in memory form, short id) of the last commit on `ref` that touched path."""
     out = repo.git("log", "-1", "--format=%ct %h", ref, "--", path, check=False)
     fields = out.stdout.decode().split()
     if out.returncode != 0 or len(fields) != 2:
@@ -81,14 +81,14 @@ def deletion(repo: Repo, ref: str, path: str) -> tuple[str, str] | None:
 
 
 def _has_markers(data: bytes) -> bool:
-    """Text conflict markers, as git's own merge or the driver write them."""
+    """Tell whether `data` holds conflict markers, as git's own merge or the driver write them."""
     lines = data.splitlines()
     return any(x.startswith(b"<<<<<<<") for x in lines) and \
         any(x.startswith(b">>>>>>>") for x in lines)
 
 
 def _current(top: str, path: str) -> bytes | None:
-    """The working-tree file now, or None."""
+    """Read the working-tree file now, or return None."""
     try:
         with open(os.path.join(top, path), "rb") as f:
             return f.read()
@@ -97,12 +97,12 @@ def _current(top: str, path: str) -> bytes | None:
 
 
 class _Left(Exception):
-    """A path resolve leaves unmerged; the message says why."""
+    """Leave a path unmerged; the message says why."""
 
 
 def _merge(repo: Repo, top: str, st: Stages, blobs: dict[str, bytes]
            ) -> tuple[str, str, bytes, list[str]]:
-    """Both sides kept the file: the driver's merge of the three stages."""
+    """Merge the three stages with the driver, when both sides kept the file."""
     base = blobs[st.entries[1][1]] if 1 in st.entries else b""
     ours, theirs = blobs[st.entries[2][1]], blobs[st.entries[3][1]]
     try:
@@ -122,7 +122,7 @@ def _merge(repo: Repo, top: str, st: Stages, blobs: dict[str, bytes]
 
 def _modify_delete(repo: Repo, st: Stages, blobs: dict[str, bytes],
                    ref: str | None) -> tuple[str, str, bytes | None, list[str]]:
-    """One side deleted the file: keep it only if it was updated after the deletion."""
+    """Settle a file one side deleted: keep it only if it was updated after the deletion."""
     kept_stage = 2 if 2 in st.entries else 3
     deleter = "HEAD" if kept_stage == 3 else ref
     if deleter is None:
@@ -194,8 +194,8 @@ def _settle_all(repo: Repo, top: str, paths: list[Stages], blobs: dict[str, byte
 
 def _settle(repo: Repo, top: str, st: Stages, blobs: dict[str, bytes],
             ref: str | None) -> tuple[str, str, bytes | None, list[str]]:
-    """(verb, detail, new content or None to delete, a line a field one side lost) for one
-    path; _Left when it cannot."""
+    """Settle one path: return (verb, detail, new content or None to delete, a line a field
+    one side lost); raise _Left when it cannot."""
     modes = {mode for mode, _oid in st.entries.values()}
     if modes & {_GITLINK, _SYMLINK}:
         raise _Left("not a regular file")

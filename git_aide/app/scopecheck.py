@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class _Listed:
-    """The working tree's paths as one cache handle (one command, or one MCP call) saw
+    """Hold the working tree's paths as one cache handle (one command, or one MCP call) saw
     them, and the scopes it warned about: an import or `audit --fix` that writes many
     memories runs one `git ls-files` and says each warning once."""
 
@@ -32,7 +32,7 @@ class _Listed:
 
 
 def scope_warnings(repo: Repo, cache: Cache, top: str, scope: str | None) -> list[str]:
-    """A warning when a new scope matches no file of the working tree, naming the scope
+    """Return a warning when a new scope matches no file of the working tree, naming the scope
     it was probably meant to be; none for a project-wide memory.
 
     Only a warning: a scope may name code that is still to be written. The listing is
@@ -69,7 +69,7 @@ def scope_warnings(repo: Repo, cache: Cache, top: str, scope: str | None) -> lis
 
 
 def _from_here(paths: Paths, prefix: str, scope: str) -> str | None:
-    """The scope read from the current folder (`auth/**` in `src` -> `src/auth/**`), when
+    """Return the scope read from the current folder (`auth/**` in `src` -> `src/auth/**`), when
     that matches a file: git reads paths from there, a scope reads from the top."""
     base = scopes.escape_path(prefix) if prefix else None
     if not base or not scopes.anchored(scope):
@@ -82,15 +82,15 @@ def _from_here(paths: Paths, prefix: str, scope: str) -> str | None:
 
 
 def _nearest(paths: Paths, scope: str) -> tuple[str | None, str]:
-    """(the scope with its misspelt leading folder names replaced by the closest existing
-    ones, when that matches a file, else None; the deepest existing folder its leading
-    names reach, "" for the top)."""
+    """Return (the scope with its misspelt leading folder names replaced by the closest
+    existing ones, when that matches a file, else None; the deepest existing folder its
+    leading names reach, "" for the top)."""
     import difflib
 
     children: dict[str, dict[str, bool]] = {}
 
     def names_in(place: str) -> dict[str, bool]:
-        """The names directly in a folder ("" the top), each with whether it is a folder."""
+        """Return the names directly in a folder ("" the top), each with whether it is a folder."""
         got = children.get(place)
         if got is None:
             got = children[place] = {}
@@ -152,7 +152,7 @@ def _nearest(paths: Paths, scope: str) -> tuple[str | None, str]:
 
 
 def _replace_prefix(scope: str, old: str, new: str) -> str | None:
-    """`scope` starting with the existing path `new` instead of `old` (which it spells
+    """Return `scope` starting with the existing path `new` instead of `old` (which it spells
     literally, maybe with brackets), the new path's glob characters in brackets."""
     at = scopes.literal_prefix(scope, old)
     base = scopes.escape_path(new)

@@ -29,7 +29,7 @@ Progress = Callable[[int, int], None]
 
 
 def open_index(cache: Cache) -> FullText:
-    """The full-text index of this cache (Whoosh itself is imported when the index is
+    """Open the full-text index of this cache (Whoosh itself is imported when the index is
     written, or a query cannot be answered from the postings tables)."""
     from git_aide.cache.index import FullText
 
@@ -90,7 +90,7 @@ def _ensure(ft: FullText, entries: list[Entry], progress: Progress | None) -> in
 
 def relevance(ft: FullText, entries: list[Entry], query: str, want: int,
               progress: Progress | None = None) -> dict[str, float]:
-    """BM25F score by blob id for the (at least `want`) best entries that match; the
+    """Return the BM25F score by blob id for the (at least `want`) best entries that match; the
     entries the full-text index lacks are added first."""
     def work() -> dict[str, float]:
         _ensure(ft, entries, progress)
@@ -105,7 +105,7 @@ def relevance_in(ft: FullText, snap: Snapshot, query: str, want: int,
                  need: int | None = None,
                  allowed: set[str] | None = None
                  ) -> tuple[dict[str, float], list[Entry]] | None:
-    """BM25F scores of the best (at least `want`) matches among all of a snapshot's
+    """Return the BM25F scores of the best (at least `want`) matches among all of a snapshot's
     memories, with their entries, decoding only the groups that hold them (and those of
     memories the index lacks); None when the snapshot cannot name its blobs without
     decoding every memory (relevance() is then the way). `skip`: the matches in groups
@@ -156,7 +156,7 @@ def _add_missing(ft: FullText, snap: Snapshot, among: Among | set[str],
 
 
 class Among:
-    """The blobs a search of a whole snapshot may find: its blob ids (read, never
+    """Hold the blobs a search of a whole snapshot may find: its blob ids (read, never
     copied: a long-lived process asks on every call), but those left out."""
 
     def __init__(self, ids: Mapping[str, int]) -> None:
@@ -173,7 +173,7 @@ class Among:
         self.out.update(blobs)
 
     def missing(self, ft: FullText) -> list[str]:
-        """The blobs the full-text index lacks: those of the view it was asked of
+        """Return the blobs the full-text index lacks: those of the view it was asked of
         before (kept by the index while neither changed), and those laid over it."""
         from git_aide.read.snapshot import ViewBlobIds
 
@@ -185,9 +185,9 @@ class Among:
 
 def _decode_best(snap: Snapshot, wanted: list[str], scores: dict[str, float], need: int | None
                  ) -> tuple[list[Entry], set[str], set[str]]:
-    """(entries, their blobs, the blobs tried) of the wanted blobs, best first: all of
-    them, or (`need`) the best that many and any tied with the last, each group decoded
-    once."""
+    """Decode the wanted blobs, best first, into (entries, their blobs, the blobs tried):
+    all of them, or (`need`) the best that many and any tied with the last, each group
+    decoded once."""
     if need is None:
         entries = snap.entries_of(set(wanted))
         return entries, {e.blob for e in entries}, set(wanted)
@@ -220,7 +220,7 @@ def _fragments_of(query: str) -> list[str]:
 
 
 def fragment_candidates(snap: Snapshot, query: str) -> list[Entry] | None:
-    """The memories that may hold one of the query's fragments (fragments() then says
+    """Return the memories that may hold one of the query's fragments (fragments() then says
     which do), found in the view's run of file contents at once rather than by parsing
     every memory; None when that cannot be told so (no view, or a fragment that a JSON
     file may spell otherwise, such as one with a digit). A memory whose file has bytes
@@ -239,7 +239,7 @@ def fragment_candidates(snap: Snapshot, query: str) -> list[Entry] | None:
 
 
 def _spelling(body: bytes, frags: list[str]) -> list[int]:
-    """Where the bytes hold a fragment (in any case), a `\\u` escape or a byte outside
+    """Find where the bytes hold a fragment (in any case), a `\\u` escape or a byte outside
     ASCII. Found with bytes' own search (a regular expression that ignores case reads
     10 MB in 0.1 s, `find` on the lowered bytes in a few ms)."""
     import re
@@ -257,7 +257,7 @@ def _spelling(body: bytes, frags: list[str]) -> list[int]:
 
 
 def fragments(entries: list[Entry], query: str) -> dict[str, float]:
-    """When no word matches: memories holding a fragment (`eterizat`) inside a word."""
+    """Return the memories holding a fragment (`eterizat`) inside a word, when no word matches."""
     frags = _fragments_of(query)
     if not frags or not entries:
         return {}
@@ -287,7 +287,7 @@ def search_entries(ft: FullText, entries: list[Entry], query: str, filters: Filt
 
 def search_in(ft: FullText, snap: Snapshot, query: str, limit: int, memo: AnswerMemo,
               progress: Progress | None = None) -> list[Hit] | None:
-    """search() over every memory of a snapshot, its best matches found by blob id so
+    """Run search() over every memory of a snapshot, its best matches found by blob id so
     that only their groups are decoded; None when that cannot answer (no view to name
     the blobs, or no word matched: search() then looks for fragments)."""
     if snap.warmed() is not None:

@@ -40,13 +40,13 @@ CHUNK = 64
 
 
 def memory_text(entry: Entry) -> str:
-    """What of a memory is embedded: its what and its why."""
+    """Return what of a memory is embedded: its what and its why."""
     r = entry.read_record()
     return f"{r['what']} {r['why']}" if r.get("why") else str(r["what"])
 
 
 class Semantic:
-    """The model a repository's config names (loaded on first need) and its vectors."""
+    """Hold the model a repository's config names (loaded on first need) and its vectors."""
 
     def __init__(self, repo: Repo, cache: Cache, threads: int = 1) -> None:
         from git_aide.cache.vectors import folder_of
@@ -73,11 +73,11 @@ class Semantic:
 
     @property
     def configured(self) -> bool:
-        """Whether a model is configured (it may still fail to load)."""
+        """Tell whether a model is configured (it may still fail to load)."""
         return bool(self.value and self.value.strip())
 
     def ready(self, say: bool = True) -> bool:
-        """Whether the model is loaded (loading it now if need be); a failure is said
+        """Tell whether the model is loaded (loading it now if need be); a failure is said
         once per repository and reason, and the callers go on by words. `say=False`:
         the caller makes the failure its error (said then, not also as a notice)."""
         if self._embedder is not None:
@@ -94,7 +94,7 @@ class Semantic:
         return True
 
     def load(self) -> Embedder:
-        """The model, loaded; AideError saying why it cannot be."""
+        """Load the model and return it; raise AideError saying why it cannot be."""
         from git_aide.embedding.catalog import resolve
         from git_aide.embedding.runtime import Embedder
 
@@ -104,20 +104,20 @@ class Semantic:
         return Embedder(resolve(self.value), memo_dir=self.folder, threads=self._threads)
 
     def changed(self) -> bool:
-        """Whether the loaded model's files are no longer those of the folder the setting
+        """Tell whether the loaded model's files are no longer those of the folder the setting
         names (a re-pointed link, a replaced folder): a long-lived process then loads
         the model again."""
         return self._embedder is not None and model_signature(self.value) != self.signature
 
     @property
     def embedder(self) -> Embedder:
-        """The loaded model (ready() first)."""
+        """Return the loaded model (ready() first)."""
         assert self._embedder is not None
         return self._embedder
 
     @property
     def vectors(self) -> Vectors:
-        """The model's stored vectors, read again when another process added some."""
+        """Return the model's stored vectors, read again when another process added some."""
         from git_aide.cache.vectors import Vectors
 
         if self._vectors is None:
@@ -186,11 +186,11 @@ class Semantic:
         return done
 
     def _embedding(self, texts: dict[str, str]) -> Callable[[list[str]], Any]:
-        """What embeds some of these texts, by blob id (Vectors.add_missing's `make`)."""
+        """Return what embeds some of these texts, by blob id (Vectors.add_missing's `make`)."""
         return lambda blobs: self.embedder.embed([texts[b] for b in blobs])
 
     def cosines(self, text: str, blobs: Iterable[str]) -> dict[str, float]:
-        """Cosine of `text` to each of `blobs` that has a vector."""
+        """Return the cosine of `text` to each of `blobs` that has a vector."""
         have, matrix = self.vectors.of(blobs)
         if not have:
             return {}
@@ -199,7 +199,7 @@ class Semantic:
 
     def nearest(self, text: str, snap: Snapshot, k: int, also: Iterable[str] = (),
                 progress: Progress | None = None) -> dict[str, float]:
-        """Cosine of `text` to the `k` memories of the snapshot nearest to it, and to
+        """Return the cosine of `text` to the `k` memories of the snapshot nearest to it, and to
         those of `also` (that have a vector). Their vectors are made first, within the
         budget; which rows are the snapshot's is kept for the next call on it (the
         server's warm snapshot)."""
@@ -235,8 +235,8 @@ class Semantic:
 
 
 def model_signature(value: str | None) -> object:
-    """What tells the model a value of aide.semantic.model names now from another, in a
-    few stats: the real paths and stat of its two files (embedding/runtime.signature); None
+    """Return a few stats that tell the model a value of aide.semantic.model names now from
+    another: the real paths and stat of its two files (embedding/runtime.signature); None
     when no model is configured."""
     if not value or not value.strip():
         return None
@@ -250,7 +250,7 @@ def model_signature(value: str | None) -> object:
 
 
 def every_blob(snap: Snapshot) -> list[str]:
-    """The blob ids of a snapshot's memories, from its view when it names them."""
+    """Return the blob ids of a snapshot's memories, from its view when it names them."""
     ids = snap.blob_ids()
     if ids is not None:
         return list(ids)
@@ -259,9 +259,9 @@ def every_blob(snap: Snapshot) -> list[str]:
 
 def fetch_model(name: str, mirror: str | None = None, progress: Progress | None = None,
                 configure: bool = True) -> dict[str, str]:
-    """`semantic fetch`: download a known model, check that it loads (before it is moved
-    into place: one that does not is not installed), and (`configure`) name it in the
-    user's git config; what was done, for the command to say."""
+    """Run `semantic fetch`: download a known model, check that it loads (before it is
+    moved into place: one that does not is not installed), and (`configure`) name it in the
+    user's git config; return what was done, for the command to say."""
     from git_aide.embedding import fetch
     from git_aide.embedding.catalog import MODEL_KEY
     from git_aide.embedding.runtime import Embedder, available
@@ -290,8 +290,8 @@ def fetch_model(name: str, mirror: str | None = None, progress: Progress | None 
 
 
 def status_doc(sem: Semantic, snap: Snapshot | None) -> dict[str, object]:
-    """`semantic status`: what is configured, whether it loads, how many of the
-    memories have vectors."""
+    """Return the `semantic status` document: what is configured, whether it loads, how
+    many of the memories have vectors."""
     from git_aide.embedding.catalog import resolve
     from git_aide.embedding.runtime import available
 

@@ -41,7 +41,7 @@ def count_all(cache: Cache, channel: str, answers: list[tuple[str, list[str], fl
 
 
 def usage_of(cache: Cache) -> u.Usage:
-    """This machine's counts (their warnings: what could not be read)."""
+    """Read this machine's counts (their warnings: what could not be read)."""
     return u.read(u.folder_of(cache.root))
 
 
@@ -50,7 +50,7 @@ def _stamp(seconds: float) -> str:
 
 
 def stats_doc(entries: list[Entry], usage: u.Usage, now: float) -> dict[str, Any]:
-    """The stats document: counts by layer, source and contributor, this machine's
+    """Return the stats document: counts by layer, source and contributor, this machine's
     answers by kind and channel, the most recalled, the most given to agents, the
     memories never given to an agent, and the old ones never given in any answer."""
     from collections import Counter
@@ -96,6 +96,6 @@ def stats_doc(entries: list[Entry], usage: u.Usage, now: float) -> dict[str, Any
 
 
 def never_seen(entries: list[Entry], usage: u.Usage) -> list[Entry]:
-    """The memories no agent was given on this machine (`list --never-seen`)."""
+    """Return the memories no agent was given on this machine (`list --never-seen`)."""
     return [e for e in entries
             if not (e.uuid in usage.memories and usage.memories[e.uuid].agents)]

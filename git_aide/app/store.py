@@ -39,7 +39,7 @@ PERSONAL_IGNORE = "# git-aide: personal memories are private and never committed
 
 @dataclass
 class Written:
-    """The outcome of a write, as the JSON output reports it."""
+    """Hold the outcome of a write, as the JSON output reports it."""
 
     #: The memory's uuid.
     uuid: str
@@ -61,7 +61,7 @@ class Written:
 
 
 def find(entries: list[Entry], ident: str | int) -> Entry:
-    """The memory named by a uuid, a unique prefix of at least 4 characters, or the
+    """Find the memory named by a uuid, a unique prefix of at least 4 characters, or the
     integer `id` an aide-memory file carries (core/ids.py): the one resolver of the
     commands (show, update, forget) and the MCP tools."""
     from git_aide.core import ids
@@ -114,7 +114,7 @@ def check_record(record: dict[str, Any]) -> None:
 
 
 def clean_scope(scope: str | None, *, empty_clears: bool = False) -> str | None:
-    """A scope as stored: backslashes as '/', "project" as project-wide.
+    """Return a scope as stored: backslashes as '/', "project" as project-wide.
 
     An empty scope is an error, except where `update --scope ''` clears it.
     """
@@ -282,7 +282,7 @@ def _rewrite(repo: Repo, cache: Cache, top: str, entry: Entry, paths: list[str],
 def revised(old: dict[str, Any], *, what: str | None, why: str | None, scope: str | None,
             new_scope: str | None, add_tags: list[str] | None, remove_tags: list[str] | None,
             label: str | None, layer: str | None, priority: str | None) -> dict[str, Any]:
-    """`old` with update's changes (None: a field left as it is; `new_scope`: `scope` as
+    """Return `old` with update's changes (None: a field left as it is; `new_scope`: `scope` as
     stored); equal to `old` when nothing changes."""
     record = dict(old)
     if what is not None:
@@ -345,7 +345,7 @@ def forget(repo: Repo, cache: Cache, idents: list[str], *, stage: bool = True
 
 def _current(repo: Repo, cache: Cache, top: str, ident: str, *, parse: bool = True
              ) -> tuple[Entry | Any, list[str], dict[str, Any]]:
-    """(entry, its files on disk now, its record read from disk) for a memory id, read
+    """Return (entry, its files on disk now, its record read from disk) for a memory id, read
     under the write lock; an error when the memory is gone."""
     entries = load(repo, cache).entries
     key = ident.strip().lower()
@@ -376,18 +376,18 @@ def _current(repo: Repo, cache: Cache, top: str, ident: str, *, parse: bool = Tr
 
 
 def _homes(uuid: str) -> list[str]:
-    """Every path a memory with this uuid could have."""
+    """Return every path a memory with this uuid could have."""
     return [f"{rel}/{uuid}.json" for rel in folders.FOLDERS
             if rel.startswith(MEMORIES_DIR + "/") and rel != MEMORIES_DIR + "/preferences"]
 
 
 def _is_file(path: str) -> bool:
-    """A regular file, not a link to one."""
+    """Tell whether a path is a regular file, not a link to one."""
     return os.path.isfile(path) and not os.path.islink(path)
 
 
 def _gone(top: str, ident: str) -> NoReturn:
-    """The error for a memory not in the working tree: a memory folder that leads out
+    """Raise the error for a memory not in the working tree: a memory folder that leads out
     of it first (nothing is read through a link, so what is beyond one looks gone)."""
     unsafe = folders.problems(top)
     if unsafe:
@@ -463,7 +463,7 @@ def lock_at(path: str, wait: float) -> Iterator[None]:
 
 
 def _lock_wait(repo: Repo) -> float:
-    """How long to wait for the write lock, in seconds."""
+    """Return how long to wait for the write lock, in seconds."""
     return repo.settings.write_lock_timeout
 
 

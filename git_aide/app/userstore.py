@@ -38,14 +38,14 @@ SUBJECT_CHARS = 60
 
 
 def signature() -> tuple[object, ...] | None:
-    """What the store's memories are now (read/user.signature): a long-lived process
+    """Return what the store's memories are now (read/user.signature): a long-lived process
     gives an answer again only while it is the same; None when a file changed too
     lately for its stat to vouch for it."""
     return user.signature(user.folder())
 
 
 def entries(warnings: list[str] | None = None) -> list[Entry]:
-    """The store's memories, in path order (none before the store is made)."""
+    """Return the store's memories, in path order (none before the store is made)."""
     from git_aide.read.record import Reader
 
     top = user.folder()
@@ -64,14 +64,14 @@ def listing(ask: ListQuery, warnings: list[str] | None = None) -> list[Hit]:
 
 
 def list_doc(hits: list[Hit]) -> dict[str, Any]:
-    """The `list --user --json` document: `list`'s, its source the user store."""
+    """Return the `list --user --json` document: `list`'s, its source the user store."""
     from git_aide.app.answers import USER_SOURCE, memory_doc
 
     return {"source": dict(USER_SOURCE), "memories": [memory_doc(h) for h in hits]}
 
 
 def claimed(project: Callable[[], Iterable[str]], idents: Iterable[str]) -> dict[str, str]:
-    """The ids among `idents` that name a memory of the store rather than one of the
+    """Return the ids among `idents` that name a memory of the store rather than one of the
     repository's (`project()`: their uuids, asked only when an id may be the store's),
     each with the store memory's uuid. An id that names both (a prefix of one of each)
     is refused as ambiguous; one that names neither is the repository's to say so."""
@@ -89,7 +89,7 @@ def claimed(project: Callable[[], Iterable[str]], idents: Iterable[str]) -> dict
 
 
 def is_users(entry: Entry) -> bool:
-    """Whether an entry is a memory of the user store (laid over a working tree's)."""
+    """Tell whether an entry is a memory of the user store (laid over a working tree's)."""
     return memory.in_user_store(entry.path)
 
 
@@ -195,7 +195,7 @@ def forget(idents: list[str]) -> tuple[list[str], bool, list[str]]:
 
 @dataclass
 class Status:
-    """What `doctor` says of the user store."""
+    """Hold what `doctor` says of the user store."""
 
     #: Its folder.
     folder: str
@@ -214,7 +214,7 @@ class Status:
 
 
 def status() -> Status:
-    """The store's state, for `doctor`."""
+    """Return the store's state, for `doctor`."""
     top = user.folder()
     if not os.path.isdir(os.path.join(top, memory.MEMORIES_DIR)):
         return Status(top, exists=False)
@@ -229,7 +229,7 @@ def status() -> Status:
 
 
 def _repo(top: str) -> Repo:
-    """The store as a repository (to read a blob again when its cache lost it)."""
+    """Open the store as a repository (to read a blob again when its cache lost it)."""
     from git_aide.gitio.repo import Repo
 
     git_dir = os.path.join(top, ".git")
@@ -250,7 +250,7 @@ def _lock(top: str, settings: Settings) -> Iterator[None]:
 
 def _near(now: list[Entry], what: str, layer: str, scope: str | None, settings: Settings
           ) -> list[str]:
-    """Warnings naming the store's memories of the layer that say nearly the same."""
+    """Return warnings naming the store's memories of the layer that say nearly the same."""
     from git_aide.core import scope as scopes
     from git_aide.rank import duplicates
 
@@ -262,7 +262,7 @@ def _near(now: list[Entry], what: str, layer: str, scope: str | None, settings: 
 
 
 def _current(path: str, rel: str) -> dict[str, Any]:
-    """A memory's record read from its file now (under the write lock)."""
+    """Read a memory's record from its file now (under the write lock)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -298,6 +298,6 @@ def _committed(top: str, paths: list[str], message: str, result: Written) -> Wri
 
 
 def _subject(what: str) -> str:
-    """A memory's text as a commit's subject: its first line, cut."""
+    """Return a memory's text as a commit's subject: its first line, cut."""
     line = " ".join(what.strip().split("\n", 1)[0].split())
     return line if len(line) <= SUBJECT_CHARS else line[:SUBJECT_CHARS - 1] + "…"

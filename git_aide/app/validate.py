@@ -50,7 +50,7 @@ Info = tuple[Any, Any, Any, Found] | None
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with one file."""
+    """Hold one thing wrong with one file."""
 
     #: Repo-relative path of the file.
     path: str
@@ -60,18 +60,18 @@ class Problem:
     message: str
 
     def line(self) -> str:
-        """`path: field: message` (the field left out when there is none)."""
+        """Return `path: field: message` (the field left out when there is none)."""
         return f"{self.path}: {self.field}: {self.message}" if self.field else \
             f"{self.path}: {self.message}"
 
     def as_json(self) -> dict[str, Any]:
-        """The problem as the `validate --json` document lists it."""
+        """Return the problem as the `validate --json` document lists it."""
         return {"path": self.path, "field": self.field, "message": self.message}
 
 
 @dataclass
 class Report:
-    """The outcome of one validation."""
+    """Hold the outcome of one validation."""
 
     #: What was read, in words ("the working tree", "the index", "HEAD").
     what: str
@@ -85,11 +85,11 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """True when nothing is wrong (warnings do not count)."""
+        """Tell whether nothing is wrong (warnings do not count)."""
         return not self.problems
 
     def as_json(self) -> dict[str, Any]:
-        """The `validate --json` document (docs/command-line.md); `warnings` only when any."""
+        """Return the `validate --json` document (docs/command-line.md), with `warnings` if any."""
         doc: dict[str, Any] = {"ok": self.ok, "problems": [p.as_json() for p in self.problems]}
         if self.warnings:
             doc["warnings"] = [p.as_json() for p in self.warnings]
@@ -98,7 +98,7 @@ class Report:
 
 @dataclass
 class _Item:
-    """One file of a source: its path, and its blob id and/or content."""
+    """Hold one file of a source: its path, and its blob id and/or content."""
 
     #: Repo-relative path.
     path: str
@@ -185,19 +185,19 @@ def _check(repo: Repo, verdicts: _Verdicts, kind: str, rev: str | None) -> Repor
 
 
 def _sorted(problems: list[Problem]) -> list[Problem]:
-    """Problems without repeats, by path, then field, then message."""
+    """Return the problems without repeats, by path, then field, then message."""
     return sorted(dict.fromkeys(problems), key=lambda p: (p.path, p.field or "", p.message))
 
 
 def _personal_message(path: str, kind: str) -> str:
-    """What to say about a personal memory found in the index or a commit."""
+    """Return what to say about a personal memory found in the index or a commit."""
     if kind == "rev":
         return "a personal memory is committed here; personal memories are private"
     return f"a personal memory is staged; personal memories are private: git rm --cached {path}"
 
 
 def _path_problems(path: str, info: Info, kind: str) -> Iterator[Problem]:
-    """The checks that need the path as well as the content."""
+    """Run the checks that need the path as well as the content, yielding the problems."""
     if info is None:
         return
     uuid, layer, shared, _warned = info
@@ -215,8 +215,8 @@ def _path_problems(path: str, info: Info, kind: str) -> Iterator[Problem]:
 
 
 def inspect(data: bytes) -> tuple[Found, Info]:
-    """The content-only checks of one file: (problems, what the path checks need and
-    the warnings)."""
+    """Run the content-only checks of one file: return (problems, what the path checks
+    need and the warnings)."""
     found: list[tuple[str | None, str]] = []
     if len(data) > memory.MAX_FILE_BYTES:
         found.append((None, f"file is {len(data)} bytes; at most {memory.MAX_FILE_BYTES}"))
@@ -246,7 +246,7 @@ def inspect(data: bytes) -> tuple[Found, Info]:
 
 
 def write_problems(record: dict[str, Any]) -> list[tuple[str | None, str]]:
-    """What validation would say about `record` written canonically at its own path: the
+    """Return what validation would say about `record` written canonically at its own path: the
     writing commands refuse it first, with the same messages."""
     found, info = inspect(memory.canonical(record))
     # Read liberally, write strictly: what is only a warning in a file already there
@@ -272,7 +272,7 @@ def _controls(key: str, value: JSON, found: list[tuple[str | None, str]]) -> Non
 
 
 def _strings(value: JSON) -> Iterator[str]:
-    """Every string inside a JSON value, keys of objects included."""
+    """Return every string inside a JSON value, keys of objects included."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, list):
@@ -287,7 +287,7 @@ def _strings(value: JSON) -> Iterator[str]:
 # -- the verdict cache ---------------------------------------------------------------
 
 class _Verdicts:
-    """blob id -> inspect() result, kept in the cache under a key of the checking code."""
+    """Keep blob id -> inspect() result in the cache, under a key of the checking code."""
 
     #: The cache this lives in.
     cache: Cache
@@ -309,11 +309,11 @@ class _Verdicts:
         self.dirty = False
 
     def __contains__(self, blob: str) -> bool:
-        """Whether a blob has a verdict."""
+        """Tell whether a blob has a verdict."""
         return self.get(blob) is not None
 
     def get(self, blob: str) -> tuple[Found, Info] | None:
-        """The verdict on a blob, if it has been made before (and has the right shape)."""
+        """Return the verdict on a blob, if it has been made before (and has the right shape)."""
         got = self.table.get(blob)
         if (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], tuple)
                 and (got[1] is None or (isinstance(got[1], tuple) and len(got[1]) == 4))):
@@ -335,7 +335,7 @@ class _Verdicts:
 
 
 def _code_key() -> str:
-    """A digest of the checking code, which the cached verdicts are only valid for."""
+    """Return a digest of the checking code, which the cached verdicts are only valid for."""
     # The verdicts are only as good as the code that made them: an upgrade (or an edit
     # in a development checkout) that changes a check must not trust old ones.
     h = hashlib.sha1()
