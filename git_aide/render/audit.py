@@ -12,12 +12,12 @@ if TYPE_CHECKING:
 
 
 def kinds_text(by_kind: dict[str, int]) -> str:
-    """`3850 stale, 2 orphaned`."""
+    """Render the counts by kind: `3850 stale, 2 orphaned`."""
     return ", ".join(f"{n} {kind}" for kind, n in by_kind.items())
 
 
 def summary_text(summary: JSONObject) -> str:
-    """The summary block: counts by kind, then (for more than one finding) the areas
+    """Render the summary block: counts by kind, then (for more than one finding) the areas
     with most findings and the oldest."""
     n, audited = summary["findings"], summary["audited"]
     lines = [f"{n} finding{'s' if n != 1 else ''} in {audited} "
@@ -41,7 +41,7 @@ def summary_text(summary: JSONObject) -> str:
 
 def audit_text(summary: JSONObject, findings: list[Finding],
                fixed: list[tuple[str, str, str]]) -> str:
-    """The whole report: the summary, a blank line, a line per finding, then what
+    """Render the whole report: the summary, a blank line, a line per finding, then what
     `--fix` rewrote; `No findings in N memories.` when there is nothing."""
     if not findings:  # then nothing was fixed either
         audited = summary["audited"]

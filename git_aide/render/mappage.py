@@ -31,7 +31,7 @@ DATA = "/*DATA*/null"
 
 
 def page(m: Map) -> str:
-    """The whole page, as text."""
+    """Render the whole page, as text."""
     text = json.dumps(data(m), ensure_ascii=False, separators=(",", ":"))
     # Inside <script>, only `</script` or `<!--` could end the data early: no `<` at all.
     text = text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029",
@@ -40,7 +40,7 @@ def page(m: Map) -> str:
 
 
 def data(m: Map) -> JSONObject:
-    """What the page's script reads, as one JSON document."""
+    """Return what the page's script reads, as one JSON document."""
     paths = list(m.folders)
     number = {p: i for i, p in enumerate(paths)}
     folders = [[f.path, f.files, f.bytes, f.memories, f.here, f.always, f.stale,
@@ -68,7 +68,7 @@ def data(m: Map) -> JSONObject:
 
 
 def _clipped(r: Reach, start: str, number: dict[str, int]) -> list[list[int]]:
-    """A reach as folder numbers of the map: a whole folder above the map's first one
+    """Return a reach as folder numbers of the map: a whole folder above the map's first one
     becomes that first one; folders outside the map are left out."""
     whole = []
     for w in r.whole:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def size_text(n: int) -> str:
-    """Bytes as a person reads them: `512 B`, `42.1 KB`, `2.2 MB`."""
+    """Show bytes as a person reads them: `512 B`, `42.1 KB`, `2.2 MB`."""
     if n < 1024:
         return f"{n} B"
     value = float(n)
@@ -31,7 +31,7 @@ def _name(m: Map, f: Folder) -> str:
 
 
 def _parts(f: Folder) -> tuple[str, list[tuple[str, str]], str]:
-    """(memories, [(mark, style)], code) of a folder's line."""
+    """Return (memories, [(mark, style)], code) of a folder's line."""
     if f.memories == 0:
         memories = "no memory"
     else:
@@ -60,7 +60,7 @@ def _share(m: Map, f: Folder) -> str:
 
 
 def _hidden(m: Map, depth: int | None) -> int:
-    """How many folders lie deeper than `depth` below the map's first folder."""
+    """Count the folders that lie deeper than `depth` below the map's first folder."""
     if depth is None:
         return 0
     base = m.start.count("/") + (1 if m.start else 0)
@@ -76,7 +76,7 @@ def _footer(m: Map, depth: int | None) -> str:
 
 
 def map_text(m: Map, depth: int | None, *, tty: bool) -> str:
-    """The map as a tree, `depth` levels below its first folder (all when None)."""
+    """Render the map as a tree, `depth` levels below its first folder (all when None)."""
     if tty:
         return _rich(m, depth)
     lines = [_line(m, m.root)]

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def dumps(doc: JSON) -> str:
-    """One JSON document, as text."""
+    """Return one JSON document as text."""
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -171,7 +171,7 @@ def _memories_rich(hits: list[Hit]) -> str:
 
 
 def show_text(record: JSONObject, path: str, *, tty: bool) -> str:
-    """One memory, every field."""
+    """Render one memory, every field."""
     pairs = [("path", path)]
     for key, value in record.items():
         text = value if isinstance(value, str) else dumps(value)
@@ -189,7 +189,7 @@ def show_text(record: JSONObject, path: str, *, tty: bool) -> str:
 
 
 def stats_text(doc: JSONObject) -> str:
-    """The stats report as plain text."""
+    """Render the stats report as plain text."""
     total = doc["total"]
     lines = [f"{total} {'memory' if total == 1 else 'memories'}"]
     for title, key in (("by layer", "by_layer"), ("by source", "by_source"),

@@ -22,44 +22,44 @@ _WORDS = re.compile(r"\s+|[^\s]+")
 
 
 class _Style:
-    """How changes are marked: ANSI colour on a terminal, plain markers otherwise."""
+    """Mark changes: ANSI colour on a terminal, plain markers otherwise."""
 
     def __init__(self, colour: bool) -> None:
         #: Whether to use ANSI colour.
         self.colour = colour
 
     def removed(self, text: str) -> str:
-        """Text that went away."""
+        """Mark text that went away."""
         return f"{_RED}{text}{_RESET}" if self.colour else f"[-{text}-]"
 
     def inserted(self, text: str) -> str:
-        """Text that came in."""
+        """Mark text that came in."""
         return f"{_GREEN}{text}{_RESET}" if self.colour else f"{{+{text}+}}"
 
     def green(self, text: str) -> str:
-        """A label in green on a terminal, as it is otherwise."""
+        """Colour a label green on a terminal; leave it as it is otherwise."""
         return f"{_GREEN}{text}{_RESET}" if self.colour else text
 
     def red(self, text: str) -> str:
-        """A label in red on a terminal, as it is otherwise."""
+        """Colour a label red on a terminal; leave it as it is otherwise."""
         return f"{_RED}{text}{_RESET}" if self.colour else text
 
     def bold(self, text: str) -> str:
-        """A heading."""
+        """Mark a heading."""
         return f"{_BOLD}{text}{_RESET}" if self.colour else text
 
     def dim(self, text: str) -> str:
-        """Something less important."""
+        """Dim something less important."""
         return f"{_DIM}{text}{_RESET}" if self.colour else text
 
 
 def style(tty: bool) -> _Style:
-    """Colour on a terminal unless NO_COLOR is set."""
+    """Return the style: colour on a terminal unless NO_COLOR is set."""
     return _Style(tty and "NO_COLOR" not in os.environ)
 
 
 def word_diff(before: str | None, after: str | None, s: _Style) -> str:
-    """`before` turned into `after`, word by word."""
+    """Show `before` turned into `after`, word by word."""
     import difflib
 
     a = _WORDS.findall(before or "")
@@ -96,7 +96,7 @@ def _scope(m: JSONObject) -> str:
 
 
 def field_lines(change: JSONObject, s: _Style, indent: str = "    ") -> list[str]:
-    """One line per changed field: a word diff of text, tags as added/removed."""
+    """Return one line per changed field: a word diff of text, tags as added/removed."""
     before, after = change["before"], change["after"]
     lines: list[str] = []
     for name in change["fields"]:
@@ -116,7 +116,7 @@ def field_lines(change: JSONObject, s: _Style, indent: str = "    ") -> list[str
 
 
 def _escaped(doc: JSONObject) -> JSONObject:
-    """The document with control characters in its strings escaped (the renderers add
+    """Escape the control characters in the document's strings (the renderers add
     their own colour codes, so the finished text cannot be escaped as a whole)."""
     from git_aide.core.controls import escape_tree
 
@@ -124,7 +124,7 @@ def _escaped(doc: JSONObject) -> JSONObject:
 
 
 def diff_text(doc: JSONObject, *, tty: bool) -> str:
-    """A diff document for a person: added, forgotten, then changed with each field."""
+    """Render a diff document for a person: added, forgotten, then changed with each field."""
     doc = _escaped(doc)
     s = style(tty)
     lines: list[str] = []
@@ -144,7 +144,7 @@ def diff_text(doc: JSONObject, *, tty: bool) -> str:
 
 
 def stat_text(counts: dict[str, dict[str, int]]) -> str:
-    """`diff --stat`: one line per layer, then the total."""
+    """Render `diff --stat`: one line per layer, then the total."""
     if not counts:
         return "No memory changes."
     width = max(len(layer) for layer in counts)
@@ -162,14 +162,14 @@ def stat_text(counts: dict[str, dict[str, int]]) -> str:
 
 
 def _md(text: JSON) -> str:
-    """Text on one markdown line: newlines folded, markup characters escaped."""
+    """Put text on one markdown line: newlines folded, markup characters escaped."""
     flat = " ".join(str(text).split()) if text is not None else ""
     # Every ASCII punctuation that markdown may read as markup gets a backslash.
     return re.sub(r"([\\`*_\[\]<>|#~&!])", r"\\\1", flat)
 
 
 def _md_code(text: str) -> str:
-    """A code span holding `text` as it is: fenced by one backtick more than its longest
+    """Make a code span holding `text` as it is: fenced by one backtick more than its longest
     run of backticks, padded when it starts or ends with one."""
     fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -177,7 +177,7 @@ def _md_code(text: str) -> str:
 
 
 def markdown(doc: JSONObject) -> str:
-    """The review summary of a diff document, grouped by layer, to paste into a pull request."""
+    """Render a diff document's review summary, grouped by layer, to paste into a pull request."""
     doc = _escaped(doc)
     by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
     for m in doc["added"]:
@@ -232,7 +232,7 @@ def _where(source: JSONObject) -> str:
 
 
 def log_text(doc: JSONObject, *, tty: bool) -> str:
-    """A log document for a person, like `git log` with one line per memory change."""
+    """Render a log document for a person, like `git log` with one line per memory change."""
     doc = _escaped(doc)
     s = style(tty)
     out: list[str] = []
@@ -263,9 +263,9 @@ def log_text(doc: JSONObject, *, tty: bool) -> str:
 
 
 def conflict_lines(commit: JSONObject, s: _Style) -> list[str]:
-    """The mark of a merge that kept one side of a field both sides changed: per field, a
-    line naming the side kept and the value dropped, then the command that prints the
-    dropped version whole."""
+    """Mark a merge that kept one side of a field both sides changed: per field, a line
+    naming the side kept and the value dropped, then the command that prints the dropped
+    version whole."""
     lines: list[str] = []
     kind = s.red("conflict ")
     for x in commit.get("conflicts", ()):
