@@ -28,7 +28,7 @@ ORIGINS = ("config", "--list", "--show-origin", "-z")
 
 
 def config_files(repo: Repo) -> list[str]:
-    """The files git reads the config from wherever it has no entries yet (then
+    """Return the files git reads the config from wherever it has no entries yet (then
     `origins` names the others), and HEAD."""
     env = os.environ
     home = os.path.expanduser("~")
@@ -46,7 +46,7 @@ def config_files(repo: Repo) -> list[str]:
 
 
 def origins(out: bytes) -> set[str]:
-    """The files `git config --list --show-origin -z` read (relative to the current
+    """Return the files `git config --list --show-origin -z` read (relative to the current
     directory, as git names them), and the targets of their includes."""
     found: set[str] = set()
     items = out.split(b"\0")
@@ -66,7 +66,7 @@ def origins(out: bytes) -> set[str]:
 
 
 class ConfigFiles:
-    """The stat of the files a repository's config was last read from."""
+    """Hold the stat of the files a repository's config was last read from."""
 
     def __init__(self) -> None:
         #: Files besides config_files() that the config came from (includes).
@@ -79,7 +79,7 @@ class ConfigFiles:
         self._names: tuple[tuple[Any, ...], list[str]] | None = None
 
     def current(self, repo: Repo) -> tuple[Any, ...] | None:
-        """The files' stat now; None when one changed too lately to be trusted."""
+        """Return the files' stat now; None when one changed too lately to be trusted."""
         env = os.environ
         key = (repo.common_dir, repo.git_dir, os.getcwd(), len(self.more),
                *map(env.get, ("GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME",
@@ -95,7 +95,7 @@ class ConfigFiles:
         return (tuple(names), sigs)
 
     def unchanged(self, repo: Repo) -> bool:
-        """Whether the config read last is still what git would read."""
+        """Tell whether the config read last is still what git would read."""
         return self.sig is not None and self.current(repo) == self.sig
 
     def read(self, repo: Repo) -> None:

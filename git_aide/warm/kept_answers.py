@@ -31,7 +31,7 @@ class Answers(Generic[A]):
         self._kept: dict[CallKey, A] = {}
 
     def get(self, state: State | None, key: CallKey) -> A | None:
-        """The answer kept for `key` in this state, or None (a new state forgets the
+        """Return the answer kept for `key` in this state, or None (a new state forgets the
         answers of the last)."""
         if state is None or state != self._state:
             self.enter(state)
@@ -60,5 +60,5 @@ class Answers(Generic[A]):
 
 
 def call_key(name: str, arguments: JSONObject, *more: object) -> CallKey:
-    """What identifies a call: its tool, its checked arguments, and `more`."""
+    """Return what identifies a call: its tool, its checked arguments, and `more`."""
     return (name, json.dumps(arguments, sort_keys=True, default=str), more)

@@ -48,7 +48,7 @@ PAUSE_SECONDS = 0.0005
 
 
 class ServerState:
-    """The warm state of one server process: the repository and its full-text index;
+    """Hold the warm state of one server process: the repository and its full-text index;
     and the context of the call under way (app/context.py), whose notices `call` says.
 
     Calls run one at a time, under `lock`, in the SDK's worker threads.
@@ -121,14 +121,14 @@ class ServerState:
         self.client: str | None = None
 
     def generated_by(self) -> dict[str, Any]:
-        """What a memory this connection's agent writes records as its author
+        """Return the author recorded in the memories this connection's agent writes
         (memory.by_agent): every write through the server is an agent's."""
         from git_aide.core.memory import by_agent
 
         return by_agent(self.client)
 
     def context(self) -> Context:
-        """The context of the call under way: the repository around the server's
+        """Return the context of the call under way: the repository around the server's
         directory, its config read again when a file it comes from changed
         (warm/gitconfig.py), and a cache handle of its own, so that packs other processes
         wrote count."""
@@ -145,15 +145,15 @@ class ServerState:
         return self._ctx
 
     def repo(self) -> Repo:
-        """The repository of the call under way."""
+        """Return the repository of the call under way."""
         return self.context().repo
 
     def cache(self, repo: Repo) -> Cache:
-        """The cache handle of the call under way."""
+        """Return the cache handle of the call under way."""
         return self.context().cache
 
     def index(self, cache: Cache) -> FullText:
-        """The full-text index, kept open; what it holds is read again when the index's
+        """Return the full-text index, kept open; what it holds is read again when the index's
         stat (app/context.index_state: its folder, stamp and id table) changed: another
         process added to it or rebuilt it. Every document added renames a new id table
         into place (a new inode), so an unchanged stat is an unchanged index."""
@@ -170,7 +170,7 @@ class ServerState:
         return self.context().noticed(self._index)
 
     def index_state(self) -> tuple[object, ...]:
-        """The full-text index's stat (app/context.index_state) as the call under way
+        """Return the full-text index's stat (app/context.index_state) as the call under way
         first saw it: what its answer is kept for, and what its reads were of."""
         if self._index_state is None:
             from git_aide.app.context import index_state
@@ -179,7 +179,7 @@ class ServerState:
         return self._index_state
 
     def semantic(self, repo: Repo, cache: Cache) -> Semantic:
-        """The model's state, kept between calls (loaded once); made anew when
+        """Return the model's state, kept between calls (loaded once); made anew when
         aide.semantic.model names another model, the folder it names holds other files
         than those loaded (a re-pointed link, a replaced folder), or the last one could
         not be loaded (it may have been fetched since)."""
@@ -209,7 +209,7 @@ class ServerState:
         return ctx.take_notices() if ctx is not None else []
 
     def pending(self) -> bool:
-        """Whether documents wait to be written into the full-text index."""
+        """Tell whether documents wait to be written into the full-text index."""
         return self._index is not None and bool(self._index.pending.docs)
 
     def later(self) -> None:
@@ -259,7 +259,7 @@ class ServerState:
         self._later.start()
 
     def work_wanted(self) -> bool:
-        """Whether a call asked for work between calls (read/later.py: a view's
+        """Tell whether a call asked for work between calls (read/later.py: a view's
         vocabulary, a view decoded and its features worked out): work_later() does it."""
         return bool(self.held.later.wanted)
 
@@ -272,9 +272,9 @@ class ServerState:
         return thread is None or not thread.is_alive()
 
     def idle(self, calls: int) -> None:
-        """If no call came since the `calls`-th ended (the next one's end asks again):
-        add the answers given so far to the per-machine counts, in one write per cache
-        (a burst of recalls is one line each, appended at once), and write the pending
+        """Do the idle work, if no call came since the `calls`-th ended (the next one's end
+        asks again): add the answers given so far to the per-machine counts, in one write per
+        cache (a burst of recalls is one line each, appended at once), and write the pending
         documents into the full-text index. Best effort: a count lost is no failure, and
         a document not written is written by the next process that needs it."""
         from git_aide.app.stats import count_all
@@ -304,7 +304,7 @@ class ServerState:
                 pass
 
     def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
-        """(repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
+        """Return (repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
         from git_aide.gitio.repo import check_revision
         from git_aide.gitio.spawn import Prefetch, resolve_query, spawn
 
@@ -332,7 +332,7 @@ class ServerState:
         return repo, cache, snap
 
     def state(self, full_text: bool) -> tuple[object, ...] | None:
-        """What the working tree's answers depend on now (warm/state.py), or None when
+        """Return what the working tree's answers depend on now (warm/state.py), or None when
         the watch cannot vouch for the memory files; `full_text`: the full-text index
         on disk too. Asks the watch once per call (read() takes its answer)."""
         repo = self.repo()
@@ -356,7 +356,7 @@ class ServerState:
         return state
 
     def _changes(self, repo: Repo) -> tuple[list[str] | None, Prefetch]:
-        """The memory files that may differ from the index, from the folder's watch
+        """Return the memory files that may differ from the index, from the folder's watch
         (warm/watch.py); or, when git must say, its status started."""
         from git_aide.core.files import stat_sig
         from git_aide.gitio.spawn import STATUS, Prefetch, spawn

@@ -97,8 +97,8 @@ REBASE_SECONDS = 60.0
 
 
 class Watch:
-    """The memory folders and files of one working tree under inotify, and git's last
-    answer."""
+    """Watch the memory folders and files of one working tree under inotify; keep git's
+    last answer."""
 
     def __init__(self, top: str) -> None:
         #: The working tree's top folder.
@@ -143,7 +143,7 @@ class Watch:
         self.generation = 0
 
     def changed(self, index_file: str) -> list[str] | None:
-        """The files that may differ from the index, or None when git must be asked
+        """Return the files that may differ from the index, or None when git must be asked
         (then call `prepare`, and `baseline` with its answer)."""
         if self._index_sig is None or self._fd < 0:
             return None
@@ -162,8 +162,8 @@ class Watch:
         return sorted(self._touched.union(self._baseline))
 
     def prepare(self) -> bool:
-        """Before git is asked for a baseline: watch the folders and files (again) and
-        forget the events so far. False when this tree cannot be watched."""
+        """Watch the folders and files (again) and forget the events so far, before git is
+        asked for a baseline. False when this tree cannot be watched."""
         self.generation += 1
         self._touched.clear()
         self._index_sig = None
@@ -181,13 +181,13 @@ class Watch:
 
     def baseline(self, index_file: str, sig: tuple[int, ...] | None,
                  paths: list[str]) -> None:
-        """git's answer, asked after `prepare`, with the index's stat read before it."""
+        """Keep git's answer, asked after `prepare`, with the index's stat read before it."""
         self._baseline = list(paths)
         self._index_sig = sig if sig is not None and sig == stat_sig(index_file) else None
         self._asked_at = time.monotonic()
 
     def _same_root(self) -> bool:
-        """Whether the memories folder is still the one watched, reached through no
+        """Tell whether the memories folder is still the one watched, reached through no
         link: a watch follows its folder, so `.aide` moved away and another put in its
         place says nothing, nor does `.aide` moved away and a link to it made (git
         then lists none of its files). While this holds and no event came, no memory
@@ -239,7 +239,7 @@ class Watch:
         return self._fd >= 0 and bool(self._folders)
 
     def _mounts_changed(self) -> bool:
-        """Whether anything was mounted or unmounted since the last look (looking
+        """Tell whether anything was mounted or unmounted since the last look (looking
         clears the kernel's flag)."""
         poll = self._mount_poll
         return self._mounts >= 0 and poll is not None and bool(poll.poll(0))
@@ -326,7 +326,7 @@ class Watch:
         return True
 
     def _forget_file(self, path: str) -> None:
-        """`path` names no watched file any more (removed, or moved away)."""
+        """Forget `path`: it names no watched file any more (removed, or moved away)."""
         wd = self._file_wd.pop(path, None)
         if wd is None:
             return
@@ -340,7 +340,7 @@ class Watch:
                     self._released.add(wd)
 
     def _give_up(self) -> None:
-        """Too many files to watch each one: from now on git is asked every call."""
+        """Give up watching each file, as there are too many: git is asked every call."""
         self._too_many = True
         self.close()
 
@@ -388,7 +388,7 @@ class Watch:
 
 
 def _linked_elsewhere(path: str) -> bool:
-    """Whether a file has more than one name (hard links)."""
+    """Tell whether a file has more than one name (hard links)."""
     try:
         return os.lstat(path).st_nlink > 1
     except OSError:
@@ -396,7 +396,7 @@ def _linked_elsewhere(path: str) -> bool:
 
 
 def max_watches() -> int:
-    """How many inotify watches the kernel lets this user have."""
+    """Return how many inotify watches the kernel lets this user have."""
     try:
         with open("/proc/sys/fs/inotify/max_user_watches", encoding="ascii") as f:
             return int(f.read().strip())
@@ -405,7 +405,7 @@ def max_watches() -> int:
 
 
 def usable(top: str) -> bool:
-    """Whether inotify can be trusted for this working tree's memories folder: it lies
+    """Tell whether inotify can be trusted for this working tree's memories folder: it lies
     on a local file system, and so does everything mounted below it."""
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
@@ -430,7 +430,7 @@ def usable(top: str) -> bool:
 
 
 def _unescape(field: str) -> str:
-    """A mountinfo path: the kernel writes space, tab, newline and backslash as octal."""
+    """Decode a mountinfo path: the kernel writes space, tab, newline and backslash as octal."""
     if "\\" not in field:
         return field
     for code, ch in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
