@@ -21,7 +21,7 @@ _RAW_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udc9f]")
 
 
 def find(text: str) -> str | None:
-    """`U+001B`, naming the first control character in `text`, or None."""
+    """Return the first control character in `text` named as `U+001B`, or None."""
     if text.isascii() and text.isprintable():
         return None
     m = CONTROL_RE.search(text)
@@ -29,15 +29,15 @@ def find(text: str) -> str | None:
 
 
 def escape(text: str) -> str:
-    """`text` with each control character written as `\\uXXXX`."""
+    """Return `text` with each control character written as `\\uXXXX`."""
     if text.isascii() and text.isprintable():
         return text
     return CONTROL_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def escape_bytes(data: bytes) -> bytes:
-    """Bytes of any encoding with each control character written as `\\uXXXX`, and each
-    byte of the C1 range outside a UTF-8 character as `\\xNN`; other bytes as they are."""
+    """Escape bytes of any encoding: each control character becomes `\\uXXXX`, and each
+    byte of the C1 range outside a UTF-8 character `\\xNN`; other bytes stay as they are."""
     if data.isascii() and not CONTROL_RE.search(data.decode("ascii")):
         return data
     text = data.decode("utf-8", "surrogateescape")
@@ -50,7 +50,7 @@ def _raw(m: re.Match[str]) -> str:
 
 
 def escape_tree(obj: JSON) -> JSON:
-    """`obj` (JSON-like) with every string in it escaped, for renderers that add their own
+    """Escape every string in `obj` (JSON-like), for renderers that add their own
     control sequences (colour) and so cannot escape their finished output."""
     if isinstance(obj, str):
         return escape(obj)

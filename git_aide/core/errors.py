@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class AideError(Exception):
-    """A failure the user can act on: its message is printed as one line, then we exit."""
+    """Report a failure the user can act on: its message is printed as one line, then we exit."""
 
     #: Exit status: 1 could not do it, 2 usage, 128 not a repository or git failed.
     code: int
@@ -15,14 +15,14 @@ class AideError(Exception):
 
 
 class UsageError(AideError):
-    """The command line itself is wrong (exit status 2)."""
+    """Report that the command line itself is wrong (exit status 2)."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message, 2)
 
 
 class GitError(AideError):
-    """Not inside a repository, or git itself failed (exit status 128)."""
+    """Report that we are not inside a repository, or that git itself failed (exit status 128)."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message, 128)

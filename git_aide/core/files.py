@@ -53,8 +53,8 @@ def write_atomic(path: str, data: bytes | Iterable[bytes], *, sync: bool = True)
 
 
 class LockFailed(OSError):
-    """The lock file cannot be made or locked (`folder`: True when it could not even be
-    opened, so making its folder writable is the fix)."""
+    """Report that the lock file cannot be made or locked (`folder`: True when it could not
+    even be opened, so making its folder writable is the fix)."""
 
     folder: bool
 
@@ -64,7 +64,7 @@ class LockFailed(OSError):
 
 
 class LockBusy(Exception):
-    """Another process held the lock for the whole wait."""
+    """Report that another process held the lock for the whole wait."""
 
 
 @contextlib.contextmanager
@@ -121,7 +121,7 @@ def _wait_for(fd: int, wait: float) -> None:
 
 
 def _open(path: str) -> int:
-    """An fd on the lock file, made if missing; LockFailed when it cannot be opened."""
+    """Open the lock file, made if missing, and return its fd; LockFailed when it cannot."""
     try:
         return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as e:
@@ -132,7 +132,7 @@ def _open(path: str) -> int:
 
 
 def _read_stamp(fd: int) -> bytes:
-    """The stamp of the lock's current holder (b"" when it cannot be read)."""
+    """Read the stamp of the lock's current holder (b"" when it cannot be read)."""
     try:
         return os.pread(fd, STAMP_BYTES, 0)
     except OSError:
@@ -147,7 +147,7 @@ def _write_stamp(fd: int) -> None:
 
 
 def _same_file(fd: int, path: str) -> bool:
-    """Whether `fd` is still the file at `path`."""
+    """Tell whether `fd` is still the file at `path`."""
     try:
         here = os.stat(path)
     except OSError:
@@ -157,7 +157,7 @@ def _same_file(fd: int, path: str) -> bool:
 
 
 def stat_sig(path: str) -> tuple[int, ...] | None:
-    """(size, mtime_ns, inode, ctime_ns) of a file, or None when it is missing."""
+    """Return (size, mtime_ns, inode, ctime_ns) of a file, or None when it is missing."""
     try:
         st = os.stat(path)
     except OSError:

@@ -18,8 +18,8 @@ GLOB_CHARS = frozenset("*?[")
 
 
 def count_alternatives(pattern: str, cap: int = MAX_ALTERNATIVES + 1) -> int:
-    """How many alternatives `expand_braces` would make (before removing repeats),
-    counted without making them; any count above `cap` is reported as `cap`."""
+    """Count the alternatives `expand_braces` would make (before removing repeats),
+    without making them; any count above `cap` is reported as `cap`."""
     group = first_group(pattern)
     if group is None:
         return 1
@@ -31,7 +31,7 @@ def count_alternatives(pattern: str, cap: int = MAX_ALTERNATIVES + 1) -> int:
 
 
 def first_group(pattern: str) -> tuple[int, list[str], str] | None:
-    """The first top-level brace group that has a comma: (its start, its parts, what
+    """Find the first top-level brace group that has a comma: (its start, its parts, what
     follows it); None when there is none (braces without a comma are literal, and so
     are braces and commas in a bracket expression)."""
     depth = 0
@@ -56,7 +56,8 @@ def first_group(pattern: str) -> tuple[int, list[str], str] | None:
 
 
 def expand_braces(pattern: str) -> list[str]:
-    """`src/*.{ts,tsx}` -> [`src/*.ts`, `src/*.tsx`]; nested braces too; no comma, no split.
+    """Expand braces: `src/*.{ts,tsx}` -> [`src/*.ts`, `src/*.tsx`], nested ones too;
+    braces without a comma are not split.
 
     Only for valid scopes (`check` counts the alternatives first).
     """
@@ -95,7 +96,7 @@ def _split_top(body: str) -> list[str]:
 
 
 def glob_regex(glob: str) -> str:
-    """The regex source (for `re.match`) of one gitignore-style glob without braces:
+    """Return the regex source (for `re.match`) of one gitignore-style glob without braces:
     it matches a path the glob names and every path under it, and cannot backtrack
     more than once over any part of the path."""
     counter = [0]
@@ -137,15 +138,16 @@ def glob_regex(glob: str) -> str:
 
 
 def _atomic(source: str, counter: list[int]) -> str:
-    """`source`, matched once at its first place and never retried (Python 3.10 has no
-    atomic groups: a lookahead is atomic, and a back-reference then takes what it saw)."""
+    """Wrap `source` so that it matches once, at its first place, and is never retried
+    (Python 3.10 has no atomic groups: a lookahead is atomic, and a back-reference then
+    takes what it saw)."""
     counter[0] += 1
     n = counter[0]
     return f"(?=(?P<a{n}>{source}))(?P=a{n})"
 
 
 def _segment_regex(seg: str, counter: list[int]) -> str:
-    """One path segment's glob, matched whole and without backtracking."""
+    """Return the regex of one path segment's glob, matched whole and without backtracking."""
     if seg.strip("*") == "":
         return "[^/]+"
     chunks = [_chunk_regex(c) for c in _split_stars(seg)]
@@ -160,7 +162,7 @@ def _segment_regex(seg: str, counter: list[int]) -> str:
 
 
 def class_end(glob: str, i: int) -> int:
-    """Where the bracket expression opened at `glob[i]` (a `[`) closes, or -1 when that
+    """Find where the bracket expression opened at `glob[i]` (a `[`) closes, or -1 when that
     `[` is a literal character (nothing closes it within its segment)."""
     j = i + 2 if glob[i + 1 : i + 2] in ("!", "^") else i + 1
     # The first character of the set may be `]`: `[]]` is the set of `]`.
@@ -171,7 +173,7 @@ def class_end(glob: str, i: int) -> int:
 
 
 def _split_stars(seg: str) -> list[str]:
-    """A segment's glob cut at its runs of stars (a star in brackets is a character)."""
+    """Cut a segment's glob at its runs of stars (a star in brackets is a character)."""
     chunks: list[str] = []
     start = i = 0
     while i < len(seg):
@@ -190,7 +192,7 @@ def _split_stars(seg: str) -> list[str]:
 
 
 def _chunk_regex(chunk: str) -> str:
-    """A glob without stars: literal characters, `?` and `[...]` classes."""
+    """Return the regex of a glob without stars: literal characters, `?` and `[...]` classes."""
     out: list[str] = []
     i = 0
     while i < len(chunk):
@@ -208,7 +210,7 @@ def _chunk_regex(chunk: str) -> str:
 
 
 def _class_regex(body: str) -> str:
-    """A bracket expression's regex: its members escaped (so that `[[]` or `[&&]` is no
+    """Return a bracket expression's regex: its members escaped (so that `[[]` or `[&&]` is no
     regex set syntax), ranges kept, and, as in git, never a `/`."""
     negated = body[:1] in ("!", "^")
     if negated:
@@ -234,7 +236,7 @@ def _class_regex(body: str) -> str:
 
 
 def literal_segment(seg: str) -> str | None:
-    """The one name a segment's glob matches, or None when it matches more than one
+    """Return the one name a segment's glob matches, or None when it matches more than one
     (it has a star, a `?` or a bracket expression of more than one character)."""
     if not (GLOB_CHARS & set(seg)):
         return seg
@@ -258,7 +260,7 @@ def literal_segment(seg: str) -> str | None:
 
 
 def literal_glob(glob: str) -> str | None:
-    """The one path a glob without braces names, or None when it names more than one."""
+    """Return the one path a glob without braces names, or None when it names more than one."""
     out: list[str] = []
     for seg in glob.split("/"):
         name = literal_segment(seg)

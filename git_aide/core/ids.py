@@ -20,7 +20,7 @@ MIN_PREFIX = 4
 
 def resolve(ident: str | int, uuids: Iterable[str],
             number: Callable[[int], str | None] | None = None, where: str = "") -> str:
-    """The one uuid among `uuids` that `ident` names; an error saying why there is none.
+    """Return the one uuid among `uuids` that `ident` names; raise an error saying why if none.
 
     `number`: the uuid of the memory with aide-memory's integer id, if any, when such
     ids are accepted. A string of fewer than 12 digits is tried as one first; a uuid

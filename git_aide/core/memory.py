@@ -58,7 +58,7 @@ FATAL_FIELDS: frozenset[str | None] = frozenset({None, "uuid", "layer", "what", 
 
 
 class MemoryFormatError(ValueError):
-    """A file that is not a valid memory; `field` names the culprit when there is one."""
+    """Report a file that is not a valid memory; `field` names the culprit when there is one."""
 
     #: The key at fault, or None for the file as a whole.
     field: str | None
@@ -69,13 +69,13 @@ class MemoryFormatError(ValueError):
 
 
 def now() -> str:
-    """The current UTC time in the file's timestamp form."""
+    """Return the current UTC time in the file's timestamp form."""
     t = time.time()
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
 
 
 def load_json(data: bytes) -> JSON:
-    """The JSON value of a file, as every reader of memories reads it: UTF-8, no NaN or
+    """Read a file's JSON value as every reader of memories reads it: UTF-8, no NaN or
     infinite numbers, no lone surrogates; MemoryFormatError otherwise."""
     # The standard library, not orjson: it keeps integers beyond 64 bits exact (orjson
     # turns them into floats), and a command that shows 20 memories should not pay
@@ -114,12 +114,12 @@ def parse(data: bytes, path: str | None = None) -> JSONObject:
 
 
 def is_fatal(field: str | None) -> bool:
-    """Whether a problem with this field makes a file no memory at all."""
+    """Tell whether a problem with this field makes a file no memory at all."""
     return field in FATAL_FIELDS
 
 
 def _text(value: JSON) -> str:
-    """Any JSON value as text (a string stays as it is)."""
+    """Return any JSON value as text (a string stays as it is)."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
@@ -186,7 +186,7 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
 def encodable(value: JSON) -> bool:
-    """Whether every string in a JSON value can be written as UTF-8 (JSON's \\ud800
+    """Tell whether every string in a JSON value can be written as UTF-8 (JSON's \\ud800
     escapes can make lone surrogates, which no output can carry)."""
     if isinstance(value, str):
         if value.isascii():
@@ -204,7 +204,7 @@ def encodable(value: JSON) -> bool:
 
 
 def fill_defaults(raw: JSONObject) -> JSONObject:
-    """The record with every known key present, in canonical order, unknown keys after."""
+    """Return the record with every known key present, in canonical order, unknown keys after."""
     record: JSONObject = {}
     for key in KNOWN_KEYS:
         if key in raw:
@@ -218,7 +218,7 @@ def fill_defaults(raw: JSONObject) -> JSONObject:
 
 
 def check(record: JSONObject) -> list[tuple[str | None, str]]:
-    """Every problem of a record as (field, message); empty when it is valid."""
+    """List every problem of a record as (field, message); empty when it is valid."""
     problems: list[tuple[str | None, str]] = []
     missing = [key for key in _REQUIRED if key not in record]
     problems.extend((key, "missing") for key in missing)
@@ -280,12 +280,12 @@ def check(record: JSONObject) -> list[tuple[str | None, str]]:
 
 
 def check_path(record: JSONObject, path: str) -> str | None:
-    """Why a valid record does not belong at `path` (repo-relative), or None."""
+    """Say why a valid record does not belong at `path` (repo-relative), or None."""
     return misplaced(path, record["uuid"], record["layer"], relpath(record))
 
 
 def misplaced(path: str, uuid: str, layer: str, want: str) -> str | None:
-    """Why a memory (its uuid, layer and rightful path) does not belong at `path`."""
+    """Say why a memory (its uuid, layer and rightful path) does not belong at `path`."""
     if path == want:
         return None
     if path.rsplit("/", 1)[-1] != f"{uuid}.json":
@@ -294,7 +294,7 @@ def misplaced(path: str, uuid: str, layer: str, want: str) -> str | None:
 
 
 def relpath(record: JSONObject) -> str:
-    """Where a record is stored, relative to the repository root."""
+    """Return where a record is stored, relative to the repository root."""
     layer = record["layer"]
     if layer == "preferences":
         folder = "preferences/shared" if record.get("shared", True) else "preferences/personal"
@@ -304,12 +304,12 @@ def relpath(record: JSONObject) -> str:
 
 
 def is_personal(record: JSONObject) -> bool:
-    """A private preference: gitignored, never staged."""
+    """Tell whether a record is a private preference: gitignored, never staged."""
     return record["layer"] == "preferences" and record.get("shared") is False
 
 
 def user_store() -> str:
-    """The user's own store, whose memories follow a person into every repository
+    """Return the user's own store, whose memories follow a person into every repository
     (read/user.py): `$XDG_DATA_HOME/git-aide/user` (an absolute XDG_DATA_HOME only, as
     the XDG specification says), else `~/.local/share/git-aide/user`."""
     import os
@@ -321,14 +321,14 @@ def user_store() -> str:
 
 
 def in_user_store(path: str) -> bool:
-    """Whether a memory's path is a file of the user's own store (read/user.py lays its
+    """Tell whether a memory's path is a file of the user's own store (read/user.py lays its
     memories over a working tree's with their absolute paths; a repository's memories
     have paths relative to its top)."""
     return path.startswith("/")
 
 
 def canonical(record: JSONObject) -> bytes:
-    """The canonical bytes of a record: the same record always gives the same bytes.
+    """Return the canonical bytes of a record: the same record always gives the same bytes.
 
     The form is orjson's (OPT_INDENT_2). For strings, integers, booleans and null the
     standard library writes the same bytes (tests/drivers/test_merge.py checks this) and spares
@@ -348,7 +348,7 @@ def canonical(record: JSONObject) -> bytes:
 
 
 def _has_float(value: JSON) -> bool:
-    """Whether a float hides anywhere in a JSON value."""
+    """Tell whether a float hides anywhere in a JSON value."""
     if isinstance(value, float):
         return True
     if isinstance(value, dict):
@@ -364,7 +364,7 @@ def new(
     source: str = "conversation", shared: bool = True, priority: str = "normal",
     generated_by: JSONObject | None = None, derived_from: str | None = None,
 ) -> JSONObject:
-    """A fresh record with a random uuid, stamped now."""
+    """Make a fresh record with a random uuid, stamped now."""
     import uuid as _uuid
 
     stamp = now()
@@ -378,14 +378,14 @@ def new(
 
 
 def by_agent(tool: str | None) -> JSONObject:
-    """The `generated_by` of a memory an agent wrote (aide-memory's format): the tool
+    """Return the `generated_by` of a memory an agent wrote (aide-memory's format): the tool
     (its client's name and version, as it said them), no model (a client does not say
     it), and `author_type` "ai"."""
     return {"tool": tool, "model": None, "author_type": "ai"}
 
 
 def agent_of(record: JSONObject) -> str | None:
-    """The agent that last wrote a memory, by its tool's name without its version
+    """Name the agent that last wrote a memory, by its tool's name without its version
     ("claude-code"; "an agent" when it did not say); None: a person's memory."""
     gen = record.get("generated_by")
     if not isinstance(gen, dict) or gen.get("author_type") != "ai":
@@ -398,7 +398,7 @@ def agent_of(record: JSONObject) -> str | None:
 
 
 def generated_by_matches(record: JSONObject, tool: str) -> bool:
-    """Whether an agent `tool` wrote the memory: its tool's name, or name and version,
+    """Tell whether an agent `tool` wrote the memory: its tool's name, or name and version,
     case-insensitively."""
     gen = record.get("generated_by")
     agent = agent_of(record)

@@ -34,17 +34,17 @@ DEFAULT_MARKER_SIZE = 7
 
 
 class _Absent:
-    """The type of ABSENT and NO_BASE, so that they are never taken for a JSON value."""
+    """Give ABSENT and NO_BASE a type of their own, so that they are never taken for JSON."""
 
     #: The name shown by repr.
     name: str
 
     def __init__(self, name: str) -> None:
-        """A marker called `name`."""
+        """Make a marker called `name`."""
         self.name = name
 
     def __repr__(self) -> str:
-        """Shown in failing test output."""
+        """Name the marker in failing test output."""
         return self.name
 
 
@@ -55,11 +55,11 @@ NO_BASE = _Absent("NO_BASE")
 
 
 class MergeConflict(Exception):
-    """The three versions cannot be merged automatically; the message says why."""
+    """Report that the three versions cannot be merged automatically; the message says why."""
 
 
 def load_side(data: bytes, side: str) -> JSONObject:
-    """One side parsed as a JSON object with the defaults filled in; MergeConflict if not."""
+    """Parse one side as a JSON object with the defaults filled in; MergeConflict if not."""
     # Read as every reader of memories reads (memory.load_json): the standard parser,
     # which keeps integers beyond 64 bits exact, as a merge must.
     try:
@@ -72,20 +72,20 @@ def load_side(data: bytes, side: str) -> JSONObject:
 
 
 def _enc(value: JSON | _Absent) -> str:
-    """A value's exact JSON text: equality without Python's 1 == 1.0 == True."""
+    """Return a value's exact JSON text: equality without Python's 1 == 1.0 == True."""
     if isinstance(value, _Absent):
         return "\0" + repr(value)
     return json.dumps(value)
 
 
 def stamp(record: JSONObject) -> str:
-    """`updated_at` when it is well formed, else "" (older than any real time)."""
+    """Return `updated_at` when it is well formed, else "" (older than any real time)."""
     value = record.get("updated_at")
     return value if isinstance(value, str) and memory.TIME_RE.match(value) else ""
 
 
 def order(ours: JSONObject, theirs: JSONObject) -> tuple[JSONObject, JSONObject]:
-    """(newer, older) by `updated_at`; a tie goes to the larger canonical bytes."""
+    """Return (newer, older) by `updated_at`; a tie goes to the larger canonical bytes."""
     # The tie-break looks only at content, never at which side is which: that is what
     # makes a rebase (which swaps the sides) give the same bytes as a merge.
     key_ours = (stamp(ours), memory.canonical(ours))
@@ -94,12 +94,12 @@ def order(ours: JSONObject, theirs: JSONObject) -> tuple[JSONObject, JSONObject]
 
 
 def _str_list(value: JSON | _Absent) -> TypeGuard[list[str]]:
-    """A list of strings (what `tags` must be for the set merge)."""
+    """Tell whether a value is a list of strings (what `tags` must be for the set merge)."""
     return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
 def merge_tags(base: list[str], newer: list[str], older: list[str]) -> list[str]:
-    """Set merge: base tags that neither side removed, then additions (newer side first)."""
+    """Merge tags as sets: base tags neither side removed, then additions (newer side first)."""
     kept = [t for t in base if t in newer and t in older]
     out = dict.fromkeys(kept)
     for tag in (*newer, *older):
@@ -110,7 +110,7 @@ def merge_tags(base: list[str], newer: list[str], older: list[str]) -> list[str]
 
 def merge_field(key: str, base: JSON | _Absent, newer: JSON | _Absent,
                 older: JSON | _Absent) -> JSON | _Absent:
-    """One field: changed on one side takes that side, on both the newer side."""
+    """Merge one field: changed on one side takes that side, on both the newer side."""
     enc_newer, enc_older = _enc(newer), _enc(older)
     if enc_newer == enc_older:
         return newer
@@ -127,7 +127,7 @@ def merge_field(key: str, base: JSON | _Absent, newer: JSON | _Absent,
 
 def merge_records(base: JSONObject | None, ours: JSONObject,
                   theirs: JSONObject) -> JSONObject:
-    """The field-by-field merge of two records against their ancestor (None: no base)."""
+    """Merge two records field by field against their ancestor (None: no base)."""
     newer, older = order(ours, theirs)
     keys = set(ours) | set(theirs) | set(base or ())
     result: JSONObject = {}
@@ -145,7 +145,7 @@ def merge_records(base: JSONObject | None, ours: JSONObject,
 
 
 class Dropped:
-    """A field both sides changed to different values: the merge kept one, dropped the other."""
+    """Hold a field both sides changed to different values: the merge kept one and lost one."""
 
     __slots__ = ("uuid", "scope", "field", "kept", "value", "tie")
 
@@ -167,17 +167,17 @@ class Dropped:
 
     @property
     def lost(self) -> str:
-        """The side whose value was dropped."""
+        """Return the side whose value was dropped."""
         return "theirs" if self.kept == "ours" else "ours"
 
     def __repr__(self) -> str:
-        """Shown in failing test output."""
+        """Show the dropped field in failing test output."""
         return f"Dropped({self.field!r}, kept={self.kept!r}, value={self.value!r})"
 
 
 def changed_on_both(key: str, base: JSON | _Absent, ours: JSON | _Absent,
                     theirs: JSON | _Absent) -> bool:
-    """Whether both sides changed one field to different values, so that a merge can keep
+    """Tell whether both sides changed one field to different values, so that a merge can keep
     only one of them (NO_BASE: no ancestor, so any difference counts)."""
     enc_ours, enc_theirs = _enc(ours), _enc(theirs)
     if key == "updated_at" or enc_ours == enc_theirs:
@@ -189,13 +189,13 @@ def changed_on_both(key: str, base: JSON | _Absent, ours: JSON | _Absent,
 
 
 def same_value(a: JSON | _Absent, b: JSON | _Absent) -> bool:
-    """Equality of two JSON values as a file holds them (1, 1.0 and true differ)."""
+    """Compare two JSON values as a file holds them (1, 1.0 and true differ)."""
     return _enc(a) == _enc(b)
 
 
 def dropped(base: JSONObject | None, ours: JSONObject, theirs: JSONObject,
             merged: JSONObject) -> list[Dropped]:
-    """The fields of merge_records(base, ours, theirs) whose value one side lost."""
+    """Return the fields of merge_records(base, ours, theirs) whose value one side lost."""
     newer, older = order(ours, theirs)
     kept = "ours" if newer is ours else "theirs"
     tie = stamp(ours) == stamp(theirs)
@@ -211,12 +211,12 @@ def dropped(base: JSONObject | None, ours: JSONObject, theirs: JSONObject,
 
 
 def merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> bytes:
-    """The canonical bytes of the merged memory; MergeConflict when it cannot merge."""
+    """Return the canonical bytes of the merged memory; MergeConflict when it cannot merge."""
     return merge_report(base, ours, theirs)[0]
 
 
 def merge_report(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[Dropped]]:
-    """merge_bytes, and the fields whose value one side lost in it."""
+    """Return merge_bytes and the fields whose value one side lost in it."""
     try:
         return _merge_bytes(base, ours, theirs)
     except (TypeError, ValueError) as e:  # e.g. a lone surrogate that UTF-8 cannot hold
@@ -225,7 +225,7 @@ def merge_report(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[D
 
 
 def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[Dropped]]:
-    """merge_report without the translation of stray errors."""
+    """Do merge_report's work without translating stray errors."""
     o = load_side(ours, "ours")
     t = load_side(theirs, "theirs")
     if _enc(o.get("uuid", ABSENT)) != _enc(t.get("uuid", ABSENT)):
@@ -255,9 +255,9 @@ def _merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, list[D
 
 def conflict_bytes(base: bytes, ours: bytes, theirs: bytes,
                    marker_size: int = DEFAULT_MARKER_SIZE) -> bytes:
-    """diff3-style markers around the three whole contents, as git writes them."""
+    """Put diff3-style markers around the three whole contents, as git writes them."""
     def block(data: bytes) -> bytes:
-        """Content ending in a newline, so that the next marker starts a line."""
+        """End the content in a newline, so that the next marker starts a line."""
         return data if not data or data.endswith(b"\n") else data + b"\n"
 
     return b"".join((
@@ -273,7 +273,7 @@ SHOWN_WIDTH = 72
 
 
 def shown(value: JSON | _Absent, width: int | None = SHOWN_WIDTH) -> str:
-    """A field's value on one line, as JSON writes it (strings quoted), cut to `width`."""
+    """Show a field's value on one line, as JSON writes it (strings quoted), cut to `width`."""
     if isinstance(value, _Absent):
         return "(no such field)"
     try:
@@ -292,7 +292,7 @@ Label = tuple[str, str | None]
 
 
 def notice(d: Dropped, names: dict[str, Label], recover: str | None) -> str:
-    """One line that says which field of which memory lost which side's value, and the
+    """Return one line that says which field of which memory lost which side's value, and the
     command that prints the whole dropped version (without one, the whole value)."""
     kept_word, kept_detail = names[d.kept]
     lost_word, lost_detail = names[d.lost]

@@ -132,7 +132,7 @@ _MOST = 0.6
 
 
 def find(text: str) -> str | None:
-    """What a text looks like when it is pasted output the code or git already holds
+    """Say what a text looks like when it is pasted output the code or git already holds
     ("a Python traceback", "a diff", "git log output", ...), or None."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
     lines = [line for line in lines if line.strip() and not line.lstrip().startswith("```")]
@@ -166,18 +166,18 @@ def find(text: str) -> str | None:
 
 
 def _count(lines: Sequence[str], rx: re.Pattern[str]) -> int:
-    """How many of the lines `rx` matches from their start."""
+    """Count the lines `rx` matches from their start."""
     return sum(1 for line in lines if rx.match(line))
 
 
 def _most(lines: Sequence[str], rx: re.Pattern[str], least: int) -> bool:
-    """Whether `rx` matches at least `least` of the lines and most of them (_MOST)."""
+    """Tell whether `rx` matches at least `least` of the lines and most of them (_MOST)."""
     n = _count(lines, rx)
     return n >= least and n >= _MOST * len(lines)
 
 
 def _stat(line: str) -> bool:
-    """Whether a line is a diffstat's: ` path | 12 ++--`, or its summary."""
+    """Tell whether a line is a diffstat's: ` path | 12 ++--`, or its summary."""
     if _STAT_SUM.match(line):
         return True
     name, bar, count = line.rpartition("|")
@@ -186,7 +186,7 @@ def _stat(line: str) -> bool:
 
 
 def _diff(lines: Sequence[str]) -> bool:
-    """Whether the lines hold a diff: a diff's header, or a hunk whose file names or
+    """Tell whether the lines hold a diff: a diff's header, or a hunk whose file names or
     changed lines are there too."""
     if any(_DIFF_HEAD.match(line) for line in lines[:5]) and len(lines) >= 3:
         return True
@@ -198,7 +198,7 @@ def _diff(lines: Sequence[str]) -> bool:
 
 
 def _listing(lines: Sequence[str]) -> bool:
-    """Whether the lines are a listing of files (or of packages): most of them a path
+    """Tell whether the lines are a listing of files (or of packages): most of them a path
     alone, or a line of `ls -l`, `du` or `pip list`, and half of them at least more than
     a bare word."""
     listed = [line for line in lines if _PATH.match(line) or _LS_LONG.match(line)
@@ -210,7 +210,7 @@ def _listing(lines: Sequence[str]) -> bool:
 
 
 def _one_line_listing(line: str) -> bool:
-    """Whether a line is a long listing of paths (`ls` output, `git diff --name-only`
+    """Tell whether a line is a long listing of paths (`ls` output, `git diff --name-only`
     joined)."""
     words = line.split()
     if len(words) < _ONE_LINE_PATHS:

@@ -38,7 +38,7 @@ _SPECIAL = frozenset("*?[{},")
 
 
 class Compiled:
-    """What relevance needs to know about one scope, kept in the cache by scope text."""
+    """Hold what relevance needs to know about one scope, kept in the cache by scope text."""
 
     __slots__ = ("depth", "bases", "regexes")
 
@@ -52,23 +52,23 @@ class Compiled:
         self.regexes = regexes
 
     def as_tuple(self) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
-        """The plain tuple the cache stores."""
+        """Return the plain tuple the cache stores."""
         return (self.depth, self.bases, self.regexes)
 
 
 def normalize(scope: str) -> str:
-    """Backslashes read as '/'."""
+    """Read backslashes as '/'."""
     return scope.replace("\\", "/")
 
 
 def is_project_wide(scope: str | None) -> bool:
-    """Null and the string "project" mean project-wide."""
+    """Tell whether a scope is project-wide: null or the string "project"."""
     return scope is None or scope == "project"
 
 
 @lru_cache(maxsize=4096)  # many memories share a scope; a search may show thousands
 def check(scope: str) -> str | None:
-    """Why a scope is invalid, or None when it is fine."""
+    """Say why a scope is invalid, or None when it is fine."""
     if not scope.strip():
         return "scope is empty"
     if len(scope) > MAX_SCOPE:
@@ -88,7 +88,7 @@ def check(scope: str) -> str | None:
 
 
 def check_new(scope: str) -> str | None:
-    """Why a scope that a writing command was given is refused, or None when it is fine.
+    """Say why a scope a writing command was given is refused, or None when it is fine.
 
     `check`, and then what a reader would misread: a `[` no `]` closes (git matches
     nothing, git-aide would read a literal `[`), a brace that does not pair, an empty
@@ -154,7 +154,7 @@ def _strip_tail(s: str) -> str:
 
 
 def depth(scope: str) -> int:
-    """Segments after dropping a trailing `/**`, `/*` or `/`, not counting `**` segments."""
+    """Count the segments, `**` ones aside, after dropping a trailing `/**`, `/*` or `/`."""
     s = _strip_tail(normalize(scope).lstrip("/"))
     return sum(1 for seg in s.split("/") if seg and seg != "**")
 
@@ -178,14 +178,14 @@ def compile_scope(scope: str) -> Compiled:
 
 
 def literal(scope: str) -> str | None:
-    """The one path a scope names (`src/a[*]` names `src/a*`), or None when it is a glob
+    """Return the one path a scope names (`src/a[*]` names `src/a*`), or None when it is a glob
     or has alternatives."""
     s = normalize(scope)
     return None if first_group(s) is not None else literal_glob(s)
 
 
 def literal_prefix(scope: str, place: str) -> int | None:
-    """Where in `scope` the rest begins when it starts with the path `place` spelt
+    """Return where in `scope` the rest begins when it starts with the path `place` spelt
     literally, as whole segments (`src/a[*]/**` and `src/a*` -> 8), else None."""
     if not place:
         return 0
@@ -204,7 +204,7 @@ def literal_prefix(scope: str, place: str) -> int | None:
 
 
 def escape_path(path: str) -> str | None:
-    """A scope naming exactly the repo-relative `path` (`src/a*` -> `src/a[*]`), its
+    """Make a scope naming exactly the repo-relative `path` (`src/a*` -> `src/a[*]`), its
     glob, brace and comma characters in brackets; None when no scope can name it (a
     backslash reads as `/`)."""
     if "\\" in path:
@@ -215,7 +215,7 @@ def escape_path(path: str) -> str | None:
 
 
 def join_alternatives(alternatives: list[str]) -> str:
-    """`{a,b}`: globs without braces joined as one scope, the commas they hold put in
+    """Join globs without braces as one scope `{a,b}`, the commas they hold put in
     brackets so that they stay characters."""
     parts = []
     for alt in alternatives:
@@ -234,7 +234,7 @@ def join_alternatives(alternatives: list[str]) -> str:
 
 
 def anchored(scope: str) -> bool:
-    """Whether every alternative of a scope starts from the top folder: not a lone
+    """Tell whether every alternative of a scope starts from the top folder: not a lone
     glob segment (`*.py`, `a[!b]`), which gitignore matches at any depth, nor `**/...`."""
     for alt in expand_braces(normalize(scope)):
         segs = [seg for seg in alt.split("/") if seg]
@@ -245,7 +245,7 @@ def anchored(scope: str) -> bool:
 
 
 def _literal_dir(alt: str) -> str:
-    """The longest leading run of segments that name one folder each, as a directory."""
+    """Return the longest leading run of segments that name one folder each, as a directory."""
     segs = alt.split("/")
     out: list[str] = []
     for seg in segs[:-1]:
@@ -265,7 +265,7 @@ def _rx(source: str) -> re.Pattern[str]:
 
 
 def relevant(c: Compiled, path: str, is_dir: bool) -> bool:
-    """Whether a scope applies to a repo-relative query path ("" is the root)."""
+    """Tell whether a scope applies to a repo-relative query path ("" is the root)."""
     for base, source in zip(c.bases, c.regexes, strict=True):
         # A pattern only matches below its literal leading directory: check that first,
         # so that a recall compiles the regexes of a few scopes, not of every scope.
@@ -284,7 +284,7 @@ def relevant(c: Compiled, path: str, is_dir: bool) -> bool:
 
 
 def _segments_reach(pat: tuple[str, ...], segs: tuple[str, ...]) -> bool:
-    """Whether a path starting with `segs` can be matched by the segment globs `pat`
+    """Tell whether a path starting with `segs` can be matched by the segment globs `pat`
     (a pattern that matches an ancestor directory matches everything under it)."""
     from fnmatch import fnmatchcase
 
@@ -313,7 +313,7 @@ def _segments_reach(pat: tuple[str, ...], segs: tuple[str, ...]) -> bool:
 
 @lru_cache(maxsize=4096)
 def _alternatives(scope: str) -> tuple[tuple[str, tuple[str, ...], bool, bool], ...]:
-    """(literal base, glob segments, plain?, names files by pattern?) per alternative."""
+    """Return (literal base, glob segments, plain?, names files by pattern?) per alternative."""
     out = []
     for alt in expand_braces(normalize(scope)):
         alt = alt.lstrip("/").rstrip("/") if alt.strip("/") else alt
@@ -355,7 +355,7 @@ ANCESTOR = 10
 
 
 def distance(scope: str, path: str, is_dir: bool) -> float:
-    """How far a relevant scope is from the query path: 0 is the most specific.
+    """Measure how far a relevant scope is from the query path: 0 is the most specific.
 
     A file: 0 a scope naming the file, 1 its directory, then one more per level up;
     a pattern naming files (`web/*.json`, `src/**/*.gen.ts`) is a quarter of a level
@@ -391,7 +391,7 @@ def distance(scope: str, path: str, is_dir: bool) -> float:
 
 
 def under(place: str) -> Callable[[str | None], bool]:
-    """The test `list --scope PLACE` (and the MCP tool aide_memories' `scope`) puts to
+    """Make the test `list --scope PLACE` (and the MCP tool aide_memories' `scope`) puts to
     a memory's scope: kept when it is PLACE itself, or when one of its alternatives
     names a path or folder at or under a place PLACE names (`src/auth` and `src/auth/**`
     keep `src/auth/**`, `src/auth/login.py` and `src/auth/*.ts`, not `src/**`; a glob

@@ -25,14 +25,14 @@ if TYPE_CHECKING:
 
 
 def _pem_in_base64(m: re.Match[str]) -> bool:
-    """Whether the base64 PEM file found holds a private key (not a certificate)."""
+    """Tell whether the base64 PEM file found holds a private key (not a certificate)."""
     head = m.group()[:96]
     raw = b64decode(head[:len(head) - len(head) % 4])
     return raw is not None and b"PRIVATE KEY" in raw
 
 
 def _key_body(m: re.Match[str]) -> bool:
-    """Whether the base64 found opens a private key: OpenSSH's magic, or a DER SEQUENCE
+    """Tell whether the base64 found opens a private key: OpenSSH's magic, or a DER SEQUENCE
     whose first element is a small version INTEGER followed by an INTEGER, OCTET STRING
     or SEQUENCE. Public keys and certificates open with a SEQUENCE instead."""
     text = m.group()
@@ -50,13 +50,13 @@ def _key_body(m: re.Match[str]) -> bool:
 
 
 def _machine_made(m: re.Match[str]) -> bool:
-    """Whether the match's value is machine-made: not a placeholder, not words."""
+    """Tell whether the match's value is machine-made: not a placeholder, not words."""
     value = m["value"]
     return not placeholder(value) and not plain(value)
 
 
 def _authorization(m: re.Match[str]) -> bool:
-    """Whether an Authorization header carries a credential: Basic with a base64
+    """Tell whether an Authorization header carries a credential: Basic with a base64
     user:password, or another scheme with a machine-made token (not `Bearer <token>`,
     `Bearer $TOKEN` or prose such as `Authorization: Bearer header`)."""
     if (m["scheme"] or "").lower() == "basic":
@@ -65,7 +65,7 @@ def _authorization(m: re.Match[str]) -> bool:
 
 
 def _curl_password(m: re.Match[str]) -> bool:
-    """Whether `-u user:password` is curl's (the command is named just before it) and
+    """Tell whether `-u user:password` is curl's (the command is named just before it) and
     the password is not a placeholder (`$PASS`, `<password>`, `${{ secrets.X }}`)."""
     before = m.string[max(0, m.start() - 300):m.start()]
     return "curl" in before and not placeholder(m["value"])
@@ -88,7 +88,7 @@ _REGISTRY_CLIENTS = frozenset({"docker", "podman", "nerdctl", "buildah", "skopeo
 
 
 def _cli_password(tokens: Iterator[re.Match[str]]) -> bool:
-    """Whether a command is given its password on a flag. The tokens are the ends of
+    """Tell whether a command is given its password on a flag. The tokens are the ends of
     commands (a line, a pipe, `;`, `&&`), the commands named and the flags with their
     values, in their order: a flag belongs to the commands named before it since the
     last end."""
@@ -105,7 +105,7 @@ def _cli_password(tokens: Iterator[re.Match[str]]) -> bool:
 
 
 def _flag_password(m: re.Match[str], named: set[str]) -> bool:
-    """Whether a password flag's value is a password given to one of the commands
+    """Tell whether a password flag's value is a password given to one of the commands
     `named` that takes it there (not a placeholder, a port, a path, or the word after a
     flag named in prose)."""
     flag, raw = m["flag"], m["value"]
@@ -130,13 +130,13 @@ def _flag_password(m: re.Match[str], named: set[str]) -> bool:
 
 
 def _classes(value: str) -> int:
-    """How many of lowercase letters, capitals, digits and other characters `value` holds."""
+    """Count the classes (lowercase, capitals, digits, other characters) `value` holds."""
     return (any(c.islower() for c in value) + any(c.isupper() for c in value)
             + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
 
 
 def _named_password(m: re.Match[str]) -> bool:
-    """Whether the word after a password's name looks like a password: eight characters
+    """Tell whether the word after a password's name looks like a password: eight characters
     or more of three classes, not words, a path, code (a dotted name, a call, `code`), a
     placeholder or a reference ("pass the --verbose flag", "PIN the version to 1.2.3",
     "pin: <commit id>", "pass np.float32", "password = base64.b64decode(x)" do not)."""

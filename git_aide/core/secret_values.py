@@ -41,7 +41,7 @@ _HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def placeholder(value: str) -> bool:
-    """Whether a value stands in for a credential (***, <...>, ${VAR}, $VAR, changeme,
+    """Tell whether a value stands in for a credential (***, <...>, ${VAR}, $VAR, changeme,
     xxxx, your-token-here, empty, a call such as os.environ[...]) rather than being one."""
     v = value.strip()
     if not v or set(v) <= set("*xX.•#?-_") or len(set(v.lower())) <= 2:
@@ -53,7 +53,7 @@ def placeholder(value: str) -> bool:
 
 
 def reference(value: str) -> bool:
-    """Whether a value names where a secret is kept instead of holding it: a secret
+    """Tell whether a value names where a secret is kept instead of holding it: a secret
     manager's reference (`vault:secret/data/prod#api_key`, an ARN), a dotted name
     (`settings.DB_PASSWORD`) or an environment variable's name."""
     v = value.strip()
@@ -64,7 +64,7 @@ def reference(value: str) -> bool:
 
 
 def _word(run: str) -> bool:
-    """Whether a run of letters and digits reads as a word or a number a person chose
+    """Tell whether a run of letters and digits reads as a word or a number a person chose
     (id, created_at's parts, users_v2's, XMLHttpRequest, sha256, 2024) rather than as
     something a machine drew (abcd1234efgh, x9f8e7d6c5, 0123abcd, QwErTyUiOp)."""
     if len(run) <= 4:
@@ -84,14 +84,14 @@ def _word(run: str) -> bool:
 
 
 def plain(value: str) -> bool:
-    """Whether a value is made of words a person chose: an identifier (tenant_id,
+    """Tell whether a value is made of words a person chose: an identifier (tenant_id,
     session:user_id, ON), a path (uploads/{user_id}/avatar.png) or a phrase."""
     runs = _RUN.findall(value)
     return bool(runs) and all(_word(r) for r in runs)
 
 
 def looks_random(value: str) -> bool:
-    """Whether a word looks machine-made (letters and digits mixed, or long and not a word)."""
+    """Tell whether a word looks machine-made (letters and digits mixed, or long, not a word)."""
     if len(value) < 6:
         return False
     has_digit = any(c.isdigit() for c in value)
@@ -100,7 +100,7 @@ def looks_random(value: str) -> bool:
 
 
 def secret_value(name: str, value: str) -> bool:
-    """Whether `value`, assigned to the credential name `name`, is a secret."""
+    """Tell whether `value`, assigned to the credential name `name`, is a secret."""
     v = value.strip()
     if len(v) < 3 or _PUBLIC.search(name) or placeholder(v) or reference(v):
         return False
@@ -112,7 +112,7 @@ def secret_value(name: str, value: str) -> bool:
 
 
 def b64decode(text: str) -> bytes | None:
-    """The bytes base64 `text` stands for (padding added as needed), or None."""
+    """Decode base64 `text` into bytes (padding added as needed), or return None."""
     import binascii
 
     body = text.rstrip("=")
@@ -124,7 +124,7 @@ def b64decode(text: str) -> bytes | None:
 
 
 def user_password(value: str) -> bool:
-    """Whether base64 `value` decodes to `user:password` (what HTTP Basic, Docker's
+    """Tell whether base64 `value` decodes to `user:password` (what HTTP Basic, Docker's
     `auth` and npm's `_auth` hold), with a password that is not a placeholder."""
     raw = b64decode(value)
     if raw is None or not raw.isascii():

@@ -60,7 +60,7 @@ _LINE_END = re.compile(r"[ \t.]*(?:\n|\Z)")
 
 
 def _assignment(text: str, low: str) -> str | None:
-    """The name a credential is assigned to in `text` (`low` is it in lowercase), or None.
+    """Find the name a credential is assigned to in `text` (`low` is it in lowercase), or None.
 
     Each separator is looked at once, and the name before it read backwards: a scan
     from each start of a name would go through every keyword at every position."""
@@ -117,7 +117,7 @@ _BINARY = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def _shape(text: str, low: str, late: bool = False) -> str | None:
-    """The kind of the first token shape found in `text` (`low` is it in lowercase):
+    """Return the kind of the first token shape found in `text` (`low` is it in lowercase):
     of the kinds in `_LATE` if `late`, else of the others."""
     for kind, pattern, hints in COMPILED:
         if (kind in _LATE) != late or (hints and not any(hint in low for hint in hints)):
@@ -136,7 +136,7 @@ def _shape(text: str, low: str, late: bool = False) -> str | None:
 
 
 def _in_base64(text: str) -> str | None:
-    """The kind of the first token shape in a run of base64 that decodes to text (a
+    """Return the kind of the first token shape in a run of base64 that decodes to text (a
     GitHub token wrapped in base64, bare or in a header), or None. Hashes and random
     bytes decode to binary and are skipped after one C-speed decode."""
     for run in _BASE64_RUN.finditer(text):
@@ -153,7 +153,7 @@ def _in_base64(text: str) -> str | None:
 
 
 def find(text: str) -> str | None:
-    """The kind of the first secret-looking thing in `text`, or None."""
+    """Return the kind of the first secret-looking thing in `text`, or None."""
     low = text.lower()
     kind = _shape(text, low)
     if kind:
@@ -165,7 +165,7 @@ def find(text: str) -> str | None:
 
 
 def _pair(key: str, value: str) -> str | None:
-    """The kind of secret a JSON object holds in `value` under `key`, or None."""
+    """Return the kind of secret a JSON object holds in `value` under `key`, or None."""
     if _NAME_END.search(key):
         # A value with blanks in it is prose about the credential, not the credential.
         if not any(c.isspace() for c in value.strip()) and secret_value(key, value):
@@ -179,7 +179,7 @@ def _pair(key: str, value: str) -> str | None:
 
 
 def find_json(value: JSON) -> str | None:
-    """The kind of the first secret anywhere in a JSON value: in its strings, in the keys
+    """Return the kind of the first secret anywhere in a JSON value: in its strings, in the keys
     of its objects, and in a string value whose key names a credential."""
     if isinstance(value, str):
         return find(value)

@@ -33,7 +33,7 @@ INT, SECONDS, FRACTION, BOOL, TEXT = "int", "seconds", "fraction", "bool", "text
 
 
 class Key:
-    """One `aide.*` key: its name, the attribute of Settings that holds it, its type,
+    """Describe one `aide.*` key: its name, the attribute of Settings that holds it, its type,
     default and bounds, and what it sets (the configuration table of the docs)."""
 
     __slots__ = ("name", "attr", "kind", "default", "low", "high", "strict", "doc")
@@ -60,8 +60,8 @@ class Key:
         self.doc = doc
 
     def parse(self, raw: str | None) -> float | bool | str:
-        """The value `raw` (None: not set) stands for; AideError naming the key when it
-        is not one."""
+        """Parse `raw` (None: not set) into this key's value; AideError naming the key when
+        it is not one."""
         if self.kind == TEXT:
             return raw.strip() if raw is not None and raw.strip() else self.default
         if self.kind == BOOL:
@@ -101,7 +101,7 @@ class Key:
         return n
 
     def check(self, raw: str) -> str | None:
-        """Why `raw` cannot be set as this key's value (one line), or None when it can:
+        """Say why `raw` cannot be set as this key's value (one line), or None when it can:
         stricter than parse, which clamps or falls back where a setting must not stop a
         command; a value being set is refused instead."""
         word = {INT: "a whole number", SECONDS: "a number of seconds",
@@ -126,7 +126,7 @@ class Key:
         return None
 
     def bounds(self) -> str:
-        """The bounds as the docs say them ("" when none)."""
+        """Return the bounds as the docs say them ("" when none)."""
         if self.kind == FRACTION:
             return "0 to 1"
         if self.low is not None and self.high is not None:
@@ -197,13 +197,13 @@ KEYS: tuple[Key, ...] = (
 
 
 def key_named(name: str) -> Key | None:
-    """The key `name` spells (case-insensitively, as git compares keys), or None."""
+    """Return the key `name` spells (case-insensitively, as git compares keys), or None."""
     low = name.lower()
     return next((k for k in KEYS if k.name.lower() == low), None)
 
 
 def closest_key(name: str) -> Key | None:
-    """The known key nearest to `name`, a misspelt one (None: none is near)."""
+    """Return the known key nearest to `name`, a misspelt one (None: none is near)."""
     import difflib
 
     names = {k.name.lower(): k for k in KEYS}
@@ -218,7 +218,7 @@ def closest_key(name: str) -> Key | None:
 
 
 class Settings:
-    """The values of every key in KEYS, parsed from one reading of git config.
+    """Hold the values of every key in KEYS, parsed from one reading of git config.
 
     A key whose value is bad has no attribute: reading it raises the error that names
     the key (see the module's docstring).

@@ -35,24 +35,25 @@ _RUNS = re.compile(r"[a-z0-9]+")
 
 
 def tokens(text: str) -> list[str]:
-    """The tokens of a text, in order, identifiers whole (the index's tokenizer)."""
+    """Return the tokens of a text, in order, identifiers whole (the index's tokenizer)."""
     return _TOKENS.findall(text)
 
 
 def prepare(text: str) -> str:
-    """Text as the index's analyzer wants it: an acronym run before a capitalised word
+    """Prepare text as the index's analyzer wants it: an acronym run before a capitalised word
     gets a boundary (`HTTPAdapter` -> `HTTP_Adapter`), which Whoosh's intra-word filter
     lacks."""
     return _ACRONYM.sub(r"\1_\2", text)
 
 
 def plain(word: str) -> bool:
-    """Letters in one case, or digits: what Whoosh's intra-word filter leaves whole."""
+    """Tell whether a word is letters in one case, or digits: what Whoosh's intra-word filter
+    leaves whole."""
     return (word.isalpha() and (word.islower() or word.isupper())) or word.isdigit()
 
 
 def words(text: str, parts: bool = True) -> frozenset[str]:
-    """The lower-case words of a text, filler words and single letters left out (a
+    """Return the lower-case words of a text, filler words and single letters left out (a
     digit is a word: "fact 1" and "fact 2" differ); with `parts` identifiers split into
     their parts (see the module's docstring)."""
     found = (w.lower() for w in _PARTS.findall(text)) if parts else _RUNS.findall(text.lower())
@@ -70,14 +71,14 @@ _WRAPS = " \t\"'`([{"
 
 
 def exact(text: str) -> frozenset[str]:
-    """The words (as `words(text, parts=False)` cuts them) of the tokens of a text that
+    """Return the words (as `words(text, parts=False)` cuts them) of the tokens of a text that
     name something exact (exact_tokens). Two memories alike in words differ in what one
     holds of these and the other lacks (rank/supersede.py)."""
     return frozenset(w for token in exact_tokens(text) for w in words(token, parts=False))
 
 
 def exact_tokens(text: str) -> list[str]:
-    """The tokens of a text that name something exact, in order: an identifier, a
+    """Return the tokens of a text that name something exact, in order: an identifier, a
     number, a flag (`SameSite`, `--fast`, `v1.2`, `max_size`, `CSRF`), or a name (a
     capitalised word inside a sentence: `Postgres`, `Lax`)."""
     found: list[str] = []
@@ -94,7 +95,7 @@ def exact_tokens(text: str) -> list[str]:
 
 
 def every_word(text: str) -> frozenset[str]:
-    """Every lower-case run of letters and digits of a text, none left out: what two
+    """Return every lower-case run of letters and digits of a text, none left out: what two
     texts must share to say the same thing, names and values included."""
     return frozenset(_RUNS.findall(text.lower()))
 
@@ -105,5 +106,5 @@ NAME_WORD = re.compile(_RUNS.pattern.encode())
 
 
 def name_words(name: bytes) -> list[bytes]:
-    """The words of a name (or of a stored content), as NAME_WORD cuts them."""
+    """Return the words of a name (or of a stored content), as NAME_WORD cuts them."""
     return NAME_WORD.findall(name.lower())
