@@ -31,7 +31,7 @@ BOOSTS = {"what": 3.0, "context_label": 2.0, "tags": 2.0, "why": 1.0, "scope": 0
 
 
 def load_whoosh(only_analysis: bool = False) -> ModuleType:
-    """Whoosh, with what the index needs of it (`only_analysis`: its analyzers only)."""
+    """Import Whoosh with what the index needs of it (`only_analysis`: its analyzers only)."""
     import importlib
     import sys
     import types
@@ -70,7 +70,7 @@ def load_whoosh(only_analysis: bool = False) -> ModuleType:
 
 
 def schema(w: ModuleType) -> Schema:
-    """The index's fields (Whoosh `w`), each with its analysis and its weight."""
+    """Return the index's fields (Whoosh `w`), each with its analysis and its weight."""
     f = w.fields
     words = analyzer(w)
     # No positions (phrase=False): nothing asks for phrases, and they cost index time.
@@ -88,8 +88,9 @@ def schema(w: ModuleType) -> Schema:
 
 
 def analyzer(w: ModuleType) -> Analyzer:
-    """Words of a memory or a query: identifiers kept whole (merged) and split into
-    their parts (Whoosh's IntraWordFilter), lower-cased and stemmed."""
+    """Make the analyzer of a memory's or a query's words: identifiers kept whole
+    (merged) and split into their parts (Whoosh's IntraWordFilter), lower-cased and
+    stemmed."""
     a = w.analysis
     return (a.RegexTokenizer(TOKEN)
             | a.IntraWordFilter(mergewords=True, mergenums=True)
@@ -98,7 +99,7 @@ def analyzer(w: ModuleType) -> Analyzer:
 
 def terms(text: str, tables: Callable[[], Tables | None],
           whoosh: Callable[[], Any]) -> list[str]:
-    """The analysed words of a query, as the index stores them, once each.
+    """Return the analysed words of a query, as the index stores them, once each.
 
     `tables`: the postings tables (or None), asked for the stems of plain words;
     `whoosh`: Whoosh with its analysis, imported only for words that are not plain.
@@ -120,7 +121,7 @@ def terms(text: str, tables: Callable[[], Tables | None],
 
 
 def stems(texts: list[str]) -> dict[str, str]:
-    """The stem of every plain word of these texts (already prepared), as Whoosh's
+    """Return the stem of every plain word of these texts (already prepared), as Whoosh's
     stemmer gives it."""
     from whoosh.lang.porter import stem
 
@@ -133,7 +134,7 @@ def stems(texts: list[str]) -> dict[str, str]:
 
 
 class Analyser:
-    """Whoosh's analysis of a memory's word fields, asked once per distinct token.
+    """Analyse a memory's word fields with Whoosh, asked once per distinct token.
 
     The index's analyzer works token by token: its tokenizer cuts the text at TOKEN's
     delimiters, and each filter after it (intra-word parts, lower case, stem) looks at
@@ -162,8 +163,8 @@ class Analyser:
         return found
 
     def terms(self, text: str) -> tuple[int, dict[str, int]]:
-        """(how many terms, term -> frequency) of a text (already prepared), as
-        Whoosh's TEXT field counts them."""
+        """Count the terms of a text (already prepared) as Whoosh's TEXT field counts
+        them: (how many terms, term -> frequency)."""
         found = tokens(text)
         one = list(map(self._one.get, found))
         if None not in one:  # every token one known term: counted in C

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 
 class Scored:
-    """Every matching document of a query and its score."""
+    """Hold every matching document of a query and its score."""
 
     __slots__ = ("docs", "values")
 
@@ -155,7 +155,7 @@ class Scorer:
 
 
 def cut(scored: Scored, limit: int) -> NDArray[np.intp]:
-    """The best `limit` documents (their indices in `scored`), best first, the first
+    """Return the best `limit` documents (their indices in `scored`), best first, the first
     added first among equals, and any tied with the last left out as best() leaves them."""
     docs, values = scored.docs, scored.values
     n = len(docs)
@@ -170,7 +170,7 @@ def cut(scored: Scored, limit: int) -> NDArray[np.intp]:
 
 def best(tables: Tables, scored: Scored, allowed: Container[str], want: int
          ) -> dict[str, float]:
-    """postings.best of scores as arrays: the allowed blobs among the best max(3 * want,
+    """Do postings.best on scores as arrays: the allowed blobs among the best max(3 * want,
     60) documents, then four times as many until `want` of them are allowed or none are
     left; best first, the first added first among equals."""
     n = len(scored.docs)

@@ -31,28 +31,28 @@ _OLD_START = b"git-aide-"
 
 
 class Outdated(ValueError):
-    """A whole file made by another version of git-aide or another Python."""
+    """Report a whole file made by another version of git-aide or another Python."""
 
 
 def lead(kind: str, fmt: int) -> bytes:
-    """The lead line of a file of this kind and format."""
+    """Return the lead line of a file of this kind and format."""
     return f"git-aide {kind} {fmt} {PYTHON}\0".encode()
 
 
 def frame(kind: str, fmt: int, head: bytes) -> bytes:
-    """A file's start: lead, head length, checksum, head (the kind's body follows)."""
+    """Return a file's start: lead, head length, checksum, head (the kind's body follows)."""
     first = lead(kind, fmt)
     return b"".join((first, len(head).to_bytes(4, "little"),
                      crc32(head, crc32(first)).to_bytes(4, "little"), head))
 
 
 def top_size(kind: str, fmt: int) -> int:
-    """How many bytes precede the head: a reader of a file reads these first."""
+    """Count the bytes that precede the head: a reader of a file reads these first."""
     return len(lead(kind, fmt)) + 8
 
 
 def head_span(kind: str, fmt: int, top: bytes) -> tuple[int, int] | None:
-    """(head length, checksum) from a file's first `top_size` bytes; None when the lead
+    """Read (head length, checksum) from a file's first `top_size` bytes; None when the lead
     is not this one's (then `unframe` of the whole file says why)."""
     first = lead(kind, fmt)
     n = len(first)
@@ -62,13 +62,13 @@ def head_span(kind: str, fmt: int, top: bytes) -> tuple[int, int] | None:
 
 
 def check(kind: str, fmt: int, head: bytes, crc: int) -> None:
-    """ValueError when a head read after `head_span` fails its checksum."""
+    """Raise ValueError when a head read after `head_span` fails its checksum."""
     if crc32(head, crc32(lead(kind, fmt))) != crc:
         raise ValueError("a damaged file")
 
 
 def unframe(kind: str, fmt: int, data: bytes | mmap) -> tuple[bytes, int]:
-    """(the head, where the body starts) of a whole file's bytes; Outdated or ValueError
+    """Return (the head, where the body starts) of a whole file's bytes; Outdated or ValueError
     (damaged) when it is not a whole file of this kind and format."""
     first = lead(kind, fmt)
     n = len(first)

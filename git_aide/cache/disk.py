@@ -40,7 +40,7 @@ OUTDATED = "the cache was made by another version of git-aide; rebuilt it"
 
 
 class Folder:
-    """A folder of framed files (the cache's); reads and writes never raise."""
+    """Read and write a folder of framed files (the cache's); reads and writes never raise."""
 
     #: The folder, `<git common dir>/aide/<python>`.
     root: str
@@ -61,14 +61,14 @@ class Folder:
                 pass
 
     def path(self, *parts: str) -> str:
-        """A path inside the cache folder."""
+        """Return a path inside the cache folder."""
         return self._path(*parts)
 
     def _path(self, *parts: str) -> str:
         return os.path.join(self.root, *parts)
 
     def read(self, *parts: str) -> Stored:
-        """The payload of a cache file, or None when it is missing or damaged."""
+        """Read the payload of a cache file, or None when it is missing or damaged."""
         path = self._path(*parts)
         try:
             with open(path, "rb") as f:
@@ -82,7 +82,7 @@ class Folder:
         return None if payload is _BAD else payload
 
     def decode(self, data: bytes, key: str, path: str) -> Stored:
-        """The payload of a cache file's bytes, or _BAD (then the file is dropped)."""
+        """Decode the payload of a cache file's bytes, or _BAD (then the file is dropped)."""
         try:
             body, end = codec.unframe(KIND, FORMAT, data)
             if end != len(data):
@@ -100,7 +100,7 @@ class Folder:
 
     @staticmethod
     def encode(payload: Stored, key: str) -> bytes:
-        """A cache file's bytes: (key, payload), framed."""
+        """Encode a cache file's bytes: (key, payload), framed."""
         return codec.frame(KIND, FORMAT, marshal.dumps((key, payload)))
 
     def write(self, payload: Stored, *parts: str) -> None:

@@ -49,7 +49,7 @@ StatTables = dict[str, tuple[tuple[int, ...], dict[str, tuple[int, int, int, int
 
 
 class Cache(Folder):
-    """One repository's cache folder; loads lazily, writes atomically, never raises."""
+    """Hold one repository's cache folder; load lazily, write atomically, never raise."""
 
     #: blob id -> metadata of a memory (see read.record.meta_of) or ("bad", field, message).
     metas: dict[str, tuple[Any, ...]]
@@ -108,7 +108,7 @@ class Cache(Folder):
             self._packs.append((name, spans))
 
     def raw(self, blob: str) -> bytes | None:
-        """The content of a blob whose metadata is cached (None if it cannot be had)."""
+        """Return the content of a blob whose metadata is cached (None if it cannot be had)."""
         got = self._new_raws.get(blob)
         if got is not None:
             return got
@@ -203,7 +203,7 @@ class Cache(Folder):
     # -- listings ------------------------------------------------------------------
 
     def tree_listing(self, tree_id: str) -> list[tuple[str, str]] | None:
-        """The cached blob listing of one memories tree."""
+        """Return the cached blob listing of one memories tree."""
         payload = self.read("trees", tree_id)
         if payload is None:
             return None
@@ -219,7 +219,7 @@ class Cache(Folder):
         self.write(listing, "trees", tree_id)
 
     def index_listing(self, index_file: str) -> list[tuple[str, str, int]] | None:
-        """The cached listing of an index file whose stat has not changed since."""
+        """Return the cached listing of an index file whose stat has not changed since."""
         payload = self.read("index")
         if payload is None:
             return None
@@ -241,7 +241,7 @@ class Cache(Folder):
             self.write({"file": index_file, "sig": sig, "rows": rows}, "index")
 
     def stat_table(self, worktree: str) -> dict[str, tuple[int, int, int, int, str]]:
-        """path -> (size, mtime_ns, inode, ctime_ns, blob id) for one working tree (the
+        """Return path -> (size, mtime_ns, inode, ctime_ns, blob id) for one working tree (the
         caller must not change it: a long-lived process is given the one it read last
         while the file's stat is the same; each write renames a new file in)."""
         name = _worktree_file(worktree)
@@ -274,7 +274,7 @@ class Cache(Folder):
     # -- the user's own store -------------------------------------------------------
 
     def user_files(self, top: str) -> dict[str, tuple[Any, ...]]:
-        """The user store's memory files as read last (read/user.py), by path relative
+        """Return the user store's memory files as read last (read/user.py), by path relative
         to `top`: (size, mtime_ns, inode, ctime_ns, blob id, meta, content, record or
         None); {} when none are kept, or they are another folder's."""
         payload = self.read(USER_FILES)
@@ -296,7 +296,7 @@ class Cache(Folder):
 
 
 def _pack_ok(payload: Stored) -> bool:
-    """Whether a pack's metadata has the shape `load_records` and its readers rely on."""
+    """Tell whether a pack's metadata has the shape `load_records` and its readers rely on."""
     if not (isinstance(payload, tuple) and len(payload) == 3
             and all(isinstance(p, dict) for p in payload)):
         return False
@@ -317,7 +317,7 @@ def _pack_ok(payload: Stored) -> bool:
 
 
 def scope_ok(c: Stored) -> bool:
-    """Whether a stored compiled scope has the shape of `scope.Compiled.as_tuple()`."""
+    """Tell whether a stored compiled scope has the shape of `scope.Compiled.as_tuple()`."""
     return (isinstance(c, tuple) and len(c) == 3 and isinstance(c[0], int)
             and isinstance(c[1], tuple) and isinstance(c[2], tuple)
             and len(c[1]) == len(c[2])

@@ -38,7 +38,7 @@ WHOLE, DAMAGED, OTHER = "whole", "damaged", "other"
 
 
 def listing(root: str) -> dict[str, tuple[int, int]]:
-    """name -> (size, mtime_ns) of every file of the index's state."""
+    """List name -> (size, mtime_ns) of every file of the index's state."""
     out: dict[str, tuple[int, int]] = {}
     for name in os.listdir(root):
         if name in NOT_STATE or name.endswith(".tmp"):
@@ -50,7 +50,7 @@ def listing(root: str) -> dict[str, tuple[int, int]]:
 
 
 def _crc(root: str, name: str) -> int:
-    """A file's CRC-32, or -1 when it is gone."""
+    """Return a file's CRC-32, or -1 when it is gone."""
     try:
         with open(os.path.join(root, name), "rb") as f:
             return crc32(f.read())
@@ -59,7 +59,7 @@ def _crc(root: str, name: str) -> int:
 
 
 def read(root: str) -> tuple[State, set[str]] | None:
-    """(the state it describes, the blob ids), or None when there is no table;
+    """Read (the state it describes, the blob ids), or None when there is no table;
     ValueError when it is damaged (it is removed)."""
     path = os.path.join(root, TABLE)
     try:
@@ -83,7 +83,7 @@ def read(root: str) -> tuple[State, set[str]] | None:
 
 
 def check(root: str, table: tuple[State, set[str]] | None, locked: bool) -> str:
-    """Whether the index in `root` is the whole state `table` describes: WHOLE, DAMAGED,
+    """Tell whether the index in `root` is the whole state `table` describes: WHOLE, DAMAGED,
     or (not `locked`: another process may be changing it) OTHER."""
     found = listing(root)
     # Files no TOC names yet (a segment another process is writing) are not part of

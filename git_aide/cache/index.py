@@ -55,7 +55,7 @@ QUERIED = ("what", "why", "context_label", "scope", "tags")
 
 
 def _values(blob: str, r: dict[str, Any]) -> dict[str, str]:
-    """A memory's fields as the index gets them."""
+    """Return a memory's fields as the index gets them."""
     return {"blob": blob, "what": prepare(r["what"]), "why": prepare(r["why"] or ""),
             "context_label": prepare(r["context_label"] or ""),
             "tags": ",".join(r["tags"]), "scope": r["scope"] or ""}
@@ -106,7 +106,7 @@ class FullText(IndexFolder):
         self._scored = None
 
     def _collection(self) -> postings.Tables | None:
-        """The tables on disk, and after them the pending documents the call under way
+        """Return the tables on disk, and after them the pending documents the call under way
         would have written (pending.py); None without tables."""
         tables = self._postings()
         if tables is None or not (self.pending.live and self.pending.docs):
@@ -118,8 +118,8 @@ class FullText(IndexFolder):
         return tables.plus(self.pending.table(self._w, self._schema, tables, _values))
 
     def begin(self) -> None:
-        """A new call of a long-lived process: the documents pending count only once it
-        asks for them again (add())."""
+        """Begin a new call of a long-lived process: the documents pending count only once
+        it asks for them again (add())."""
         if self.pending.live:
             self._scored = None
         self.pending.begin()
@@ -144,21 +144,21 @@ class FullText(IndexFolder):
             self.lock_wait = None
 
     def _may_defer(self, count: int) -> bool:
-        """Whether `count` new documents may stay pending: few, added to an index on
+        """Tell whether `count` new documents may stay pending: few, added to an index on
         disk that has its tables, by a commit that would merge no segments."""
         if not self.deferring or self.in_memory or count > pending.MOST or not self._have:
             return False
         return self._segments() < MAX_SEGMENTS and self._postings() is not None
 
     def _segments(self) -> int:
-        """How many segments the state the id table vouched for has (each is one
+        """Count the segments of the state the id table vouched for (each is one
         compound file); an index in memory, for one command, counts none."""
         return sum(1 for n in self._state if n.endswith(".seg"))
 
     # -- writing -------------------------------------------------------------------
 
     def missing(self, blobs: Iterable[str]) -> list[str]:
-        """The blob ids the index does not hold yet. Of a dict (a view's blob ids, which
+        """Return the blob ids the index does not hold yet. Of a dict (a view's blob ids, which
         never change), the answer is kept while the index holds the same."""
         if not self._checked():
             self._open()
@@ -176,7 +176,7 @@ class FullText(IndexFolder):
 
     @property
     def LockError(self) -> type[Exception]:  # noqa: N802 -- named like the exception it is
-        """The exception a writer raises when another process holds the lock too long."""
+        """Return the exception a writer raises when another process holds the lock too long."""
         return self._w.index.LockError
 
     def rebuild(self, why: str, in_memory: bool = False) -> None:
@@ -298,7 +298,7 @@ class FullText(IndexFolder):
     # -- searching -----------------------------------------------------------------
 
     def terms(self, text: str) -> list[str]:
-        """The analysed words of a query, as the index stores them."""
+        """Return the analysed words of a query, as the index stores them."""
         return analysis.terms(text, self._postings,
                               lambda: self._whoosh or analysis.load_whoosh(only_analysis=True))
 
@@ -308,7 +308,7 @@ class FullText(IndexFolder):
 
     def _scores(self, pairs: list[tuple[str, str]]
                 ) -> tuple[postings.Tables, Any] | None:
-        """The postings tables (with the pending documents) and every document's score
+        """Return the postings tables (with the pending documents) and every document's score
         from them (a dict, or arrays.Scored); None without tables."""
         tables = self._collection()
         if tables is None:
@@ -326,11 +326,11 @@ class FullText(IndexFolder):
                 self._scores(pairs)
 
     def tables(self) -> postings.Tables | None:
-        """The postings tables on disk, when they answer for the whole index."""
+        """Return the postings tables on disk, when they answer for the whole index."""
         return self._postings()
 
     def scored(self, text: str) -> tuple[postings.Tables, Any] | None:
-        """The collection and every matching document's score as arrays (arrays.Scored),
+        """Return the collection and every matching document's score as arrays (arrays.Scored),
         when a long-lived process scores with numpy and the tables answer; else None."""
         if not self._scorer.arrays:
             return None
@@ -338,7 +338,7 @@ class FullText(IndexFolder):
         return self._scores(pairs) if pairs else None
 
     def search(self, text: str, allowed: Container[str], want: int) -> dict[str, float]:
-        """BM25F scores of the best `want` allowed blobs that match a word of the text."""
+        """Score by BM25F the best `want` allowed blobs that match a word of the text."""
         pairs = self._pairs(text)
         if not pairs:
             return {}

@@ -34,7 +34,7 @@ UNWRITABLE = (13, 1, 30)  # EACCES, EPERM, EROFS
 
 
 def unwritable(e: BaseException) -> bool:
-    """Whether `e` says the cache cannot be written (not that it is damaged)."""
+    """Tell whether `e` says the cache cannot be written (not that it is damaged)."""
     return isinstance(e, OSError) and e.errno in UNWRITABLE
 
 
@@ -72,7 +72,7 @@ class IndexFolder:
 
     @property
     def _w(self) -> ModuleType:
-        """Whoosh, imported when the index is written or a query cannot do without it."""
+        """Return Whoosh, imported when the index is written or a query cannot do without it."""
         if self._whoosh is None:
             self._whoosh = analysis.load_whoosh()
         return self._whoosh
@@ -137,7 +137,7 @@ class IndexFolder:
             self._state = idtable.save(self.root, ids)
 
     def cannot_write(self, e: OSError) -> str:
-        """The notice for a cache that cannot be written (`e`: what failed): the folder
+        """Return the notice for a cache that cannot be written (`e`: what failed): the folder
         and why, once per command; the memory files themselves answer."""
         folder = (os.path.dirname(e.filename) if isinstance(e.filename, str)
                   else os.path.dirname(self.root))
@@ -146,7 +146,7 @@ class IndexFolder:
                 "with an index in memory")
 
     def _in_memory(self, e: OSError) -> Index:
-        """An index in memory for this command: the cache folder cannot be written."""
+        """Make an index in memory for this command: the cache folder cannot be written."""
         from whoosh.filedb.filestore import RamStorage
 
         self.notices.append(self.cannot_write(e))
@@ -182,7 +182,7 @@ class IndexFolder:
         return self._ix
 
     def _checked(self) -> bool:
-        """Whether the index on disk is whole, checked without Whoosh (its stamp, and its
+        """Tell whether the index on disk is whole, checked without Whoosh (its stamp, and its
         files against the id table); False sends the caller through Whoosh's own
         opening, which rebuilds what is damaged."""
         if self._have is not None:
@@ -198,7 +198,7 @@ class IndexFolder:
             return False
 
     def _postings(self) -> postings.Tables | None:
-        """The postings tables of the state on disk, when they hold every document of
+        """Return the postings tables of the state on disk, when they hold every document of
         it; None otherwise (Whoosh answers then)."""
         if not self._checked():
             return None

@@ -35,7 +35,7 @@ MOST = 64
 
 
 class Pending:
-    """The documents a warm process would have written, and their table in memory."""
+    """Hold the documents a warm process would have written, and their table in memory."""
 
     def __init__(self) -> None:
         #: (blob id, record), in the order they would have been written.
@@ -48,11 +48,11 @@ class Pending:
         self._analysis: tuple[Any, Any] | None = None
 
     def begin(self) -> None:
-        """A new call: nothing it asked for yet."""
+        """Begin a new call: nothing it asked for yet."""
         self.live = False
 
     def set(self, docs: list[tuple[str, dict[str, Any]]]) -> None:
-        """What the call under way would write: its first addition's documents, then
+        """Set what the call under way would write: its first addition's documents, then
         those of its later ones that are new (a recall with a question adds up to
         three times, and the first writes what the later find already written)."""
         if self.live:
@@ -67,34 +67,34 @@ class Pending:
         self.live = True
 
     def adding(self, docs: list[tuple[str, dict[str, Any]]]) -> int:
-        """How many documents would be pending if the call under way added these."""
+        """Count the documents that would be pending if the call under way added these."""
         if not self.live:
             return len(docs)
         have = {b for b, _r in self.docs}
         return len(self.docs) + sum(1 for b, _r in docs if b not in have)
 
     def discard(self, blobs: Collection[str]) -> None:
-        """These were written (by this process or another): pending no more."""
+        """Drop these, which were written (by this process or another): pending no more."""
         kept = [(b, r) for b, r in self.docs if b not in blobs]
         if len(kept) != len(self.docs):
             self.docs = kept
             self._made = None
 
     def restore(self, docs: list[tuple[str, dict[str, Any]]]) -> None:
-        """Documents taken to be written and not written after all (the index was
+        """Put back documents taken to be written and not written after all (the index was
         busy): pending again, before any pended since."""
         have = {b for b, _r in docs}
         self.docs = [*docs, *(d for d in self.docs if d[0] not in have)]
         self._made = None
 
     def take(self) -> list[tuple[str, dict[str, Any]]]:
-        """The documents to write now; none are pending after."""
+        """Take the documents to write now; none are pending after."""
         docs, self.docs, self._made, self.live = self.docs, [], None, False
         return docs
 
     def table(self, w: ModuleType, schema: Schema, disk: postings.Tables,
               values: Callable[[str, dict[str, Any]], dict[str, str]]) -> postings.Table:
-        """The documents' postings table, to be read after the tables `disk` (`values`:
+        """Return the documents' postings table, to be read after the tables `disk` (`values`:
         a record's fields as the index gets them): their
         terms, lengths and stems as the write would record them, with the totals
         Whoosh would record after a commit that merges nothing."""

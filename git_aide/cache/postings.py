@@ -65,13 +65,13 @@ _STEM = "\1"
 
 def _as_bytes(posts: dict[str, dict[str, tuple[array[int], array[int]]]]
               ) -> dict[str, tuple[bytes, bytes]]:
-    """A batch's postings by key, as a table holds them."""
+    """Return a batch's postings by key, as a table holds them."""
     return {_key(field, t): (d.tobytes(), f.tobytes())
             for field, terms in posts.items() for t, (d, f) in terms.items()}
 
 
 def order(path: str) -> tuple[int, str]:
-    """Tables are named by when they were written (name()): older documents first."""
+    """Give a table's sort key: when it was written, as named (name()); older documents first."""
     name = os.path.basename(path)
     try:
         return int(name.split("-")[1].split(".")[0]), name
@@ -84,7 +84,7 @@ ASKED_BYTES = 4 << 20
 
 
 class Table:
-    """One table file, mapped: its documents, and its postings found bucket by bucket."""
+    """Map one table file: its documents, and its postings found bucket by bucket."""
 
     __slots__ = ("path", "n", "blobs", "codes", "totals", "boosts", "scorable", "lengths",
                  "_offsets", "_crcs", "_map", "_base", "width", "_sound", "_asked", "_held",
@@ -156,12 +156,12 @@ class Table:
         return self._bucket(crc32(key.encode()) % (len(self._offsets) - 1)).get(key)
 
     def stem(self, word: str) -> str | None:
-        """The stem of a plain word its documents use, or None."""
+        """Return the stem of a plain word its documents use, or None."""
         found = self._find(_STEM + word)
         return found if isinstance(found, str) else None
 
     def raw(self, field: str, term: str) -> tuple[bytes, bytes] | None:
-        """(documents, frequencies) of a term in a field as stored (unsigned 32-bit
+        """Return (documents, frequencies) of a term in a field as stored (unsigned 32-bit
         integers, in the machine's order), or None."""
         key = _key(field, term)
         asked = self._asked
@@ -178,14 +178,14 @@ class Table:
         return got
 
     def everything(self) -> dict[str, Any]:
-        """Every posting list, and every word's stem (to merge tables)."""
+        """Return every posting list, and every word's stem (to merge tables)."""
         out: dict[str, Any] = {}
         for b in range(len(self._offsets) - 1):
             out.update(self._bucket(b))
         return out
 
     def blob(self, i: int) -> str:
-        """The blob id of document `i`."""
+        """Return the blob id of document `i`."""
         w = self.width
         return self.blobs[w * i:w * i + w].hex()
 
@@ -196,7 +196,7 @@ class Table:
 
 
 class MemoryTable(Table):
-    """A table made in memory (in_memory()): its batch's postings and stems."""
+    """Hold a table made in memory (in_memory()): its batch's postings and stems."""
 
     __slots__ = ("posts", "stems")
 
@@ -206,27 +206,27 @@ class MemoryTable(Table):
     stems: dict[str, str]
 
     def stem(self, word: str) -> str | None:
-        """The stem of a plain word, or None."""
+        """Return the stem of a plain word, or None."""
         return self.stems.get(word)
 
     def raw(self, field: str, term: str) -> tuple[bytes, bytes] | None:
-        """(documents, frequencies) of a term in a field, as a table file holds them."""
+        """Return (documents, frequencies) of a term in a field, as a table file holds them."""
         got = self.posts.get(field)
         found = None if got is None else got.get(term)
         return None if found is None else (found[0].tobytes(), found[1].tobytes())
 
     def everything(self) -> dict[str, Any]:
-        """Every posting list, and every word's stem."""
+        """Return every posting list, and every word's stem."""
         out: dict[str, Any] = dict(_as_bytes(self.posts))
         out.update((_STEM + w, stem) for w, stem in self.stems.items())
         return out
 
     def close(self) -> None:
-        """Nothing to unmap."""
+        """Do nothing: there is nothing to unmap."""
 
 
 class Weight:
-    """How one term of one field scores a document: BM25F's terms for it, as Whoosh's
+    """Score a document by one term of one field: BM25F's terms for it, as Whoosh's
     searcher works them out, for both ways of scoring (Tables.scores, which inlines
     of() for a posting met more than once, and arrays.py's; test_arrays.py holds the
     two to the same floats)."""
@@ -247,24 +247,24 @@ class Weight:
         self.per = per
 
     def of(self, f: Numbers, length: Numbers) -> Numbers:
-        """The score of `f` occurrences in a field of `length` (numbers, or numpy's
+        """Score `f` occurrences in a field of `length` (numbers, or numpy's
         arrays of them: the same operations in the same order, so the same floats)."""
         weighted = f * self.boost
         return self.weighed(weighted, weighted * (K1 + 1), length)
 
     def weighed(self, weighted: Numbers, top: Numbers, length: Numbers) -> Numbers:
-        """of() from `f * boost` and `f * boost * (K1 + 1)`, which do not change with
+        """Work out of() from `f * boost` and `f * boost * (K1 + 1)`, which do not change with
         the collection (arrays.py keeps them for a table's postings)."""
         return self.idf * (top / (weighted + (self.K1B + self.per * length)))
 
     def once(self, lengths: list[int]) -> list[float]:
-        """The score of one occurrence by the document's length code: a term met once
+        """Score one occurrence by the document's length code: a term met once
         scores by that alone (256 scores, worked out as of() works them)."""
         return [self.of(1, lengths[c]) for c in range(256)]
 
 
 class Tables:
-    """All the tables of one state of the index, read as one collection of documents."""
+    """Read all the tables of one state of the index as one collection of documents."""
 
     def __init__(self, paths: list[str]) -> None:
         #: The tables, in the order their documents were added.
@@ -279,7 +279,7 @@ class Tables:
         self.count = at
 
     def plus(self, table: Table) -> Tables:
-        """These tables and one more after them (documents not written yet: see
+        """Return these tables and one more after them (documents not written yet: see
         cache/pending.py), sharing the tables (closing this one closes them)."""
         more = Tables([])
         more.tables = [*self.tables, table]
@@ -288,7 +288,7 @@ class Tables:
         return more
 
     def stem(self, word: str) -> str | None:
-        """The stem of a plain word some document uses, or None."""
+        """Return the stem of a plain word some document uses, or None."""
         for t in self.tables:
             found = t.stem(word)
             if found is not None:
@@ -296,12 +296,12 @@ class Tables:
         return None
 
     def blob(self, doc: int) -> str:
-        """The blob id of a document of the collection."""
+        """Return the blob id of a document of the collection."""
         i = bisect_left(self.starts, doc + 1) - 1
         return self.tables[i].blob(doc - self.starts[i])
 
     def blobs_of(self, docs: list[int]) -> list[str]:
-        """blob() of each document: a search names its best few hundred, and with one
+        """Return blob() of each document: a search names its best few hundred, and with one
         table (a long-lived process's, most often) each is a slice of its ids."""
         if len(self.tables) != 1:
             return [self.blob(d) for d in docs]
@@ -310,7 +310,7 @@ class Tables:
         return [raw[w * d:w * d + w].hex() for d in docs]
 
     def scores(self, terms: Iterable[tuple[str, str]]) -> dict[int, float]:
-        """BM25F score of every document matching any (field, term), as Whoosh's searcher
+        """Score by BM25F every document matching any (field, term), as Whoosh's searcher
         scores an Or of Term queries: the sum of each matching term's score."""
         out: dict[int, float] = {}
         for field, _term, weight, start, t, raw in self.matching(terms):
@@ -343,7 +343,7 @@ class Tables:
 
     def matching(self, terms: Iterable[tuple[str, str]]
                  ) -> Iterator[tuple[str, str, Weight, int, Table, tuple[bytes, bytes]]]:
-        """(field, term, how it scores, where the table's documents start, the table, the
+        """List (field, term, how it scores, where the table's documents start, the table, the
         term's raw postings there) of each table holding each (field, term), in the
         order of the terms: what both ways of scoring (this one's and arrays.py's) add
         up. Not made unique: a term asked twice counts twice, as in Whoosh's Or."""
@@ -372,7 +372,7 @@ class Tables:
 
 def best(tables: Tables, scores: dict[int, float], allowed: Container[str],
           want: int) -> dict[str, float]:
-    """The allowed blobs among the best-scored documents, as FullText._run takes them
+    """Return the allowed blobs among the best-scored documents, as FullText._run takes them
     from Whoosh: the best max(3 * want, 60), then four times as many until `want` of
     them are allowed or none are left."""
     limit = max(want * 3, 60)

@@ -53,7 +53,7 @@ Fields = dict[str, "tuple[int, Iterable[tuple[str, int]]]"]
 
 
 class Batch:
-    """The documents of one table, analysed: blob ids, lengths, postings by term."""
+    """Hold the documents of one table, analysed: blob ids, lengths, postings by term."""
 
     def __init__(self) -> None:
         #: The blob ids, in document order.
@@ -66,7 +66,7 @@ class Batch:
         self.stems: dict[str, str] = {}
 
     def add(self, blob: str, fields: Fields) -> None:
-        """The next document: its blob id and its fields' lengths and terms."""
+        """Add the next document: its blob id and its fields' lengths and terms."""
         i = len(self.blobs)
         self.blobs.append(blob)
         for field, (length, terms) in fields.items():
@@ -86,7 +86,7 @@ class Batch:
 
 def build(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
           quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:
-    """A table of the batch's documents, in its order.
+    """Build a table of the batch's documents, in its order.
 
     `boosts`: each field's weight per occurrence; `scorable`: which fields have lengths
     (BM25) rather than a plain weight; `quantize`: Whoosh's length_to_byte and
@@ -100,14 +100,14 @@ def build(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
 
 def _parts(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
            ) -> tuple[int, bytes, dict[str, bytes], dict[str, tuple[bytes, bytes]]]:
-    """A batch's count, blob ids, length codes and postings, as a table holds them."""
+    """Return a batch's count, blob ids, length codes and postings, as a table holds them."""
     n, blobs, codes = _frame(batch, scorable, quantize)
     return n, blobs, codes, _as_bytes(batch.posts)
 
 
 def _frame(batch: Batch, scorable: dict[str, bool], quantize: tuple[Any, Any]
            ) -> tuple[int, bytes, dict[str, bytes]]:
-    """A batch's count, blob ids and length codes, as a table holds them."""
+    """Return a batch's count, blob ids and length codes, as a table holds them."""
     byte_of = quantize[0]
     n = len(batch.blobs)
     codes: dict[str, bytes] = {}
@@ -129,7 +129,7 @@ def _lengths_of(byte_to_length: Callable[[int], int]) -> list[int]:
 
 def in_memory(batch: Batch, boosts: dict[str, float], scorable: dict[str, bool],
               quantize: tuple[Any, Any], totals: dict[str, int]) -> Table:
-    """build()'s table, made in memory and never encoded: a warm server makes one for
+    """Make build()'s table in memory, never encoded: a warm server makes one for
     the documents it keeps pending (pending.py), anew after each hand edit."""
     n, blobs, codes = _frame(batch, scorable, quantize)
     table = MemoryTable.__new__(MemoryTable)
@@ -175,7 +175,7 @@ def _encode(n: int, blobs: bytes, codes: dict[str, bytes],
 
 
 def name(now_ns: int, existing: Iterable[str]) -> str:
-    """A new table's file name, after every existing one's even if the clock went back
+    """Name a new table's file, after every existing one's even if the clock went back
     (the last table carries the index's current total lengths)."""
     latest = max((order(n)[0] for n in existing), default=0)
     return f"postings-{max(now_ns, latest + 1)}{SUFFIX}"
@@ -227,7 +227,7 @@ def _put(root: str, name: str, data: bytes) -> None:
 
 
 def merge(paths: list[str], quantize: tuple[Any, Any], totals: dict[str, int]) -> bytes:
-    """One table holding the documents of these, in their order."""
+    """Merge these into one table holding their documents, in their order."""
     tables = Tables(paths)
     try:
         first = tables.tables[0]

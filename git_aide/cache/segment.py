@@ -47,7 +47,7 @@ VALUES = ("scope", "tags")
 
 
 def one_pass_fields(schema: Schema, formats: ModuleType) -> bool:
-    """Whether every queried field of the schema is one the gathered path writes as
+    """Tell whether every queried field of the schema is one the gathered path writes as
     `add_document` would (Frequency postings; no vectors, spelling, column or stored
     value)."""
     for name in (*WORDS, *VALUES):
@@ -59,7 +59,7 @@ def one_pass_fields(schema: Schema, formats: ModuleType) -> bool:
 
 
 class Analysis:
-    """The terms of the queried fields of documents, as Whoosh's fields give them."""
+    """Gather the terms of the queried fields of documents, as Whoosh's fields give them."""
 
     def __init__(self, w: ModuleType, schema: Schema) -> None:
         self._words = Analyser(w)
@@ -70,11 +70,11 @@ class Analysis:
 
     @property
     def stems(self) -> dict[str, str]:
-        """The stem of every plain word of the documents analysed so far."""
+        """Return the stem of every plain word of the documents analysed so far."""
         return self._words.stems
 
     def fields(self, values: dict[str, str]) -> postings_build.Fields:
-        """Each queried field's length (as Whoosh counts it: 0 when it keeps none) and
+        """Return each queried field's length (as Whoosh counts it: 0 when it keeps none) and
         terms, for a document's values as `add_document` gets them."""
         out: postings_build.Fields = {}
         for name in WORDS:
@@ -136,7 +136,7 @@ def add_all(writer: SegmentWriter, docs: list[tuple[str, dict[str, str]]], analy
 def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
                     other: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
                     progress: Callable[[float], None] | None) -> None:
-    """Every term's postings, field by field and term by term in byte order, as
+    """Write every term's postings, field by field and term by term in byte order, as
     Whoosh's pool would hand them to its codec's field writer; `progress` is told the
     share of the postings written, now and then."""
     from whoosh.codec.whoosh3 import W3PostingsWriter
@@ -194,7 +194,7 @@ def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
 
 def _fill(pw: W3PostingsWriter, docs: array[int], weights: list[float], values: list[bytes],
           lengths: list[int | None]) -> None:
-    """One term's postings into Whoosh's W3PostingsWriter `pw`, block by block, leaving
+    """Write one term's postings into Whoosh's W3PostingsWriter `pw`, block by block, leaving
     it as that many add_posting calls would: a full block is written when the next
     posting comes, the last one by finish_postings."""
     limit = pw._blocklimit
@@ -213,8 +213,8 @@ def _fill(pw: W3PostingsWriter, docs: array[int], weights: list[float], values: 
 
 
 def merge_small_ones(writer: SegmentWriter, segments: list[Segment]) -> list[Segment]:
-    """Whoosh merge policy: every segment but the largest goes into the new one, so the
-    index has two segments after (Whoosh's MERGE_SMALL may leave MAX_SEGMENTS, and
+    """Merge every segment but the largest into the new one (a Whoosh merge policy), so
+    the index has two segments after (Whoosh's MERGE_SMALL may leave MAX_SEGMENTS, and
     merge again at the next addition)."""
     from whoosh.reading import SegmentReader
 

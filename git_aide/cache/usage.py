@@ -50,7 +50,7 @@ FORMAT = 1
 
 
 class Used:
-    """How one memory was used on this machine."""
+    """Hold how one memory was used on this machine."""
 
     __slots__ = ("recalls", "searches", "agents", "last")
 
@@ -66,12 +66,12 @@ class Used:
         self.last = last
 
     def as_list(self) -> list[int]:
-        """The table's row."""
+        """Return the table's row."""
         return [self.recalls, self.searches, self.agents, self.last]
 
 
 class Usage:
-    """The counts of one machine: answers by kind and channel, and each memory's use.
+    """Hold the counts of one machine: answers by kind and channel, and each memory's use.
     (Plain classes, not dataclasses: this module is imported on a recall's path.)"""
 
     def __init__(self, warnings: list[str] | None = None) -> None:
@@ -114,7 +114,7 @@ class Usage:
         return True
 
     def table(self, token: str, prev: dict[str, object]) -> bytes:
-        """The `counts` file holding these counts, for the log that starts with `token`."""
+        """Write the `counts` file holding these counts, for the log that starts with `token`."""
         import json
 
         return json.dumps({
@@ -125,12 +125,12 @@ class Usage:
 
 
 def folder_of(cache_root: str) -> str:
-    """The usage folder of a cache folder (`<git common dir>/aide/<python>`)."""
+    """Return the usage folder of a cache folder (`<git common dir>/aide/<python>`)."""
     return os.path.join(os.path.dirname(cache_root), FOLDER)
 
 
 def line(kind: str, channel: str, uuids: Iterable[str], when: float) -> bytes:
-    """One line of the log."""
+    """Write one line of the log."""
     return " ".join([str(int(when)), kind, channel, *uuids]).encode("ascii", "replace") + b"\n"
 
 
@@ -174,7 +174,7 @@ def _open_log(path: str) -> int:
 
 
 def read(folder: str) -> Usage:
-    """The counts: the table and the log's lines since it was folded (read under the
+    """Read the counts: the table and the log's lines since it was folded (read under the
     log's shared lock, so never half a fold)."""
     import fcntl
 
@@ -205,7 +205,7 @@ def _read_all(fd: int) -> bytes:
 
 
 def _table(folder: str) -> tuple[Usage, str | None, dict[str, object]]:
-    """(the table's counts, its token, what it says of the log before) — empty, with a
+    """Read (the table's counts, its token, what it says of the log before) — empty, with a
     warning, when the table is damaged."""
     path = os.path.join(folder, "counts")
     usage = Usage()
@@ -249,7 +249,7 @@ def _table(folder: str) -> tuple[Usage, str | None, dict[str, object]]:
 
 
 def _counted(folder: str, data: bytes) -> tuple[Usage, str | None, dict[str, object]]:
-    """The table's counts plus those of the log's lines it does not hold yet: (counts,
+    """Add to the table's counts those of the log's lines it does not hold yet: (counts,
     the log's own token, what it held)."""
     usage, token, prev = _table(folder)
     head, _nl, rest = data.partition(b"\n")

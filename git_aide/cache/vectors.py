@@ -41,7 +41,7 @@ WAIT = 10.0
 
 
 def _record(dim: int) -> np.dtype:
-    """One record: the blob id's 20 bytes (as bytes: numpy's "S20" would drop a
+    """Return the dtype of one record: the blob id's 20 bytes (as bytes: numpy's "S20" would drop a
     trailing zero byte), the vector, and the CRC-32 of the two."""
     import numpy as np
 
@@ -49,7 +49,7 @@ def _record(dim: int) -> np.dtype:
 
 
 def _crcs(body: memoryview | bytes, count: int, size: int) -> list[int]:
-    """The CRC-32 of each of `count` records of `size` bytes in `body` (all but the
+    """Return the CRC-32 of each of `count` records of `size` bytes in `body` (all but the
     CRC's own 4 bytes)."""
     view = memoryview(body)
     n = size - 4
@@ -58,13 +58,13 @@ def _crcs(body: memoryview | bytes, count: int, size: int) -> list[int]:
 
 
 def folder_of(cache_root: str) -> str:
-    """The vectors folder beside a cache folder (`.git/aide/vectors`): the vectors do not
+    """Return the vectors folder beside a cache folder (`.git/aide/vectors`): the vectors do not
     depend on the Python version, as the cache's marshal'd files do."""
     return os.path.join(os.path.dirname(cache_root), "vectors")
 
 
 class Vectors:
-    """The stored vectors of one model: blob id -> unit vector (float32 in memory)."""
+    """Hold the stored vectors of one model: blob id -> unit vector (float32 in memory)."""
 
     def __init__(self, folder: str, key: str) -> None:
         #: The vectors folder.
@@ -178,11 +178,11 @@ class Vectors:
 
     @property
     def size(self) -> int:
-        """How many rows are loaded (it grows with every add)."""
+        """Count the rows loaded (it grows with every add)."""
         return 0 if self.matrix is None else int(self.matrix.shape[0])
 
     def missing(self, blobs: Iterable[str]) -> list[str]:
-        """The blob ids among `blobs` without a vector, in their order, once each."""
+        """Return the blob ids among `blobs` without a vector, in their order, once each."""
         have = self.rows
         return list(dict.fromkeys(b for b in blobs if b not in have))
 
@@ -196,7 +196,7 @@ class Vectors:
 
     def add_missing(self, blobs: list[str],
                     make: Callable[[list[str]], np.ndarray]) -> list[str]:
-        """Under the file's lock: read what other processes stored since, make the
+        """Read under the file's lock what other processes stored since, make the
         vectors of those of `blobs` still missing (`make`: their vectors as rows, in
         their order) and store them; the blobs made. Two processes embedding at once
         thus embed each memory once (LockBusy when another holds the lock too long)."""
@@ -254,7 +254,7 @@ class Vectors:
         return head + table.tobytes()
 
     def of(self, blobs: Iterable[str]) -> tuple[list[str], np.ndarray]:
-        """(the blobs among `blobs` that have vectors, their vectors as rows)."""
+        """Return (the blobs among `blobs` that have vectors, their vectors as rows)."""
         import numpy as np
 
         have = [b for b in blobs if b in self.rows]

@@ -44,7 +44,7 @@ def _discard(path: str) -> None:
 
 
 def load(cache: Cache, key: tuple[str, str]) -> tuple[list[str], list[Any], ViewFile] | None:
-    """A source's finished entries, if they were saved for exactly this state:
+    """Load a source's finished entries, if they were saved for exactly this state:
     (warnings, [(compiled scope, span of its rows)], the open file, whose `blobs` is
     the span of the blob ids)."""
     name, state = key
@@ -149,7 +149,7 @@ def discard(cache: Cache, view: ViewFile) -> None:
 
 
 class ViewFile:
-    """An open view file; slices of it are read on demand (relative to its body)."""
+    """Hold an open view file; slices of it are read on demand (relative to its body)."""
 
     __slots__ = ("_f", "_base", "path", "contents", "blobs", "ids", "order", "starts")
 
@@ -171,7 +171,7 @@ class ViewFile:
         self.starts: array[int] | None = None
 
     def read(self, span: tuple[int, ...]) -> bytes | None:
-        """The bytes at (offset, length[, crc]) of the body; None if the file is too
+        """Read the bytes at (offset, length[, crc]) of the body; None if the file is too
         short or they fail their checksum."""
         at, length = span[0], span[1]
         contents = self.contents
