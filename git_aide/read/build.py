@@ -73,7 +73,7 @@ def groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
 
 def build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
           contents: dict[str, bytes]) -> tuple[list[str], list[Row]]:
-    """Warnings and (path, blob, meta, content) rows of a listing, from the record packs.
+    """Build a listing's warnings and (path, blob, meta, content) rows from the record packs.
 
     The content travels with the row into the view, so that showing a memory never
     needs the packs again.
@@ -157,7 +157,7 @@ def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, byte
 
 
 def _misfit(path: str, meta: tuple[Any, ...], seen: dict[str, str]) -> str | None:
-    """Why a well-formed memory is skipped all the same (its file is not where its
+    """Say why a well-formed memory is skipped all the same (its file is not where its
     layer and uuid put it, or an earlier file has its uuid); None when it is not."""
     if path != meta[RELPATH]:
         where = memory.misplaced(path, meta[UUID], meta[LAYER], meta[RELPATH])
@@ -168,7 +168,7 @@ def _misfit(path: str, meta: tuple[Any, ...], seen: dict[str, str]) -> str | Non
 
 
 def compiled_scope(cache: Cache, scope: str | None) -> scopes.Compiled | None:
-    """The compiled form of a record's scope, from the cache when it has it."""
+    """Compile a record's scope, or take it from the cache when it has it."""
     if scopes.is_project_wide(scope):
         return None
     assert scope is not None

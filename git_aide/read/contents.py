@@ -34,7 +34,7 @@ KEPT_SEARCHES = 64
 def mentioning(snap: Snapshot, found: Callable[[bytes], list[int]],
                skip: Callable[[scopes.Compiled | None], bool],
                kept: Kept | None = None, needs: Needs | None = None) -> list[Entry]:
-    """The snapshot's memories outside the groups that `skip` keeps whose file content
+    """Find the snapshot's memories outside the groups that `skip` keeps whose file content
     holds a match: `found(bytes)` gives the offsets of the matches in some bytes; `needs`:
     the words every match holds (read/vocabulary.py), when it knows them.
 
@@ -88,7 +88,7 @@ def mentioning(snap: Snapshot, found: Callable[[bytes], list[int]],
 
 def _found_in(snap: Snapshot, body: bytes, found: Callable[[bytes], list[int]],
               kept: Kept | None, needs: Needs | None) -> list[int]:
-    """The sorted offsets of `found`'s matches in the view's run, kept by the reader
+    """Return the sorted offsets of `found`'s matches in the view's run, kept by the reader
     of a long-lived process (see mentioning)."""
     memo = snap._reader.found if snap.keep_decoded and kept is not None else None
     if memo is None or kept is None:
@@ -107,7 +107,7 @@ def _found_in(snap: Snapshot, body: bytes, found: Callable[[bytes], list[int]],
 
 def _search(snap: Snapshot, body: bytes, found: Callable[[bytes], list[int]],
             needs: Needs | None) -> list[int]:
-    """`found`'s offsets in the view's run, sorted: once a long-lived process has
+    """Search the view's run for `found`'s offsets, sorted: once a long-lived process has
     made the view's vocabulary, only the contents holding the words `needs` names
     are searched (the same offsets: the others hold no match)."""
     reader = snap._reader

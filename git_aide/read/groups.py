@@ -28,14 +28,14 @@ WARM_STEP = 100
 
 def view_entries_of(rows: list[Any], compiled: scopes.Compiled | None, reader: Reader
                     ) -> list[Entry]:
-    """The entries of a group's rows in the view file: (path, blob, meta, offset,
+    """Return the entries of a group's rows in the view file: (path, blob, meta, offset,
     length, crc), their contents left in the view."""
     return [new_entry(Entry, (path, blob, meta, compiled, reader, (at, size, crc)))
             for path, blob, meta, at, size, crc in rows]
 
 
 class DecodedGroup(list):  # type: ignore[type-arg]
-    """A group's entries, made once and kept by a long-lived process
+    """Hold a group's entries, made once and kept by a long-lived process
     (Snapshot.keep_decoded)."""
 
     __slots__ = ("span", "_at", "_paths")
@@ -48,13 +48,13 @@ class DecodedGroup(list):  # type: ignore[type-arg]
         self._paths: frozenset[str] | None = None
 
     def of(self, blobs: Collection[str]) -> list[Entry]:
-        """Its entries whose blob is one of these, in its order: found by blob, not by
+        """Return its entries whose blob is one of these, in its order: found by blob, not by
         a pass over a group that may hold thousands."""
         found = self.by_blob()
         return [self[i] for i in sorted(i for b in blobs for i in found.get(b, ()))]
 
     def by_blob(self) -> dict[str, list[int]]:
-        """Where each blob's entries are, made the first time it is asked."""
+        """Return where each blob's entries are, made the first time it is asked."""
         if self._at is None:
             at: dict[str, list[int]] = {}
             for i, e in enumerate(self):
@@ -63,7 +63,7 @@ class DecodedGroup(list):  # type: ignore[type-arg]
         return self._at
 
     def holds_any(self, paths: frozenset[str]) -> bool:
-        """Whether one of its entries is at one of these paths (the files laid over the
+        """Tell whether one of its entries is at one of these paths (the files laid over the
         view: a group that holds none of them is taken whole)."""
         if self._paths is None:
             self._paths = frozenset(e.path for e in self)
@@ -71,7 +71,7 @@ class DecodedGroup(list):  # type: ignore[type-arg]
 
 
 class GroupsByBase:
-    """A view's groups by the literal leading directories of their scopes: a scope
+    """Hold a view's groups by the literal leading directories of their scopes: a scope
     applies only at, below or (for a folder asked about) above one of them
     (scopes.relevant), so a long-lived process asks a new file's scope filter about
     the few scopes on its way, not about every scope of the store."""
@@ -96,7 +96,7 @@ class GroupsByBase:
         self._bases = sorted(by_base)
 
     def around(self, near: Sequence[Any]) -> list[int]:
-        """The groups whose scopes may apply to one of these query paths, in order."""
+        """Return the groups whose scopes may apply to one of these query paths, in order."""
         by_base = self._by_base
         out = set(self._wide)
         for q in near:

@@ -18,14 +18,14 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     class Job(Protocol):
-        """Work made in steps: each yield of `steps()` ends one."""
+        """Do work in steps: each yield of `steps()` ends one."""
 
         def steps(self) -> Iterator[None]:
-            """The work, a step between two yields."""
+            """Do the work, a step between two yields."""
 
 
 class Later:
-    """A job of a function whose yields end its steps; `done` once it ran out."""
+    """Run a function as a job whose steps its yields end; `done` once it ran out."""
 
     __slots__ = ("_make", "done")
 
@@ -35,7 +35,7 @@ class Later:
         self.done = False
 
     def steps(self) -> Iterator[None]:
-        """The function's steps, then `done` (and the function let go: it may hold what
+        """Yield the function's steps, then set `done` (and let the function go: it may hold what
         holds this job, which would then wait for the cyclic collector)."""
         yield from self._make()
         self.done = True

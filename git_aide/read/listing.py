@@ -27,7 +27,7 @@ from git_aide.gitio.status import QUIET, changed_paths
 
 
 def blob_id(data: bytes) -> str:
-    """The id git gives a blob with this content."""
+    """Return the id git gives a blob with this content."""
     import hashlib  # only files that differ from the index are hashed: off the hot path
 
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
@@ -79,7 +79,7 @@ def is_candidate(path: str, warnings: list[str] | None) -> bool:
 
 def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, bytes],
           warnings: list[str]) -> list[tuple[str, str]]:
-    """(path, blob id) of the files that differ from the index (untracked, ignored,
+    """List (path, blob id) of the files that differ from the index (untracked, ignored,
     modified); deleted ones with an empty blob id.
 
     git compares the files with the index's stat data in C, so an unchanged tree costs
@@ -94,7 +94,7 @@ def dirty(cache: Cache, top: str, status: Spawned | None, contents: dict[str, by
 
 def worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],
                       warnings: list[str]) -> list[tuple[str, str]]:
-    """The index's blob ids, corrected by the files that differ from it."""
+    """Return the index's blob ids, corrected by the files that differ from it."""
     changed = {p for p, _b in dirty}
     listing = [(path, blob) for path, blob, stage in index_rows(repo, cache)
                if not stage and path not in changed]
@@ -107,7 +107,7 @@ def worktree_listing(repo: Repo, cache: Cache, dirty: list[tuple[str, str]],
 
 def guess_dirty(table: dict[str, tuple[int, int, int, int, str]], top: str
                 ) -> list[tuple[str, str]]:
-    """(path, blob id) of the files that differed from the index when read_dirty() last
+    """Guess (path, blob id) of the files that differed from the index when read_dirty() last
     ran (its stat `table`) and have not changed since, sorted: what a read may assume
     differs before git has said."""
     out: list[tuple[str, str]] = []
@@ -127,7 +127,7 @@ def read_dirty(cache: Cache, top: str, paths: list[str], contents: dict[str, byt
                warnings: list[str],
                table: dict[str, tuple[int, int, int, int, str]] | None = None
                ) -> list[tuple[str, str]]:
-    """(path, blob id) of these files as they are now; a missing one with an empty id.
+    """Read (path, blob id) of these files as they are now; a missing one with an empty id.
     `table`: the working tree's stat table, when the caller has read it already."""
     old = cache.stat_table(top) if table is None else table
     new: dict[str, tuple[int, int, int, int, str]] = {}
@@ -177,7 +177,7 @@ File = tuple[str, str, "bytes | None"]
 
 def every_file(repo: Repo, kind: str, rev: str | None, problems: list[tuple[str, str]]
                ) -> list[File]:
-    """Every file under the memories folder of a source ("worktree", "index", or "rev"
+    """List every file under the memories folder of a source ("worktree", "index", or "rev"
     at `rev`), nothing skipped: a file that cannot be listed as a blob (not a regular
     file, unmerged, unreadable) goes to `problems` as (path, what is wrong)."""
     if kind == "rev":
@@ -189,7 +189,7 @@ def every_file(repo: Repo, kind: str, rev: str | None, problems: list[tuple[str,
 
 
 def _worktree_files(repo: Repo, problems: list[tuple[str, str]]) -> list[File]:
-    """Every file under the memories folder on disk, with its bytes."""
+    """List every file under the memories folder on disk, with its bytes."""
     top = repo.require_worktree("validating the working tree", reads=True)
     items: list[File] = []
     # A folder that leads out of the working tree is named once, and not read.
@@ -226,7 +226,7 @@ def _worktree_files(repo: Repo, problems: list[tuple[str, str]]) -> list[File]:
 
 
 def _index_files(repo: Repo, problems: list[tuple[str, str]]) -> list[File]:
-    """Every stage-0 entry under the memories folder of the index (GIT_INDEX_FILE)."""
+    """List every stage-0 entry under the memories folder of the index (GIT_INDEX_FILE)."""
     # Not index_rows(): it drops symlinks silently, and validation must name them.
     repo.require_worktree("--staged", reads=True)
     items: list[File] = []
@@ -246,7 +246,7 @@ def _index_files(repo: Repo, problems: list[tuple[str, str]]) -> list[File]:
 
 
 def _rev_files(repo: Repo, rev: str, problems: list[tuple[str, str]]) -> list[File]:
-    """Every blob under the memories folder of a commit-ish."""
+    """List every blob under the memories folder of a commit-ish."""
     _commit, tree = repo.resolve(rev)
     if tree is None:
         return []

@@ -129,7 +129,7 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
                list_fn: Callable[[], list[tuple[str, str]]], contents: dict[str, bytes],
                warnings: list[str], save_view: bool,
                held: Held | None = None) -> Snapshot:
-    """A source's snapshot from its saved view, or built from its listing (and saved)."""
+    """Load a source's snapshot from its saved view, or build it from its listing (and save it)."""
 
     def rebuild() -> list[Group]:
         from git_aide.read import build
@@ -178,7 +178,7 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
 
 def _state_key(kind: str, index_file: str, dirty: list[tuple[str, str]]
                ) -> tuple[str, str] | None:
-    """What a source's listing depends on: the index file's stat and the files that differ.
+    """Return what a source's listing depends on: the index file's stat and the files that differ.
 
     Returned as (file name, full state): the name is short and may be shared by two
     states, the state is stored in the view and compared when it is read. None while

@@ -44,7 +44,7 @@ MISSING = "content could not be read (missing from the object database)"
 STATUS, UUID, LAYER, SCOPE, TAGS, CONTRIBUTOR, UPDATED_AT, CREATED_AT, RELPATH = range(9)
 
 def meta_of(record: dict[str, Any]) -> tuple[Any, ...]:
-    """What filtering and ranking need of a record, kept in the cache by blob id."""
+    """Return what filtering and ranking need of a record, kept in the cache by blob id."""
     # Interned, the strings that many memories share are stored once in a pack.
     intern = sys.intern
     scope = record["scope"]
@@ -54,7 +54,7 @@ def meta_of(record: dict[str, Any]) -> tuple[Any, ...]:
 
 
 class Source:
-    """Which source a read came from, as the JSON output names it."""
+    """Name the source a read came from, as the JSON output names it."""
 
     __slots__ = ("kind", "rev", "commit")
 
@@ -67,12 +67,12 @@ class Source:
         self.commit = commit
 
     def as_json(self) -> dict[str, Any]:
-        """The `source` object of the JSON output."""
+        """Return the `source` object of the JSON output."""
         return {"kind": self.kind, "rev": self.rev, "commit": self.commit}
 
 
 class Reader:
-    """What an entry needs to fetch its whole record: shared by all entries of a read."""
+    """Hold what an entry needs to fetch its whole record: shared by all entries of a read."""
 
     __slots__ = ("cache", "repo", "view", "records", "found", "passes", "near", "vocab",
                  "warming", "whole")
@@ -108,7 +108,7 @@ class Reader:
 
 
 class Entry(tuple):  # type: ignore[type-arg]
-    """One live memory of a source: (path, blob, meta, compiled, reader, content).
+    """Hold one live memory of a source: (path, blob, meta, compiled, reader, content).
 
     A tuple, made at C speed (a read makes one per memory), whose fields are values;
     `content` is the record's bytes, or the (offset, length, crc) of its slice of the
@@ -132,41 +132,41 @@ class Entry(tuple):  # type: ignore[type-arg]
 
     @property
     def uuid(self) -> str:
-        """The memory's uuid."""
+        """Return the memory's uuid."""
         return self[2][UUID]
 
     @property
     def layer(self) -> str:
-        """Its layer."""
+        """Return the memory's layer."""
         return self[2][LAYER]
 
     @property
     def scope(self) -> str | None:
-        """Its scope as written (None: project-wide)."""
+        """Return the memory's scope as written (None: project-wide)."""
         return self[2][SCOPE]
 
     @property
     def tags(self) -> tuple[str, ...]:
-        """Its tags."""
+        """Return the memory's tags."""
         return self[2][TAGS]
 
     @property
     def contributor(self) -> str:
-        """Who wrote it."""
+        """Return who wrote the memory."""
         return self[2][CONTRIBUTOR]
 
     @property
     def updated_at(self) -> str:
-        """When it last changed."""
+        """Return when the memory last changed."""
         return self[2][UPDATED_AT]
 
     @property
     def created_at(self) -> str:
-        """When it was made."""
+        """Return when the memory was made."""
         return self[2][CREATED_AT]
 
     def data(self) -> bytes | None:
-        """Its stored bytes (read from the view when they are a slice of it), unchecked."""
+        """Return its stored bytes (read from the view when they are a slice of it), unchecked."""
         data = self[5]
         if isinstance(data, tuple):
             reader: Reader = self[4]
@@ -293,7 +293,7 @@ _ATOMS = frozenset((str, int, float, bool, type(None)))
 
 
 def _shallow(v: JSON) -> bool:
-    """Whether a record's value is an atom, or a list or object of atoms."""
+    """Tell whether a record's value is an atom, or a list or object of atoms."""
     t = type(v)
     if t is list:
         return all(type(x) in _ATOMS for x in v)
@@ -303,7 +303,7 @@ def _shallow(v: JSON) -> bool:
 
 
 def _copy(record: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a kept record that shares nothing a caller could change with it."""
+    """Copy a kept record so that it shares nothing a caller could change with it."""
     return {k: (v[:] if type(v) is list else dict(v) if type(v) is dict else v)
             for k, v in record.items()}
 
@@ -312,7 +312,7 @@ new_entry = tuple.__new__
 
 
 def read_again(repo: Repo, path: str, blob: str) -> bytes:
-    """A blob's bytes from the file in the working tree when it still holds them, else
+    """Read a blob's bytes from the file in the working tree when it still holds them, else
     from the object database (empty when neither has it)."""
     if repo.worktree is not None:
         try:

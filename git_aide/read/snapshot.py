@@ -35,7 +35,7 @@ KEPT_FILTERS = 32
 
 
 class ViewBlobIds(Mapping[str, int]):
-    """A view's blob ids with those of the files laid over it (-1), read as one mapping
+    """Map a view's blob ids with those of the files laid over it (-1), read as one mapping
     without copying the view's: a long-lived process asks it on every call, and a view
     of 100,000 memories costs ms to copy."""
 
@@ -68,7 +68,7 @@ class ViewBlobIds(Mapping[str, int]):
 
 
 class Snapshot:
-    """Every live memory of one source, and what was skipped on the way."""
+    """Hold every live memory of one source, and what was skipped on the way."""
 
     __slots__ = ("source", "warnings", "_groups", "_reader", "_all", "_rebuild", "_drop",
                  "_extra", "_users", "later", "_body", "_ids", "_ids_laid",
@@ -128,7 +128,7 @@ class Snapshot:
         self._ids_laid = None
 
     def warmed(self) -> tuple[list[Entry], dict[str, int]] | None:
-        """Every entry of the view, in its order, and each blob's place among them, once
+        """Return every entry of the view, in its order, and each blob's place among them, once
         a long-lived process decoded the whole view (warm); None before."""
         whole = self._reader.whole
         if whole is None or whole[0] is not self._groups:
@@ -136,7 +136,7 @@ class Snapshot:
         return whole[1], whole[2]
 
     def laid(self) -> tuple[frozenset[str], list[Entry]]:
-        """The paths of the view that the working tree's files replace or removed, and
+        """Return the paths of the view that the working tree's files replace or removed, and
         the memories of the files laid over it."""
         reader = self._reader
         return self._drop, [new_entry(Entry, (path, blob, meta, compiled, reader, raw))
@@ -145,17 +145,17 @@ class Snapshot:
 
     @property
     def records(self) -> Records:
-        """What its reader keeps of the records it parsed (read/record.Records)."""
+        """Return what its reader keeps of the records it parsed (read/record.Records)."""
         return self._reader.records
 
     def parts(self) -> tuple[list[Group], Reader]:
-        """Its groups and what reads their entries: a long-lived process makes the next
+        """Return its groups and what reads their entries: a long-lived process makes the next
         snapshot of the same state from them (load.py's `warm`)."""
         return self._groups, self._reader
 
     @property
     def entries(self) -> list[Entry]:
-        """Every memory, in path order."""
+        """Return every memory, in path order."""
         if self._all is None:
             out = self.entries_where(lambda _c: True)
             out.sort(key=itemgetter(0))
@@ -165,7 +165,7 @@ class Snapshot:
     def entries_where(self, keep: Callable[[scopes.Compiled | None], bool],
                       newest_wide: int | None = None,
                       near: Sequence[Any] | None = None) -> list[Entry]:
-        """The memories whose (compiled) scope passes `keep`; the others stay undecoded.
+        """Return the memories whose (compiled) scope passes `keep`; the others stay undecoded.
 
         `newest_wide`: of the project-wide memories, at least the newest this many are
         enough (a view keeps them newest first, in groups); None: all of them. `keep`
@@ -217,7 +217,7 @@ class Snapshot:
 
     def _passes(self, keep: Callable[[scopes.Compiled | None], bool],
                 near: Sequence[Any] | None = None) -> list[int]:
-        """The groups keep() passes, in order: its verdicts kept by the reader of a
+        """Return the groups keep() passes, in order: its verdicts kept by the reader of a
         long-lived process while the groups are the same (damage builds new ones)."""
         groups = self._groups
         if not self.keep_decoded:
@@ -240,7 +240,7 @@ class Snapshot:
         return verdicts
 
     def _made(self, i: int, only: Collection[str] | None = None) -> list[Entry] | None:
-        """The entries of group `i`, decoded (and kept, in a long-lived process); None
+        """Decode the entries of group `i` (and keep them, in a long-lived process); None
         when its slice of the view proved damaged (the groups are then built again).
         `only`: the blobs wanted of it, when not all (the others may be left out)."""
         compiled, payload = self._groups[i]
@@ -270,7 +270,7 @@ class Snapshot:
 
     @property
     def keep_decoded(self) -> bool:
-        """Whether the view's groups are kept decoded once read: a long-lived process
+        """Tell whether the view's groups are kept decoded once read: a long-lived process
         read this snapshot (it reuses them)."""
         return self.later is not None
 
@@ -289,7 +289,7 @@ class Snapshot:
             self.later.want(job)
 
     def body(self) -> bytes | None:
-        """Every memory's content in one run (an entry's slice is at its (offset, length)),
+        """Return every memory's content in one run (an entry's slice is at its (offset, length)),
         when the entries come from a view; None otherwise."""
         view = self._reader.view
         if view is None:
@@ -309,7 +309,7 @@ class Snapshot:
         return self._body
 
     def blob_ids(self) -> Mapping[str, int] | None:
-        """Every memory's blob id, mapped to the index of the group that holds it (-1: a
+        """Map every memory's blob id to the index of the group that holds it (-1: a
         file laid over the view), read from the view without decoding a group; None when
         the entries do not come from a view that lists them. Blobs of files the working
         tree changed or removed may still be named: entries_of() leaves them out."""
@@ -351,7 +351,7 @@ class Snapshot:
         return True
 
     def blobs_where(self, keep: Callable[[scopes.Compiled | None], bool]) -> set[str] | None:
-        """The blob ids of the groups whose compiled scope passes `keep`, without
+        """Return the blob ids of the groups whose compiled scope passes `keep`, without
         decoding them (blob_ids(): None without a view, and maybe files since changed)."""
         ids = self.blob_ids()
         if ids is None:
@@ -363,7 +363,7 @@ class Snapshot:
         return out
 
     def scope_of(self, blob: str) -> scopes.Compiled | None | Literal[False]:
-        """The compiled scope of the group that holds a blob (blob_ids()), without
+        """Return the compiled scope of the group that holds a blob (blob_ids()), without
         decoding it; False when no group holds it."""
         g = (self.blob_ids() or {}).get(blob)
         if g is None:
@@ -374,7 +374,7 @@ class Snapshot:
                      if any(row[1] == blob for row in payload)), False)
 
     def entries_of(self, blobs: Collection[str]) -> list[Entry]:
-        """The memories whose blob is one of these, decoding only the groups they are in."""
+        """Return the memories whose blob is one of these, decoding only the groups they are in."""
         ids = self.blob_ids()
         if ids is None or self._reader.view is None:
             return [e for e in self.entries if e.blob in blobs]
@@ -389,7 +389,7 @@ class Snapshot:
         return out
 
     def _view_entries(self, blobs: set[str] | frozenset[str]) -> list[Entry] | None:
-        """The view's memories whose blob is one of these (not of files the working tree
+        """Return the view's memories whose blob is one of these (not of files the working tree
         changed), decoding only their groups; None when a group proved damaged."""
         drop = self._drop
         whole = self._reader.whole

@@ -46,12 +46,12 @@ FOLDERS = tuple(f"{MEMORIES_DIR}/{layer}" for layer in LAYERS if layer != "prefe
 
 
 def folder() -> str:
-    """The user store's folder (core/memory.user_store)."""
+    """Return the user store's folder (core/memory.user_store)."""
     return memory.user_store()
 
 
 def cache_of(top: str) -> Cache:
-    """The store's own cache (`<store>/.git/aide/<python>`, as a repository's)."""
+    """Return the store's own cache (`<store>/.git/aide/<python>`, as a repository's)."""
     from sys import implementation
 
     return Cache(os.path.join(top, ".git", "aide", implementation.cache_tag or "python"))
@@ -66,7 +66,7 @@ def lay(snap: Snapshot, top: str) -> None:
 
 
 def groups(top: str, warnings: list[str], records: Records) -> list[Group]:
-    """The store's memories at `top`, grouped by scope as a snapshot keeps the files laid
+    """Group the store's memories at `top` by scope, as a snapshot keeps the files laid
     over its view: (compiled scope, [(absolute path, blob id, meta, content)]); a file
     that is no memory, or not where its layer and uuid put it, is skipped with a
     warning."""
@@ -111,7 +111,7 @@ def groups(top: str, warnings: list[str], records: Records) -> list[Group]:
 
 
 def entries(top: str, reader: Reader, warnings: list[str]) -> list[Entry]:
-    """The store's memories as entries read by `reader`, in path order."""
+    """Return the store's memories as entries read by `reader`, in path order."""
     out = [new_entry(Entry, (path, blob, meta, compiled, reader, content))
            for compiled, rows in groups(top, warnings, reader.records)
            for path, blob, meta, content in rows]
@@ -120,7 +120,7 @@ def entries(top: str, reader: Reader, warnings: list[str]) -> list[Entry]:
 
 
 def scan(top: str) -> list[tuple[str, tuple[int, int, int, int]]]:
-    """The store's memory files: (path relative to `top`, (size, mtime_ns, inode,
+    """List the store's memory files: (path relative to `top`, (size, mtime_ns, inode,
     ctime_ns)), sorted. A folder may be a link (the store is its user's own: a dotfiles
     checkout, say); a file must be a regular one."""
     out = []
@@ -146,7 +146,7 @@ def scan(top: str) -> list[tuple[str, tuple[int, int, int, int]]]:
 
 
 def signature(top: str) -> tuple[Any, ...] | None:
-    """What the store's memories are now, to tell whether they changed: its files and
+    """Return what the store's memories are now, to tell whether they changed: its files and
     their stat (() without a store); None when a file changed too lately for its stat to
     vouch for it."""
     if not os.path.isdir(os.path.join(top, MEMORIES_DIR)):
@@ -160,7 +160,7 @@ def signature(top: str) -> tuple[Any, ...] | None:
 
 def _read(top: str, rel: str, sig: tuple[int, int, int, int], warnings: list[str]
           ) -> tuple[Any, ...] | None:
-    """A file of the store read, hashed and parsed: (its stat, blob id, meta, content,
+    """Read, hash and parse a file of the store: (its stat, blob id, meta, content,
     record or None); None when it cannot be read (said in `warnings`)."""
     from git_aide.read.listing import blob_id
 

@@ -34,7 +34,7 @@ STEP = 25
 
 
 class Vocabulary:
-    """Which memories of a view hold each word; made in steps (`steps`), used once
+    """Hold which memories of a view hold each word; made in steps (`steps`), used once
     `ready`."""
 
     __slots__ = ("_body", "_starts", "_at", "ready")
@@ -74,7 +74,7 @@ class Vocabulary:
         self.ready = True
 
     def holding(self, needs: Needs) -> list[int]:
-        """The memories (indices, ascending) that may hold one of the things looked for:
+        """Return the memories (indices, ascending) that may hold one of the things looked for:
         for each, those holding a spelling of each of its words."""
         at = self._at
         out: set[int] = set()
@@ -99,7 +99,7 @@ class Vocabulary:
         return sorted(out)
 
     def run(self, body: bytes, docs: list[int]) -> tuple[bytes, Callable[[int], int]]:
-        """The contents of these memories in one run, and what turns an offset in it
+        """Join the contents of these memories in one run, with what turns an offset in it
         into one in the view's run."""
         starts = self._starts
         n = len(starts)

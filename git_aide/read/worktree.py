@@ -33,7 +33,7 @@ OVERLAY_READ = 64
 
 
 def speculate(snap: Snapshot, work: Callable[[], T]) -> T:
-    """`work()`'s answer on the snapshot as the working tree holds it.
+    """Work out `work()`'s answer on the snapshot as the working tree holds it.
 
     When the snapshot's overlay is not settled yet (`snap.pending`), the answer is
     worked out while git still compares the tree, on the view with the guessed files
@@ -52,7 +52,7 @@ def speculate(snap: Snapshot, work: Callable[[], T]) -> T:
 
 
 class WorktreeChanges:
-    """The files of the working tree that differ from the index, laid over the view of
+    """Lay the files of the working tree that differ from the index over the view of
     a worktree snapshot: guessed first (guess()), then as git says (settle())."""
 
     def __init__(self, repo: Repo, cache: Cache, snap: Snapshot, top: str,
