@@ -49,7 +49,7 @@ STEP = 0.001
 
 
 def among(entries: Sequence[Entry], memo: RankMemo) -> list[tuple[Entry, Entry]] | None:
-    """supersede.superseded(entries) without a model, read from the candidates worked
+    """Do supersede.superseded(entries) without a model, read from the candidates worked
     out ahead: (older, newer) for each memory whose best candidate among `entries`
     supersedes it; None when some memory's are not known (or two entries share a blob:
     a memory and its copy, which the pairwise comparison tells apart by place)."""

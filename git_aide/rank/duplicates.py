@@ -20,13 +20,13 @@ if TYPE_CHECKING:
     from git_aide.read.record import Entry
 
     class Indexed(Protocol):
-        """Entries by index: a list, or entries read only when asked."""
+        """Give entries by index: a list, or entries read only when asked."""
 
         def __getitem__(self, i: int, /) -> Entry: ...
 
 
 def words(text: str) -> frozenset[str]:
-    """A memory's normalised word set: lower case, identifiers whole (core/words.py says
+    """Return a memory's normalised word set: lower case, identifiers whole (core/words.py says
     why), no filler words."""
     return _words(text, parts=False)
 
@@ -42,7 +42,7 @@ def _words_ahead(worked: tuple[Any, ...]) -> frozenset[str]:
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    """|a & b| / |a | b| (0 for two empty sets)."""
+    """Return |a & b| / |a | b| (0 for two empty sets)."""
     if not a or not b:
         return 0.0
     inter = len(a & b)
@@ -50,7 +50,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def overlap(a: scopes.Compiled | None, b: scopes.Compiled | None) -> bool:
-    """Whether two scopes can apply to one path: one lies inside the other.
+    """Tell whether two scopes can apply to one path: one lies inside the other.
 
     Project-wide covers everything; two scoped memories overlap when a literal base of
     one is the other's or lies inside it. Judged from the scopes alone, so that
@@ -67,7 +67,7 @@ def overlap(a: scopes.Compiled | None, b: scopes.Compiled | None) -> bool:
 
 def near_duplicates(entries: list[Entry], what: str, layer: str, compiled: scopes.Compiled | None,
                     shared: bool, threshold: float) -> list[tuple[str, float]]:
-    """(uuid, similarity) of the memories of `layer` that say nearly what `what` says."""
+    """List (uuid, similarity) of the memories of `layer` that say nearly what `what` says."""
     if threshold <= 0:  # 0 turns the check off, as in `audit`
         return []
     mine = words(what)
@@ -83,13 +83,13 @@ def near_duplicates(entries: list[Entry], what: str, layer: str, compiled: scope
 
 
 def is_personal(path: str) -> bool:
-    """Whether a memory's path is a personal preference's, or one of the user's own store
+    """Tell whether a memory's path is a personal preference's, or one of the user's own store
     (an absolute path: core/memory.in_user_store); compared only with those."""
     return path.startswith((PERSONAL_DIR + "/", "/"))
 
 
 def groups(entries: Sequence[Entry], sets: Sequence[frozenset[str] | bool]) -> list[list[int]]:
-    """The indices of the memories compared with one another: of one layer and one
+    """Group the indices of the memories compared with one another: of one layer and one
     sharing, with words (sets: their word sets, or whether each has words)."""
     out: dict[tuple[str, bool], list[int]] = {}
     for i, e in enumerate(entries):
@@ -100,7 +100,7 @@ def groups(entries: Sequence[Entry], sets: Sequence[frozenset[str] | bool]) -> l
 
 def pairs(entries: list[Entry], threshold: float, memo: RankMemo
           ) -> list[tuple[Entry, Entry, float]]:
-    """(older, newer, similarity): for each memory that has them, the closest newer
+    """List (older, newer, similarity): for each memory that has them, the closest newer
     memory of one layer (and one sharing) with an overlapping scope and nearly the same
     words (of two as close, the newest), older ones in the order of `entries`.
 
@@ -127,7 +127,7 @@ def pairs(entries: list[Entry], threshold: float, memo: RankMemo
 
 def _groups_joined(entries: list[Entry], threshold: float, memo: RankMemo
                    ) -> Iterator[tuple[list[int], list[tuple[int, int, float]]]]:
-    """Each group's members, and its pairs at `threshold` or above (as _join gives
+    """Return each group's members, and its pairs at `threshold` or above (as _join gives
     them): from the memories' bits (rank/wordbits.py) once a view's are worked out and
     when no group is larger than a search compares, else from their word sets."""
     layers = groups(entries, [True] * len(entries))
@@ -153,7 +153,7 @@ _FEW_BITS = 256
 
 
 def age(e: Entry) -> tuple[str, str]:
-    """What orders two memories in time: when each last changed, then its uuid."""
+    """Return what orders two memories in time: when each last changed, then its uuid."""
     return e.updated_at, e.uuid
 
 
@@ -171,14 +171,14 @@ _NONZERO = re.compile(b"[^\x00]")
 
 
 def _join(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int, float]]:
-    """(i, j, Jaccard similarity) of every pair of `sets` (i > j) at `threshold` or above
+    """List (i, j, Jaccard similarity) of every pair of `sets` (i > j) at `threshold` or above
     (join_rows says how they are found)."""
     return [(p, q, sim) for p, row in join_rows(sets, threshold) for q, sim in row]
 
 
 def join_rows(sets: list[frozenset[str]], threshold: float
               ) -> Iterator[tuple[int, list[tuple[int, float]]]]:
-    """(i, [(j, Jaccard similarity)]) for each of `sets` that has pairs at `threshold` or
+    """Yield (i, [(j, Jaccard similarity)]) for each of `sets` that has pairs at `threshold` or
     above with those before it (j < i), in order: one row at a time, so that a join of
     a whole view can be made in steps (rank/candidates.py).
 
@@ -257,7 +257,7 @@ def join_rows(sets: list[frozenset[str]], threshold: float
 
 def _every_pair(sets: list[frozenset[str]], sizes: list[int], threshold: float
                 ) -> list[tuple[int, int, float]]:
-    """_join for a few sets: every pair compared, each set a bit mask of the words of
+    """Do _join for a few sets: every pair compared, each set a bit mask of the words of
     these sets, so that a pair's shared words are counted by an AND and a bit count
     at C speed (a third faster than intersecting the sets)."""
     bits: dict[str, int] = {}
@@ -274,7 +274,7 @@ def _every_pair(sets: list[frozenset[str]], sizes: list[int], threshold: float
 
 
 def _fewest_shared(sizes: list[int], threshold: float) -> dict[int, dict[int, int]]:
-    """For two sizes a and b, the fewest shared words whose similarity reaches
+    """Return, for two sizes a and b, the fewest shared words whose similarity reaches
     `threshold` (computed as the join computes it, so that no pair is missed), absent
     when none does."""
     least: dict[int, dict[int, int]] = {}
@@ -293,7 +293,7 @@ def _fewest_shared(sizes: list[int], threshold: float) -> dict[int, dict[int, in
 
 
 def _bias(sizes: list[int], least: dict[int, int], high: int, width: int) -> int:
-    """The lanes' biases for a memory whose least shared counts are `least`: high minus
+    """Return the lanes' biases for a memory whose least shared counts are `least`: high minus
     that count, or 0 in a lane that cannot reach the threshold at all."""
     if width == 1:
         table = bytearray(256)
@@ -305,10 +305,10 @@ def _bias(sizes: list[int], least: dict[int, int], high: int, width: int) -> int
 
 
 def _tops(n: int, width: int, high: int) -> int:
-    """The top bit of each of n lanes."""
+    """Return the top bit of each of n lanes."""
     return int.from_bytes(high.to_bytes(width, "little") * n, "little")
 
 
 def older_newer(entries: Indexed, i: int, j: int) -> tuple[int, int]:
-    """(the older, the newer) of two memories by their indices (age())."""
+    """Return (the older, the newer) of two memories by their indices (age())."""
     return (i, j) if age(entries[i]) <= age(entries[j]) else (j, i)

@@ -33,27 +33,28 @@ was we what when where which who why will with without you your get got use used
 
 
 def query_words(query: str) -> frozenset[str]:
-    """The words of a question that name its subject."""
+    """Return the words of a question that name its subject."""
     return frozenset(w for w in words(query, parts=False) if w not in FILLER)
 
 
 def coverage(asked: frozenset[str], held: frozenset[str]) -> float:
-    """The share of the question's words that a memory holds (0 without words)."""
+    """Return the share of the question's words that a memory holds (0 without words)."""
     if not asked:
         return 0.0
     return len(asked & held) / len(asked)
 
 
 def lexical_weight(cover: float) -> float:
-    """BM25's share of the fused score for the best lexical hit's coverage."""
+    """Return BM25's share of the fused score for the best lexical hit's coverage."""
     return LEXICAL_WEIGHT * max(0.0, min(1.0, cover))
 
 
 def fuse(cosines: dict[str, float], bm25: dict[str, float], cover: float,
          floor: float = 0.0) -> dict[str, float]:
-    """One score by blob id: (1 - a) * cosine + a * bm25 / best bm25, `a` from the best
-    lexical hit's coverage. A blob with no cosine (no vector yet) counts its BM25 part;
-    one that holds none of the words and whose cosine is below `floor` is left out."""
+    """Fuse the scores into one by blob id: (1 - a) * cosine + a * bm25 / best bm25, `a`
+    from the best lexical hit's coverage. A blob with no cosine (no vector yet) counts
+    its BM25 part; one that holds none of the words and whose cosine is below `floor` is
+    left out."""
     a = lexical_weight(cover)
     best = max(bm25.values(), default=0.0)
     out: dict[str, float] = {}

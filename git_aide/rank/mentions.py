@@ -30,7 +30,7 @@ TOPIC_MAX_FOUND = 50
 
 
 def path_words(path: str) -> frozenset[str]:
-    """A path's words: its segments split like identifiers, without the file extension."""
+    """Return a path's words: its segments split like identifiers, without the file extension."""
     segs = [s for s in path.split("/") if s]
     if segs and "." in segs[-1].lstrip("."):
         segs[-1] = segs[-1].rsplit(".", 1)[0]
@@ -39,7 +39,7 @@ def path_words(path: str) -> frozenset[str]:
 
 def mention_finder(queries: Sequence[Any], folders: Sequence[str] = ()
                    ) -> Callable[[bytes], list[int]] | None:
-    """What finds the places where a memory names a query path, its file name or its
+    """Make a finder of the places where a memory names a query path, its file name or its
     directory (offsets in some bytes; paths are case-sensitive, like git's); None when
     there is nothing to find.
 
@@ -99,7 +99,7 @@ def mention_finder(queries: Sequence[Any], folders: Sequence[str] = ()
 
 
 def file_stem(q: Query) -> str | None:
-    """A query file's name without its extensions (`throttling` for
+    """Return a query file's name without its extensions (`throttling` for
     `src/throttling.py`, `history` for `tests/history.test.tsx`), when long enough to
     mark a topic."""
     if q.is_dir or not q.path:
@@ -112,7 +112,7 @@ _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456
 
 
 class MentionFinder:
-    """Finds the memory files that may be weak candidates (mentions of a path): those
+    """Find the memory files that may be weak candidates (mentions of a path): those
     naming a query path, its file name or directory (mentions), or a query file's stem
     as a word, scope included (`tests/test_throttling.py`, `throttling.md`,
     "throttling uses the client address"). A superset: `select` checks each.
@@ -147,7 +147,7 @@ class MentionFinder:
         self._plain = plain
 
     def words(self) -> list[list[tuple[bytes, ...]]] | None:
-        """The words a content naming what it looks for holds (core/words.name_words;
+        """Return the words a content naming what it looks for holds (core/words.name_words;
         read/vocabulary.py's Needs); None when something it looks for has no word
         (then every content is searched). Every name looked for stands alone, so its
         words are whole words of the content; a stem's last word may take a plural
@@ -177,11 +177,11 @@ class MentionFinder:
         return needs
 
     def active(self) -> bool:
-        """Whether there is anything to find."""
+        """Tell whether there is anything to find."""
         return bool(self.stems) or self._names is not None
 
     def kept(self) -> tuple[Any, Callable[[], Any], Callable[[Any], None]]:
-        """What it looks for (its query paths), and how to save and restore what it
+        """Return what it looks for (its query paths), and how to save and restore what it
         counted: a long-lived process keeps what a search of the same bytes found
         (read/contents.mentioning)."""
         return (self._key, self._state, self._restore)
@@ -193,7 +193,7 @@ class MentionFinder:
         self._found, self.common = dict(state[0]), set(state[1])
 
     def __call__(self, data: bytes) -> list[int]:
-        """Offsets in `data` where a weak candidate may be."""
+        """Return the offsets in `data` where a weak candidate may be."""
         out = self._names(data) if self._names is not None else []
         for stem, rest, first, q, head in self.stems:
             mine: list[int] = []
@@ -221,7 +221,7 @@ class MentionFinder:
         return out
 
     def names_a_stem(self, text: bytes) -> bool:
-        """Whether some text names a query file's stem (one not found too common)."""
+        """Tell whether some text names a query file's stem (one not found too common)."""
         for stem, rest, first, _q, _h in self.stems:
             if stem in self.common:
                 continue
@@ -243,7 +243,7 @@ _SCOPE_KEY = b'"scope": "'
 
 
 class Run:
-    """Some memories' stored texts, lower-cased in one run.
+    """Hold some memories' stored texts, lower-cased in one run.
 
     A path recall may have a thousand candidates: their bytes are joined into one run,
     each word is searched in it at C speed, and Python steps once per text that holds
@@ -259,7 +259,7 @@ class Run:
         self.starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
 
     def holding(self, needle: bytes) -> list[int]:
-        """The indices of the texts that hold a lower-case word, in any case."""
+        """Return the indices of the texts that hold a lower-case word, in any case."""
         joined, starts = self.joined, self.starts
         got = []
         at = joined.find(needle)
@@ -281,7 +281,7 @@ KEPT_RUNS = 8
 
 def held(entries: list[Entry], body: bytes | None, needles: list[bytes], memo: RankMemo
          ) -> dict[bytes, list[int]]:
-    """For each of some distinct lower-case words, the indices of the entries whose
+    """Find, for each of some distinct lower-case words, the indices of the entries whose
     stored texts (stored_text()) hold it, in any case (Run.holding), what each blob
     holds kept in `memo` (RankMemo.mentions: a blob's bytes never change, and a
     long-lived process weighs the same newest project-wide memories on every recall: a
@@ -341,7 +341,7 @@ def held(entries: list[Entry], body: bytes | None, needles: list[bytes], memo: R
 
 
 def stored_text(e: Entry, body: bytes | None) -> bytes:
-    """A memory's stored bytes, or (without them at hand) its texts and scope."""
+    """Return a memory's stored bytes, or (without them at hand) its texts and scope."""
     raw = stored_bytes(e, body)
     if raw is None:
         r = e.read_record()
@@ -351,7 +351,7 @@ def stored_text(e: Entry, body: bytes | None) -> bytes:
 
 
 def stored_bytes(e: Entry, body: bytes | None) -> bytes | None:
-    """The stored bytes of an entry, when they are at hand without reading the disk."""
+    """Return the stored bytes of an entry, when they are at hand without reading the disk."""
     data = e.content
     if isinstance(data, tuple):
         return body[data[0]:data[0] + data[1]] if body is not None else None

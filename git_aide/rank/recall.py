@@ -110,12 +110,12 @@ def rank(hits: list[Hit], *, memo: RankMemo, limit: int, diversity_min: int,
 
 
 def supersession_window(limit: int) -> int:
-    """How many of the best memories are compared for supersession, for a limit."""
+    """Count how many of the best memories are compared for supersession, for a limit."""
     return min(max(SUPERSESSION_WINDOW * limit, 30), SUPERSESSION_MOST)
 
 
 def _standing_value(h: Hit) -> float:
-    """Specificity plus relevance to --query; a superseded memory just below its
+    """Value a hit by specificity plus relevance to --query; a superseded memory just below its
     replacement."""
     if h.superseded:
         # Just below the memory that replaces it, wherever that stands.
@@ -125,7 +125,7 @@ def _standing_value(h: Hit) -> float:
 
 
 def _plain_value(h: Hit) -> float:
-    """1 / (1 + scope distance), 0 project-wide, plus the weighted relevance."""
+    """Value a hit at 1 / (1 + scope distance), 0 project-wide, plus the weighted relevance."""
     if h.distance < 0:  # project-wide
         spec = 0.0
     else:
@@ -306,8 +306,8 @@ def _mark_superseded(window: list[Hit], memo: RankMemo, meaning: Meaning | None 
 
 def _diversify(cut: list[Hit], hits: list[Hit], key: Callable[[Hit], tuple[object, ...]]
                ) -> list[Hit]:
-    """aide-memory's layer diversity: a layer missing from the cut takes the place of the
-    last memory of a layer that has more than one."""
+    """Diversify layers as aide-memory does: a layer missing from the cut takes the place of
+    the last memory of a layer that has more than one."""
     present = {h.entry.layer for h in cut}
     chosen = set(map(id, cut))
     for layer in LAYERS:
@@ -378,7 +378,7 @@ def recall(entries: list[Entry], queries: list[Query], filters: Filters, *, memo
 
 
 def listing(entries: list[Entry], filters: Filters) -> list[Hit]:
-    """Every memory that passes the filters, by layer, then scope, then age."""
+    """List every memory that passes the filters, by layer, then scope, then age."""
     hits = [Hit(e, e.scope, depth=e.compiled.depth if e.compiled else 0)
             for e in entries if filters.keep(e)]
     hits.sort(key=lambda h: (_LAYER_RANK[h.entry.layer], h.entry.scope or "",

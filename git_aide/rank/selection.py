@@ -37,7 +37,7 @@ ELSEWHERE_DISTANCE = float("inf")
 
 
 class Query:
-    """One repo-relative query path."""
+    """Hold one repo-relative query path."""
 
     __slots__ = ("path", "is_dir")
 
@@ -49,7 +49,7 @@ class Query:
 
 
 class Filters:
-    """What narrows a listing besides paths."""
+    """Hold what narrows a listing besides paths."""
 
     __slots__ = ("layers", "tags", "contributor")
 
@@ -63,7 +63,7 @@ class Filters:
         self.contributor = contributor
 
     def keep(self, e: Entry) -> bool:
-        """Whether an entry passes every filter."""
+        """Tell whether an entry passes every filter."""
         if self.layers and e.layer not in self.layers:
             return False
         if self.tags and not set(self.tags) <= set(e.tags):
@@ -72,7 +72,7 @@ class Filters:
 
 
 class Hit:
-    """A ranked memory: the entry, the scope that made it relevant, its relevance, and
+    """Hold a ranked memory: the entry, the scope that made it relevant, its relevance, and
     what orders it (one object per candidate, since a path recall of
     a large store has thousands)."""
 
@@ -127,7 +127,7 @@ def query_paths(worktree: str | None, prefix: str, args: Iterable[str]) -> list[
 
 def scope_filter(queries: list[Query], min_depth: int
                  ) -> Callable[[scopes.Compiled | None], bool]:
-    """Whether a (compiled) scope may be relevant to at least one query path.
+    """Tell whether a (compiled) scope may be relevant to at least one query path.
 
     For a directory this keeps every glob that starts at or above it (a superset);
     `select` then applies the directory rule (core/scope.py) to the scopes it decoded.
@@ -158,7 +158,7 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
            elsewhere: Sequence[Entry] = (),
            on_topic: Callable[[bytes], bool] | None = None,
            most_specific: int | None = None) -> list[Hit]:
-    """Every entry relevant to at least one query path (all, without paths), then the
+    """Select every entry relevant to at least one query path (all, without paths), then the
     memories that only name a query path in their text or a query file's stem in their
     scope or text, then the strong --query matches from elsewhere.
 
@@ -229,7 +229,7 @@ def select(entries: list[Entry], queries: list[Query], filters: Filters,
 
 def _distance(scope: str, c: scopes.Compiled, queries: list[Query], min_depth: int
               ) -> float | None:
-    """The scope's distance to the nearest query path it is relevant to (None: none)."""
+    """Return the scope's distance to the nearest query path it is relevant to (None: none)."""
     if not queries:
         return 0.0
     best: float | None = None
@@ -245,7 +245,7 @@ def _distance(scope: str, c: scopes.Compiled, queries: list[Query], min_depth: i
 
 
 def _names_a_path(e: Entry, queries: list[Query]) -> bool:
-    """Whether the memory's what or why (not its scope or tags) names a query path."""
+    """Tell whether the memory's what or why (not its scope or tags) names a query path."""
     finder = mention_finder(queries)
     r = e.read_record()
     text = f"{r['what']}\n{r['why'] or ''}".encode()
@@ -253,6 +253,6 @@ def _names_a_path(e: Entry, queries: list[Query]) -> bool:
 
 
 def _stem_text(e: Entry) -> bytes:
-    """Where a memory may name a query file's stem: its scope, what and why."""
+    """Return where a memory may name a query file's stem: its scope, what and why."""
     r = e.read_record()
     return f"{r['scope'] or ''}\n{r['what']}\n{r['why'] or ''}".encode()

@@ -51,7 +51,7 @@ _NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 def subject(text: str) -> frozenset[str]:
-    """The first few words of a text that name something (its subject, most often)."""
+    """Return the first few words of a text that name something (its subject, most often)."""
     out: list[str] = []
     for w in _NAMES.findall(text.lower()):
         w = w.strip("._")
@@ -102,7 +102,7 @@ def relate(entries: Sequence[Entry], memo: RankMemo) -> Iterator[None]:
 
 
 def passes(older: Entry, newer: Entry, memo: RankMemo) -> bool:
-    """Whether two memories alike enough in words are one fact told twice: they share
+    """Tell whether two memories alike enough in words are one fact told twice: they share
     SHARED words and their subject, and the newer hides nothing the older holds
     (hides)."""
     mine, theirs = word_set(older, memo), word_set(newer, memo)
@@ -113,7 +113,7 @@ def passes(older: Entry, newer: Entry, memo: RankMemo) -> bool:
 
 def hides(older_exact: frozenset[str], older_words: frozenset[str],
           newer_exact: frozenset[str], newer_words: frozenset[str]) -> bool:
-    """Whether a newer memory would hide a fact of the older one: the older names
+    """Tell whether a newer memory would hide a fact of the older one: the older names
     something exact that the newer lacks (a name, a number, a flag, an identifier:
     `SameSite=Lax`), and the newer names nothing exact in its place. A newer value
     (`2 MiB` then `4 MiB`, Jest then Vitest) replaces the older; a newer text that only
@@ -123,7 +123,7 @@ def hides(older_exact: frozenset[str], older_words: frozenset[str],
 
 def superseded(entries: list[Entry], memo: RankMemo, meaning: Meaning | None = None
                ) -> list[tuple[Entry, Entry]]:
-    """(older, newer) for each memory that a newer one of `entries` supersedes.
+    """List (older, newer) for each memory that a newer one of `entries` supersedes.
     `hybrid`: the cosine of two memories' texts (None when either has no vector)."""
     if meaning is None:
         known = candidates.among(entries, memo)

@@ -39,7 +39,7 @@ STEP = 0.001
 
 
 class Bits:
-    """The words of one view's memories as bits."""
+    """Hold the words of one view's memories as bits."""
 
     __slots__ = ("bit", "masks", "rare", "room")
 
@@ -55,7 +55,7 @@ class Bits:
         self.room = OUTSIDE
 
     def made(self, words: Iterable[str]) -> tuple[int, tuple[str, ...]]:
-        """A memory's mask and rare words, from its word set's words."""
+        """Make a memory's mask and rare words from its word set's words."""
         get = self.bit.get
         mask = 0
         others = []
@@ -74,7 +74,7 @@ class Bits:
             self.rare[blob] = rare
 
     def outside(self, blob: str, words: Iterable[str]) -> tuple[int, tuple[str, ...]]:
-        """The mask and rare words of a memory outside the view, made from its word
+        """Return the mask and rare words of a memory outside the view, made from its word
         set's words, and kept while there is room."""
         mask, rare = self.made(words)
         if self.room > 0:
@@ -124,7 +124,7 @@ def build(entries: Sequence[Entry], words_of: Callable[[str], Sequence[str] | No
 
 def of(entries: Sequence[Entry], words: Callable[[Entry], Iterable[str]], memo: RankMemo
        ) -> tuple[list[int], list[tuple[str, ...]]] | None:
-    """The masks and rare words of these memories, or None before a view's are worked
+    """Return the masks and rare words of these memories, or None before a view's are worked
     out. A memory without them (a file edited since, a blob of another view) gets its
     own from `words(entry)`, its word set, numbered as the view's: the others still
     need none made."""
@@ -148,7 +148,7 @@ def of(entries: Sequence[Entry], words: Callable[[Entry], Iterable[str]], memo: 
 
 def every_pair(masks: Sequence[int], rare: Sequence[tuple[str, ...]], sizes: Sequence[int],
                threshold: float) -> list[tuple[int, int, float]]:
-    """(i, j, Jaccard similarity) of every pair of memories (i > j) at `threshold` or
+    """List (i, j, Jaccard similarity) of every pair of memories (i > j) at `threshold` or
     above, from their masks, rare words and word counts: a pair's shared words are the
     bits of the AND of its masks, and the rare words both hold."""
     holders: dict[str, list[int]] = {}
