@@ -22,7 +22,7 @@ FOLDERS: tuple[str, ...] = (
 
 
 def problem(top: str, rel: str, what: str = "memories") -> str | None:
-    """Why writing into the folder `rel` (repo-relative) could leave the working tree, or
+    """Say why writing into the folder `rel` (repo-relative) could leave the working tree, or
     None when every part of it that exists is a real folder inside it (`what`: the files
     written there, for the message)."""
     path = top
@@ -55,7 +55,7 @@ def problem(top: str, rel: str, what: str = "memories") -> str | None:
 
 
 def problems(top: str) -> list[tuple[str, str]]:
-    """(folder, problem) for every memory folder a write would refuse; a folder below
+    """List (folder, problem) for every memory folder a write would refuse; a folder below
     one already named is not named again."""
     out: list[tuple[str, str]] = []
     for rel in FOLDERS:
@@ -68,7 +68,7 @@ def problems(top: str) -> list[tuple[str, str]]:
 
 
 def linked(top: str) -> list[str]:
-    """A warning for each memory folder that is a symbolic link, for the readers of the
+    """Return a warning for each memory folder that is a symbolic link, for the readers of the
     working tree: what it points to is not in the repository, so no file of it is read
     (git lists nothing beyond a link; this says why those memories are missing)."""
     out: list[str] = []
@@ -93,7 +93,7 @@ def linked(top: str) -> list[str]:
 
 
 def unwritable(top: str, rel: str) -> str | None:
-    """The folder (repo-relative) that keeps a file from being written into the folder
+    """Find the folder (repo-relative) that keeps a file from being written into the folder
     `rel`: `rel` itself, or the nearest of its parents that exists when it does not (the
     write would make it there); None when it can be written (os.access: permission bits,
     a read-only file system)."""

@@ -27,7 +27,7 @@ _LOCAL_ENV = frozenset({
 
 
 def ignored(repo: Repo, paths: Iterable[str]) -> set[str]:
-    """The `paths` (relative to the top of the working tree, "/"-separated, no link and
+    """Return the `paths` (relative to the top of the working tree, "/"-separated, no link and
     no git folder in them) that git ignores: untracked, and left out by a .gitignore,
     .git/info/exclude or core.excludesFile. A tracked file is never ignored.
 
@@ -58,7 +58,7 @@ def ignored(repo: Repo, paths: Iterable[str]) -> set[str]:
 
 
 def _repository_of(top: str, folder: str, known: dict[str, str]) -> str:
-    """The folder of the innermost repository holding `folder` below `top` ("": the
+    """Find the folder of the innermost repository holding `folder` below `top` ("": the
     top's own): the nearest one with a `.git` of its own. `known` keeps the answers."""
     below: list[str] = []
     found = ""

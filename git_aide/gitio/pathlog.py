@@ -20,7 +20,7 @@ Change = tuple[str, str, "str | None"]
 
 
 class Walk:
-    """The changes of the commits newer than the oldest memory, newest first.
+    """Hold the changes of the commits newer than the oldest memory, newest first.
 
     Commits are numbered from 0 (newest); for the working tree and the index, 0 is the
     uncommitted change against HEAD. "After" a commit means a smaller number.
@@ -68,7 +68,7 @@ class Walk:
         return n
 
     def final_path(self, path: str, after: int) -> str:
-        """Where `path`, as it was right after commit `after`, went by later renames."""
+        """Follow later renames to where `path`, as it was right after commit `after`, went."""
         seen = 0
         while seen < 1000:
             later = [(n, new) for n, new in self._by_old.get(path, ()) if n < after]
@@ -79,7 +79,7 @@ class Walk:
         return path
 
     def renames_after(self, since: int, c: scopes.Compiled) -> list[tuple[str, str]]:
-        """(old path, where it is now) of files the scope matched that were renamed after
+        """List (old path, where it is now) of files the scope matched that were renamed after
         commit `since`."""
         out = []
         for n, old, new in self.renames:
@@ -88,13 +88,13 @@ class Walk:
         return out
 
     def deleted_after(self, since: int, c: scopes.Compiled) -> list[str]:
-        """Files the scope matched that were deleted after commit `since`."""
+        """Return the files the scope matched that were deleted after commit `since`."""
         return [path for n in range(min(since, len(self.changes)))
                 for status, path, _ in self.changes[n]
                 if status == "D" and _under_any(path, c) and scopes.relevant(c, path, False)]
 
     def added_after(self, since: int) -> frozenset[str]:
-        """Paths added (or renamed or copied into place) after commit `since`."""
+        """Return the paths added (or renamed or copied into place) after commit `since`."""
         got = self._added.get(since)
         if got is None:
             got = frozenset((new or path) for n in range(min(since, len(self.changes)))
@@ -103,7 +103,7 @@ class Walk:
         return got
 
     def commits_touching(self, since: int, c: scopes.Compiled) -> int:
-        """How many commits after `since` changed a path the scope matches."""
+        """Count the commits after `since` that changed a path the scope matches."""
         touched = self._touched_index()
         hit: set[int] = set()
         for base in set(c.bases):
@@ -117,7 +117,7 @@ class Walk:
         return len(hit)
 
     def _touched_index(self) -> dict[str, list[tuple[int, str]]]:
-        """Folder (and file) -> (commit number, path) of every change at or under it."""
+        """Map each folder (and file) to (commit number, path) of every change at or under it."""
         if self._touched is None:
             index: dict[str, list[tuple[int, str]]] = {}
             for n, changes in enumerate(self.changes):
@@ -167,7 +167,7 @@ def walk(repo: Repo, kind: str, commit: str | None, memory_paths: list[str],
 
 
 def _worktree_diff(repo: Repo, start: str) -> bytes:
-    """`git diff -M HEAD` of the working tree with its new files in it, so that a plain
+    """Run `git diff -M HEAD` on the working tree with its new files in it, so that a plain
     `mv` not yet added is seen as the rename it is: the new files are marked
     intent-to-add in a copy of the index (the real one is left alone)."""
     import shutil

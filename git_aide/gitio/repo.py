@@ -42,7 +42,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
 class Repo:
-    """An opened repository: its directories, and how to run git in it."""
+    """Hold an opened repository: its directories, and how to run git in it."""
 
     def __init__(self, git_dir: str, common_dir: str, index_file: str, worktree: str | None,
                  prefix: str) -> None:
@@ -70,20 +70,20 @@ class Repo:
 
     @property
     def cache_dir(self) -> str:
-        """`<git common dir>/aide/<interpreter>`: all derived state, shared by linked
+        """Return `<git common dir>/aide/<interpreter>`: all derived state, shared by linked
         worktrees; one folder per Python version, since marshal's format is only promised
         within one (two virtual environments on one repository keep a cache each)."""
         return os.path.join(self.common_dir, "aide", sys.implementation.cache_tag or "python")
 
     @property
     def lock_path(self) -> str:
-        """`<git common dir>/aide.lock`: the write lock, beside the cache and not in it,
+        """Return `<git common dir>/aide.lock`: the write lock, beside the cache and not in it,
         so that removing the cache (`index --rebuild`, a user's `rm -rf`) never frees it
         while a writer holds it."""
         return os.path.join(self.common_dir, "aide.lock")
 
     def unborn(self) -> bool:
-        """Whether HEAD names a branch with no commit yet (a new repository)."""
+        """Tell whether HEAD names a branch with no commit yet (a new repository)."""
         if self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).returncode == 0:
             return False
         return self.git("symbolic-ref", "-q", "HEAD", check=False).returncode == 0
@@ -145,7 +145,7 @@ class Repo:
         return env
 
     def config(self, key: str, default: str | None = None) -> str | None:
-        """One git config value (aide.* and user.* only; keys are case-insensitive)."""
+        """Return one git config value (aide.* and user.* only; keys are case-insensitive)."""
         return self._read_config().get(key.lower(), default)
 
     def _read_config(self) -> dict[str, str]:
@@ -160,7 +160,7 @@ class Repo:
         return self._config
 
     def config_origins(self) -> list[tuple[str, str, str, str]]:
-        """Every aide.* value in git config with where it comes from, in the order git
+        """List every aide.* value in git config with where it comes from, in the order git
         reads them (the last of a key wins): (scope, origin, key lower-cased, value), as
         `git config --show-origin --show-scope` says them; one git process."""
         proc = self.git("config", "--show-origin", "--show-scope", "-z", "--get-regexp",
@@ -183,7 +183,7 @@ class Repo:
 
     @property
     def settings(self) -> Settings:
-        """The aide.* settings (core/settings.py), parsed once from the config."""
+        """Return the aide.* settings (core/settings.py), parsed once from the config."""
         if self._settings is None:
             self._settings = Settings(self._read_config())
         return self._settings
@@ -197,7 +197,7 @@ class Repo:
 
     @property
     def pygit(self) -> Repository:
-        """The pygit2 Repository (imported here, off the hot path)."""
+        """Return the pygit2 Repository (imported here, off the hot path)."""
         if self._pygit is None:
             import pygit2
 
@@ -205,7 +205,7 @@ class Repo:
         return self._pygit
 
     def read_blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
-        """The contents of blobs (those it finds), by id: from the object database when
+        """Read the contents of blobs (those it finds), by id: from the object database when
         pygit2 is open already, else in one `git cat-file --batch` (importing pygit2
         costs more than that one process, however many blobs it reads)."""
         wanted = list(dict.fromkeys(b for b in ids if b))
@@ -235,7 +235,7 @@ class Repo:
         return out
 
     def merge_bases(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
-        """(first parent, other parent) -> their merge base, None when the history at hand
+        """Map (first parent, other parent) to their merge base, None when the history at hand
         has none (unrelated histories, a shallow clone)."""
         unique = list(dict.fromkeys(pairs))
         bases: dict[tuple[str, str], str | None] = {}
@@ -261,7 +261,7 @@ class Repo:
         return bases
 
     def walk_tree(self, tree_id: str) -> list[tuple[str, str]]:
-        """(path under the memories folder, blob id) for every blob below a tree."""
+        """List (path under the memories folder, blob id) for every blob below a tree."""
         import pygit2
 
         out: list[tuple[str, str]] = []
@@ -277,7 +277,7 @@ class Repo:
         return out
 
     def resolve(self, rev: str, asked: Spawned | None = None) -> tuple[str, str | None]:
-        """(commit id, tree id of the memories folder or None) for any commit-ish.
+        """Resolve any commit-ish to (commit id, tree id of the memories folder or None).
 
         `asked` is the same question already started (spawn.early).
         """
@@ -309,7 +309,7 @@ class Repo:
         return proc.wait()[1].decode().split() if proc is not None else []
 
     def ls_files(self, *flags: str) -> list[tuple[str, str, int, str]]:
-        """(mode, blob id, stage, repo-relative path) of the index entries under the
+        """List (mode, blob id, stage, repo-relative path) of the index entries under the
         memories that `git ls-files --stage` (plus `flags`, such as -u) lists."""
         top = self.require_worktree("reading the index", reads=True)
         out = self.git("ls-files", "--stage", *flags, "-z", "--full-name", "--",
@@ -323,7 +323,7 @@ class Repo:
         return rows
 
     def ls_index(self) -> list[tuple[str, str, int]]:
-        """(repo-relative path, blob id, stage) of every index entry under the memories
+        """List (repo-relative path, blob id, stage) of every index entry under the memories
         that is not a symbolic link."""
         self.require_worktree("--cached", reads=True)
         return [(path, oid, stage) for mode, oid, stage, path in self.ls_files()
@@ -378,14 +378,14 @@ FEW_MERGE_BASES = 24
 
 
 class Stream:
-    """A git process whose output is read as it comes; leaving the `with` stops it."""
+    """Read a git process's output as it comes; leaving the `with` stops it."""
 
     def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         #: The process.
         self.proc = proc
 
     def __enter__(self) -> IO[bytes]:
-        """git's output."""
+        """Return git's output."""
         assert self.proc.stdout is not None
         return self.proc.stdout
 
@@ -404,14 +404,14 @@ def load_reader() -> None:
 
 
 def git_version() -> str:
-    """`git --version`'s output ("" when git cannot be started)."""
+    """Return `git --version`'s output ("" when git cannot be started)."""
     proc = spawn("--version")
     return proc.wait()[1].decode(errors="replace") if proc is not None else ""
 
 
 def check_revision(rev: str) -> str:
-    """`rev`, or an error saying why it names no commit (too long, a control character,
-    a leading dash), before git is asked anything about it."""
+    """Return `rev`, or raise an error saying why it names no commit (too long, a control
+    character, a leading dash), before git is asked anything about it."""
     problem = revision_problem(rev)
     if problem is not None:
         shown = rev if len(rev) <= 60 else rev[:60] + "..."
@@ -420,7 +420,7 @@ def check_revision(rev: str) -> str:
 
 
 def open_repo(asked: Prefetch | None = None) -> Repo:
-    """The repository around the current directory (honours GIT_DIR and GIT_WORK_TREE).
+    """Open the repository around the current directory (honours GIT_DIR and GIT_WORK_TREE).
 
     `asked` holds the git questions spawn.early() started, if any.
     """
@@ -448,7 +448,7 @@ def open_repo(asked: Prefetch | None = None) -> Repo:
 
 
 def _where(rc: int, stdout: bytes) -> list[str | None] | None:
-    """REV_PARSE's answers (spawn.WHERE's, in order; None for one not given), or None
+    """Split REV_PARSE's answers (spawn.WHERE's, in order; None for one not given), or None
     when its lines cannot be told apart.
 
     git ends each answer with a newline and escapes none inside a path: six answers in
@@ -466,7 +466,7 @@ def _where(rc: int, stdout: bytes) -> list[str | None] | None:
 
 
 def _where_one_by_one() -> list[str | None]:
-    """spawn.WHERE's answers, one question a process (all started at once): each answer
+    """Ask spawn.WHERE's questions one a process (all started at once): each answer
     is then all of its output, whatever its path holds. None for a question git refused
     (--show-toplevel outside a working tree); an error when it finds no repository."""
     procs = [spawn("rev-parse", *question) for question in WHERE]
@@ -482,7 +482,7 @@ def _where_one_by_one() -> list[str | None]:
 
 
 def _reason(stderr: bytes) -> str:
-    """Why git found no repository, from its stderr."""
+    """Say why git found no repository, from its stderr."""
     err = stderr.decode(errors="replace").strip().splitlines()
     return err[-1].removeprefix("fatal: ") if err else "not a git repository"
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def side_names(git_dir: str | None, environ: dict[str, str] | None = None
                ) -> dict[str, Label]:
-    """What a person calls git's "ours" and "theirs" right now.
+    """Name what a person calls git's "ours" and "theirs" right now.
 
     In a merge, pull, cherry-pick or revert "ours" is HEAD and "theirs" what comes in.
     A rebase replays your commits onto upstream, so there git's "ours" is upstream and
@@ -36,7 +36,7 @@ def side_names(git_dir: str | None, environ: dict[str, str] | None = None
 
 
 def _rebase_pick(git_dir: str) -> str | None:
-    """The commit a rebase is replaying ("" if it cannot tell), or None outside a rebase.
+    """Return the commit a rebase is replaying ("" if it cannot tell), or None outside a rebase.
 
     A merge that `rebase --rebase-merges` replays counts as a merge: None.
     """
@@ -66,5 +66,5 @@ def _rebase_pick(git_dir: str) -> str | None:
 
 
 def hex_id(word: str) -> bool:
-    """Whether a word is an object id (or an abbreviation of one)."""
+    """Tell whether a word is an object id (or an abbreviation of one)."""
     return len(word) >= 4 and all(c in "0123456789abcdef" for c in word)

@@ -30,14 +30,14 @@ STATUS = ("--no-optional-locks", "status", "--porcelain", "-z", "--untracked-fil
 
 
 def one_answer(out: bytes) -> str:
-    """A git answer of one line, such as a path from `rev-parse`: its bytes (undecodable
+    """Decode a git answer of one line, such as a path from `rev-parse`: its bytes (undecodable
     ones kept as surrogates) less the one newline git ends it with. Only that one: a path
     may itself end in a newline, a space or a tab, which strip() would take."""
     return (out[:-1] if out.endswith(b"\n") else out).decode(errors="surrogateescape")
 
 
 class Spawned:
-    """One git process, started now and read when its answer is needed."""
+    """Start one git process now and read it when its answer is needed."""
 
     def __init__(self, *args: str, input: bytes | None = None,
                  env: dict[str, str] | None = None) -> None:
@@ -86,7 +86,7 @@ class Spawned:
         self._fds[2] = -1
 
     def wait(self) -> tuple[int, bytes, bytes]:
-        """(exit status, stdout, stderr); the first call waits for git to finish.
+        """Return (exit status, stdout, stderr); the first call waits for git to finish.
 
         git's three pipes are served together, whichever is ready: git blocks on any
         pipe that is full (or empty), so reading them in a fixed order could wait on
@@ -163,7 +163,7 @@ _CONTROL_NAMES = {"\0": "NUL", "\n": "a newline", "\r": "a carriage return", "\t
 
 
 def revision_problem(rev: str) -> str | None:
-    """Why `rev` cannot name a commit, before git is asked; None when it may.
+    """Say why `rev` cannot name a commit, before git is asked; None when it may.
 
     The one check of every revision a user or an agent gives (the command line's and
     the MCP server's): git reads revisions one a line on stdin (`cat-file --batch-check`),
@@ -188,7 +188,7 @@ def revision_problem(rev: str) -> str | None:
 
 
 def resolve_query(rev: str) -> bytes:
-    """What `git cat-file --batch-check` is asked to resolve a revision and its memories.
+    """Return what `git cat-file --batch-check` is asked to resolve a revision and its memories.
 
     The revision alone first: `:/text` would read `^{commit}` as part of its text.
     """
@@ -196,7 +196,7 @@ def resolve_query(rev: str) -> bytes:
 
 
 class Prefetch:
-    """The git questions a command started at its very top (`early`), each read where
+    """Hold the git questions a command started at its very top (`early`), each read where
     its answer is needed; None where it was not asked (or git could not be started)."""
 
     __slots__ = ("rev_parse", "config", "status", "resolve")

@@ -40,8 +40,8 @@ PROBE_NAME = "00000000-0000-4000-8000-000000000000.json"
 
 
 class Unwritable(AideError):
-    """Git's index cannot be written: its folder cannot be written, so index.lock cannot
-    be made, however long one waits."""
+    """Report that git's index cannot be written: its folder cannot be written, so
+    index.lock cannot be made, however long one waits."""
 
     def __init__(self, folder: str, reason: str = "permission denied") -> None:
         super().__init__(f"cannot write {folder}: {reason}")
@@ -50,7 +50,7 @@ class Unwritable(AideError):
 
 
 def unwritable(index_file: str, err: str = "") -> Unwritable | None:
-    """Why index.lock cannot be made beside `index_file`, when that is its folder's
+    """Say why index.lock cannot be made beside `index_file`, when that is its folder's
     fault (not another git's lock): the folder cannot be written (os.access) or git said
     so in `err`; None when the lock exists (someone holds it) or nothing is wrong."""
     folder = os.path.dirname(index_file) or "."
@@ -63,7 +63,7 @@ def unwritable(index_file: str, err: str = "") -> Unwritable | None:
 
 
 def index_problem(repo: Repo) -> Unwritable | None:
-    """Unwritable when staging could not succeed because git's index cannot be written
+    """Return Unwritable when staging could not succeed because git's index cannot be written
     (asked before a memory is written, so that none is left written and not staged)."""
     return unwritable(repo.index_file)
 
@@ -72,7 +72,7 @@ def index_problem(repo: Repo) -> Unwritable | None:
 
 @dataclass(frozen=True)
 class Hidden:
-    """A path an ignore rule hides, and the rule."""
+    """Hold a path an ignore rule hides, and the rule."""
 
     #: The repo-relative path.
     path: str
@@ -84,12 +84,12 @@ class Hidden:
     pattern: str
 
     def rule(self) -> str:
-        """`source:line: pattern`, as `git check-ignore -v` says it."""
+        """Return `source:line: pattern`, as `git check-ignore -v` says it."""
         return f"{self.source}:{self.line}: {self.pattern}"
 
 
 def hidden(repo: Repo, paths: list[str]) -> list[Hidden]:
-    """Which of `paths` (repo-relative, a folder ending in '/') the ignore rules hide,
+    """Find which of `paths` (repo-relative, a folder ending in '/') the ignore rules hide,
     whether or not they are tracked (`git check-ignore --no-index -v`)."""
     if not paths:
         return []
@@ -106,19 +106,19 @@ def hidden(repo: Repo, paths: list[str]) -> list[Hidden]:
 
 
 def forcible(path: str) -> bool:
-    """Whether git-aide may stage `path` against the ignore rules: a shared memory file."""
+    """Tell whether git-aide may stage `path` against the ignore rules: a shared memory file."""
     return (path.startswith(MEMORIES_DIR + "/") and path.endswith(".json")
             and not path.startswith(PERSONAL_DIR + "/"))
 
 
 def shared_hidden(repo: Repo) -> list[Hidden]:
-    """The shared memory folders whose memories the ignore rules hide (one Hidden each,
+    """Return the shared memory folders whose memories the ignore rules hide (one Hidden each,
     for a memory file there)."""
     return hidden(repo, [f"{MEMORIES_DIR}/{f}/{PROBE_NAME}" for f in SHARED])
 
 
 def fix_lines(repo: Repo) -> list[str]:
-    """The lines that, at the end of the top .gitignore, make the memory files tracked
+    """Return the lines that, at the end of the top .gitignore, make the memory files tracked
     again: `!.aide/**/*.json`, after `!.aide/` when the .aide folder itself is ignored."""
     folder = hidden(repo, [".aide/"]) if repo.worktree and os.path.isdir(
         os.path.join(repo.worktree, ".aide")) else []
@@ -126,7 +126,7 @@ def fix_lines(repo: Repo) -> list[str]:
 
 
 def fix(repo: Repo, found: list[Hidden]) -> str:
-    """What stops the ignore rules in `found` from hiding the memories."""
+    """Return what stops the ignore rules in `found` from hiding the memories."""
     deeper = [h for h in found if h.source.endswith("/.gitignore")
               and not os.path.isabs(h.source) and not h.source.startswith(".git/")]
     if deeper:  # a .gitignore below the top wins over any line of the top one
@@ -138,7 +138,7 @@ def fix(repo: Repo, found: list[Hidden]) -> str:
 
 
 def note(repo: Repo, found: list[Hidden]) -> str:
-    """The one line a write says when it staged memories the ignore rules hide."""
+    """Return the one line a write says when it staged memories the ignore rules hide."""
     first = found[0]
     more = f" and {len(found) - 1} more" if len(found) > 1 else ""
     return (f"{first.rule()} ignores {first.path}{more}; staged anyway (shared memories are "
@@ -148,7 +148,7 @@ def note(repo: Repo, found: list[Hidden]) -> str:
 # -- a file's staged content, set without the working tree -------------------------------
 
 def index_entries(repo: Repo, paths: list[str]) -> dict[str, tuple[str, str]]:
-    """Repo-relative path -> (mode, blob id) of the index entries (stage 0) of `paths`,
+    """Map repo-relative path to (mode, blob id) of the index entries (stage 0) of `paths`,
     files or folders (a folder: every file under it)."""
     if not paths:
         return {}

@@ -27,7 +27,7 @@ def _files_below(top: str, folder: str) -> list[str]:
 
 
 def changed_paths(top: str, status: Spawned | None) -> list[str]:
-    """The files of the memories folder that differ from the index, as `git status` names
+    """List the files of the memories folder that differ from the index, as `git status` names
     them (an ignored folder's expanded)."""
     if status is None:
         raise GitError("git could not be started")

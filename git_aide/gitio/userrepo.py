@@ -44,7 +44,7 @@ def _last_line(stderr: bytes) -> str:
 
 
 def is_repository(top: str) -> bool:
-    """Whether the store's folder holds a repository of its own (`.git`)."""
+    """Tell whether the store's folder holds a repository of its own (`.git`)."""
     return os.path.isdir(os.path.join(top, ".git"))
 
 
@@ -61,7 +61,7 @@ def init(top: str) -> bool:
 
 
 def config(top: str) -> dict[str, str]:
-    """The aide.* and user.* settings git reads for the store (its own config, and the
+    """Read the aide.* and user.* settings git reads for the store (its own config, and the
     user's global and system ones), keys lower-cased; the user's alone before it is a
     repository."""
     where = top if is_repository(top) else None
@@ -90,13 +90,13 @@ def commit(top: str, paths: list[str], message: str) -> str | None:
 
 
 def remotes(top: str) -> list[str]:
-    """The store's remotes, by name."""
+    """Return the store's remotes, by name."""
     proc = git(top, "remote", check=False)
     return proc.stdout.decode(errors="replace").split() if proc.returncode == 0 else []
 
 
 def uncommitted(top: str, folder: str) -> list[str]:
-    """The files under `folder` (relative to `top`) that differ from the store's last
+    """List the files under `folder` (relative to `top`) that differ from the store's last
     commit, relative to `top`."""
     proc = git(top, "status", "--porcelain", "-z", "--untracked-files=all", "--", folder,
                check=False)
