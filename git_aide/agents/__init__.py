@@ -9,7 +9,7 @@ MCP_REQUIREMENT = "mcp>=2.3,<3"
 
 
 def serve() -> int:
-    """`git aide mcp`: run the server, or say in one line what is missing."""
+    """Run `git aide mcp`'s server, or say in one line what is missing."""
     import importlib.util
 
     try:

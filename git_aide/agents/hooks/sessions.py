@@ -55,7 +55,7 @@ def record_name(session_id: JSON) -> str:
 
 
 class Session:
-    """What one agent session was already given, kept in the cache folder."""
+    """Keep what one agent session was already given, in the cache folder."""
 
     def __init__(self, cache_dir: str, session_id: JSON) -> None:
         #: The file holding the record.

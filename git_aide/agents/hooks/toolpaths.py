@@ -76,7 +76,7 @@ def tool_paths(data: JSONObject) -> list[str]:
 
 
 def absolute(raw: str, base: str, glob: bool) -> str:
-    """`raw` made absolute against `base`; a glob stands for its leading folder; "" for
+    """Return `raw` made absolute against `base`; a glob stands for its leading folder; "" for
     what names no path of ours (`-`, `~/...`, a variable)."""
     raw = raw.strip()
     if not raw or raw == "-" or raw.startswith("~") or any(c in raw for c in "$`\0\n"):
@@ -94,7 +94,7 @@ def absolute(raw: str, base: str, glob: bool) -> str:
 
 
 def patch_paths(patch: str) -> list[str]:
-    """The files an `apply_patch` adds, updates, deletes or moves to (`*** Update File:
+    """Return the files an `apply_patch` adds, updates, deletes or moves to (`*** Update File:
     path`, `*** Move to: path`), as written in the patch."""
     out: list[str] = []
     for line in patch[:MAX_PATCH_CHARS].splitlines():
@@ -217,8 +217,8 @@ def _script(text: str, cwd: str, found: list[str], depth: int) -> None:
 
 
 def _simple(argv: list[str], here: list[str], found: list[str], depth: int) -> None:
-    """One simple command: `cd` moves `here[0]` for the commands after it; a reader's
-    files are added to `found`."""
+    """Read one simple command: `cd` moves `here[0]` for the commands after it; a reader's files go
+    into `found`."""
     import re
 
     while argv and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]) or argv[0] in _WRAPPERS):

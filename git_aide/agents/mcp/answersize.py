@@ -90,7 +90,7 @@ def fitting(things: Sequence[T], make: Callable[[T], JSONObject],
 
 
 def _largest(fits: Callable[[int], bool], hi: int) -> int:
-    """The largest n in [0, hi] for which `fits(n)`, `fits(0)` being true: sizes grow
+    """Return the largest n in [0, hi] for which `fits(n)` (`fits(0)` is true): sizes grow
     with n (an item adds far more than the one id it takes out of `more`)."""
     lo = 0
     while lo < hi:
@@ -103,7 +103,7 @@ def _largest(fits: Callable[[int], bool], hi: int) -> int:
 
 
 def _leading(sizes: Iterable[int], budget: int) -> int:
-    """How many of the first sizes add up to at most `budget` (the rest not read)."""
+    """Count how many of the first sizes add up to at most `budget` (the rest not read)."""
     n = 0
     for x in sizes:
         budget -= x

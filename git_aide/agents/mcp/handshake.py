@@ -62,7 +62,7 @@ def client_of(params: JSON) -> str | None:
 
 
 class _Warm:
-    """warm_up() run in a thread, started once `initialize` is answered."""
+    """Run warm_up() in a thread, started once `initialize` is answered."""
 
     def __init__(self, tools: Callable[[], list[JSONObject]],
                  client: Callable[[], str | None] | None = None) -> None:
@@ -109,9 +109,9 @@ class _Warm:
 
 
 def _wire() -> tuple[BinaryIO, BinaryIO]:
-    """The client's pipes on descriptors of their own; fd 0 then reads nothing and fd 1
-    writes to stderr, so that no child process or stray print can corrupt the protocol
-    (as the SDK's own stdio transport does)."""
+    """Move the client's pipes onto descriptors of their own and return them; fd 0 then reads
+    nothing and fd 1 writes to stderr, so that no child process or stray print can corrupt the
+    protocol (as the SDK's own stdio transport does)."""
     try:
         wire_in, wire_out = os.dup(0), os.dup(1)
         null = os.open(os.devnull, os.O_RDONLY)
@@ -129,7 +129,7 @@ def _same_id(a: JSON, b: JSON) -> bool:
 
 
 class Start:
-    """The requests of a connection's start, answered from plain data until a message
+    """Answer the requests of a connection's start from plain data until a message
     needs the SDK; what the SDK must be given again is kept in `replay`."""
 
     def __init__(self, out: BinaryIO, config: Spawned | None = None) -> None:
@@ -262,7 +262,7 @@ def _handover(reader: BinaryIO, start: Start, line: bytes) -> int:
     import io
 
     class Replayed:
-        """The client's lines for the SDK: those answered here first, then the pipe."""
+        """Give the SDK the client's lines: those answered here first, then the pipe."""
 
         def __init__(self) -> None:
             self.lines = [x.decode("utf-8", "replace") for x in (*start.replay, line)]
@@ -272,7 +272,7 @@ def _handover(reader: BinaryIO, start: Start, line: bytes) -> int:
             return self.lines.pop(0) if self.lines else self.pipe.readline()
 
     class Answers:
-        """The SDK's messages for the client, less its answer to the replayed initialize."""
+        """Pass the SDK's messages on to the client, less its answer to the replayed initialize."""
 
         def __init__(self) -> None:
             self.dropping = start.initialized

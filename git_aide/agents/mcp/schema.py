@@ -243,7 +243,7 @@ _SCHEMAS: dict[str, JSONObject] = {t["name"]: t["inputSchema"] for t in _CHECKED
 # -- the arguments, checked against those schemas ---------------------------------------------
 
 class ArgumentError(ValueError):
-    """An argument the tool's schema does not allow, said in the parameter's own name."""
+    """Refuse an argument the tool's schema does not allow, said in the parameter's own name."""
 
 
 def _shown(value: JSON) -> str:

@@ -127,7 +127,7 @@ def build(memory: ServerState | None = None, tools: list[JSONObject] | None = No
 
 
 def settle(mem: ServerState) -> None:
-    """At the end of the connection: wait for the work after an answer under way (a
+    """Wait, at the end of the connection, for the work after an answer under way (a
     write cut off by the process's exit would leave the index for the next command to
     rebuild), then count the recalls answered and write what is pending now if the
     index is free."""

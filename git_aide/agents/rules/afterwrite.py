@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Followed:
-    """What followed a write: the rules files refreshed (`updated CLAUDE.md (staged)`,
+    """Record what followed a write: the rules files refreshed (`updated CLAUDE.md (staged)`,
     one line each, and as [{path, state, staged}] for --json) and the warnings."""
 
     lines: list[str] = field(default_factory=list)

@@ -39,7 +39,7 @@ def scope_folder(scope: str) -> str | None:
 
 
 class AlreadyRead:
-    """What each agent reads by itself from the repository's rules files (the module
+    """Hold what each agent reads by itself from the repository's rules files (the module
     `native` knows which), as the words of the rules in them."""
 
     def __init__(self, top: str) -> None:

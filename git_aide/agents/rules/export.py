@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Plan:
-    """What an export would leave on disk."""
+    """Hold what an export would leave on disk."""
 
     #: Repo-relative path -> the bytes it should hold (None: remove it).
     files: dict[str, bytes | None] = field(default_factory=dict)

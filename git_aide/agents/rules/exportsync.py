@@ -34,14 +34,14 @@ if TYPE_CHECKING:
 
 @dataclass
 class Refreshed:
-    """What a refresh did: (path, what happened, staged) per file it changed."""
+    """Record what a refresh did: (path, what happened, staged) per file it changed."""
 
     files: list[tuple[str, str, bool]] = field(default_factory=list)
     #: What the user should know (a file refreshed but not staged, a refresh refused).
     warnings: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        """One line per file: `updated CLAUDE.md (staged)`."""
+        """Return one line per file: `updated CLAUDE.md (staged)`."""
         return [f"{state} {path} ({'staged' if staged else 'not staged'})"
                 for path, state, staged in self.files]
 
@@ -145,8 +145,8 @@ def _stage(repo: Repo, top: str, changed: list[tuple[str, bytes | None, bytes | 
 
 def stale_staged(repo: Repo, cache: Cache, agents: list[str], max_chars: int | None
                  ) -> list[tuple[str, str]]:
-    """The staged rules files an export for `agents` of the staged memories would change:
-    [(path, "out of date" | "missing" | "stale")]. A file git does not track is not
+    """Return the staged rules files that an export for `agents` of the staged memories would
+    change: [(path, "out of date" | "missing" | "stale")]. A file git does not track is not
     checked (the commit does not hold it), nor is a new rule file in a rules folder
     where git tracks none of export's."""
     from git_aide.gitio import staging

@@ -114,7 +114,7 @@ def _scalar(text: str) -> Scalar:
 
 
 def _uncommented(text: str) -> str:
-    """A plain scalar without its ` # comment` (a '#' after a blank starts one)."""
+    """Return a plain scalar without its ` # comment` (a '#' after a blank starts one)."""
     # Found by a search for blank-then-'#', not a pattern starting at every blank: on a
     # long run of blanks that would cost the square of its length.
     m = _COMMENT_START.search(text)

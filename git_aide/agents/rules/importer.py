@@ -50,7 +50,7 @@ MAX_RULES_SHOWN = "2 MiB"
 # -- reading a rules file -------------------------------------------------------------
 
 def read_rules(path: str, shown: str) -> bytes | None:
-    """A rules file's bytes, or None when there is none.
+    """Read a rules file's bytes; None when there is none.
 
     Only a regular file of at most MAX_RULES_BYTES is read: a committed symlink to
     /dev/zero, /dev/tty or a named pipe would otherwise be read until memory runs out,
@@ -163,7 +163,7 @@ MAX_IMPORT_DEPTH = 5
 
 
 def discover(repo: Repo, top: str) -> list[str]:
-    """The rules files agents read in the working tree (tracked, or new and not ignored),
+    """Find the rules files agents read in the working tree (tracked, or new and not ignored),
     repo-relative, the root's first. Files `export` generated are left out (importing
     them would bring back memories forgotten since), and so is a link to another of them
     (CLAUDE.md -> AGENTS.md: the same rules)."""
@@ -231,7 +231,7 @@ def import_doc(repo: Repo, cache: Cache, files: list[str], *, layer: str | None 
 
 
 def _real(path: str) -> str:
-    """The file's absolute path with its folder resolved, not the file: a CLAUDE.md that
+    """Return the file's absolute path with its folder resolved, not the file: a CLAUDE.md that
     links to AGENTS.md keeps its name."""
     where = os.path.abspath(path)
     return os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where))
@@ -382,7 +382,7 @@ def _resolve(meta: Meta, name: str, it: Item, layer: str | None,
              scope: str | None,
              known: dict[tuple[bool, str | None, str | None], tuple[str, str | None] | str]
              ) -> tuple[str, str | None, str]:
-    """(layer, scope, priority) of one item: the flags, else its block, else its file.
+    """Work out one item's (layer, scope, priority): from the flags, else its block, else its file.
 
     `known` keeps the answers (or refusals) already worked out for this file."""
     from git_aide.app import store

@@ -36,7 +36,7 @@ CODE_INDENT = 4
 
 @dataclass
 class Block:
-    """A block of markdown: a heading, paragraph, list, code, table or anything else."""
+    """Hold a block of markdown: a heading, paragraph, list, code, table or anything else."""
 
     #: heading, para, list, code, table, html or hr.
     kind: str
@@ -54,7 +54,7 @@ class Block:
 
 @dataclass
 class Entry:
-    """One entry of a list: its marker and the blocks inside it."""
+    """Hold one entry of a list: its marker and the blocks inside it."""
 
     #: `-`, or `3.` for a numbered entry.
     marker: str
@@ -64,11 +64,11 @@ class Entry:
     blocks: list[Block] = field(default_factory=list)
 
     def head(self) -> str:
-        """The entry's first paragraph (empty when it starts with something else)."""
+        """Return the entry's first paragraph (empty when it starts with something else)."""
         return self.blocks[0].text if self.blocks and self.blocks[0].kind == "para" else ""
 
     def render(self) -> str:
-        """The entry as memory text: its paragraphs, sub-entries, code and tables."""
+        """Render the entry as memory text: its paragraphs, sub-entries, code and tables."""
         return "\n".join(render_blocks(self.blocks, "")).strip()
 
 
@@ -90,7 +90,7 @@ _MD: MarkdownIt | None = None
 
 
 def blocks(lines: list[str], offset: int) -> list[Block]:
-    """The top-level blocks of these lines (the file's lines from `offset` on); a quote's
+    """Parse these lines (the file's lines from `offset` on) into their top-level blocks; a quote's
     blocks stand in its place."""
     global _MD
     if _MD is None:
@@ -102,7 +102,7 @@ def blocks(lines: list[str], offset: int) -> list[Block]:
 
 
 class _Tree:
-    """markdown-it's flat token stream read back into nested blocks."""
+    """Read markdown-it's flat token stream back into nested blocks."""
 
     def __init__(self, tokens: list[Token], lines: list[str], offset: int) -> None:
         self.tokens, self.lines, self.offset = tokens, lines, offset
@@ -112,7 +112,7 @@ class _Tree:
         return (tok.map[0] if tok.map else 0) + self.offset + 1
 
     def close(self, i: int) -> int:
-        """The index just past the token that closes the one opened at i."""
+        """Return the index just past the token that closes the one opened at i."""
         depth = 0
         for j in range(i, len(self.tokens)):
             depth += self.tokens[j].nesting
@@ -121,7 +121,7 @@ class _Tree:
         return len(self.tokens)
 
     def read(self, i: int, stop: int, out: list[Block]) -> None:
-        """The blocks of tokens[i:stop], added to `out`."""
+        """Read the blocks of tokens[i:stop] into `out`."""
         toks = self.tokens
         while i < stop:
             tok = toks[i]
@@ -178,7 +178,7 @@ class _Tree:
                 i += 1
 
     def entries(self, i: int, stop: int, block: Block) -> None:
-        """The entries of the list whose tokens are tokens[i:stop], added to `block`."""
+        """Read the entries of the list whose tokens are tokens[i:stop] into `block`."""
         toks = self.tokens
         while i < stop:
             tok = toks[i]
@@ -194,13 +194,13 @@ class _Tree:
 
 
 def joined(text: str) -> str:
-    """A paragraph's lines as one line: a soft line break is a blank."""
+    """Join a paragraph's lines into one line: a soft line break is a blank."""
     text = CALLOUT.sub("", text.lstrip())  # a callout's [!NOTE] marker
     return " ".join(part.strip() for part in text.split("\n")).strip()
 
 
 def code_split(text: str) -> tuple[str, str]:
-    """A paragraph's text as (its prose, the code that ends it), either may be empty.
+    """Split a paragraph's text into (its prose, the code that ends it); either may be empty.
 
     Code is a directory tree (its root line, then branch lines), or lines indented
     CODE_INDENT deeper than the first under a line ending in a colon: markdown reads
@@ -249,7 +249,7 @@ def unquoted(line: str) -> str:
 
 
 def render_blocks(blocks: list[Block], indent: str) -> list[str]:
-    """Blocks as memory text lines: sub-entries as `- x` (or `1. x`), indented two
+    """Render blocks as memory text lines: sub-entries as `- x` (or `1. x`), indented two
     spaces a level; code and tables as written."""
     out: list[str] = []
     for b in blocks:

@@ -31,7 +31,7 @@ OUTSIDE, IN_GIT, IGNORED = ("outside the working tree", "inside the git folder",
 
 
 def _refused_place(full: str, root: str, git_dirs: tuple[str, ...]) -> str | None:
-    """Why the file at `full` (a real path) is not a rules file's to read, short of
+    """Say why the file at `full` (a real path) may not be read as a rules file, short of
     asking git whether it ignores it: OUTSIDE, IN_GIT or None."""
     if os.path.commonpath([root, full]) != root:
         return OUTSIDE
@@ -43,17 +43,17 @@ def _refused_place(full: str, root: str, git_dirs: tuple[str, ...]) -> str | Non
 
 
 def _git_dirs(repo: Repo) -> tuple[str, ...]:
-    """The repository's git folders, real paths: a linked worktree's own and the common
+    """Return the repository's git folders, as real paths: a linked worktree's own and the common
     one, wherever they are (`--separate-git-dir` puts them anywhere, even in the tree)."""
     return tuple(dict.fromkeys(os.path.realpath(d) for d in (repo.git_dir, repo.common_dir)))
 
 
 def refuse_links(repo: Repo, top: str, root: str, files: list[str]
                  ) -> tuple[list[str], list[str]]:
-    """The discovered rules files (repo-relative) but those a link leads out of the
-    working tree, into the git folder or to a file git ignores: a clone's `AGENTS.md ->
-    ../private.md` would otherwise bring that file's lines into the memories, and the
-    next commit would publish them. The kept files, and a warning for each refused one."""
+    """Drop the discovered rules files (repo-relative) that a link leads out of the working tree,
+    into the git folder or to a file git ignores: a clone's `AGENTS.md -> ../private.md` would
+    otherwise bring that file's lines into the memories, and the next commit would publish them.
+    Return the kept files, and a warning for each refused one."""
     git_dirs = _git_dirs(repo)
     why: dict[str, str] = {}
     ask: dict[str, str] = {}
@@ -76,7 +76,7 @@ def refuse_links(repo: Repo, top: str, root: str, files: list[str]
 
 
 def _pointing(top: str, name: str, full: str) -> str:
-    """`name` and where it points: its link's text (and the real path, when the link
+    """Say `name` and where it points: its link's text (and the real path, when the link
     goes on through other links), or the real path a linked folder gives it."""
     path = os.path.join(top, name)
     try:
@@ -91,7 +91,7 @@ def _pointing(top: str, name: str, full: str) -> str:
 
 @dataclass
 class Walk:
-    """The files `import` reads: those named, and what they import with `@path`."""
+    """Walk the files `import` reads: those named, and what they import with `@path`."""
 
     repo: Repo
     #: The top of the working tree, a real path.
@@ -171,7 +171,7 @@ class Walk:
 
 
 def _some(targets: list[str]) -> str:
-    """The first few of `targets` as `@` imports, on one line however many: a file can
+    """Return the first few of `targets` as `@` imports, on one line however many: a file can
     name thousands."""
     more = f" and {len(targets) - 3} more" if len(targets) > 3 else ""
     return f"{', '.join('@' + t for t in targets[:3])}{more}"

@@ -58,7 +58,7 @@ MAX_META_WORDS = 25
 
 @dataclass
 class Item:
-    """One memory found in a rules file."""
+    """Hold one memory found in a rules file."""
 
     #: The memory's text.
     what: str
@@ -75,7 +75,7 @@ class Item:
 
 @dataclass
 class Doc:
-    """A parsed rules file: its front matter, its memories and what was left out."""
+    """Hold a parsed rules file: its front matter, its memories and what was left out."""
 
     #: The front matter keys read (strings, booleans, lists).
     meta: Meta = field(default_factory=dict)
@@ -86,7 +86,7 @@ class Doc:
 
 
 class Splitter:
-    """Blocks to memories, the way a person would split the file into whole rules."""
+    """Split blocks into memories as a person would split the file: into whole rules."""
 
     def __init__(self, doc: Doc) -> None:
         #: Where the memories and what was left out go.

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def findings(repo: Repo) -> list[Finding]:
-    """Per agent whose project settings exist: is git-aide set up in them, does the server
+    """Check each agent whose project settings exist: is git-aide set up in them, does the server
     they start answer in time, do the files reach the team, and which one-time approval
     the user still owes the agent."""
     from git_aide.agents.setup import config, probe
@@ -51,7 +51,7 @@ def findings(repo: Repo) -> list[Finding]:
 
 
 def _answered(s: Server, answer: Answer) -> Finding:
-    """Whether the server `s` names answered `initialize` within the agent's wait."""
+    """Tell whether the server `s` names answered `initialize` within the agent's wait."""
     from git_aide.agents.setup.probe import NAMES, seconds, slow_fix
 
     what = f"{s.agent}: the MCP server {s.rel} starts ({' '.join((s.command, *s.args))})"
@@ -102,12 +102,12 @@ def _user_json(path: str) -> JSON:
 
 
 def _keys(top: str) -> list[str]:
-    """The spellings of the working tree's path an agent may key its settings by."""
+    """Return the spellings of the working tree's path an agent may key its settings by."""
     return list(dict.fromkeys([top, os.path.realpath(top)]))
 
 
 def _trust(agent: str, top: str) -> list[Finding]:
-    """The agent's one-time approval of this project's git-aide set-up, where doctor can
+    """Check the agent's one-time approval of this project's git-aide set-up, where doctor can
     see it: done (ok) or the step still missing with the exact way to do it (a note: it
     is the user's own choice, made once per machine)."""
     if agent == "claude":
@@ -124,7 +124,7 @@ def _trust(agent: str, top: str) -> list[Finding]:
 
 
 def _claude(top: str) -> Finding:
-    """Claude Code approves each server of a project's .mcp.json once."""
+    """Check Claude Code's approval: it approves each server of a project's .mcp.json once."""
     from git_aide.agents.setup.entries import SERVER
 
     home = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
@@ -163,13 +163,14 @@ def _names(value: JSON, name: str) -> bool:
 
 
 def _tilde(path: str) -> str:
-    """A path under the home folder written with ~, as the agents' docs write it."""
+    """Write a path under the home folder with ~, as the agents' docs write it."""
     home = os.path.expanduser("~")
     return "~" + path[len(home):] if path.startswith(home + os.sep) else path
 
 
 def _gemini(top: str) -> Finding:
-    """Gemini CLI starts a project's MCP servers and hooks only in a trusted folder."""
+    """Check Gemini CLI's trust: it starts a project's MCP servers and hooks only in a
+    trusted folder."""
     env = os.environ.get("GEMINI_CLI_TRUST_WORKSPACE")
     if env in ("true", "false"):
         return Finding("agent", True, f"gemini: GEMINI_CLI_TRUST_WORKSPACE={env} decides "
@@ -209,8 +210,8 @@ def _gemini(top: str) -> Finding:
 
 
 def _codex(top: str) -> Finding:
-    """Codex loads a project's .codex/ only when the project is trusted, then runs each
-    hook only once the user trusted it in /hooks."""
+    """Check Codex's trust: it loads a project's .codex/ only when the project is trusted, then runs
+    each hook only once the user trusted it in /hooks."""
     home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
     path = os.path.join(home, "config.toml")
     hooks = ("type /hooks in codex and trust git-aide's hooks (until then Codex skips them "
@@ -247,7 +248,7 @@ def _codex(top: str) -> Finding:
 
 
 def _toml_key(path: str) -> str:
-    """A path as a quoted TOML key."""
+    """Quote a path as a TOML key."""
     import json
 
     return json.dumps(path)

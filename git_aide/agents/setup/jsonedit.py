@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 
 
 def newline(text: str) -> str:
-    """The line end a file uses (its first one), "\\n" when it has none."""
+    """Return the line end a file uses (its first one), "\\n" when it has none."""
     first = text.find("\n")
     return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
 
 class Node:
-    """Where one JSON value is in the text: a tree of positions, not of values."""
+    """Hold where one JSON value is in the text: a tree of positions, not of values."""
 
     __slots__ = ("start", "end", "kind", "items", "keys")
 
@@ -40,7 +40,7 @@ class Node:
         self.keys: list[tuple[str, int, int]] = []
 
     def head(self, i: int) -> int:
-        """Where item `i` starts: at its key, in an object."""
+        """Return where item `i` starts: at its key, in an object."""
         return self.keys[i][1] if self.kind == "{" else self.items[i].start
 
 
@@ -52,7 +52,7 @@ Edit = tuple[int, int, str]
 
 
 def tree(text: str) -> Node:
-    """The positions of the values of `text`, a JSON object (json.loads has read it),
+    """Read the positions of the values of `text`, a JSON object (json.loads has read it),
     in one pass."""
     stack: list[Node] = []
     root = Node(0, "{", len(text))
@@ -106,7 +106,7 @@ def tree(text: str) -> Node:
 
 
 class Document:
-    """A JSON settings file being edited: its text, where its values are, its layout."""
+    """Hold a JSON settings file being edited: its text, where its values are, its layout."""
 
     def __init__(self, text: str) -> None:
         #: The whole file.
@@ -151,23 +151,23 @@ class Document:
         return json.loads(self.text[node.start:node.end])
 
     def member(self, box: Node, key: str) -> int | None:
-        """The index of `key` in the object `box` (its last, as JSON readers take)."""
+        """Return the index of `key` in the object `box` (its last, as JSON readers take)."""
         for i in range(len(box.keys) - 1, -1, -1):
             if box.keys[i][0] == key:
                 return i
         return None
 
     def indent(self, pos: int) -> str:
-        """The white space that opens the line holding `pos`."""
+        """Return the white space that opens the line holding `pos`."""
         line = self.text[self.text.rfind("\n", 0, pos) + 1:pos]
         return line[:len(line) - len(line.lstrip(" \t"))]
 
     def flat(self, node: Node) -> bool:
-        """Whether `node` is written on one line."""
+        """Tell whether `node` is written on one line."""
         return "\n" not in self.text[node.start:node.end]
 
     def laid_out(self, box: Node) -> bool:
-        """Whether the container `box` has its items one a line: a line break before
+        """Tell whether the container `box` has its items one a line: a line break before
         the first (or, empty, inside it)."""
         end = box.head(0) if box.items else box.end - 1
         return "\n" in self.text[box.start:end]
@@ -220,7 +220,7 @@ class Document:
         return at, at, f",{self.gap}".join(self.item(k, v, "", True) for k, v in new)
 
     def drop(self, box: Node, gone: list[int]) -> list[Edit]:
-        """The edits that take items `gone` (ascending) out of `box` with their commas:
+        """Return the edits that take items `gone` (ascending) out of `box` with their commas:
         the inverse of `append`. With all of them gone, what followed the last one (the
         closing bracket's line) stays."""
         items = box.items
@@ -241,7 +241,7 @@ class Document:
         return edits
 
     def prune(self, parent: Node, emptied: dict[int, list[Edit]]) -> tuple[int, list[Edit]]:
-        """(how many go, the edits) for the containers of `parent` whose items were all
+        """Return (how many go, the edits) for the containers of `parent` whose items were all
         ours (index: the edits that empty them): one install made goes whole, the
         user's own empty one that install filled stays, empty. Install fills an empty
         container on its line and makes one laid out, so in a laid-out parent the
@@ -259,7 +259,7 @@ class Document:
 
 
 def splice(text: str, edits: list[Edit]) -> str:
-    """`text` with `edits` (that do not overlap) made."""
+    """Return `text` with `edits` made (they do not overlap)."""
     out = []
     end = len(text)
     for start, stop, new in sorted(edits, reverse=True):
@@ -273,7 +273,7 @@ def splice(text: str, edits: list[Edit]) -> str:
 
 
 def kind(text: str, node: Node) -> str:
-    """What a value is, for a message."""
+    """Name what a value is, for a message."""
     first = text[node.start]
     if node.kind:
         return "an array" if node.kind == "[" else "an object"

@@ -27,7 +27,7 @@ SKELETON = "{\n}\n"
 
 @dataclass(frozen=True)
 class Spec:
-    """What git-aide owns in one JSON settings file."""
+    """Hold what git-aide owns in one JSON settings file."""
 
     #: The key of the MCP servers object ("" when the file has no server of ours).
     servers: str = ""

@@ -62,7 +62,7 @@ _NOT_WORD = re.compile(r"[^0-9a-z]+")
 
 def native_files(agent: str, top: str, path: str | None = None,
                  cwd: str | None = None, coming: Iterable[str] = ()) -> list[str]:
-    """The rules files (repo-relative, `/`-separated, in load order, each once) that
+    """Return the rules files (repo-relative, `/`-separated, in load order, each once) that
     `agent` has in its context in the repository at `top`: those it loads at session start
     when `path` is None, and with them those it loads once it has opened `path` (a file or
     folder, repo-relative). `cwd` is where the agent runs (the top when None or outside).
@@ -126,7 +126,7 @@ def native_files(agent: str, top: str, path: str | None = None,
 
 
 class Loaded:
-    """What an agent already holds from its own rules files: which files, and their words."""
+    """Keep what an agent already holds from its own rules files: which files, and their words."""
 
     def __init__(self, top: str, files: Iterable[str], caps: dict[str, int] | None = None
                  ) -> None:
@@ -172,7 +172,7 @@ class Loaded:
         return self.restates(what)
 
     def restates(self, what: str) -> bool:
-        """Whether one rule of these files says what `what` says in other words (word
+        """Tell whether one rule of these files says what `what` says in other words (word
         overlap: RESTATED_SHARE of its words, and each number and identifier it names)."""
         mine = _stems(what)
         if len(mine) < RESTATED_WORDS:
@@ -249,7 +249,7 @@ def _named(text: str) -> frozenset[str]:
 
 
 def loaded(agent: str, top: str, paths: Iterable[str] = (), cwd: str | None = None) -> Loaded:
-    """What `agent` holds from its rules files at session start and, with `paths`
+    """Return what `agent` holds from its rules files at session start and, with `paths`
     (repo-relative), once it has opened them."""
     files: dict[str, None] = dict.fromkeys(native_files(agent, top, None, cwd))
     for path in paths:
@@ -292,7 +292,7 @@ def _codex_budget(top: str) -> int:
 
 
 def words(text: str) -> str:
-    """A text reduced to its lowercase words and numbers, one space apart: markdown's
+    """Reduce a text to its lowercase words and numbers, one space apart: markdown's
     emphasis, code marks, bullets and line breaks do not change it."""
     return _NOT_WORD.sub(" ", text.casefold()).strip()
 
@@ -304,7 +304,7 @@ def _join(folder: str, name: str) -> str:
 
 
 def _chain(folder: str) -> list[str]:
-    """The folders from the top ("") down to `folder`, both included."""
+    """Return the folders from the top ("") down to `folder`, both included."""
     out = [""]
     parts = [p for p in folder.split("/") if p]
     for i in range(len(parts)):
@@ -313,7 +313,7 @@ def _chain(folder: str) -> list[str]:
 
 
 def _inside(top: str, path: str) -> str | None:
-    """`path` (absolute, or relative to the top) relative to the top; None when outside."""
+    """Make `path` (absolute, or relative to the top) relative to the top; None when outside."""
     full = os.path.realpath(os.path.join(top, path))
     if full == top:
         return ""
@@ -323,7 +323,7 @@ def _inside(top: str, path: str) -> str | None:
 
 
 def _folder(top: str, path: str) -> str:
-    """The folder an agent opens `path` in: the path itself when it is a folder."""
+    """Return the folder an agent opens `path` in: the path itself when it is a folder."""
     rel = _inside(top, path)
     if rel is None:
         return ""
@@ -337,7 +337,7 @@ def _is_file(top: str, name: str) -> bool:
 
 
 def _read(full: str) -> str | None:
-    """A regular file's text, at most MAX_FILE_BYTES of it; None for anything else (a
+    """Read a regular file's text, at most MAX_FILE_BYTES of it; None for anything else (a
     device or a pipe is never opened for reading: it could block a hook)."""
     import stat
 
@@ -383,9 +383,9 @@ def _add(top: str, name: str, seen: dict[str, None], depth: int) -> None:
 
 
 def imports(text: str) -> list[str]:
-    """The `@path` imports of a CLAUDE.md or GEMINI.md (one parser for the hooks, import and
-    export), in order, each once: outside code blocks and
-    code spans, where an `@` is code (in time linear in the text, whatever it holds)."""
+    """Find the `@path` imports of a CLAUDE.md or GEMINI.md (one parser for the hooks, import and
+    export), in order, each once: outside code blocks and code spans, where an `@` is code (in
+    time linear in the text, whatever it holds)."""
     found: dict[str, None] = {}
     fence = ""
     for line in text.split("\n"):
@@ -408,7 +408,7 @@ def imports(text: str) -> list[str]:
 
 def _rules(top: str, folder: str, suffix: str | tuple[str, ...], key: str,
            path: str | None, unset_applies: bool = True) -> list[str]:
-    """The rules files under `folder` that apply: those whose front matter `key` (globs)
+    """Return the rules files under `folder` that apply: those whose front matter `key` (globs)
     is unset (when `unset_applies`: Claude's rules without `paths`) or covers everything,
     and, for a `path`, those whose globs match it. Cursor's `alwaysApply: true` applies
     everywhere too; its rules with only a description are the agent's to ask for."""
@@ -474,7 +474,7 @@ def _applies(top: str, globs: MetaValue, rel: str | None) -> bool:
 
 
 def _gemini_names(top: str) -> list[str]:
-    """The context file names Gemini CLI reads: `context.fileName` of the project's
+    """Return the context file names Gemini CLI reads: `context.fileName` of the project's
     `.gemini/settings.json`, else GEMINI.md."""
     text = _read(os.path.join(top, ".gemini", "settings.json"))
     if text:

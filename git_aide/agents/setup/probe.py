@@ -37,7 +37,7 @@ MAX_WAIT = 120.0
 
 @dataclass(frozen=True)
 class Server:
-    """git-aide's MCP server as one agent's settings name it."""
+    """Hold git-aide's MCP server as one agent's settings name it."""
 
     #: The agent.
     agent: str
@@ -55,7 +55,7 @@ class Server:
 
 @dataclass(frozen=True)
 class Answer:
-    """What a started server did."""
+    """Record what a started server did."""
 
     #: Seconds until it answered `initialize`; None when it did not.
     seconds: float | None
@@ -100,7 +100,7 @@ def _wait(agent: str, rel: str, entry: JSONObject) -> tuple[float, str]:
 
 
 def servers(top: str) -> list[Server]:
-    """Every MCP server entry of ours in the agents' project settings (those that can be
+    """Return every MCP server entry of ours in the agents' project settings (those that can be
     read), as each agent would start it."""
     out = []
     for agent, (rel, key) in _SERVER_FILES.items():
@@ -133,7 +133,7 @@ def servers(top: str) -> list[Server]:
 
 
 def _here() -> str:
-    """The folder of the git-aide running now, for a fix that puts it on PATH."""
+    """Return the folder of the git-aide running now, for a fix that puts it on PATH."""
     import shutil
     import sys
 
@@ -257,7 +257,7 @@ def probe(top: str, command: str, args: tuple[str, ...], wait: float) -> Answer:
 
 
 def ignored(top: str, rels: list[str]) -> dict[str, str]:
-    """The files of `rels` (repo-relative, existing, untracked) that git ignores, with
+    """Return the files of `rels` (repo-relative, existing, untracked) that git ignores, with
     the rule that does it (`source:line:pattern`): the team would never get them."""
     from git_aide.gitio.spawn import spawn
 
@@ -279,8 +279,8 @@ def ignored(top: str, rels: list[str]) -> dict[str, str]:
 
 
 def check(top: str, agents: list[str]) -> tuple[list[str], str | None]:
-    """After `init --agent`: (notes on files git ignores, why the server the agents' files
-    start does not answer in time, with the fix, or None when it does)."""
+    """Check the set-up after `init --agent`: return (notes on files git ignores, why the server the
+    agents' files start does not answer in time, with the fix, or None when it does)."""
     mine = [s for s in servers(top) if s.agent in agents]
     notes = [f"note: {rel} is ignored by git ({rule}), so the team does not get it: "
              f"git add -f {rel}"
@@ -303,12 +303,12 @@ def check(top: str, agents: list[str]) -> tuple[list[str], str | None]:
 
 
 def seconds(x: float) -> str:
-    """A duration for a message: hundredths under a second."""
+    """Write a duration for a message: hundredths under a second."""
     return f"{x:.2f} s" if x < 1 else f"{x:.1f} s"
 
 
 def slow_fix(s: Server) -> str:
-    """How to give a slow server more time in one agent."""
+    """Say how to give a slow server more time in one agent."""
     if s.agent == "claude":
         return "start claude with MCP_TIMEOUT=60000 in its environment"
     if s.agent == "codex":
@@ -319,7 +319,7 @@ def slow_fix(s: Server) -> str:
 
 
 def by_command(found: list[Server]) -> dict[tuple[str, tuple[str, ...]], list[Server]]:
-    """The entries grouped by what they start: one probe each."""
+    """Group the entries by what they start: one probe each."""
     out: dict[tuple[str, tuple[str, ...]], list[Server]] = {}
     for s in found:
         out.setdefault((s.command, s.args), []).append(s)

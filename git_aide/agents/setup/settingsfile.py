@@ -21,7 +21,7 @@ MAX_TOML = 128 << 10
 
 @dataclass
 class Change:
-    """What init did (or would do) to one file."""
+    """Record what init did (or would do) to one file."""
 
     #: Repo-relative path.
     path: str
