@@ -16,7 +16,7 @@ from git_aide.cli.option_table import COMMANDS
 
 
 def parse(argv: list[str]) -> tuple[str, dict[str, object]] | None:
-    """(command, keyword arguments) for a plain form of a hot command; None for click.
+    """Parse a plain form of a hot command into (command, keyword arguments); None for click.
 
     The keywords are those the command's function takes (commands.py), only those
     given; each value checked as click would (a choice, a whole number)."""

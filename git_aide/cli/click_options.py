@@ -18,7 +18,7 @@ SOURCE_CHOICE = click.Choice(["conversation", "import", "agent_discovery", "elev
 
 
 def source_options(f: F) -> F:
-    """--cached/--staged and --rev REV."""
+    """Add --cached/--staged and --rev REV."""
     f = click.option("--rev", metavar="REV", help="Read the tree of this commit-ish.")(f)
     f = click.option("--cached", "--staged", "cached", is_flag=True,
                      help="Read the staged blobs (the index).")(f)
@@ -26,6 +26,6 @@ def source_options(f: F) -> F:
 
 
 def json_option(f: F) -> F:
-    """--json."""
+    """Add --json."""
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(f)
 

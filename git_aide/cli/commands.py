@@ -26,12 +26,12 @@ if TYPE_CHECKING:
 
 
 def tty() -> bool:
-    """Whether stdout is a terminal (tables and colour) rather than a pipe (plain text)."""
+    """Tell whether stdout is a terminal (tables and colour) rather than a pipe (plain text)."""
     return sys.stdout.isatty()
 
 
 def out(text: str, *, raw: bool = False, page: bool = False) -> None:
-    """One piece of output on stdout, its control characters escaped (a memory file may
+    """Write one piece of output on stdout, its control characters escaped (a memory file may
     hold some); `raw` for a rich rendering, which escaped the memories' text itself.
 
     `page`: a command's human answer, which goes through the pager on a terminal (as
@@ -71,14 +71,14 @@ def end_paging() -> None:
 
 
 def escape(text: str) -> str:
-    """`text` with control characters written as `\\uXXXX` (valid inside JSON too)."""
+    """Escape `text`'s control characters as `\\uXXXX` (valid inside JSON too)."""
     from git_aide.core.controls import escape as escape_controls
 
     return escape_controls(text)
 
 
 def warn(lines: list[str]) -> None:
-    """Warnings (a skipped file, an unstaged write) on stderr, one line each."""
+    """Say warnings (a skipped file, an unstaged write) on stderr, one line each."""
     for line in lines:
         sys.stderr.write(f"git-aide: warning: {escape(line)}\n")
 
@@ -98,7 +98,7 @@ def check_arguments(argv: list[str]) -> None:
 
 
 def say_notices(ctx: Context) -> None:
-    """The context's notices (a damaged cache that was rebuilt), once, on stderr."""
+    """Say the context's notices (a damaged cache that was rebuilt), once, on stderr."""
     notices = ctx.take_notices()
     if notices:
         from git_aide.app.boundary import notice_line
@@ -107,7 +107,7 @@ def say_notices(ctx: Context) -> None:
 
 
 class Opened:
-    """`with Opened() as ctx:` a command's context, its notices said when it ends
+    """Open a command's context (`with Opened() as ctx:`) and say its notices when it ends
     (before an error's line, as the work is done by then).
 
     `asked`: git's questions already started (spawn.early); `cached`, `rev`: the source
@@ -149,7 +149,7 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
            layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
            contributor: str | None = None, limit: int | None = None, cached: bool = False,
            rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None) -> None:
-    """`git aide recall`."""
+    """Run `git aide recall`."""
     from git_aide.app.answers import recall_hits
     from git_aide.app.queries import RecallQuery
 
@@ -174,7 +174,7 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
            tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
            limit: int | None = None, mode: str | None = None, cached: bool = False,
            rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None) -> None:
-    """`git aide search`."""
+    """Run `git aide search`."""
     from git_aide.app.answers import search_hits
     from git_aide.app.queries import SearchQuery
     from git_aide.app.semantic import Semantic
@@ -196,7 +196,7 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
 def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
         reverse: bool = False, limit: int | None = None, as_json: bool = False,
         paths: list[str] | None = None) -> None:
-    """`git aide log`."""
+    """Run `git aide log`."""
     from git_aide.app import log as history_log
 
     with Opened() as ctx:
@@ -218,7 +218,7 @@ def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
 def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
          fmt: str = "text", exit_code: bool = False, as_json: bool = False,
          paths: list[str] | None = None) -> int:
-    """`git aide diff`; returns the exit status (1: differences, with --exit-code)."""
+    """Run `git aide diff`; return the exit status (1: differences, with --exit-code)."""
     from git_aide.app import diff as history_diff
 
     if sum((as_stat, as_json, fmt != "text")) > 1:
@@ -259,7 +259,7 @@ PROGRESS_FROM = 500
 
 
 class Bar:
-    """A rich progress bar that appears only when there is real work and a terminal."""
+    """Show a rich progress bar, only when there is real work and a terminal."""
 
     def __init__(self, label: str, enabled: bool) -> None:
         #: What is being done.
@@ -290,7 +290,7 @@ class Bar:
 
 
 def progress(label: str, quiet: bool = False) -> Bar:
-    """A progress bar for `label`, drawn only on a terminal."""
+    """Make a progress bar for `label`, drawn only on a terminal."""
     return Bar(label, enabled=not quiet and sys.stderr.isatty() and sys.stdout.isatty())
 
 

@@ -42,7 +42,7 @@ _VALUES = {"ident": "ids", "rev": "refs", "html": "files"}
 # -- __complete: the memories' ids, from the file names --------------------------------------
 
 def memory_ids(prefix: str = "", start: str | None = None) -> list[str]:
-    """The uuids of the memories in the working tree around `start` (default: the current
+    """Return the uuids of the memories in the working tree around `start` (default: the current
     directory) and in the user's own store that start with `prefix`, sorted: the
     `*.json` names under .aide/memories and its subfolders (preferences/shared,
     preferences/personal)."""
@@ -65,7 +65,7 @@ def memory_ids(prefix: str = "", start: str | None = None) -> list[str]:
 
 
 def _memories(here: str, memories_dir: str) -> str | None:
-    """The memories folder of the working tree that holds `here`, if any."""
+    """Find the memories folder of the working tree that holds `here`, if any."""
     while True:
         candidate = os.path.join(here, memories_dir)
         if os.path.isdir(candidate):
@@ -77,7 +77,7 @@ def _memories(here: str, memories_dir: str) -> str | None:
 
 
 def helper(argv: list[str]) -> int:
-    """`git aide __complete ids [PREFIX]`: the matching uuids, one a line; never an error
+    """Print the matching uuids for `git aide __complete ids [PREFIX]`, one a line; never an error
     (a completion must not print one into the user's command line)."""
     import sys
 
@@ -94,7 +94,7 @@ def helper(argv: list[str]) -> int:
 # -- what the script knows: read from the click group ------------------------------------
 
 class Spec:
-    """One command (a group's subcommand is named "group sub") as the script sees it."""
+    """Hold one command (a group's subcommand is named "group sub") as the script sees it."""
 
     __slots__ = ("name", "help", "options", "values", "words")
 
@@ -113,7 +113,7 @@ class Spec:
 
 
 def specs(group: click.Group) -> list[Spec]:
-    """Every visible command of `group` and of its subgroups, in order (not the
+    """List every visible command of `group` and of its subgroups, in order (not the
     INTERNAL ones)."""
     import click
 
@@ -159,12 +159,12 @@ def _first_line(text: str) -> str:
 
 
 def script(shell: str, group: click.Group) -> str:
-    """The completion script for `shell` (bash or zsh), with `group`'s commands in it."""
+    """Make the completion script for `shell` (bash or zsh), with `group`'s commands in it."""
     return (_bash if shell == "bash" else _zsh)(specs(group))
 
 
 def command() -> click.Command:
-    """The `completion` command, for main.py's group."""
+    """Build the `completion` command, for main.py's group."""
     import click
 
     @click.command()
@@ -464,7 +464,7 @@ fi
 
 
 def _zq(text: str) -> str:
-    """`text` in single quotes for zsh."""
+    """Put `text` in single quotes for zsh."""
     return "'" + text.replace("'", "'\\''") + "'"
 
 

@@ -29,17 +29,17 @@ from git_aide.cli.semantic import semantic
 
 
 class AideGroup(click.Group):
-    """A group whose `-h` prints usage and whose `--help` opens the man page, as git does."""
+    """Make a group's `-h` print usage and its `--help` open the man page, as git does."""
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:
-        """Usage for -h only; --help is the man page (see get_params)."""
+        """Return the help option for -h only; --help is the man page (see get_params)."""
         opt = super().get_help_option(ctx)
         if opt is not None:
             opt.opts, opt.secondary_opts = ["-h"], []
         return opt
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        """The group's parameters plus --help, which shows the man page."""
+        """Return the group's parameters plus --help, which shows the man page."""
         def show_man(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
             if value and not ctx.resilient_parsing:
                 _show_man(ctx)
@@ -73,10 +73,10 @@ def main() -> None:
 
 
 class PathsAfterDash(click.Command):
-    """A command whose `-- PATH...` is kept apart from its revisions, as git does."""
+    """Keep a command's `-- PATH...` apart from its revisions, as git does."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """Everything after the first `--` goes to ctx.meta["paths"]."""
+        """Put everything after the first `--` in ctx.meta["paths"]."""
         if "--" in args:
             at = args.index("--")
             ctx.meta["paths"] = args[at + 1:]
@@ -87,8 +87,8 @@ class PathsAfterDash(click.Command):
 
 
 def _hot_command(hot: Hot) -> click.Command:
-    """The click command of a hot command, built from its declaration (option_table.py) as the
-    fast parser reads it, and calling the same function (commands.run)."""
+    """Build the click command of a hot command from its declaration (option_table.py), as the fast
+    parser reads it, calling the same function (commands.run)."""
     params: list[click.Parameter] = [
         click.Argument([hot.words], nargs=1 if hot.one_word else -1,
                        metavar=hot.words_metavar)]
@@ -139,7 +139,7 @@ main.add_command(completion.command())
 @main.command(name="help")
 @click.argument("command", required=False)
 def help_(command: str | None) -> None:
-    """The commands; with COMMAND, its entry in the manual (as COMMAND --help)."""
+    """Show the commands; with COMMAND, its entry in the manual (as COMMAND --help)."""
     if command is None:
         commands.out(main.get_help(click.Context(main, info_name="git aide")), page=True)
         return
@@ -149,7 +149,7 @@ def help_(command: str | None) -> None:
 
 
 def _command_manual(command: str) -> None:
-    """`git aide help COMMAND`, `git aide COMMAND --help`: the man page at its entry."""
+    """Show the man page at COMMAND's entry (`git aide help COMMAND`, `git aide COMMAND --help`)."""
     from git_aide.cli import manual
 
     cmd = main.commands[command]
@@ -157,7 +157,7 @@ def _command_manual(command: str) -> None:
 
 
 def _asks_manual(args: list[str]) -> str | None:
-    """The command whose --help is asked (before any `--`), as git's COMMAND --help."""
+    """Return the command whose --help is asked (before any `--`), as git's COMMAND --help."""
     if not args or args[0] not in main.commands:
         return None
     before = args[1:args.index("--")] if "--" in args else args[1:]

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def page_path() -> str | None:
-    """The installed man page (share/man/man1, the pyproject's data-files), else the
+    """Find the installed man page (share/man/man1, the pyproject's data-files), else the
     source tree's."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # git_aide/
     for candidate in (
@@ -31,7 +31,7 @@ def page_path() -> str | None:
 
 
 def anchor(command: str) -> str:
-    """The regex of the command's entry as man renders it: its name, tagged at the
+    """Return the regex of the command's entry as man renders it: its name, tagged at the
     indentation of the section's entries."""
     return f"^       {re.escape(command)}( |$)"
 
@@ -71,13 +71,13 @@ def _read(page: str) -> list[str]:
 
 
 def _tag_word(line: str) -> str:
-    """The first word of an entry's tag line (`.B name` or `\\fBname\\fR ...`)."""
+    """Return the first word of an entry's tag line (`.B name` or `\\fBname\\fR ...`)."""
     words = inline(line.removeprefix(".B ")).split()
     return words[0] if words else ""
 
 
 def entry_lines(lines: list[str], command: str) -> list[str] | None:
-    """The roff of `command`'s entry in COMMANDS (its tag, its text, its options' tags),
+    """Return the roff of `command`'s entry in COMMANDS (its tag, its text, its options' tags),
     up to the next command's entry; None when it has none."""
     names = {m.group(1).replace("\\-", "-") for line in lines
              if (m := re.match(r"\\fBgit aide ([a-z][a-z\\-]*)\\fR", line))}
@@ -109,14 +109,14 @@ _ESCAPES = (("\\fB", ""), ("\\fI", ""), ("\\fR", ""), ("\\fP", ""), ("\\-", "-")
 
 
 def inline(line: str) -> str:
-    """A roff line's text without its font changes and escapes."""
+    """Return a roff line's text without its font changes and escapes."""
     for roff, plain in _ESCAPES:
         line = line.replace(roff, plain)
     return line
 
 
 def text(lines: list[str]) -> str:
-    """Roff as plain text: a heading flush left, an entry's tag one step in and its text
+    """Render roff as plain text: a heading flush left, an entry's tag one step in and its text
     two (an option's entry, within a command's, one step more)."""
     out: list[str] = []
     depth = 0  # 0 in a section's text, 1 in an entry's, 2 in an option's

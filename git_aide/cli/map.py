@@ -21,7 +21,7 @@ from git_aide.cli.commands import Opened, out, tty, warn
 @json_option
 def map_(folder: str | None, depth: int, all_: bool, html: str | None, cached: bool,
          rev: str | None, as_json: bool) -> None:
-    """Where the memories are in the code, and which are stale, orphaned or always-on."""
+    """Show where the memories are in the code, and which are stale, orphaned or always-on."""
     from git_aide.app import map as mp
     from git_aide.core.errors import UsageError
 

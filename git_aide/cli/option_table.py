@@ -14,14 +14,14 @@ if TYPE_CHECKING:
 
 
 def layers() -> tuple[str, ...]:
-    """The layer names (read when an option needs them, not at start-up)."""
+    """Return the layer names (read when an option needs them, not at start-up)."""
     from git_aide.core.memory import LAYERS
 
     return LAYERS
 
 
 class Opt:
-    """One option of a hot command."""
+    """Declare one option of a hot command."""
 
     __slots__ = ("names", "dest", "kind", "choices", "multiple", "help", "metavar",
                  "default")
@@ -48,7 +48,7 @@ class Opt:
         self.default = default
 
     def value(self, text: str) -> object | None:
-        """`text` as this option's value; None when the fast parser should leave it to
+        """Read `text` as this option's value; None when the fast parser should leave it to
         click (which then says what is wrong with it)."""
         if self.kind == "count":
             return int(text) if text.isascii() and text.isdigit() else None
@@ -58,7 +58,7 @@ class Opt:
 
 
 class Hot:
-    """One hot command: its words (positional arguments) and options."""
+    """Declare one hot command: its words (positional arguments) and options."""
 
     __slots__ = ("name", "help", "words", "words_metavar", "one_word", "options",
                  "paths_after_dash", "lone_dash", "early")
@@ -99,7 +99,7 @@ def _json() -> Opt:
 
 
 def _source() -> list[Opt]:
-    """--cached/--staged and --rev REV."""
+    """Return --cached/--staged and --rev REV."""
     return [Opt("--cached", "--staged", dest="cached", kind="flag",
                 help="Read the staged blobs (the index)."),
             Opt("--rev", dest="rev", metavar="REV", help="Read the tree of this commit-ish.")]
@@ -110,7 +110,7 @@ def _layer() -> Opt:
 
 
 def _narrowing() -> list[Opt]:
-    """--tag T... and --contributor C."""
+    """Return --tag T... and --contributor C."""
     return [Opt("--tag", dest="tags", multiple=True,
                 help="Only memories with this tag (repeatable: all of them)."),
             Opt("--contributor", dest="contributor", help="Only memories by this contributor.")]

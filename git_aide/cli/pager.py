@@ -16,7 +16,7 @@ import sys
 
 
 def choice() -> str | None:
-    """The pager command git would run; None for none."""
+    """Return the pager command git would run; None for none."""
     pager = os.environ.get("GIT_PAGER")
     if pager is None:
         pager = _core_pager()
@@ -28,7 +28,7 @@ def choice() -> str | None:
 
 
 def _core_pager() -> str | None:
-    """`git config core.pager`; None when unset (or git cannot tell)."""
+    """Ask `git config core.pager`; None when unset (or git cannot tell)."""
     from git_aide.gitio.spawn import one_answer, spawn
 
     asked = spawn("config", "core.pager")
@@ -39,7 +39,7 @@ def _core_pager() -> str | None:
 
 
 class Pager:
-    """A running pager: text written to its stdin until `close`, which waits for it."""
+    """Write text to a running pager's stdin until `close`, which waits for it."""
 
     def __init__(self, pid: int, fd: int) -> None:
         self._pid = pid
@@ -77,7 +77,7 @@ class Pager:
 
 
 def start() -> Pager | None:
-    """A pager for stdout, when stdout is a terminal and a pager is wanted; else None."""
+    """Start a pager for stdout, when stdout is a terminal and a pager is wanted; else None."""
     if not sys.stdout.isatty():
         return None
     command = choice()

@@ -54,7 +54,7 @@ def index(rebuild: bool, quiet: bool) -> None:
 
 
 def _embed(ctx: Context, entries: list[Entry], quiet: bool) -> int | None:
-    """With a model configured, embed the memories that have no vector yet (every core
+    """Embed the memories that have no vector yet, when a model is configured (every core
     helps: nobody waits on `index` but its caller); None when there is no model."""
     import os
 
@@ -71,7 +71,7 @@ def _embed(ctx: Context, entries: list[Entry], quiet: bool) -> int | None:
 @source_options
 @json_option
 def stats(cached: bool, rev: str | None, as_json: bool) -> None:
-    """Memories by layer, source and contributor; how they were used on this machine."""
+    """Count memories by layer, source and contributor, and how they were used on this machine."""
     import time
 
     from git_aide.app import stats as st
@@ -115,7 +115,7 @@ def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | Non
           scope: str | None, priority: str | None, by: str | None, generated_by: str | None,
           never_seen: bool, mine: bool,
           cached: bool, rev: str | None, as_json: bool) -> None:
-    """Every memory of the source."""
+    """List every memory of the source."""
     from git_aide.app.answers import list_hits
     from git_aide.app.queries import ListQuery
 
@@ -149,7 +149,7 @@ def list_(layers: tuple[str, ...], tags: tuple[str, ...], contributor: str | Non
 @source_options
 @json_option
 def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
-    """One memory, whole."""
+    """Show one memory, whole."""
     from git_aide.app.store import find
     from git_aide.render import output as render
 
@@ -183,7 +183,7 @@ def show(ident: str, cached: bool, rev: str | None, as_json: bool) -> None:
 @json_option
 def audit(paths: tuple[str, ...], fix: bool, strict: bool, cached: bool, rev: str | None,
           as_json: bool) -> None:
-    """Memories the code left behind: orphaned, moved, duplicate, stale."""
+    """Find the memories the code left behind: orphaned, moved, duplicate, stale."""
     from git_aide.app import audit as au
     from git_aide.app.findings import summary as summed
     from git_aide.render import output as render

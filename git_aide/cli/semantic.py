@@ -14,7 +14,7 @@ EVERY = 10.0
 
 
 class Downloaded:
-    """A download's progress: the bar on a terminal; otherwise a line on stderr every
+    """Show a download's progress: the bar on a terminal; otherwise a line on stderr every
     EVERY seconds; and a last line saying what was downloaded, in how long."""
 
     def __init__(self, label: str, bar: Bar) -> None:
@@ -75,7 +75,7 @@ def fetch(name: str | None, mirror: str | None, no_config: bool) -> None:
 @semantic.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def status(as_json: bool) -> None:
-    """What model is configured, whether it loads, how many memories have vectors."""
+    """Say what model is configured, whether it loads, how many memories have vectors."""
     from git_aide.app.semantic import Semantic, status_doc
     from git_aide.core.errors import AideError
 

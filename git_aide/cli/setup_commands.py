@@ -76,7 +76,7 @@ def _init_repo(repo: Repo, no_hooks: bool) -> list[str]:
 @click.command()
 @json_option
 def doctor(as_json: bool) -> None:
-    """What is missing or broken here, and the command that fixes it."""
+    """Find what is missing or broken here, and the command that fixes it."""
     from git_aide.agents.setup import doctor as agent_checks
     from git_aide.app.doctor import diagnose
     from git_aide.gitio.repo import open_repo
@@ -147,7 +147,7 @@ def resolve(dry_run: bool) -> None:
 @click.argument("path", required=False)
 def merge_driver(base: str, ours: str, theirs: str, marker_size: str | None,
                  path: str | None) -> None:
-    """Git's merge driver for memories (git runs it; see `init`)."""
+    """Merge memories as git's merge driver (git runs it; see `init`)."""
     # `git-aide merge-driver` never gets here: __main__ dispatches it before click is
     # imported. This keeps it listed in the help and callable through `run()`.
     from git_aide.drivers.merge import run_driver
@@ -159,7 +159,7 @@ def merge_driver(base: str, ours: str, theirs: str, marker_size: str | None,
 @click.command()
 @click.argument("file")
 def textconv(file: str) -> None:
-    """A memory file as readable lines (git runs it for `git diff`; see `init`)."""
+    """Print a memory file as readable lines (git runs it for `git diff`; see `init`)."""
     # `git-aide textconv` never gets here: __main__ dispatches it before click is
     # imported. This keeps it listed in the help and callable through `run()`.
     from git_aide.drivers.textconv import main as textconv_main

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def project(cached: bool = False, rev: str | None = None) -> Opened | None:
-    """The command's repository, or None outside any (the user store's commands then
+    """Find the command's repository, or None outside any (the user store's commands then
     work on it alone; reading --cached or --rev needs a repository)."""
     from git_aide.core.errors import GitError
 
@@ -30,7 +30,7 @@ def project(cached: bool = False, rev: str | None = None) -> Opened | None:
 def remember_user(what: str, *, why: str | None, layer: str | None, scope: str | None,
                   tags: list[str], label: str | None, personal: bool, priority: str,
                   source: str, contributor: str | None, force: bool, as_json: bool) -> None:
-    """`remember --user`: into the user's own store (no repository needed)."""
+    """Remember into the user's own store (`remember --user`; no repository needed)."""
     from git_aide.app import userstore
 
     if personal:
@@ -43,7 +43,7 @@ def remember_user(what: str, *, why: str | None, layer: str | None, scope: str |
 
 
 def wrote_user(w: Written, verb: str, as_json: bool) -> None:
-    """What a write to the user store says: its warnings, and what it wrote where."""
+    """Say what a write to the user store did: its warnings, and what it wrote where."""
     warn(w.warnings)
     if as_json:
         from git_aide.app.answers import remember_doc, update_doc
@@ -58,7 +58,7 @@ def wrote_user(w: Written, verb: str, as_json: bool) -> None:
 def list_user(as_json: bool, *, layers: tuple[str, ...], tags: tuple[str, ...],
               contributor: str | None, scope: str | None, priority: str | None,
               by: str | None, generated_by: str | None) -> None:
-    """`list --user`: the user store's memories alone."""
+    """List the user store's memories alone (`list --user`)."""
     from git_aide.app import userstore
     from git_aide.app.queries import ListQuery
     from git_aide.render import output as render

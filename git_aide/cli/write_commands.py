@@ -98,7 +98,7 @@ def remember(what: str, why: str | None, layer: str | None, scope: str | None,
 
 
 def _with_exported(doc: JSONObject, exported: list[JSONObject]) -> JSONObject:
-    """A write's --json document, with the rules files aide.export.auto refreshed."""
+    """Return a write's --json document, with the rules files aide.export.auto refreshed."""
     return {**doc, "exported": exported} if exported else doc
 
 
@@ -198,5 +198,5 @@ def forget(idents: tuple[str, ...], no_stage: bool, as_json: bool) -> None:
 
 
 def _uuids(ctx: Context) -> list[str]:
-    """The uuids of the working tree's memories (not the user store's)."""
+    """Return the uuids of the working tree's memories (not the user store's)."""
     return [e.uuid for e in ctx.snapshot().entries]
