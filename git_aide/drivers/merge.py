@@ -27,7 +27,7 @@ USAGE = "usage: git aide merge-driver BASE OURS THEIRS [MARKER_SIZE] [PATH]"
 
 
 def _marker_size(arg: str | None) -> int:
-    """%L as git passes it; anything unusable means the default."""
+    """Read %L as git passes it; anything unusable means the default."""
     try:
         size = int(arg) if arg else DEFAULT_MARKER_SIZE
     except ValueError:
@@ -36,7 +36,7 @@ def _marker_size(arg: str | None) -> int:
 
 
 def _read(path: str) -> bytes:
-    """A file's bytes; a missing one (git passes an empty %O for add/add) is empty."""
+    """Read a file's bytes; a missing one (git passes an empty %O for add/add) is empty."""
     try:
         with open(path, "rb") as f:
             return f.read()
@@ -45,7 +45,7 @@ def _read(path: str) -> bytes:
 
 
 def _say(line: str) -> None:
-    """One line on stderr, which git shows beside its own CONFLICT line."""
+    """Say one line on stderr, which git shows beside its own CONFLICT line."""
     try:
         sys.stderr.write(f"git-aide: merge-driver: {controls.escape(line)}\n")
         sys.stderr.flush()
@@ -54,7 +54,7 @@ def _say(line: str) -> None:
 
 
 def _git_out(*args: str, data: bytes | None = None) -> str | None:
-    """A git command's first line of output, or None when it fails."""
+    """Run a git command and return its first line of output; None when it fails."""
     from git_aide.gitio.spawn import spawn
 
     proc = spawn(*args, input=data)
@@ -66,7 +66,7 @@ def _git_out(*args: str, data: bytes | None = None) -> str | None:
 
 
 def _git_dir() -> str | None:
-    """The git directory (`git rev-parse --git-dir`), or None when git fails: all of the
+    """Return the git directory (`git rev-parse --git-dir`), or None when git fails: all of the
     answer but its last newline, as the path may hold one."""
     from git_aide.gitio.spawn import one_answer, spawn
 
@@ -78,10 +78,10 @@ def _git_dir() -> str | None:
 
 
 def _kept_in_git(data: bytes) -> str | None:
-    """`git show <blob>` for the exact bytes of a side: a command that prints the dropped
-    version whatever the operation (merge, rebase, cherry-pick, pull) and whatever ref
-    moves later. Writing the blob is a no-op when git has it already, as it almost always
-    has (the side came from a commit); it makes sure of it otherwise."""
+    """Store a side's exact bytes in git and return `git show <blob>` for them: a command that
+    prints the dropped version whatever the operation (merge, rebase, cherry-pick, pull) and
+    whatever ref moves later. Writing the blob is a no-op when git has it already, as it almost
+    always has (the side came from a commit); it makes sure of it otherwise."""
     from git_aide.gitio.sides import hex_id
 
     oid = _git_out("hash-object", "-w", "--no-filters", "--stdin", data=data)
@@ -105,7 +105,7 @@ def _tell(lost: list[Dropped], sides: dict[str, bytes]) -> None:
 
 
 def _write_line(line: str) -> None:
-    """One line on stderr; a closed stderr loses the line, never the merge."""
+    """Write one line on stderr; a closed stderr loses the line, never the merge."""
     try:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
@@ -114,7 +114,7 @@ def _write_line(line: str) -> None:
 
 
 def run_driver(argv: list[str]) -> int:
-    """`git aide merge-driver BASE OURS THEIRS [MARKER_SIZE] [PATH]`: 0 merged, 1 conflict."""
+    """Run `git aide merge-driver BASE OURS THEIRS [MARKER_SIZE] [PATH]`: 0 merged, 1 conflict."""
     if argv[:1] in (["-h"], ["--help"]):
         print(USAGE)
         return 0
@@ -157,5 +157,5 @@ def run_driver(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point for the fast path in `__main__`."""
+    """Run the driver from the fast path in `__main__`."""
     return run_driver(sys.argv[2:] if argv is None else argv)

@@ -49,7 +49,7 @@ def _plain(key: str, value: JSON) -> str:
 
 
 def render(record: JSONObject) -> str:
-    """A memory record as readable lines: the header fields, then what and why."""
+    """Render a memory record as readable lines: the header fields, then what and why."""
     # Empty provenance fields say nothing in a diff: left out.
     names = [k for k in _HEAD if k == "scope" or (
         k in record and not (k in _QUIET_WHEN_NULL and record[k] is None))]
@@ -72,7 +72,7 @@ def render(record: JSONObject) -> str:
 
 
 def convert(data: bytes) -> bytes:
-    """The readable form of a memory file's bytes, or the bytes themselves; either way
+    """Return the readable form of a memory file's bytes, or the bytes themselves; either way
     with their control characters escaped."""
     try:
         record = json.loads(data.decode("utf-8"))
