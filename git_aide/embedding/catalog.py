@@ -50,7 +50,7 @@ FETCHED = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}@[0-9a-f]{7,12}")
 
 
 class Known:
-    """A model git-aide can fetch: its upstream repository, revision and files."""
+    """Name a model git-aide can fetch: its upstream repository, revision and files."""
 
     __slots__ = ("name", "repo", "revision", "files", "licence", "dim")
 
@@ -71,7 +71,7 @@ class Known:
         self.dim = dim
 
     def url(self, remote: str, base: str = UPSTREAM) -> str:
-        """Where one of its files is downloaded from."""
+        """Return the URL one of its files is downloaded from."""
         return f"{base.rstrip('/')}/{self.repo}/resolve/{self.revision}/{remote}"
 
 
@@ -93,7 +93,7 @@ KNOWN: dict[str, Known] = {
 
 
 def known() -> dict[str, Known]:
-    """The known models, with those of $GIT_AIDE_MODEL_CATALOG (which win by name).
+    """Return the known models, with those of $GIT_AIDE_MODEL_CATALOG (which win by name).
     AideError (one line) naming the catalog and the field it cannot take."""
     models = dict(KNOWN)
     extra = os.environ.get(CATALOG_ENV)
@@ -120,14 +120,14 @@ def known() -> dict[str, Known]:
 
 
 def _plain(value: object, what: str, bad: Callable[[str], AideError]) -> str:
-    """`value` when it is a plain name (PLAIN); else bad(...) is raised."""
+    """Return `value` when it is a plain name (PLAIN); else raise bad(...)."""
     if not isinstance(value, str) or not PLAIN.fullmatch(value):
         raise bad(f"{what} {value!r} is not a plain name (letters, digits, . _ - +)")
     return value
 
 
 def _entry(name: str, m: JSON, bad: Callable[[str], AideError]) -> Known:
-    """One model of a catalog, every field checked (bad(...) raised otherwise)."""
+    """Read one model of a catalog, every field checked (bad(...) raised otherwise)."""
     where = f"model {name!r}:"
     if not isinstance(m, dict):
         raise bad(f"{where} it is not a JSON object")
@@ -168,13 +168,13 @@ def _entry(name: str, m: JSON, bad: Callable[[str], AideError]) -> Known:
 
 
 def models_dir() -> str:
-    """The folder fetched models live in: $XDG_CACHE_HOME/git-aide/models (absolute)."""
+    """Return the folder fetched models live in: $XDG_CACHE_HOME/git-aide/models (absolute)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.abspath(os.path.join(base, "git-aide", "models"))
 
 
 def fetched_dir(model: Known) -> str:
-    """Where `semantic fetch` puts a known model: a folder of models_dir() named
+    """Return where `semantic fetch` puts a known model: a folder of models_dir() named
     FETCHED; AideError if the name would make anything else of it."""
     folder = models_dir()
     name = f"{model.name}@{model.revision[:12]}"
@@ -185,7 +185,7 @@ def fetched_dir(model: Known) -> str:
 
 
 def inside(folder: str, *parts: str) -> str:
-    """`folder` joined with `parts`, which must stay strictly inside it (as text: no
+    """Join `folder` with `parts`, which must stay strictly inside it (as text: no
     `..`, no absolute part); AideError otherwise."""
     path = os.path.normpath(os.path.join(folder, *parts))
     base = os.path.normpath(folder)
@@ -195,7 +195,7 @@ def inside(folder: str, *parts: str) -> str:
 
 
 def resolve(value: str) -> str:
-    """The model folder a value of aide.semantic.model names: a known name's fetched
+    """Return the model folder a value of aide.semantic.model names: a known name's fetched
     folder, else the path itself (`~` expanded). It may not exist: loading says so."""
     value = value.strip()
     models = known()

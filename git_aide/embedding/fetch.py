@@ -57,7 +57,7 @@ BLOCK = 1 << 16
 
 
 def model_named(name: str) -> Known:
-    """The known model of this name; AideError listing the known ones."""
+    """Find the known model of this name; AideError listing the known ones."""
     models = known()
     if name not in models:
         raise AideError(f"no known model named {name!r} (known: {', '.join(sorted(models))})")
@@ -97,7 +97,7 @@ def fetch(model: Known, mirror: str | None = None, progress: Progress | None = N
 
 
 def _complete(model: Known, folder: str) -> bool:
-    """Whether every file of the model is in `folder` with its size and checksum."""
+    """Tell whether every file of the model is in `folder` with its size and checksum."""
     for local, (_remote, sha, size) in model.files.items():
         path = inside(folder, local)
         try:
@@ -150,7 +150,7 @@ def _install(work: str, dest: str) -> None:
 
 
 def _setting(name: str, default: float) -> float:
-    """A number from the environment, or `default`; AideError when it is not one."""
+    """Read a number from the environment, or `default`; AideError when it is not one."""
     value = os.environ.get(name)
     if not value:
         return default
@@ -164,8 +164,8 @@ def _setting(name: str, default: float) -> float:
 
 
 class Pace:
-    """The bytes a fetch has downloaded, shown (`progress`) and held to a minimum
-    average rate once a grace period has passed."""
+    """Count the bytes a fetch has downloaded, show them (`progress`) and hold the fetch to a
+    minimum average rate once a grace period has passed."""
 
     def __init__(self, total: int, progress: Progress | None) -> None:
         #: Bytes expected in all (the pinned sizes, and what servers announced).
@@ -178,7 +178,7 @@ class Pace:
         self.start = time.monotonic()
 
     def add(self, n: int, url: str) -> None:
-        """`n` more bytes arrived; AideError when the fetch is too slow."""
+        """Count `n` more bytes that arrived; AideError when the fetch is too slow."""
         self.done += n
         if self.progress is not None:
             self.progress(self.done, max(self.total, self.done))
@@ -191,9 +191,9 @@ class Pace:
 
 
 def _download(url: str, path: str, sha: str, size: int | None, pace: Pace) -> None:
-    """One file, streamed to `path` and hashed on the way, never read past its pinned
-    size (MAX_FILE when it has none); AideError (one line) on any failure, a size or a
-    checksum that does not match."""
+    """Download one file to `path`, hashing it on the way and never reading past its pinned size
+    (MAX_FILE when it has none); AideError (one line) on any failure, a size or a checksum that does
+    not match."""
     import http.client
     import urllib.error
     import urllib.request
@@ -248,7 +248,7 @@ def _download(url: str, path: str, sha: str, size: int | None, pace: Pace) -> No
 
 @contextlib.contextmanager
 def _stopped_by_signals() -> Iterator[None]:
-    """While a fetch runs, SIGTERM and SIGINT raise AideError (once), so that what it
+    """Make SIGTERM and SIGINT raise AideError (once) while a fetch runs, so that what it
     downloaded is removed as on any failure; the handlers before are put back after.
     (Only the main thread can take signals: elsewhere this does nothing.)"""
     import signal

@@ -30,14 +30,14 @@ NO_EXTRA = "semantic search needs the extra: pip install 'git-aide[semantic]'"
 
 
 def available() -> bool:
-    """Whether the semantic extra is installed (checked without importing it)."""
+    """Tell whether the semantic extra is installed (checked without importing it)."""
     from importlib.util import find_spec
 
     return all(find_spec(m) is not None for m in ("onnxruntime", "tokenizers", "numpy"))
 
 
 def model_files(folder: str) -> tuple[str, str]:
-    """(model.onnx, tokenizer.json) of a model folder; AideError saying what is missing,
+    """Find (model.onnx, tokenizer.json) in a model folder; AideError saying what is missing,
     or which is not a regular file of at most MAX_BYTES (a FIFO or /dev/zero would hang
     whatever reads it: a link to a regular file is fine)."""
     if not os.path.isdir(folder):
@@ -65,7 +65,7 @@ MAX_BYTES = 4 << 30
 
 
 def _regular(folder: str, path: str) -> os.stat_result:
-    """The stat of a model's file (links followed); AideError unless it is a regular
+    """Stat a model's file (links followed); AideError unless it is a regular
     file of at most MAX_BYTES."""
     import stat
 
@@ -84,7 +84,7 @@ def _regular(folder: str, path: str) -> os.stat_result:
 
 
 def signature(folder: str) -> object:
-    """What tells one model's files from another's, cheaply: the real path and stat of
+    """Return what tells one model's files from another's, cheaply: the real path and stat of
     its two files (a re-pointed link or a replaced folder changes it); why not, when
     the folder holds no usable model."""
     from git_aide.core.files import stat_sig
@@ -96,7 +96,7 @@ def signature(folder: str) -> object:
 
 
 def identity(folder: str, memo_dir: str | None = None) -> str:
-    """What the vectors of this model are keyed by: a digest of its two files' bytes, so
+    """Return what the vectors of this model are keyed by: a digest of its two files' bytes, so
     that the same model anywhere shares them and a changed one never reuses them.
 
     Hashing 20-90 MB costs tens of milliseconds: the digest is kept in `memo_dir` (the
@@ -130,7 +130,7 @@ def identity(folder: str, memo_dir: str | None = None) -> str:
 
 
 def _digest(paths: tuple[str, str]) -> str:
-    """A digest of the files' bytes; each opened without blocking (a FIFO put there
+    """Return a digest of the files' bytes; each opened without blocking (a FIFO put there
     since model_files() looked) and read only as a regular file, to its size."""
     import stat
 
@@ -158,7 +158,7 @@ def _digest(paths: tuple[str, str]) -> str:
 
 
 class Embedder:
-    """A loaded model: `embed` turns texts into unit vectors."""
+    """Hold a loaded model: `embed` turns texts into unit vectors."""
 
     def __init__(self, folder: str, memo_dir: str | None = None, threads: int = 1) -> None:
         """Load the model in `folder`; AideError (one line) when it cannot be.
@@ -198,7 +198,7 @@ class Embedder:
         self.dim = 0
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors of `texts` (len(texts) x dim, float32), in their order."""
+        """Embed `texts` as unit vectors (len(texts) x dim, float32), in their order."""
         import numpy as np
 
         out: list[np.ndarray | None] = [None] * len(texts)
@@ -227,7 +227,7 @@ class Embedder:
         return np.stack(vectors)
 
     def _pool(self, result: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Sentence vectors, unit length: token vectors are averaged under the mask."""
+        """Pool token vectors into sentence vectors of unit length, averaged under the mask."""
         import numpy as np
 
         if result.ndim == 3:
