@@ -218,7 +218,8 @@ def recall_counting(repo: Path, monkeypatch, passes: list[int],  # type: ignore[
         here, cache, snap = ctx.repo, ctx.cache, ctx.snapshot(early=True)
         hits = answers.recall_hits(here, cache, snap,
                                    RecallQuery(["src/a.py"], question="ledger"), count=False)
-        return [getattr(h.entry, field) for h in hits]
+        return [h.entry.read_what() if field == "what" else getattr(h.entry, field)
+                for h in hits]
 
     return recall
 
