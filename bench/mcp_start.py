@@ -2,13 +2,18 @@
 section 9): spawn to the `initialize` result, to the `tools/list` result, and to the
 first `aide_recall` result, as an agent starts the server; the median of N runs.
 
-    python3 bench/mcp_start.py [--runs 15] [--repo PATH] [--aide 'git-aide'] [--json FILE]
+    python3 bench/mcp_start.py [--runs 15] [--repo PATH] [--file PATH] [--aide 'git-aide']
+                               [--after 1.0] [--json FILE]
 
 The server is spoken to over raw pipes, line by line (no client library is timed). A
 second row starts the server with a notification before `initialize`, which hands the
 connection to the SDK at once: the SDK's own start-up, for comparison. Without --repo
-the runs use a new repository of 50 memories in a temporary folder. Measure a regular
-install (`pip install .`): an editable one adds import-hook time.
+the runs use a new repository of 50 memories in a temporary folder. With --after, a
+third row asks the first `aide_recall` that many seconds after `tools/list` (an agent
+that reads a file a moment after it starts), and times that call's own round trip
+beside a warm one: the same server asked of another file once its work between calls
+is done. Measure a regular install (`pip install .`): an editable one adds import-hook
+time.
 """
 
 from __future__ import annotations
@@ -100,8 +105,8 @@ class Wire:
         self.proc.wait(30)
 
 
-def one_run(cmd: list[str], repo: str, env: dict[str, str], sdk_first: bool
-            ) -> tuple[float, float, float]:
+def one_run(cmd: list[str], repo: str, env: dict[str, str], sdk_first: bool,
+            file: str = FILE) -> tuple[float, float, float]:
     """(ms to initialize, to tools/list, to the first aide_recall) of one fresh server."""
     w = Wire(cmd, repo, env)
     if sdk_first:
@@ -117,7 +122,7 @@ def one_run(cmd: list[str], repo: str, env: dict[str, str], sdk_first: bool
     w.recv()
     listed = w.ms()
     w.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-            "params": {"name": "aide_recall", "arguments": {"paths": [FILE]}}})
+            "params": {"name": "aide_recall", "arguments": {"paths": [file]}}})
     got = w.recv()
     first = w.ms()
     if got["result"].get("isError"):
@@ -126,11 +131,46 @@ def one_run(cmd: list[str], repo: str, env: dict[str, str], sdk_first: bool
     return init, listed, first
 
 
+def recall_ms(w: Wire, ident: int, path: str) -> float:
+    """The round trip of one aide_recall of `path`, in ms."""
+    began = time.perf_counter()
+    w.send({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+            "params": {"name": "aide_recall", "arguments": {"paths": [path]}}})
+    got = w.recv()
+    if got["result"].get("isError"):
+        raise RuntimeError(f"aide_recall failed: {got['result']['content']}")
+    return (time.perf_counter() - began) * 1000.0
+
+
+def later_run(cmd: list[str], repo: str, env: dict[str, str], file: str, after: float
+              ) -> tuple[float, float]:
+    """(the round trip of a first aide_recall sent `after` seconds after tools/list, that
+    of a warm aide_recall of another file once the server's work between calls is done),
+    in ms, of one fresh server."""
+    w = Wire(cmd, repo, env)
+    w.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"}}})
+    w.recv()
+    w.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    w.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    w.recv()
+    time.sleep(after)
+    first = recall_ms(w, 3, file)
+    time.sleep(max(after, 3.0))  # the work between calls done
+    warm = recall_ms(w, 4, os.path.join(os.path.dirname(file) or ".", "another_file.py"))
+    w.close()
+    return first, warm
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--repo", help="a repository with memories (default: a new sample)")
     ap.add_argument("--aide", help="the git-aide command (default: beside this python)")
+    ap.add_argument("--file", default=FILE, help="the file the first call asks about")
+    ap.add_argument("--after", type=float,
+                    help="also time a first aide_recall sent this many seconds after start")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -138,12 +178,17 @@ def main() -> int:
     repo = args.repo or sample_repo(aide, env)
     cmd = [*aide, "mcp"]
     try:
-        one_run(cmd, repo, env, False)  # warm the cache and the OS's file cache
+        one_run(cmd, repo, env, False, args.file)  # warm the cache and the OS's file cache
         rows = {}
         for key, sdk_first in (("git-aide mcp", False),
                                ("the SDK alone (a notification first)", True)):
-            runs = [one_run(cmd, repo, env, sdk_first) for _ in range(args.runs)]
+            runs = [one_run(cmd, repo, env, sdk_first, args.file) for _ in range(args.runs)]
             rows[key] = [round(statistics.median(r[i] for r in runs), 1) for i in range(3)]
+        later = None
+        if args.after is not None:
+            pairs = [later_run(cmd, repo, env, args.file, args.after)
+                     for _ in range(args.runs)]
+            later = [round(statistics.median(p[i] for p in pairs), 2) for i in range(2)]
     finally:
         if not args.repo:
             shutil.rmtree(repo, ignore_errors=True)
@@ -156,9 +201,14 @@ def main() -> int:
         verdict = "ok" if init <= INIT_TARGET_MS else "over"
         print(f"| {key} | {init:.0f} ms | {listed:.0f} ms | {first:.0f} ms | "
               f"{INIT_TARGET_MS:.0f} ms: {verdict} |")
+    if later is not None:
+        print(f"\nA first aide_recall {args.after:g} s after tools/list: {later[0]:.2f} ms "
+              f"round trip; a warm one of another file: {later[1]:.2f} ms "
+              f"({later[0] / later[1]:.2f}x)")
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": args.runs, "load": os.getloadavg(),
-                                               "rows": rows}, indent=2) + "\n")
+                                               "rows": rows, "after": later},
+                                              indent=2) + "\n")
     return 0
 
 

@@ -24,6 +24,8 @@ from git_aide.warm.kept_answers import Answers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from git_aide.core.jsonvalue import JSONObject
     from git_aide.warm.watch import Watch
 
@@ -303,7 +305,50 @@ class ServerState:
             except Exception:  # noqa: BLE001,S110 -- the index is a cache
                 pass
 
-    def read(self, rev: str | None = None) -> tuple[Repo, Cache, Snapshot]:
+    def prepare(self) -> None:
+        """Read what a first call needs while the server waits for it: the working
+        tree's view, kept, and the watch of its memory folders, with the work between
+        calls started (the view decoded, the full-text index opened with its scorer).
+        Anything that fails is left for the first call to meet and say."""
+        from git_aide.read.later import Later
+
+        with self.lock:
+            try:
+                _repo, cache, _snap = self.read(say=False)
+            except Exception:  # noqa: BLE001 -- the first call meets it again, and says it
+                return
+            finally:
+                self._end_quietly()
+            self.held.later.want(Later(lambda: self._open_index(cache)))
+            if self.work_wanted():
+                self.work_later()
+
+    def _open_index(self, cache: Cache) -> Iterator[None]:
+        """Open the full-text index, a step between calls (prepare())."""
+        yield  # after the steps asked for before it
+        if self._index is None and self._ctx is None:
+            try:
+                self.index(cache)
+            except Exception:  # noqa: BLE001,S110 -- the first search opens it, and says why
+                pass
+            finally:
+                self._end_quietly()
+
+    def _end_quietly(self) -> None:
+        """End work done outside a call: its notices to the log, as a call's are; no
+        call counted."""
+        from git_aide.app.boundary import notice_line
+
+        ctx, self._ctx = self._ctx, None
+        self._now = None
+        self._index_state = None
+        self.said = []
+        line = notice_line(ctx.take_notices()) if ctx is not None else None
+        if line is not None:
+            sys.stderr.write(line + "\n")
+
+    def read(self, rev: str | None = None, *, say: bool = True
+             ) -> tuple[Repo, Cache, Snapshot]:
         """Return (repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
         from git_aide.gitio.repo import check_revision
         from git_aide.gitio.spawn import Prefetch, resolve_query, spawn
@@ -327,7 +372,7 @@ class ServerState:
 
             answers.warm_view(snap, self.memo, lambda: self._index)
         self.said = list(snap.warnings)
-        for line in snap.warnings:
+        for line in snap.warnings if say else ():
             sys.stderr.write(f"git-aide: warning: {line}\n")
         return repo, cache, snap
 

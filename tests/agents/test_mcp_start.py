@@ -33,9 +33,9 @@ def test_a_regular_install_has_the_server() -> None:
 
 
 def test_the_start_of_a_connection_needs_no_sdk(repo: Path, tmp_path: Path) -> None:
-    """initialize, ping and tools/list are answered from plain data: with an SDK that
-    cannot even be imported, they still are; the first tool call then gets an error of
-    one line, and so does the agent's log."""
+    """initialize, ping, tools/list and the tool calls are answered without the SDK:
+    with an SDK that cannot even be imported, they still are; the first message that
+    needs the SDK then gets an error of one line, and so does the agent's log."""
     fake = tmp_path / "broken" / "mcp"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("raise ImportError('this SDK is broken')\n")
@@ -48,8 +48,10 @@ def test_the_start_of_a_connection_needs_no_sdk(repo: Path, tmp_path: Path) -> N
     assert srv.request(2, "ping") == {"jsonrpc": "2.0", "id": 2, "result": {}}
     tools = srv.request(3, "tools/list")["result"]["tools"]
     assert {t["name"] for t in tools} == TOOLS
-    failed = srv.request(4, "tools/call", {"name": "aide_recall", "arguments": {}})
-    assert failed["id"] == 4 and failed["error"]["code"] == -32603
+    called = srv.request(4, "tools/call", {"name": "aide_memories", "arguments": {}})
+    assert called["id"] == 4 and called["result"]["isError"] is False
+    failed = srv.request(5, "resources/list")
+    assert failed["id"] == 5 and failed["error"]["code"] == -32603
     assert "the MCP SDK cannot be loaded: ImportError: this SDK is broken" in \
         failed["error"]["message"]
     status, err = srv.close()
@@ -59,8 +61,9 @@ def test_the_start_of_a_connection_needs_no_sdk(repo: Path, tmp_path: Path) -> N
 
 
 def _session(repo: Path, version: str, sdk_first: bool) -> list[dict[str, Any]]:
-    """initialize, tools/list and ping; `sdk_first`: a notification before initialize,
-    which this server leaves to the SDK, so that the SDK itself answers them all."""
+    """initialize, tools/list, ping and tool calls (an answer, an error, a tool refused
+    for its arguments); `sdk_first`: a notification before initialize, which this server
+    leaves to the SDK, so that the SDK itself answers them all."""
     srv = Server(repo)
     if sdk_first:
         srv.notify("notifications/cancelled", {"requestId": 99})
@@ -68,6 +71,15 @@ def _session(repo: Path, version: str, sdk_first: bool) -> list[dict[str, Any]]:
     srv.notify("notifications/initialized")
     got.append(srv.request(2, "tools/list"))
     got.append(srv.request(3, "ping"))
+    if "result" in got[0]:
+        got.append(srv.request(4, "tools/call", {"name": "aide_recall",
+                                                 "arguments": {"paths": ["src/a.py"]}}))
+        got.append(srv.request(5, "tools/call", {"name": "aide_search",
+                                                 "arguments": {"keyword": "rotate"}}))
+        got.append(srv.request(6, "tools/call", {"name": "aide_forget", "arguments": {}}))
+        got.append(srv.request(7, "tools/call", {"name": "aide_recall",
+                                                 "arguments": {"paths": ["src/a.py"]},
+                                                 "_meta": {"progressToken": 7}}))
     assert srv.close() == (0, "")
     return got
 
@@ -76,6 +88,9 @@ def test_the_first_answers_are_the_sdks_own(repo: Path) -> None:
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION
 
     from git_aide.agents.mcp.handshake import HANDSHAKE_VERSIONS
+
+    remember(repo, "auth tokens rotate hourly", "--scope", "src/**")
+    git(repo, "commit", "-qm", "one")
 
     assert HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
     # every version answered here, one answered by the SDK alone, one nobody knows
@@ -141,3 +156,27 @@ def test_the_sdk_is_installed_but_never_loaded_by_the_cli_or_the_hooks(repo: Pat
                          json.dumps({"session_id": "s", "cwd": str(repo),
                                      "hook_event_name": "SessionStart"}))):
         assert not _imported(repo, *args, stdin=stdin) & sdk, args
+
+
+def test_a_server_ready_before_its_first_call_still_sees_a_hand_edit(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The state a server makes before its first call (server.ready_state: the view read,
+    the memory folders watched, the work between calls started) answers that call as
+    the command line does, with a file edited by hand after it was made."""
+    from helpers import commit_for_a_view, in_this_process, served, write_memory
+
+    from git_aide.agents.mcp.server import ready_state
+    from git_aide.core.memory import relpath
+
+    kept = write_memory(repo, "refunds retry three times", scope="src/billing/**")
+    write_memory(repo, "invoices keep their number", scope="src/billing/**")
+    path = repo / relpath(kept)
+    commit_for_a_view(repo)
+    in_this_process(repo, monkeypatch)
+    mem = ready_state("bench/1")
+    assert mem.held.views and mem.calls == 0  # the view read; no call counted
+    path.write_text(path.read_text().replace("three times", "five times"))
+    got = served(mem, "aide_recall", {"paths": ["src/billing/refund.py"]})
+    assert got == aide_ok(repo, "recall", "src/billing/refund.py", "--json").json()
+    assert "refunds retry five times" in [m["what"] for m in got["memories"]]
+    mem.worked(20)

@@ -4,11 +4,12 @@ An agent waits for the answer to `initialize` (Gemini CLI gives up after 5 s), a
 importing the SDK (pydantic, anyio, starlette, its generated types) takes most of a
 second on a quiet machine and several under load. So this module imports neither, and
 answers the requests of a connection's start from plain data: `initialize`, `ping` and
-`tools/list`. A thread meanwhile imports the SDK and git-aide's read path
-(server.py's warm-up). The first message of any other kind (a tool call, or anything
-this loop does not recognise exactly) hands the connection to the SDK's low-level
-server, replaying the client's `initialize` and its notifications first, so that the
-SDK's session is in the state the client believes; the SDK's second answer to
+`tools/list`, and `tools/call` once a thread has made the server's state and imported
+git-aide's read path (server.py's ready_state): a first call waits for that, not for
+the SDK, which the thread imports afterwards. The first message of any other kind
+(anything this loop does not recognise exactly) hands the connection to the SDK's
+low-level server, replaying the client's `initialize` and its notifications first, so
+that the SDK's session is in the state the client believes; the SDK's second answer to
 `initialize` is dropped (the client has ours, the same). From then on the protocol is
 the SDK's alone.
 
@@ -62,7 +63,8 @@ def client_of(params: JSON) -> str | None:
 
 
 class _Warm:
-    """Run warm_up() in a thread, started once `initialize` is answered."""
+    """Make the server's state and git-aide's read path in a thread, started once
+    `initialize` is answered, then the SDK's server (for a hand-over)."""
 
     def __init__(self, tools: Callable[[], list[JSONObject]],
                  client: Callable[[], str | None] | None = None) -> None:
@@ -72,19 +74,31 @@ class _Warm:
         self._client = client or (lambda: None)
         #: The thread, once started.
         self._thread: threading.Thread | None = None
+        #: Set once the state is made (or could not be).
+        self._ready = threading.Event()
         #: The SDK's server it built.
         self._server: Server | None = None
         #: The server's state (warm/state.py), settled at the connection's end.
         self.state: ServerState | None = None
-        #: Why it could not, said at the first call.
+        #: Why the state, or the SDK's server, could not be made: said when needed.
+        self._state_error: BaseException | None = None
         self._error: BaseException | None = None
 
     def _run(self) -> None:
         try:
-            from git_aide.agents.mcp.server import warm_up
+            from git_aide.agents.mcp.server import ready_state
 
-            self._server, self.state = warm_up(self._tools(), self._client())
+            self.state = ready_state(self._client())
         except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
+            self._state_error = self._error = e
+            return
+        finally:
+            self._ready.set()
+        try:
+            from git_aide.agents.mcp.server import build
+
+            self._server = build(self.state, tools=self._tools(), client=self._client())
+        except BaseException as e:  # noqa: BLE001 -- said at the hand-over, not lost
             self._error = e
 
     def start(self) -> None:
@@ -94,6 +108,14 @@ class _Warm:
             self._thread = threading.Thread(target=self._run, name="git-aide-warm-up",
                                             daemon=True)
             self._thread.start()
+
+    def ready(self) -> ServerState | None:
+        """Return the server's state, waiting for it to be made; None when it could not
+        be (the SDK's server then says why)."""
+        if self._thread is None:
+            self.start()
+        self._ready.wait()
+        return self.state if self._state_error is None else None
 
     def server(self) -> Server:
         """Return the SDK's server, waiting for the thread (or building it here, not
@@ -231,7 +253,28 @@ class Start:
                 params is None or (isinstance(params, dict) and "cursor" not in params)):
             self.send({"jsonrpc": "2.0", "id": mid, "result": {"tools": self.tools()}})
             return True
+        if method == "tools/call" and self.initialized:
+            return self.call(mid, params)
         return False
+
+    def call(self, mid: str | int, params: JSON) -> bool:
+        """Answer a tool call here, as the SDK would, once the state is made (the SDK
+        is not waited for); False when the SDK must (a tool or a shape this loop does
+        not know, or no state)."""
+        from git_aide.agents.mcp.schema import TOOLS
+
+        if not (isinstance(params, dict) and set(params) <= {"name", "arguments", "_meta"}
+                and params.get("name") in {t["name"] for t in TOOLS}
+                and isinstance(params.get("arguments", {}), dict)):
+            return False
+        state = self.warm.ready()
+        if state is None:
+            return False
+        from git_aide.agents.mcp.server import call, call_result
+
+        text, doc, failed = call(state, params["name"], params.get("arguments"))
+        self.send({"jsonrpc": "2.0", "id": mid, "result": call_result(text, doc, failed)})
+        return True
 
     def refuse(self, line: bytes, message: str) -> None:
         """Answer the request in `line` with an internal error, so that the client is not
@@ -317,6 +360,14 @@ def _handover(reader: BinaryIO, start: Start, line: bytes) -> int:
     return 0
 
 
+def _settle(start: Start) -> None:
+    """Settle the server's state at the connection's end, when calls were answered."""
+    if start.warm.state is not None and start.warm.state.calls:
+        from git_aide.agents.mcp.server import settle
+
+        settle(start.warm.state)
+
+
 def main() -> int:
     """Serve on stdio until the client goes away."""
     from git_aide.gitio.spawn import CONFIG, spawn
@@ -328,7 +379,8 @@ def main() -> int:
         while True:
             line = reader.readline()
             if not line:
-                return 0  # the client left before any tool call
+                _settle(start)
+                return 0  # the client left: no message needed the SDK
             if not start.answer(line):
                 return _handover(reader, start, line)
     except BrokenPipeError:

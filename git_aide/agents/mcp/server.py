@@ -134,13 +134,11 @@ def settle(mem: ServerState) -> None:
     mem.idle(mem.calls)
 
 
-def warm_up(tools: list[JSONObject] | None = None, client: str | None = None
-            ) -> tuple[Server, ServerState]:
-    """Make what the first tool call needs: the SDK and its server (listing `tools`,
-    its writes marked as `client`'s) with the state it owns, and git-aide's read path.
-    Returns the server and its state."""
+def ready_state(client: str | None = None) -> ServerState:
+    """Make what a tool call needs, without the SDK: the server's state (its writes
+    marked as `client`'s) and git-aide's read path, imported."""
     mem = ServerState()
-    server = build(mem, tools=tools, client=client)
+    mem.client = client
     import git_aide.agents.mcp.answersize  # noqa: F401
     import git_aide.agents.mcp.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
@@ -153,4 +151,16 @@ def warm_up(tools: list[JSONObject] | None = None, client: str | None = None
 
     preload()
     load_reader()
-    return server, mem
+    mem.prepare()
+    return mem
+
+
+def call_result(text: str, doc: JSONObject | None, failed: bool) -> JSONObject:
+    """Return a tool call's result as the SDK puts it on the wire (CallToolResult) for
+    the protocol versions handshake.py answers (before 2026, with no `resultType`):
+    handshake.py answers calls before the SDK is loaded, and tests hold the two equal."""
+    result: JSONObject = {"content": [{"type": "text", "text": text}]}
+    if doc is not None:
+        result["structuredContent"] = doc
+    result["isError"] = failed
+    return result
