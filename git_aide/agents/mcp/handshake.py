@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import threading
+import time
 
 from git_aide import __version__
 from git_aide.agents.mcp.schema import INSTRUCTIONS, offered
@@ -42,6 +43,10 @@ if TYPE_CHECKING:
 #: handshake versions of the SDK git-aide requires (tests/agents/test_mcp_start.py checks them
 #: against it). A client asking for another version is answered by the SDK itself.
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+#: How long the tool calls answered here must leave the process quiet before the SDK is
+#: imported (for a hand-over), in seconds.
+QUIET_SECONDS = 1.0
 
 #: What the SDK's low-level server announces for a server with tools only.
 CAPABILITIES: JSONObject = {"tools": {"listChanged": False}}
@@ -76,6 +81,11 @@ class _Warm:
         self._thread: threading.Thread | None = None
         #: Set once the state is made (or could not be).
         self._ready = threading.Event()
+        #: Set when a hand-over needs the SDK now.
+        self._wanted = threading.Event()
+        #: When the last tool call answered here ended (time.monotonic()): the SDK is
+        #: imported once the calls leave QUIET_SECONDS of quiet.
+        self.last_call = time.monotonic()
         #: The SDK's server it built.
         self._server: Server | None = None
         #: The server's state (warm/state.py), settled at the connection's end.
@@ -93,7 +103,13 @@ class _Warm:
             self._state_error = self._error = e
             return
         finally:
+            self.last_call = time.monotonic()
             self._ready.set()
+        # The SDK serves only a hand-over: imported in a quiet spell, since its import
+        # (most of a second) would slow the calls it ran beside; at once when wanted.
+        while not self._wanted.wait(0.05):
+            if time.monotonic() - self.last_call >= QUIET_SECONDS:
+                break
         try:
             from git_aide.agents.mcp.server import build
 
@@ -120,6 +136,7 @@ class _Warm:
     def server(self) -> Server:
         """Return the SDK's server, waiting for the thread (or building it here, not
         started)."""
+        self._wanted.set()
         if self._thread is None:
             self._run()
         else:
@@ -272,7 +289,11 @@ class Start:
             return False
         from git_aide.agents.mcp.server import call, call_result
 
-        text, doc, failed = call(state, params["name"], params.get("arguments"))
+        self.warm.last_call = float("inf")  # no quiet while a call is under way
+        try:
+            text, doc, failed = call(state, params["name"], params.get("arguments"))
+        finally:
+            self.warm.last_call = time.monotonic()
         self.send({"jsonrpc": "2.0", "id": mid, "result": call_result(text, doc, failed)})
         return True
 
