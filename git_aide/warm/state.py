@@ -197,18 +197,24 @@ class ServerState:
     def done(self) -> list[str]:
         """End the call under way: the notices its context gathered. What it answered
         is counted once the server is idle (`idle`)."""
-        ctx, self._ctx = self._ctx, None
+        ctx = self._end()
         self.calls += 1
         if self._index is not None:
             self._index.begin()
         if self.counted is not None and ctx is not None:
             kind, uuids = self.counted
             self.uncounted.append((ctx.cache, kind, uuids, time.time()))
+        self.counted = None
+        return ctx.take_notices() if ctx is not None else []
+
+    def _end(self) -> Context | None:
+        """Forget what the work under way asked (its context, git's answers, the
+        index's stat, its warnings) and return its context."""
+        ctx, self._ctx = self._ctx, None
         self._now = None
         self._index_state = None
-        self.counted = None
         self.said = []
-        return ctx.take_notices() if ctx is not None else []
+        return ctx
 
     def pending(self) -> bool:
         """Tell whether documents wait to be written into the full-text index."""
@@ -339,10 +345,7 @@ class ServerState:
         call counted."""
         from git_aide.app.boundary import notice_line
 
-        ctx, self._ctx = self._ctx, None
-        self._now = None
-        self._index_state = None
-        self.said = []
+        ctx = self._end()
         line = notice_line(ctx.take_notices()) if ctx is not None else None
         if line is not None:
             sys.stderr.write(line + "\n")

@@ -26,7 +26,7 @@ import threading
 import time
 
 from git_aide import __version__
-from git_aide.agents.mcp.schema import INSTRUCTIONS, offered
+from git_aide.agents.mcp.schema import INSTRUCTIONS, TOOLS, offered
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,6 +47,9 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 #: How long the tool calls answered here must leave the process quiet before the SDK is
 #: imported (for a hand-over), in seconds.
 QUIET_SECONDS = 1.0
+
+#: Every tool this server answers, listed or not (a call to another is the SDK's to refuse).
+_TOOL_NAMES = frozenset(t["name"] for t in TOOLS)
 
 #: What the SDK's low-level server announces for a server with tools only.
 CAPABILITIES: JSONObject = {"tools": {"listChanged": False}}
@@ -278,10 +281,8 @@ class Start:
         """Answer a tool call here, as the SDK would, once the state is made (the SDK
         is not waited for); False when the SDK must (a tool or a shape this loop does
         not know, or no state)."""
-        from git_aide.agents.mcp.schema import TOOLS
-
         if not (isinstance(params, dict) and set(params) <= {"name", "arguments", "_meta"}
-                and params.get("name") in {t["name"] for t in TOOLS}
+                and params.get("name") in _TOOL_NAMES
                 and isinstance(params.get("arguments", {}), dict)):
             return False
         state = self.warm.ready()
