@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_aide.warm.listener import Runner
+
 #: The MCP SDK git-aide requires (a dependency of every install, as in pyproject.toml).
 MCP_REQUIREMENT = "mcp>=2.3,<3"
 
 
-def serve() -> int:
-    """Run `git aide mcp`'s server, or say in one line what is missing."""
+def serve(runner: Runner | None = None) -> int:
+    """Run `git aide mcp`'s server, or say in one line what is missing; `runner`: what
+    runs the hooks and commands handed over its socket (warm/listener.py)."""
     import importlib.util
 
     try:
@@ -25,4 +30,4 @@ def serve() -> int:
         return 1
     from git_aide.agents.mcp.handshake import main
 
-    return main()
+    return main(runner)

@@ -14,6 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol, TypeVar
 
+    from git_aide.app.semantic import Semantic
     from git_aide.cache.folder import Cache, StatTables
     from git_aide.cache.index import FullText
     from git_aide.core.settings import Settings
@@ -140,6 +141,49 @@ def open_context(asked: Prefetch | None = None) -> Context:
     from git_aide.gitio.repo import open_repo
 
     return context_of(open_repo(asked))
+
+
+class Contexts:
+    """Open the contexts one command or hook works in, and give what it reads through
+    them (a snapshot, the full-text index, the model): each fresh, read for this
+    process. A warm server hands a command its own (warm/served.py's `WarmContexts`),
+    which answers the same from what it holds; the command's code is the same."""
+
+    def __init__(self) -> None:
+        #: The contexts opened so far, whose notices the front end says at its end.
+        self.opened: list[Context] = []
+
+    def open(self, asked: Prefetch | None = None) -> Context:
+        """Open the context of the repository around the current directory (`asked`: git's
+        questions already started, spawn.early)."""
+        ctx = open_context(asked)
+        self.opened.append(ctx)
+        return ctx
+
+    def snapshot(self, ctx: Context, cached: bool = False, rev: str | None = None, *,
+                 asked: Prefetch | None = None, early: bool = False) -> Snapshot:
+        """Return the memories of the source `--cached` / `--rev` name, the user's own store
+        laid over them (Context.snapshot; its warnings are the caller's to say)."""
+        return ctx.snapshot(cached, rev, asked=asked, early=early, users=True)
+
+    def index(self, ctx: Context) -> FullText:
+        """Return the full-text index of `ctx`'s cache."""
+        return ctx.index()
+
+    def semantic(self, ctx: Context, threads: int = 1) -> Semantic:
+        """Return semantic search's model and vectors for `ctx` (loaded on first need)."""
+        from git_aide.app.semantic import Semantic
+
+        return ctx.noticed(Semantic(ctx.repo, ctx.cache, threads=threads))
+
+    def serves(self, folder: str) -> bool:
+        """Tell whether a command run in `folder` reads through these contexts (a fresh
+        one serves any folder)."""
+        return True
+
+    def take_notices(self) -> list[str]:
+        """Take the notices of every context opened, each once, in order."""
+        return list(dict.fromkeys(n for c in self.opened for n in c.take_notices()))
 
 
 def source(cached: bool, rev: str | None) -> tuple[str, str | None]:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from rich.progress import Progress, TaskID
 
-    from git_aide.app.context import Context
+    from git_aide.app.context import Context, Contexts
     from git_aide.cli.pager import Pager
     from git_aide.gitio.spawn import Prefetch
     from git_aide.rank.selection import Hit
@@ -111,16 +111,20 @@ class Opened:
     (before an error's line, as the work is done by then).
 
     `asked`: git's questions already started (spawn.early); `cached`, `rev`: the source
-    the command reads, refused (a usage error) before the repository is looked for.
+    the command reads, refused (a usage error) before the repository is looked for;
+    `contexts`: what opens it (a warm server's, which answers from what it holds; None:
+    a fresh one, app/context.Contexts).
     """
 
     def __init__(self, asked: Prefetch | None = None, *, cached: bool = False,
-                 rev: str | None = None) -> None:
-        from git_aide.app.context import open_context, source
+                 rev: str | None = None, contexts: Contexts | None = None) -> None:
+        from git_aide.app.context import Contexts, source
 
         source(cached, rev)
+        #: What opened the context, and gives its snapshot, index and model.
+        self.contexts = contexts or Contexts()
         #: The context: the repository around the current directory and its cache.
-        self.ctx = open_context(asked)
+        self.ctx = self.contexts.open(asked)
 
     def __enter__(self) -> Context:
         return self.ctx
@@ -148,21 +152,22 @@ def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool, ranked: bool = T
 def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
            layers: tuple[str, ...] | list[str] = (), tags: tuple[str, ...] | list[str] = (),
            contributor: str | None = None, limit: int | None = None, cached: bool = False,
-           rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None) -> None:
+           rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None,
+           contexts: Contexts | None = None) -> None:
     """Run `git aide recall`."""
     from git_aide.app.answers import recall_hits
     from git_aide.app.queries import RecallQuery
 
-    with Opened(asked, cached=cached, rev=rev) as ctx:
+    opened = Opened(asked, cached=cached, rev=rev, contexts=contexts)
+    with opened as ctx:
+        source = opened.contexts
         # The snapshot's warnings are said once the answer is worked out: git compares
         # the working tree meanwhile.
-        snap = ctx.snapshot(cached, rev, asked=asked, early=True, users=True)
+        snap = source.snapshot(ctx, cached, rev, asked=asked, early=True)
         ft = sem = None
         if query is not None and query.strip():
-            from git_aide.app.semantic import Semantic
-
-            ft = ctx.index()
-            sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
+            ft = source.index(ctx)
+            sem = source.semantic(ctx)
         ask = RecallQuery(paths, question=query, layers=layers, tags=tags,
                           contributor=contributor, limit=limit, always=True)
         hits = recall_hits(ctx.repo, ctx.cache, snap, ask, index=ft, semantic=sem)
@@ -173,20 +178,23 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
 def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
            tags: tuple[str, ...] | list[str] = (), contributor: str | None = None,
            limit: int | None = None, mode: str | None = None, cached: bool = False,
-           rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None) -> None:
+           rev: str | None = None, as_json: bool = False, asked: Prefetch | None = None,
+           contexts: Contexts | None = None) -> None:
     """Run `git aide search`."""
     from git_aide.app.answers import search_hits
     from git_aide.app.queries import SearchQuery
-    from git_aide.app.semantic import Semantic
 
-    with Opened(asked, cached=cached, rev=rev) as ctx:
-        snap = ctx.snapshot(cached, rev, asked=asked, users=True)
+    opened = Opened(asked, cached=cached, rev=rev, contexts=contexts)
+    with opened as ctx:
+        source = opened.contexts
+        snap = source.snapshot(ctx, cached, rev, asked=asked)
         warn(snap.warnings)
-        sem = ctx.noticed(Semantic(ctx.repo, ctx.cache))
+        sem = source.semantic(ctx)
         with progress("indexing memories") as bar:
             ask = SearchQuery(query, layers=layers, tags=tags, contributor=contributor,
                               limit=limit, mode=mode or "auto")
-            hits = search_hits(ctx.repo, snap, ctx.index(), ask, progress=bar, semantic=sem)
+            hits = search_hits(ctx.repo, snap, source.index(ctx), ask, progress=bar,
+                               semantic=sem)
         render_hits(snap, hits, as_json)
         from git_aide.app.stats import count
 
@@ -195,11 +203,11 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
 
 def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
         reverse: bool = False, limit: int | None = None, as_json: bool = False,
-        paths: list[str] | None = None) -> None:
+        paths: list[str] | None = None, contexts: Contexts | None = None) -> None:
     """Run `git aide log`."""
     from git_aide.app import log as history_log
 
-    with Opened() as ctx:
+    with Opened(contexts=contexts) as ctx:
         warnings: list[str] = []
         doc = history_log.log_doc(ctx.repo, ctx.cache, revs, uuid=ident, paths=paths or [],
                               reverse=reverse, limit=limit, all_refs=all_refs,
@@ -217,13 +225,13 @@ def log(revs: list[str], *, all_refs: bool = False, ident: str | None = None,
 
 def diff(revs: list[str], *, cached: bool = False, as_stat: bool = False,
          fmt: str = "text", exit_code: bool = False, as_json: bool = False,
-         paths: list[str] | None = None) -> int:
+         paths: list[str] | None = None, contexts: Contexts | None = None) -> int:
     """Run `git aide diff`; return the exit status (1: differences, with --exit-code)."""
     from git_aide.app import diff as history_diff
 
     if sum((as_stat, as_json, fmt != "text")) > 1:
         raise UsageError("give at most one of --stat, --json and --format markdown")
-    with Opened() as ctx:
+    with Opened(contexts=contexts) as ctx:
         warnings: list[str] = []
         doc = history_diff.diff_doc(ctx.repo, ctx.cache, revs, cached=cached, paths=paths or [],
                                warnings=warnings)
@@ -249,8 +257,11 @@ HOT: dict[str, Callable[..., object]] = {"recall": recall, "search": search, "lo
                                          "diff": diff}
 
 
-def run(command: str, kwargs: dict[str, object]) -> object:
-    """Run hot command `command` with the keywords a parser read (option_table.py's)."""
+def run(command: str, kwargs: dict[str, object], contexts: Contexts | None = None) -> object:
+    """Run hot command `command` with the keywords a parser read (option_table.py's);
+    `contexts`: a warm server's (None: the command opens its own)."""
+    if contexts is not None:
+        kwargs = {**kwargs, "contexts": contexts}
     return HOT[command](**kwargs)
 
 

@@ -22,6 +22,7 @@ from git_aide.cli import (
     write_commands,
 )
 from git_aide.cli.config import config
+from git_aide.cli.daemon import daemon
 from git_aide.cli.map import map_
 from git_aide.cli.option_table import COMMANDS as HOT
 from git_aide.cli.option_table import Hot
@@ -133,6 +134,7 @@ for _cold in COLD:
     main.add_command(_cold)
 main.add_command(semantic)
 main.add_command(map_)
+main.add_command(daemon)
 main.add_command(completion.command())
 
 

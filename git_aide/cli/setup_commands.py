@@ -171,8 +171,9 @@ def textconv(file: str) -> None:
 def mcp() -> None:
     """Serve the memories to an agent over MCP on stdio (agents start it themselves)."""
     from git_aide.agents import serve
+    from git_aide.cli.served import run
 
-    raise click.exceptions.Exit(serve())
+    raise click.exceptions.Exit(serve(run))
 
 
 @click.command(context_settings={"ignore_unknown_options": True})

@@ -178,6 +178,9 @@ KEYS: tuple[Key, ...] = (
     Key("aide.mcp.watch", "mcp_watch", BOOL, True,
         "Whether the MCP server watches the memory folders (inotify) instead of running "
         "`git status` on every call."),
+    Key("aide.mcp.serve", "mcp_serve", BOOL, True,
+        "Whether the MCP server also answers hooks and reading commands of its working "
+        "tree over a socket in the git folder (`git aide daemon`)."),
     Key("aide.mcp.tools", "mcp_tools", TEXT, "default",
         "The tools the MCP server offers: default (recall, search, memories, remember, "
         "update, forget), all (import, diff and log too), or tool names."),
@@ -240,6 +243,7 @@ class Settings:
     hooks_reflect_every: int
     mcp_max_chars: int
     mcp_watch: bool
+    mcp_serve: bool
     mcp_tools: str
     export_auto: bool
     export_check: bool

@@ -207,6 +207,23 @@ class ServerState:
         self.counted = None
         return ctx.take_notices() if ctx is not None else []
 
+    def end_call(self, wrote: bool) -> None:
+        """End a call (a tool's, or a command's through the socket) under `lock`: say the
+        notices it left on stderr, forget the kept answers if it `wrote`, and ask for the
+        work after it (the counts and pending documents when idle; the work between calls
+        a reading call asked for)."""
+        from git_aide.app.boundary import notice_line
+
+        if wrote:
+            self.answers.clear()  # nothing kept is vouched for now
+        line = notice_line(self.done())
+        if line is not None:
+            sys.stderr.write(line + "\n")
+        if self.uncounted or self.pending():
+            self.later()
+        if not wrote and self.work_wanted():
+            self.work_later()
+
     def _end(self) -> Context | None:
         """Forget what the work under way asked (its context, git's answers, the
         index's stat, its warnings) and return its context."""
@@ -324,7 +341,7 @@ class ServerState:
             except Exception:  # noqa: BLE001 -- the first call meets it again, and says it
                 return
             finally:
-                self._end_quietly()
+                self.end_quietly()
             self.held.later.want(Later(lambda: self._open_index(cache)))
             if self.work_wanted():
                 self.work_later()
@@ -338,9 +355,9 @@ class ServerState:
             except Exception:  # noqa: BLE001,S110 -- the first search opens it, and says why
                 pass
             finally:
-                self._end_quietly()
+                self.end_quietly()
 
-    def _end_quietly(self) -> None:
+    def end_quietly(self) -> None:
         """End work done outside a call: its notices to the log, as a call's are; no
         call counted."""
         from git_aide.app.boundary import notice_line

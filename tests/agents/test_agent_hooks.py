@@ -476,7 +476,7 @@ def test_gemini_precompress_before_each_request_forgets_nothing(stocked: Path) -
     assert proc.returncode == 0 and proc.stdout == ""
     mods = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
             if line.startswith("import time:") and "|" in line}
-    assert not {"git_aide.gitio.repo", "git_aide.app.context", "subprocess"} & mods
+    assert not {"git_aide.gitio.repo", "git_aide.gitio.spawn", "subprocess"} & mods
 
 
 def test_a_compression_in_geminis_transcript_forgets_what_was_given(stocked: Path) -> None:

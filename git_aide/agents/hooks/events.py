@@ -30,11 +30,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from git_aide.app.context import Context
+    from git_aide.app.context import Contexts
     from git_aide.core.jsonvalue import JSON, JSONObject
 
-    #: A hook event's work: (event, agent, the contexts it opens) in, the text to send out.
-    Handler = Callable[[JSONObject, str, list[Context]], str | None]
+    #: A hook event's work: (event, agent, what opens its contexts) in, the text to send
+    #: out.
+    Handler = Callable[[JSONObject, str, Contexts], str | None]
 
 EVENTS = ("session-start", "pre-tool-use", "post-tool-use", "user-prompt", "stop",
           "pre-compact")
@@ -47,12 +48,18 @@ USAGE = ("usage: git aide hook {session-start|pre-tool-use|post-tool-use|user-pr
          "pre-compact} [--agent claude|codex|copilot|cursor|gemini|vscode]")
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], contexts: Contexts | None = None, event: bytes | None = None) -> int:
     """Run one hook; always 0. Errors are said on stderr by the one error boundary
-    (app/boundary.py), the cache's notices after the hook's work, as the CLI says them."""
-    opened: list[Context] = []
+    (app/boundary.py), the cache's notices after the hook's work, as the CLI says them.
+
+    `contexts`: a warm server's (None: the hook opens its own, app/context.Contexts);
+    `event`: the event's bytes, when a server was handed them (None: read on stdin)."""
+    if contexts is None:
+        from git_aide.app.context import Contexts
+
+        contexts = Contexts()
     try:
-        return _main(argv, opened)
+        return _main(argv, contexts, event)
     except BaseException as e:  # noqa: BLE001 -- a hook never breaks the agent's session
         from git_aide.app.boundary import error_line, failure
 
@@ -61,38 +68,42 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(error_line(message) + "\n")
         return 0
     finally:
-        _notices(opened)
+        _notices(contexts)
 
 
-def _notices(opened: list[Context]) -> None:
+def _notices(contexts: Contexts) -> None:
     """Say the notices of the contexts this hook opened (a damaged cache file it
     rebuilt) in one line on stderr: the agent's own channel stays the reply's."""
-    if not opened:
+    if not contexts.opened:
         return
     from git_aide.app.boundary import notice_line
 
-    line = notice_line(list(dict.fromkeys(n for c in opened for n in c.take_notices())))
+    line = notice_line(contexts.take_notices())
     if line is not None:
         sys.stderr.write(line + "\n")
 
 
-def _main(argv: list[str], opened: list[Context]) -> int:
+def hooks_off() -> bool:
+    """Tell whether GIT_AIDE_HOOKS turns the hooks off."""
+    return os.environ.get("GIT_AIDE_HOOKS", "").strip().lower() in ("0", "false", "off", "no")
+
+
+def _main(argv: list[str], contexts: Contexts, raw: bytes | None) -> int:
     event, agent = _parse(argv)
     if event is None:
         return 0
-    if os.environ.get("GIT_AIDE_HOOKS", "").strip().lower() in ("0", "false", "off", "no"):
+    if hooks_off():
         return 0
-    data = _read_event()
+    data = read_event(raw)
     if data is None:
         return 0
-    data = _normalize(data)
     if any(isinstance(data.get(k), str) and "\0" in data[k] for k in ("cwd", "transcript_path")):
         say("the event's cwd or transcript_path holds a NUL byte; nothing to do")
         return 0
-    where = _where(data)
-    if where is not None:
-        os.chdir(where)
-    text = _handler(event)(data, agent, opened)
+    folder = where(data)
+    if folder is not None:
+        os.chdir(folder)
+    text = _handler(event)(data, agent, contexts)
     if text is not None:
         answer = reply(agent, event, text, data)
         if answer is not None:
@@ -117,7 +128,7 @@ def _in_repo(folder: str) -> bool:
         path = up
 
 
-def _where(data: JSONObject) -> str | None:
+def where(data: JSONObject) -> str | None:
     """Return the folder to run in: the event's cwd when it is in a repository, else the folder
     of the file the tool touches, else a workspace root (Cursor sends workspace_roots),
     else the cwd anyway."""
@@ -160,11 +171,14 @@ def _parse(argv: list[str]) -> tuple[str | None, str]:
     return event, agent
 
 
-def _read_event() -> JSONObject | None:
-    """Return the event JSON on stdin; None (and a word on stderr) when it is not an object."""
-    if sys.stdin is None or sys.stdin.isatty():
-        return None  # run by hand: nothing to read, and never wait for a terminal
-    raw = sys.stdin.buffer.read()
+def read_event(raw: bytes | None = None) -> JSONObject | None:
+    """Return the event JSON on stdin (or in `raw`, the bytes a server was handed), with
+    the field names the handlers read (`_normalize`); None (and a word on stderr) when
+    it is not an object."""
+    if raw is None:
+        if sys.stdin is None or sys.stdin.isatty():
+            return None  # run by hand: nothing to read, and never wait for a terminal
+        raw = sys.stdin.buffer.read()
     import json
 
     try:
@@ -172,7 +186,7 @@ def _read_event() -> JSONObject | None:
     except (ValueError, RecursionError):
         say("stdin is not a JSON event; nothing to do")
         return None
-    return data if isinstance(data, dict) else None
+    return _normalize(data) if isinstance(data, dict) else None
 
 
 def _normalize(data: JSONObject) -> JSONObject:

@@ -8,11 +8,11 @@ from git_aide.agents.hooks.toolpaths import aide_tool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from git_aide.app.context import Context
+    from git_aide.app.context import Contexts
     from git_aide.core.jsonvalue import JSON, JSONObject
 
 
-def post_tool_use(data: JSONObject, agent: str, opened: list[Context]) -> str | None:
+def post_tool_use(data: JSONObject, agent: str, contexts: Contexts) -> str | None:
     """Record the memories the agent fetched itself, so hooks do not inject them again."""
     tool = str(data.get("tool_name") or "")
     if not aide_tool(tool, data):
@@ -32,12 +32,10 @@ def post_tool_use(data: JSONObject, agent: str, opened: list[Context]) -> str | 
     if not found and not short:
         return None
     if short:
-        repo, _cache, snap = open_snapshot(opened)
+        repo, _cache, snap = open_snapshot(contexts)
         found |= {e.uuid for e in snap.entries if e.uuid[:8] in short}
     else:
-        from git_aide.gitio.repo import open_repo
-
-        repo = open_repo()
+        repo = contexts.open().repo
     if not found:
         return None
     session, _followed = followed_session(repo.cache_dir, data, agent)

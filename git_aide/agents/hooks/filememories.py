@@ -19,16 +19,16 @@ from git_aide.agents.hooks.toolpaths import tool_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from git_aide.app.context import Context
+    from git_aide.app.context import Contexts
     from git_aide.core.jsonvalue import JSONObject
 
 
-def pre_tool_use(data: JSONObject, agent: str, opened: list[Context]) -> str | None:
+def pre_tool_use(data: JSONObject, agent: str, contexts: Contexts) -> str | None:
     """Return the scoped memories of the files the tool is about to touch (or, on
     Gemini's AfterTool, has just read), each once a session, but those the agent loads
     itself."""
     paths = tool_paths(data)
-    return file_memories(data, agent, paths, opened) if paths else None
+    return file_memories(data, agent, paths, contexts) if paths else None
 
 
 def _relative(top: str, path: str) -> str | None:
@@ -43,7 +43,7 @@ def _relative(top: str, path: str) -> str | None:
 
 
 def file_memories(data: JSONObject, agent: str, paths: list[str],
-                  opened: list[Context], reserve: int = 0) -> str | None:
+                  contexts: Contexts, reserve: int = 0) -> str | None:
     """Return the scoped memories of `paths` (absolute) not given to this session yet and
     not in the agent's own rules files, within aide.hooks.fileChars less `reserve` (what
     the reply holds besides)."""
@@ -51,7 +51,7 @@ def file_memories(data: JSONObject, agent: str, paths: list[str],
     from git_aide.app.queries import RecallQuery
     from git_aide.core.errors import AideError
 
-    repo, cache, snap = open_snapshot(opened, warn_now=False)
+    repo, cache, snap = open_snapshot(contexts, warn_now=False)
     top = repo.worktree
     if top is None:
         return None

@@ -10,7 +10,7 @@ from git_aide.agents.hooks.sessions import Session, session_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from git_aide.app.context import Context
+    from git_aide.app.context import Contexts
     from git_aide.cache.folder import Cache
     from git_aide.core.jsonvalue import JSONObject
     from git_aide.gitio.repo import Repo
@@ -23,21 +23,18 @@ def say(message: str) -> None:
     sys.stderr.write(f"git-aide: hook: {message}\n")
 
 
-def open_snapshot(opened: list[Context], warn_now: bool = True
+def open_snapshot(contexts: Contexts, warn_now: bool = True
                   ) -> tuple[Repo, Cache, Snapshot]:
     """Return (repo, cache, worktree snapshot), with git's questions started first; the
-    context is added to `opened`, whose notices events.main() says.
+    context is opened by `contexts`, whose notices events.main() says.
 
     `warn_now=False`: the caller says the snapshot's warnings once it has its answer,
     so that the view is decoded while git still compares the working tree."""
     from git_aide.gitio.spawn import early
 
     asked = early(False, None)
-    from git_aide.app.context import open_context
-
-    ctx = open_context(asked)
-    opened.append(ctx)
-    snap = ctx.snapshot(asked=asked, early=not warn_now, users=True)
+    ctx = contexts.open(asked)
+    snap = contexts.snapshot(ctx, asked=asked, early=not warn_now)
     if warn_now:
         warn(snap)
     return ctx.repo, ctx.cache, snap

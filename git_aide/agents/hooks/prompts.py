@@ -12,7 +12,7 @@ from git_aide.agents.hooks.toolpaths import MAX_EVENT_PATHS, absolute
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from git_aide.app.context import Context
+    from git_aide.app.context import Contexts
     from git_aide.core.jsonvalue import JSONObject
 
 #: What reads as a decision or a correction worth keeping, in one sentence of the user's:
@@ -100,7 +100,7 @@ def decides(words: str) -> bool:
     return False
 
 
-def user_prompt(data: JSONObject, agent: str, opened: list[Context]) -> str | None:
+def user_prompt(data: JSONObject, agent: str, contexts: Contexts) -> str | None:
     """Return the memories of the files the prompt mentions with `@path`, and a nudge to
     remember when the prompt reads as a correction or a decision."""
     prompt = data.get("prompt")
@@ -110,6 +110,6 @@ def user_prompt(data: JSONObject, agent: str, opened: list[Context]) -> str | No
     paths = prompt_paths(data)
     files = None
     if paths and agent != "cursor":  # Cursor's prompt hook has no context channel
-        files = file_memories(data, agent, paths, opened, len(nudge) + 2 if nudge else 0)
+        files = file_memories(data, agent, paths, contexts, len(nudge) + 2 if nudge else 0)
     parts = [t for t in (files, nudge) if t]
     return "\n\n".join(parts) if parts else None

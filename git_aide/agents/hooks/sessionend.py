@@ -8,7 +8,7 @@ from git_aide.agents.hooks.sessions import Session, session_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from git_aide.app.context import Context
+    from git_aide.app.context import Contexts
     from git_aide.core.jsonvalue import JSONObject
 
 REFLECT = ("Before you stop: did this session settle anything worth remembering (a "
@@ -16,14 +16,12 @@ REFLECT = ("Before you stop: did this session settle anything worth remembering 
            "aide_remember; if not, just stop.")
 
 
-def stop(data: JSONObject, agent: str, opened: list[Context]) -> str | None:
+def stop(data: JSONObject, agent: str, contexts: Contexts) -> str | None:
     """Ask, with aide.hooks.reflect and every few stops, whether anything is worth
     keeping."""
     if data.get("stop_hook_active"):
         return None  # the agent is already continuing because of a stop hook
-    from git_aide.gitio.repo import open_repo
-
-    repo = open_repo()
+    repo = contexts.open().repo
     if not repo.settings.hooks_reflect:
         return None
     every = repo.settings.hooks_reflect_every
@@ -41,7 +39,7 @@ def stop(data: JSONObject, agent: str, opened: list[Context]) -> str | None:
     return REFLECT if ask else None
 
 
-def pre_compact(data: JSONObject, agent: str, opened: list[Context]) -> str | None:
+def pre_compact(data: JSONObject, agent: str, contexts: Contexts) -> str | None:
     """Clear the session record: after compaction, what was injected is gone.
 
     Gemini CLI fires PreCompress (trigger `auto`) before every model request, before it
@@ -51,7 +49,5 @@ def pre_compact(data: JSONObject, agent: str, opened: list[Context]) -> str | No
     (handling.followed_session); `/compress` (trigger `manual`) always compresses."""
     if agent == "gemini" and data.get("trigger") != "manual":
         return None
-    from git_aide.gitio.repo import open_repo
-
-    Session(open_repo().cache_dir, session_id(data)).clear()
+    Session(contexts.open().repo.cache_dir, session_id(data)).clear()
     return None

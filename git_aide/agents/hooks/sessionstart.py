@@ -11,7 +11,7 @@ from git_aide.agents.hooks.sessions import Session, prune, session_id
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from git_aide.agents.setup.native import Loaded
-    from git_aide.app.context import Context
+    from git_aide.app.context import Contexts
     from git_aide.cache.folder import Cache
     from git_aide.core.jsonvalue import JSONObject
     from git_aide.gitio.repo import Repo
@@ -46,10 +46,10 @@ def _importance(entry: Entry, record: JSONObject) -> tuple[int, int, int, int, s
     return (rank, layer, 1, origin[0].count("/"), origin[0], origin[1])
 
 
-def session_start(data: JSONObject, agent: str, opened: list[Context]) -> str | None:
+def session_start(data: JSONObject, agent: str, contexts: Contexts) -> str | None:
     """Return the always-on memories by importance, then what this branch changed since it left
     its base, but what the agent already loads from its own rules files."""
-    repo, cache, snap = open_snapshot(opened)
+    repo, cache, snap = open_snapshot(contexts)
     prune(repo.cache_dir)
     session = Session(repo.cache_dir, session_id(data))
     if not (_repeatable_start(agent, data) and session.started):

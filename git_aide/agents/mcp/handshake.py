@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from git_aide.core.jsonvalue import JSON, JSONObject
     from git_aide.gitio.spawn import Spawned
+    from git_aide.warm.listener import Listener, Runner
     from git_aide.warm.state import ServerState
 
 #: The protocol versions a client may ask for in `initialize` and get back as asked: the
@@ -75,9 +76,15 @@ class _Warm:
     `initialize` is answered, then the SDK's server (for a hand-over)."""
 
     def __init__(self, tools: Callable[[], list[JSONObject]],
-                 client: Callable[[], str | None] | None = None) -> None:
+                 client: Callable[[], str | None] | None = None,
+                 runner: Runner | None = None) -> None:
         #: What gives the tools to list (Start.tools).
         self._tools = tools
+        #: What runs the hooks and commands handed over the socket (cli/served.py);
+        #: None: the server does not listen.
+        self._runner = runner
+        #: The socket's listener, once it serves (warm/listener.py).
+        self.listener: Listener | None = None
         #: What gives the client's name and version (Start.client), read when it runs.
         self._client = client or (lambda: None)
         #: The thread, once started.
@@ -102,6 +109,8 @@ class _Warm:
             from git_aide.agents.mcp.server import ready_state
 
             self.state = ready_state(self._client())
+            if self._runner is not None:
+                self.listener = listen(self.state, self._runner)
         except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
             self._state_error = self._error = e
             return
@@ -150,6 +159,23 @@ class _Warm:
         return self._server
 
 
+def listen(state: ServerState, runner: Runner) -> Listener | None:
+    """Serve the hooks and reading commands of the state's working tree on its socket
+    (warm/listener.py), unless git config aide.mcp.serve says not to or another process
+    serves it; the listener, or None."""
+    from git_aide.warm.listener import Listener
+
+    with state.lock:
+        try:
+            wanted = state.repo().settings.mcp_serve
+        except Exception:  # noqa: BLE001 -- no repository: the calls say so
+            wanted = False
+        finally:
+            state.end_quietly()
+    listener = Listener(state, runner, "mcp")
+    return listener if wanted and listener.start() else None
+
+
 def _wire() -> tuple[BinaryIO, BinaryIO]:
     """Move the client's pipes onto descriptors of their own and return them; fd 0 then reads
     nothing and fd 1 writes to stderr, so that no child process or stray print can corrupt the
@@ -174,7 +200,8 @@ class Start:
     """Answer the requests of a connection's start from plain data until a message
     needs the SDK; what the SDK must be given again is kept in `replay`."""
 
-    def __init__(self, out: BinaryIO, config: Spawned | None = None) -> None:
+    def __init__(self, out: BinaryIO, config: Spawned | None = None,
+                 runner: Runner | None = None) -> None:
         #: The client's end of the wire.
         self.out = out
         #: git config's answer (the aide.* settings), asked at the start; None: not
@@ -193,7 +220,7 @@ class Start:
         #: server's writes are marked with it.
         self.client: str | None = None
         #: The SDK and the read path, loading once initialize is answered.
-        self.warm = _Warm(self.tools, lambda: self.client)
+        self.warm = _Warm(self.tools, lambda: self.client, runner)
 
     def tools(self) -> list[JSONObject]:
         """Return the tools to list, as git config aide.mcp.tools says (read once: the list a
@@ -390,13 +417,14 @@ def _settle(start: Start) -> None:
         settle(start.warm.state)
 
 
-def main() -> int:
-    """Serve on stdio until the client goes away."""
+def main(runner: Runner | None = None) -> int:
+    """Serve on stdio until the client goes away; `runner`: what runs the hooks and
+    commands handed over the socket (cli/served.py; None: no socket)."""
     from git_aide.gitio.spawn import CONFIG, spawn
 
     config = spawn(*CONFIG)  # answered while the client starts and sends initialize
     reader, writer = _wire()
-    start = Start(writer, config)
+    start = Start(writer, config, runner)
     try:
         while True:
             line = reader.readline()
@@ -409,3 +437,6 @@ def main() -> int:
         return 0  # the client left while it was being answered: nobody to tell
     except KeyboardInterrupt:
         return 130
+    finally:
+        if start.warm.listener is not None:
+            start.warm.listener.close()

@@ -21,8 +21,6 @@ writetools.py's or historytools.py's.
 
 from __future__ import annotations
 
-import sys
-
 from git_aide import __version__
 from git_aide.agents.mcp.historytools import aide_diff, aide_log
 from git_aide.agents.mcp.readtools import aide_memories, aide_recall, aide_search
@@ -65,7 +63,7 @@ def call(mem: ServerState, name: str, arguments: JSON) -> tuple[str, JSONObject 
     """Answer one tool call: (text, structured content, is it an error). Never raises: any
     failure is a tool error of one line (app/boundary.py), and the server lives on. The
     cache's notices go to the agent's log (stderr), as the snapshots' warnings do."""
-    from git_aide.app.boundary import failure, notice_line
+    from git_aide.app.boundary import failure
 
     with mem.lock:
         try:
@@ -77,15 +75,7 @@ def call(mem: ServerState, name: str, arguments: JSON) -> tuple[str, JSONObject 
             message, _status = failure(e)
             return speak(message or type(e).__name__)[:2000], None, True
         finally:
-            if name not in READING:
-                mem.answers.clear()  # it wrote: nothing kept is vouched for now
-            line = notice_line(mem.done())
-            if line is not None:
-                sys.stderr.write(line + "\n")
-            if mem.uncounted or mem.pending():
-                mem.later()
-            if name in READING and mem.work_wanted():
-                mem.work_later()
+            mem.end_call(wrote=name not in READING)
 
 
 # -- the SDK's server ---------------------------------------------------------------------------

@@ -1,0 +1,85 @@
+"""The thin client: hand a hook or a reading command to the repository's warm server and
+print its answer (warm/listener.py serves it), importing nothing but the socket.
+
+A hook or `git aide recall FILE` started by an agent costs an interpreter's start and
+its imports; the agent's own MCP server (or `git aide daemon`) already holds the
+repository, its views and its index. When one serves the repository around the
+current directory, the command's arguments, folder, environment and (for a hook) its
+event go to it over the socket in the git folder, and what it printed comes back;
+when none serves, or it declines (another environment, a form it does not run, busy
+with a long call), the command runs here as it always did. The answer is the same
+either way: the server runs the same code (cli/served.py).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from git_aide.warm import address
+
+#: The protocol's version: a server answers only requests of its own.
+VERSION = 1
+#: Seconds a server may take over one command (a long search) before the client gives
+#: up on it and runs the command itself.
+ANSWER_SECONDS = 60.0
+
+
+def ask(argv: list[str], event: bytes | None = None) -> int | None:
+    """Run `argv` through the warm server of the repository around the current directory:
+    write what it printed and return its exit status; None when no server answered it
+    (the caller runs the command itself). `event`: a hook's event, read from stdin."""
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    found = address.find(cwd)
+    if found is None or "GIT_DIR" in os.environ:
+        return None
+    path = address.socket_path(found[1])
+    if not os.path.exists(path):
+        return None
+    import json
+
+    head = json.dumps({"version": VERSION, "argv": argv, "cwd": cwd,
+                       "env": address.environment(), "event": event is not None})
+    answer = exchange(path, head.encode() + b"\n" + (event or b""), ANSWER_SECONDS)
+    if answer is None:
+        return None
+    try:
+        doc = json.loads(answer)
+        status, out, err = doc["status"], doc["out"], doc["err"]
+    except (ValueError, KeyError, TypeError):
+        return None  # a decline, or an answer this version does not read
+    if not isinstance(status, int) or not isinstance(out, str) or not isinstance(err, str):
+        return None
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    sys.stderr.write(err)
+    return status
+
+
+def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
+    """Send `request` to the socket at `path` and return the answer's bytes; None when
+    the server cannot be reached or left without answering."""
+    import socket
+
+    where, fd = address.reachable(path)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(where)
+            sock.sendall(request)
+            sock.shutdown(socket.SHUT_WR)
+            chunks = []
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+    except OSError:
+        return None  # no server (a socket left by a killed one), or it went away
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return b"".join(chunks) or None

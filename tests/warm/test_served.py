@@ -1,0 +1,311 @@
+"""Hooks and reading commands answered by the warm server over its socket
+(warm/listener.py, warm/client.py, cli/served.py): the same answer as the command's own,
+through `git aide daemon` and through an agent's MCP server."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import (
+    AIDE,
+    BASE_ENV,
+    MEM,
+    aide,
+    aide_ok,
+    code_file,
+    commit,
+    edit_by_hand,
+    git,
+    make_repo,
+    remember,
+    write_memory,
+)
+
+OFF = {"GIT_AIDE_SERVER": "0"}
+
+
+def answered(repo: Path) -> int:
+    """Return how many requests the working tree's server answered."""
+    r = aide(repo, "daemon", "status")
+    assert r.returncode == 0, r.stdout + r.stderr
+    return int(r.stdout.rsplit(",", 1)[1].split()[0])
+
+
+@pytest.fixture
+def stocked(repo: Path) -> Iterator[Path]:
+    """A repository with memories on a few files, and a daemon serving it."""
+    code_file(repo, "src/auth/login.py")
+    code_file(repo, "src/auth/tokens.py")
+    code_file(repo, "docs/readme.md")
+    remember(repo, "login.py must stay free of network calls", "--scope", "src/auth/login.py")
+    remember(repo, "tokens rotate hourly", "--scope", "src/auth/")
+    remember(repo, "always run the linter before a commit", "--layer", "guidelines")
+    remember(repo, "prefer small functions", "--layer", "preferences", "--tag", "style")
+    commit(repo)
+    aide_ok(repo, "daemon", "start")
+    yield repo
+    aide(repo, "daemon", "stop")
+
+
+#: Reading commands, each run from the top and from src/ (their paths relative to it).
+COMMANDS = [
+    ["recall", "src/auth/login.py"],
+    ["recall", "src/auth/"],
+    ["recall", "src/auth/login.py", "--json"],
+    ["recall", "src/auth/tokens.py", "--query", "rotate"],
+    ["recall", "src/auth/login.py", "--rev", "HEAD"],
+    ["recall", "src/auth/login.py", "--cached"],
+    ["recall", "src/nothing/here.py", "--layer", "guidelines"],
+    ["search", "hourly"],
+    ["search", "network", "--json", "--limit", "1"],
+    ["search", "nowhere-to-be-found"],
+    ["search", "style", "--tag", "style"],
+    ["recall", "src/auth/login.py", "--rev", "no-such-rev"],
+    ["log", "--json"],
+    ["diff", "HEAD~1", "--stat"],
+]
+
+
+def both(cwd: Path, args: list[str], env: dict[str, str] | None = None
+         ) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
+    """Run a command through the server and without it: (status, stdout, stderr) each."""
+    served = aide(cwd, *args, env=env)
+    alone = aide(cwd, *args, env={**(env or {}), **OFF})
+    return ((served.returncode, served.stdout, served.stderr),
+            (alone.returncode, alone.stdout, alone.stderr))
+
+
+def test_reading_commands_answer_the_same_through_the_server(stocked: Path) -> None:
+    """Every reading command prints the same, exits the same, through the daemon as
+    alone; and the daemon did answer them."""
+    before = answered(stocked)
+    for args in COMMANDS:
+        served, alone = both(stocked, args)
+        assert served == alone, args
+    assert answered(stocked) >= before + len(COMMANDS)
+
+
+def test_the_same_after_hand_edits_from_a_subfolder(stocked: Path) -> None:
+    """A memory edited by hand, one written without git-aide and one deleted are seen at
+    the next served command, run from a subfolder with a relative path."""
+    files = sorted((stocked / MEM).rglob("*.json"))
+    edit_by_hand(stocked, str(files[0].relative_to(stocked)), what="edited by hand today")
+    write_memory(stocked, "a fresh file nobody staged", scope="src/auth/login.py")
+    files[1].unlink()
+    sub = stocked / "src"
+    for args in (["recall", "auth/login.py"], ["recall", "auth/"], ["search", "hand"],
+                 ["search", "fresh", "--json"]):
+        served, alone = both(sub, args)
+        assert served == alone, args
+    assert "fresh file" in aide_ok(sub, "recall", "auth/login.py").stdout
+
+
+def test_hooks_answer_the_same_through_the_server(stocked: Path) -> None:
+    """A session's hooks give the same context through the server as alone (two sessions
+    of their own: a session gets each memory once)."""
+    def event(session: str, **fields: object) -> str:
+        return json.dumps({"session_id": session, "cwd": str(stocked), **fields})
+
+    def hook(name: str, payload: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+        r = aide(stocked, "hook", name, input=payload, env=env)
+        return r.returncode, r.stdout, r.stderr
+
+    before = answered(stocked)
+    for session, env in (("served", None), ("alone", OFF)):
+        got = [
+            hook("session-start", event(session, source="startup"), env),
+            hook("pre-tool-use", event(session, tool_name="Read", tool_input={
+                "file_path": str(stocked / "src/auth/login.py")}), env),
+            hook("pre-tool-use", event(session, tool_name="Read", tool_input={
+                "file_path": str(stocked / "src/auth/login.py")}), env),
+            hook("user-prompt", event(session, prompt="look at @src/auth/tokens.py"), env),
+        ]
+        if session == "served":
+            first = got
+    assert got == first
+    assert "login.py must stay free" in first[1][1] and first[2][1] == ""
+    assert answered(stocked) == before + 4
+
+
+def test_another_environment_or_repository_is_declined(stocked: Path, tmp_path: Path) -> None:
+    """A command whose environment differs in what an answer depends on runs alone, as
+    does one in a repository nested in the served tree: both still answer right."""
+    before = answered(stocked)
+    served, alone = both(stocked, ["recall", "src/auth/login.py"],
+                         env={"GIT_AIDE_HOOKS": "0"})
+    assert served == alone
+    nested = make_repo(stocked / "vendor" / "lib")
+    code_file(nested, "x.py")
+    remember(nested, "the vendored copy is read-only", "--scope", "x.py")
+    r = aide_ok(nested, "recall", "x.py")
+    assert "read-only" in r.stdout and "login.py" not in r.stdout
+    assert answered(stocked) == before
+
+
+def test_the_socket_and_its_lock_are_the_users_alone(stocked: Path) -> None:
+    """The socket and the lock in the git folder are readable by their user only."""
+    for name in ("aide-server.sock", "aide-server.lock"):
+        mode = (stocked / ".git" / name).stat().st_mode
+        assert stat.S_IMODE(mode) == 0o600, name
+    assert stat.S_ISSOCK((stocked / ".git" / "aide-server.sock").stat().st_mode)
+
+
+def test_a_killed_server_leaves_commands_working_and_is_replaced(repo: Path) -> None:
+    """Killed with SIGKILL, the daemon leaves its socket; commands still answer (alone),
+    `daemon status` says none serves, and a new one takes its place."""
+    code_file(repo, "a.py")
+    remember(repo, "a.py is generated", "--scope", "a.py")
+    aide_ok(repo, "daemon", "start")
+    pid = json.loads((repo / ".git" / "aide-server.lock").read_text())["pid"]
+    os.kill(pid, signal.SIGKILL)
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.02)
+    assert (repo / ".git" / "aide-server.sock").exists()
+    assert "generated" in aide_ok(repo, "recall", "a.py").stdout
+    assert aide(repo, "daemon", "status").returncode == 1
+    aide_ok(repo, "daemon", "start")
+    assert "generated" in aide_ok(repo, "recall", "a.py").stdout
+    assert answered(repo) == 1
+    aide_ok(repo, "daemon", "stop")
+    assert not (repo / ".git" / "aide-server.sock").exists()
+
+
+def test_one_server_per_working_tree(stocked: Path) -> None:
+    """A second daemon refuses in one line (naming the one that serves); `start` again
+    names the one that serves."""
+    r = aide(stocked, "daemon", "run")
+    assert r.returncode == 1 and "served already (daemon, pid" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert "serving: daemon" in aide_ok(stocked, "daemon", "start").stdout
+
+
+def test_a_long_git_folder_path_is_served(tmp_path: Path) -> None:
+    """A git folder whose socket path passes the kernel's 108 bytes is still served."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    repo = make_repo(deep / "repo")
+    code_file(repo, "a.py")
+    remember(repo, "a deep memory", "--scope", "a.py")
+    aide_ok(repo, "daemon", "start")
+    try:
+        assert len(str(repo / ".git" / "aide-server.sock")) > 108
+        served, alone = both(repo, ["recall", "a.py"])
+        assert served == alone and "a deep memory" in served[1]
+        assert answered(repo) >= 1
+    finally:
+        aide(repo, "daemon", "stop")
+
+
+def test_outside_a_repository_the_daemon_says_so(tmp_path: Path) -> None:
+    """`daemon start` outside a working tree is one line and a non-zero exit."""
+    r = aide(tmp_path, "daemon", "start")
+    assert r.returncode != 0 and r.stderr.startswith("git-aide: error:")
+    assert "Traceback" not in r.stderr
+
+
+class Client:
+    """An MCP client on the server's stdio, as an agent starts it."""
+
+    def __init__(self, repo: Path, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen([*AIDE, "mcp"], cwd=repo, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env={**BASE_ENV, **(env or {})})
+        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test-agent", "version": "1.0"}}})
+        assert self.proc.stdout is not None
+        assert json.loads(self.proc.stdout.readline())["id"] == 1
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg: dict[str, object]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def wait_for_server(repo: Path) -> str:
+    """Wait until a server answers for `repo`; its status line."""
+    for _ in range(300):
+        r = aide(repo, "daemon", "status")
+        if r.returncode == 0:
+            return r.stdout
+        time.sleep(0.05)
+    raise AssertionError("no server came up")
+
+
+def test_an_agents_mcp_server_serves_its_hooks_and_commands(repo: Path) -> None:
+    """An agent's MCP server answers the working tree's commands over the socket while
+    its client is connected, refuses `daemon stop`, and leaves no socket behind."""
+    code_file(repo, "a.py")
+    remember(repo, "a.py is generated", "--scope", "a.py")
+    client = Client(repo)
+    try:
+        assert "MCP server of test-agent 1.0" in wait_for_server(repo)
+        served, alone = both(repo, ["recall", "a.py"])
+        assert served == alone and "generated" in served[1]
+        assert answered(repo) >= 1
+        r = aide(repo, "daemon", "stop")
+        assert r.returncode == 1 and "stops with its agent" in r.stderr
+    finally:
+        client.close()
+    assert not (repo / ".git" / "aide-server.sock").exists()
+    assert aide(repo, "daemon", "status").returncode == 1
+
+
+def test_git_config_can_keep_the_mcp_server_off_the_socket(repo: Path) -> None:
+    """With aide.mcp.serve false the MCP server answers its tools only."""
+    git(repo, "config", "aide.mcp.serve", "false")
+    client = Client(repo)
+    try:
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "aide_recall", "arguments": {"paths": ["a.py"]}}})
+        assert client.proc.stdout is not None
+        assert json.loads(client.proc.stdout.readline())["id"] == 2
+        assert aide(repo, "daemon", "status").returncode == 1
+    finally:
+        client.close()
+
+
+def test_a_linked_worktree_has_a_server_of_its_own(stocked: Path, tmp_path: Path) -> None:
+    """The daemon of the main tree does not answer for a linked worktree, which reads
+    its own branch's memories."""
+    other = tmp_path / "wt"
+    git(stocked, "worktree", "add", "-q", "-b", "other", str(other))
+    remember(other, "only on the other branch", "--scope", "src/auth/login.py")
+    before = answered(stocked)
+    r = aide_ok(other, "recall", "src/auth/login.py")
+    assert "only on the other branch" in r.stdout
+    assert answered(stocked) == before
+    assert "only on the other branch" not in aide_ok(stocked, "recall",
+                                                     "src/auth/login.py").stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_the_thin_client_imports_no_read_path(stocked: Path) -> None:
+    """A served recall imports neither the read path nor pygit2, whoosh or rich."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", "recall",
+                           "src/auth/login.py"], cwd=stocked, env=BASE_ENV,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "login.py must stay free" in proc.stdout
+    mods = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}
+    assert not {"pygit2", "whoosh", "rich", "click", "git_aide.read.load",
+                "git_aide.gitio.repo"} & mods
