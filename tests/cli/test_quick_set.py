@@ -26,6 +26,7 @@ QUICK = {
     "export": "agents/test_rules_export.py::test_block_keeps_user_text_byte_for_byte",
     "import": "agents/test_rules_import.py::test_reimport_skips_and_counts_what_exists",
     "map": "app/test_map.py::test_the_tree_in_text_marks_what_a_lead_looks_for",
+    "daemon": "warm/test_served.py::test_reading_commands_answer_the_same_through_the_server",
     "help": "cli/test_pager.py::test_help_lists_the_commands_and_h_stays_short",
     "index": "app/test_search.py::test_index_command",
     "stats": "app/test_search.py::test_stats_figures",

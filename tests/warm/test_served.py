@@ -85,6 +85,7 @@ def both(cwd: Path, args: list[str], env: dict[str, str] | None = None
             (alone.returncode, alone.stdout, alone.stderr))
 
 
+@pytest.mark.quick
 def test_reading_commands_answer_the_same_through_the_server(stocked: Path) -> None:
     """Every reading command prints the same, exits the same, through the daemon as
     alone; and the daemon did answer them."""
