@@ -153,6 +153,13 @@ class Contexts:
         #: The contexts opened so far, whose notices the front end says at its end.
         self.opened: list[Context] = []
 
+    def ask_early(self, cached: bool = False, rev: str | None = None) -> Prefetch | None:
+        """Start git's questions about the source a command reads (spawn.early), to run
+        while the rest is imported; None when they need not be asked."""
+        from git_aide.gitio.spawn import early
+
+        return early(cached, rev)
+
     def open(self, asked: Prefetch | None = None) -> Context:
         """Open the context of the repository around the current directory (`asked`: git's
         questions already started, spawn.early)."""

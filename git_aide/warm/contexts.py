@@ -30,6 +30,11 @@ class WarmContexts(Contexts):
         #: The repository's own prefix, given back by `restore`.
         self._kept: str | None = None
 
+    def ask_early(self, cached: bool = False, rev: str | None = None) -> Prefetch | None:
+        """Ask git nothing ahead: the server knows the repository, and its watch the
+        working tree."""
+        return None
+
     def open(self, asked: Prefetch | None = None) -> Context:
         """Return the context of the call under way (the server's repository, its config
         read again when a file of it changed), seen from the command's folder."""

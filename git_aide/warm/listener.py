@@ -296,6 +296,8 @@ class Listener:
                 status = self._runner(argv, event, contexts)
             finally:
                 contexts.restore()
+        except SystemExit as e:  # as the process would have exited
+            status = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
         except OSError:
             status = None  # its folder went away: the command says so itself
         finally:

@@ -30,9 +30,7 @@ def open_snapshot(contexts: Contexts, warn_now: bool = True
 
     `warn_now=False`: the caller says the snapshot's warnings once it has its answer,
     so that the view is decoded while git still compares the working tree."""
-    from git_aide.gitio.spawn import early
-
-    asked = early(False, None)
+    asked = contexts.ask_early()
     ctx = contexts.open(asked)
     snap = contexts.snapshot(ctx, asked=asked, early=not warn_now)
     if warn_now:

@@ -79,7 +79,7 @@ def session_start(data: JSONObject, agent: str, contexts: Contexts) -> str | Non
         have = native.loaded(program(agent, data), top, (), event_cwd(data))
         if have.files:
             chosen = [(e, r) for e, r in chosen if not have.has(r)]
-            chosen = _not_restated(repo, cache, have, chosen)
+            chosen = _not_restated(contexts, repo, have, chosen)
     chosen.sort(key=lambda er: er[0].updated_at, reverse=True)
     chosen.sort(key=lambda er: _importance(*er))
     records = [r for _e, r in chosen]
@@ -124,7 +124,7 @@ def session_start(data: JSONObject, agent: str, contexts: Contexts) -> str | Non
 RESTATED_COSINE = 0.8
 
 
-def _not_restated(repo: Repo, cache: Cache, have: Loaded,
+def _not_restated(contexts: Contexts, repo: Repo, have: Loaded,
                   chosen: list[tuple[Entry, JSONObject]]) -> list[tuple[Entry, JSONObject]]:
     """Leave out the (entry, record) pairs whose memory says by meaning what a rule the
     agent loads says, when a model is configured (at a session start: the rules' vectors
@@ -135,9 +135,9 @@ def _not_restated(repo: Repo, cache: Cache, have: Loaded,
         import hashlib
 
         from git_aide.agents.setup.native import names_held
-        from git_aide.app.semantic import Semantic
 
-        sem = Semantic(repo, cache)
+        # The context open_snapshot opened: a warm server's model is loaded once.
+        sem = contexts.semantic(contexts.opened[-1])
         if not sem.ready(say=False):
             return chosen
         rules = {hashlib.sha1(b"rule\0" + t.encode()).hexdigest(): t
