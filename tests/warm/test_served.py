@@ -310,3 +310,39 @@ def test_the_thin_client_imports_no_read_path(stocked: Path) -> None:
             if line.startswith("import time:") and "|" in line}
     assert not {"pygit2", "whoosh", "rich", "click", "git_aide.read.load",
                 "git_aide.gitio.repo"} & mods
+
+
+def test_commands_at_once_are_each_answered_right(stocked: Path) -> None:
+    """Eight commands started together are answered one after another, each as alone."""
+    wanted = aide_ok(stocked, "recall", "src/auth/login.py", "--json").stdout
+    procs = [subprocess.Popen([*AIDE, "recall", "src/auth/login.py", "--json"], cwd=stocked,
+                              env=BASE_ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(8)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0 and out == wanted and err == ""
+
+
+def test_a_malformed_request_is_dropped_and_serving_goes_on(stocked: Path) -> None:
+    """Bytes that are no request get no answer, and the next command is served."""
+    import socket
+
+    before = answered(stocked)
+    for junk in (b"not json at all", b"[1, 2]\n", b'{"version": 1, "argv": "recall"}\n',
+                 b'{"version": 99, "argv": ["recall", "x"]}\n'):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(str(stocked / ".git" / "aide-server.sock"))
+            sock.sendall(junk)
+            sock.shutdown(socket.SHUT_WR)
+            reply = sock.recv(65536)
+            assert b'"status"' not in reply
+    served, alone = both(stocked, ["recall", "src/auth/login.py"])
+    assert served == alone
+    assert answered(stocked) == before + 1
+
+
+def test_git_aide_server_0_keeps_a_command_off_the_server(stocked: Path) -> None:
+    """GIT_AIDE_SERVER=0 runs the command alone: the server answers nothing."""
+    before = answered(stocked)
+    aide_ok(stocked, "recall", "src/auth/login.py", env=OFF)
+    assert answered(stocked) == before
