@@ -73,9 +73,12 @@ def off() -> bool:
 #: GIT_INDEX_FILE, GIT_CONFIG_PARAMETERS of `git -c`, a hook's GIT_AIDE_HOOKS...) but
 #: those that only reach git's network, editor and pager (PLAIN_GIT).
 ENVIRONMENT = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "TZ",
-               "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONIOENCODING", "PYTHONUTF8",
-               "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_TRUST_WORKSPACE",
-               "GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+               "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONIOENCODING", "PYTHONUTF8")
+#: The variables a command reads afresh each time it runs, which the server takes on
+#: from the command for its run: where Codex keeps its config (the hooks read how much
+#: of its AGENTS.md files it loads), which Codex leaves out of its MCP servers'
+#: environment but gives its hooks.
+CARRIED = ("CODEX_HOME",)
 #: The GIT_* variables no answer depends on: git sets GIT_EXEC_PATH for `git aide`, and
 #: the rest reach only git's network, editor and pager (a served command's output is
 #: never a terminal), or say whether to ask a server.
@@ -87,6 +90,13 @@ PLAIN_GIT = ("GIT_EXEC_PATH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
 
 def environment() -> dict[str, str]:
     """Return the variables of this process that an answer may depend on (ENVIRONMENT, and
-    every GIT_* but PLAIN_GIT)."""
+    every GIT_* but PLAIN_GIT) and those a server takes on (CARRIED)."""
     return {k: v for k, v in os.environ.items()
-            if k in ENVIRONMENT or (k.startswith("GIT_") and k not in PLAIN_GIT)}
+            if k in ENVIRONMENT or k in CARRIED
+            or (k.startswith("GIT_") and k not in PLAIN_GIT)}
+
+
+def compared(env: dict[str, str]) -> dict[str, str]:
+    """Return the part of `env` (an environment() of some process) that must be a
+    server's own for it to answer: all but CARRIED."""
+    return {k: v for k, v in env.items() if k not in CARRIED}

@@ -153,7 +153,7 @@ class Listener:
         os.write(fd, json.dumps({"pid": os.getpid(), "kind": self.kind}).encode() + b"\n")
         self._lock_fd, self._sock, self._path = fd, sock, path
         self.top, self.git_dir, self.since = top, git_dir, time.time()
-        self._env = address.environment()
+        self._env = address.compared(address.environment())
         self._home = os.getcwd()
         out, err = Routed(sys.stdout), Routed(sys.stderr)
         sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
@@ -264,7 +264,8 @@ class Listener:
         if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)
                 and isinstance(cwd, str) and isinstance(env, dict)):
             return {"decline": "bad request"}
-        if env != self._env:
+        if not all(isinstance(v, str) for v in env.values()) or \
+                address.compared(env) != self._env:
             return {"decline": "another environment"}
         found = address.find(cwd)
         if found is None or not _same(found[1], self.git_dir):
@@ -273,11 +274,13 @@ class Listener:
         if prefix is None or _inside(cwd, self.git_dir):
             return {"decline": "outside the working tree"}
         event = body if head.get("event") else None
-        return self._run(argv, cwd, prefix, event)
+        carried = {k: env.get(k) for k in address.CARRIED}
+        return self._run(argv, cwd, prefix, event, carried)
 
-    def _run(self, argv: list[str], cwd: str, prefix: str, event: bytes | None
-             ) -> JSONObject:
-        """Run one command under the state's lock, in its folder, its output captured."""
+    def _run(self, argv: list[str], cwd: str, prefix: str, event: bytes | None,
+             carried: dict[str, str | None]) -> JSONObject:
+        """Run one command under the state's lock, in its folder, with its `carried`
+        variables (address.CARRIED), its output captured."""
         import io
 
         from git_aide.warm.contexts import WarmContexts
@@ -287,7 +290,9 @@ class Listener:
         out, err = io.StringIO(), io.StringIO()
         assert self._routed is not None, "started"
         routed_out, routed_err = self._routed
+        kept = {k: os.environ.get(k) for k in carried}
         try:
+            _set_environment(carried)
             os.chdir(cwd)
             routed_out.capture(out)
             routed_err.capture(err)
@@ -303,6 +308,7 @@ class Listener:
         finally:
             routed_out.capture(None)
             routed_err.capture(None)
+            _set_environment(kept)
             try:
                 os.chdir(self._home)
             except OSError:
@@ -313,6 +319,15 @@ class Listener:
             return {"decline": "not served"}
         self.served += 1
         return {"status": status, "out": out.getvalue(), "err": err.getvalue()}
+
+
+def _set_environment(values: dict[str, str | None]) -> None:
+    """Set these variables of the process (None: unset)."""
+    for key, value in values.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 def _prefix(cwd: str, top: str) -> str | None:

@@ -346,3 +346,27 @@ def test_git_aide_server_0_keeps_a_command_off_the_server(stocked: Path) -> None
     before = answered(stocked)
     aide_ok(stocked, "recall", "src/auth/login.py", env=OFF)
     assert answered(stocked) == before
+
+
+def test_a_codex_hook_is_served_with_its_own_codex_home(stocked: Path, tmp_path: Path) -> None:
+    """Codex gives its hooks CODEX_HOME but not its MCP server: the server answers the
+    hook with the hook's CODEX_HOME (its config's AGENTS.md budget counts), as alone."""
+    filler = "".join(f"Background note {i}: nothing to follow here.\n" for i in range(200))
+    (stocked / "AGENTS.md").write_text("# Rules\n\n- always run the linter before a commit\n\n"
+                                       + filler)
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    (home / "config.toml").write_text("project_doc_max_bytes = 16\n")
+    env = {"CODEX_HOME": str(home)}
+    before = answered(stocked)
+    got = []
+    for session, extra in (("cx-served", {}), ("cx-alone", OFF)):
+        start = json.dumps({"session_id": session, "cwd": str(stocked), "source": "startup",
+                            "hook_event_name": "SessionStart"})
+        r = aide(stocked, "hook", "session-start", "--agent", "codex", input=start,
+                 env={**env, **extra})
+        got.append((r.returncode, r.stdout, r.stderr))
+    assert got[0] == got[1]
+    # 16 bytes of AGENTS.md hold no rule: the guideline it restates is sent
+    assert "linter before a commit" in got[0][1]
+    assert answered(stocked) == before + 1
