@@ -47,15 +47,19 @@ CODEX_MODEL: str | None = None
 LINES = testrepo.LINES
 
 #: Put first on the clients' PATH: git-aide, keeping what each hook was given and
-#: answered (one folder per call), so the analysis knows every hook's exact text.
+#: answered (one folder per call), so the analysis knows every hook's exact text, and
+#: what `daemon status` said before and after it (whether the agent's MCP server
+#: answered it: docs/server.md).
 SHIM = """#!/bin/sh
 if [ "$1" = hook ]; then
     d=$(mktemp -d "{log}/hook.XXXXXXXX") || exec "{real}" "$@"
     date +%s.%N >"$d/t0"
     printf '%s\\n' "$@" >"$d/args"
     cat >"$d/in"
+    "{real}" daemon status >"$d/before" 2>/dev/null
     "{real}" "$@" <"$d/in" >"$d/out" 2>"$d/err"
     rc=$?
+    "{real}" daemon status >"$d/after" 2>/dev/null
     echo "$rc" >"$d/rc"
     cat "$d/out"
     exit "$rc"
@@ -257,6 +261,7 @@ def run_client(client: str, scratch: Path, bin_dir: Path, aide_bin: Path,
     (work / "client.stdout").write_text(out)
     (work / "client.stderr").write_text(err)
     say(f"   exit {rc} after {secs:.1f}s; {log} ({analyze.count_lines(log)} requests)")
+    say(f"   hooks answered by the MCP server over its socket: {served_hooks(hooks)}")
     result = {"client": client, "exit": rc, "seconds": round(secs, 1), "repo": str(repo),
               "log": str(log), "hooks": str(hooks), "memories": mems, "expected": expected,
               "prompt_file": PROMPT_FILE, "instructions": instructions,
@@ -264,6 +269,26 @@ def run_client(client: str, scratch: Path, bin_dir: Path, aide_bin: Path,
               "version": version(bin_dir, client, env)}
     (work / "run.json").write_text(json.dumps(result, indent=1) + "\n")
     return result
+
+
+def served_hooks(hooks: Path) -> str:
+    """Return how many of the hook calls the agent's MCP server answered ("N of M"): those
+    after which the server's count of answers grew by one (`daemon status`)."""
+    def answered(path: Path) -> tuple[str, int] | None:
+        text = path.read_text() if path.exists() else ""
+        if not text.startswith("serving:"):
+            return None
+        pid = text.split("pid ", 1)[1].split()[0].rstrip(",")
+        return pid, int(text.rsplit(",", 1)[1].split()[0])
+
+    calls = [d for d in hooks.iterdir() if d.is_dir()]
+    served = 0
+    for d in calls:
+        before, after = answered(d / "before"), answered(d / "after")
+        if before is not None and after is not None and before[0] == after[0] \
+                and after[1] > before[1]:
+            served += 1
+    return f"{served} of {len(calls)}"
 
 
 def version(bin_dir: Path, client: str, env: dict[str, str]) -> str:
