@@ -163,3 +163,15 @@ def stat_sig(path: str) -> tuple[int, ...] | None:
     except OSError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+
+
+def relative_inside(top: str, path: str) -> str | None:
+    """Return `path` relative to the folder `top`, both with their links resolved, with
+    `/` between names ("" for the top itself, as git's `--show-prefix` without its
+    slash); None when it lies outside."""
+    real, real_top = os.path.realpath(path), os.path.realpath(top)
+    if real == real_top:
+        return ""
+    if not real.startswith(real_top.rstrip(os.sep) + os.sep):
+        return None
+    return os.path.relpath(real, real_top).replace(os.sep, "/")

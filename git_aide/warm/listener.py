@@ -270,8 +270,11 @@ class Listener:
         found = address.find(cwd)
         if found is None or not _same(found[1], self.git_dir):
             return {"decline": "another repository"}
-        prefix = _prefix(cwd, self.top)
-        if prefix is None or _inside(cwd, self.git_dir):
+        from git_aide.core.files import relative_inside
+
+        # The command's folder as git's --show-prefix gives it (no folder in .git/).
+        prefix = relative_inside(self.top, cwd)
+        if prefix is None or relative_inside(self.git_dir, cwd) is not None:
             return {"decline": "outside the working tree"}
         event = body if head.get("event") else None
         carried = {k: env.get(k) for k in address.CARRIED}
@@ -328,23 +331,6 @@ def _set_environment(values: dict[str, str | None]) -> None:
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
-
-
-def _prefix(cwd: str, top: str) -> str | None:
-    """Return `cwd` relative to the working tree's `top` as git's `--show-prefix` gives it
-    (without its slash; "" at the top); None when it lies outside."""
-    real, real_top = os.path.realpath(cwd), os.path.realpath(top)
-    if real == real_top:
-        return ""
-    if not real.startswith(real_top.rstrip(os.sep) + os.sep):
-        return None
-    return os.path.relpath(real, real_top).replace(os.sep, "/")
-
-
-def _inside(cwd: str, git_dir: str) -> bool:
-    """Tell whether `cwd` lies in the git folder (where git reads no working tree)."""
-    real, real_git = os.path.realpath(cwd), os.path.realpath(git_dir)
-    return real == real_git or real.startswith(real_git.rstrip(os.sep) + os.sep)
 
 
 def _same(a: str, b: str) -> bool:

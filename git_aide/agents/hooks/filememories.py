@@ -31,17 +31,6 @@ def pre_tool_use(data: JSONObject, agent: str, contexts: Contexts) -> str | None
     return file_memories(data, agent, paths, contexts) if paths else None
 
 
-def _relative(top: str, path: str) -> str | None:
-    """Return a path made repo-relative; None when it lies outside the working tree."""
-    real_top = os.path.realpath(top)
-    real = os.path.realpath(path)
-    if real == real_top:
-        return ""
-    if not real.startswith(real_top.rstrip(os.sep) + os.sep):
-        return None
-    return os.path.relpath(real, real_top).replace(os.sep, "/")
-
-
 def file_memories(data: JSONObject, agent: str, paths: list[str],
                   contexts: Contexts, reserve: int = 0) -> str | None:
     """Return the scoped memories of `paths` (absolute) not given to this session yet and
@@ -55,7 +44,9 @@ def file_memories(data: JSONObject, agent: str, paths: list[str],
     top = repo.worktree
     if top is None:
         return None
-    rels = [r for r in (_relative(top, p) for p in paths) if r]
+    from git_aide.core.files import relative_inside
+
+    rels = [r for r in (relative_inside(top, p) for p in paths) if r]
     if not rels:
         return None  # outside the repository, say: nothing to add
     try:
