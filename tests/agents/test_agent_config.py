@@ -9,6 +9,12 @@ from pathlib import Path
 import pytest
 from helpers import TESTS, aide, aide_ok, git, make_repo
 
+#: The variables our Codex table asks Codex to pass on to the server.
+ENV_VARS = ('env_vars = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", '
+            '"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "NO_COLOR"]')
+CODEX_ENV_VARS = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "GIT_CONFIG_GLOBAL",
+                  "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "NO_COLOR"]
+
 #: A Claude Code settings file as a user may have it: their hooks, permissions, unknown keys.
 USER_SETTINGS = {
     "permissions": {"allow": ["Bash(npm test:*)"]},
@@ -118,7 +124,8 @@ def test_codex_toml_keeps_every_other_byte(repo: Path) -> None:
     text = (once[".codex/config.toml"] or b"").decode()
     assert text.startswith(USER_TOML)
     assert text[len(USER_TOML):] == ('\n[mcp_servers.git-aide]\ncommand = "git-aide"\n'
-                                     'args = ["mcp"]\nstartup_timeout_sec = 30\n')
+                                     'args = ["mcp"]\nstartup_timeout_sec = 30\n'
+                                     f'{ENV_VARS}\n')
     hooks = json.loads(once[".codex/hooks.json"] or b"")["hooks"]
     assert hooks["PreToolUse"][0]["hooks"][0]["command"] == \
         "git-aide hook pre-tool-use --agent codex"
@@ -203,7 +210,8 @@ def test_start_up_timeouts_cover_a_slow_start(repo: Path) -> None:
 
     codex = tomlkit.parse((repo / ".codex/config.toml").read_text()).unwrap()
     assert codex["mcp_servers"]["git-aide"] == {"command": "git-aide", "args": ["mcp"],
-                                                "startup_timeout_sec": 30}
+                                                "startup_timeout_sec": 30,
+                                                "env_vars": list(CODEX_ENV_VARS)}
     r = aide_ok(repo, "init", "--agent", "gemini", "--agent", "codex")
     assert r.stdout.count("already up to date") == 3
 

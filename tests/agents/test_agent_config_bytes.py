@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 from helpers import AIDE, BASE_ENV, TESTS, aide, aide_ok, make_repo
 
+#: The variables our Codex table asks Codex to pass on to the server.
+ENV_VARS = ('env_vars = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", '
+            '"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "NO_COLOR"]')
+
 SETTINGS = TESTS / "data" / "settings"
 JSON_CORPUS = sorted(SETTINGS.glob("*.json"))
 TOML_CORPUS = sorted(SETTINGS.glob("*.toml"))
@@ -185,7 +189,7 @@ def test_a_multiline_string_is_not_a_table(repo: Path) -> None:
     aide_ok(repo, "init", "--agent", "codex")
     assert (repo / TOML_FILE).read_text() == (
         text + '\n[mcp_servers.git-aide]\ncommand = "git-aide"\nargs = ["mcp"]\n'
-        'startup_timeout_sec = 30\n')
+        f'startup_timeout_sec = 30\n{ENV_VARS}\n')
     aide_ok(repo, "init", "--uninstall", "--agent", "codex")
     assert (repo / TOML_FILE).read_text() == text
 
@@ -198,7 +202,7 @@ def test_non_utf8_bytes_in_a_comment_are_kept(repo: Path) -> None:
     aide_ok(repo, "init", "--agent", "codex")
     assert (repo / TOML_FILE).read_bytes() == (
         data + b'\n[mcp_servers.git-aide]\ncommand = "git-aide"\nargs = ["mcp"]\n'
-        b'startup_timeout_sec = 30\n')
+        b'startup_timeout_sec = 30\n' + ENV_VARS.encode() + b'\n')
 
 
 def test_our_server_as_an_inline_table(repo: Path) -> None:
@@ -206,7 +210,7 @@ def test_our_server_as_an_inline_table(repo: Path) -> None:
     right, corrects it in place when it is not, and uninstall takes the line out."""
     (repo / ".codex").mkdir()
     right = ('model = "o4"\nmcp_servers.git-aide = { command = "git-aide", args = ["mcp"], '
-             'startup_timeout_sec = 30 }\n')
+             f'startup_timeout_sec = 30, {ENV_VARS} }}\n')
     (repo / TOML_FILE).write_text(right)
     r = aide_ok(repo, "init", "--agent", "codex")
     assert ".codex/config.toml: already up to date" in r.stdout

@@ -35,15 +35,25 @@ def toml_load(text: str, rel: str) -> TOMLDocument:
                         "(it was left as it was)") from None
 
 
+#: The variables Codex passes on to the server (`env_vars`): it starts MCP servers with
+#: a few of its own only (HOME, PATH, LANG, TZ...), while the commands and hooks it runs
+#: get them all; without these the server would read another global git config and
+#: another user store than `git aide` does in the same shell, and the hooks could not
+#: be answered by it (docs/server.md).
+CODEX_ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "GIT_CONFIG_GLOBAL",
+                  "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "NO_COLOR")
+
 #: Our `[mcp_servers.git-aide]`, as values.
 _CODEX_ENTRY: JSONObject = {"command": EXE, "args": ["mcp"],
-                             "startup_timeout_sec": CODEX_STARTUP_S}
+                             "startup_timeout_sec": CODEX_STARTUP_S,
+                             "env_vars": list(CODEX_ENV_VARS)}
 
 
 def _toml_table(nl: str) -> str:
     """Return our table as install appends it, with the file's line ends."""
+    names = ", ".join(f'"{n}"' for n in CODEX_ENV_VARS)
     return (f'[mcp_servers.{SERVER}]{nl}command = "{EXE}"{nl}args = ["mcp"]{nl}'
-            f'startup_timeout_sec = {CODEX_STARTUP_S}{nl}')
+            f'startup_timeout_sec = {CODEX_STARTUP_S}{nl}env_vars = [{names}]{nl}')
 
 
 def toml_change(top: str, rel: str, install: bool) -> Change:
