@@ -41,7 +41,9 @@ def ask(argv: list[str], event: bytes | None = None) -> int | None:
         return None
     import json
 
-    head = json.dumps({"version": VERSION, "argv": argv, "cwd": cwd,
+    from git_aide import __version__
+
+    head = json.dumps({"version": VERSION, "aide": __version__, "argv": argv, "cwd": cwd,
                        "env": address.environment(), "event": event is not None})
     answer = exchange(path, head.encode() + b"\n" + (event or b""), ANSWER_SECONDS)
     if answer is None:

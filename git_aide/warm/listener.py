@@ -260,6 +260,10 @@ class Listener:
                 return {"decline": "an MCP server stops with its client"}
             self._stopping = True
             return {"stopped": True}
+        from git_aide import __version__
+
+        if head.get("aide") != __version__:
+            return {"decline": "another version of git-aide"}
         argv, cwd, env = head.get("argv"), head.get("cwd"), head.get("env")
         if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)
                 and isinstance(cwd, str) and isinstance(env, dict)):

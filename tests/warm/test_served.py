@@ -370,3 +370,21 @@ def test_a_codex_hook_is_served_with_its_own_codex_home(stocked: Path, tmp_path:
     # 16 bytes of AGENTS.md hold no rule: the guideline it restates is sent
     assert "linter before a commit" in got[0][1]
     assert answered(stocked) == before + 1
+
+
+def test_a_server_of_another_version_is_not_asked_to_answer(stocked: Path) -> None:
+    """A client of another git-aide version (an upgrade while an agent's server runs) is
+    declined, and runs the command itself."""
+    script = ("import git_aide, sys; git_aide.__version__ = '0.0.0-other'; "
+              "from git_aide.warm.client import ask; "
+              "print('answered' if ask(['recall', 'src/auth/login.py']) is not None "
+              "else 'declined')")
+    before = answered(stocked)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=stocked, env=BASE_ENV,
+                          capture_output=True, text=True)
+    assert proc.stdout.strip() == "declined", proc.stderr
+    proc = subprocess.run([sys.executable, "-c", script.replace("0.0.0-other", "")
+                           .replace("git_aide.__version__ = ''; ", "")], cwd=stocked,
+                          env=BASE_ENV, capture_output=True, text=True)
+    assert proc.stdout.strip().endswith("answered"), proc.stderr
+    assert answered(stocked) == before + 1
