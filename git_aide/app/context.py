@@ -14,6 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol, TypeVar
 
+    from git_aide.app.memo import AnswerMemo
     from git_aide.app.semantic import Semantic
     from git_aide.cache.folder import Cache, StatTables
     from git_aide.cache.index import FullText
@@ -182,6 +183,11 @@ class Contexts:
         from git_aide.app.semantic import Semantic
 
         return ctx.noticed(Semantic(ctx.repo, ctx.cache, threads=threads))
+
+    def memo(self) -> AnswerMemo | None:
+        """Return what answering keeps between calls (app/memo.py): None, a fresh one each
+        use case."""
+        return None
 
     def serves(self, folder: str) -> bool:
         """Tell whether a command run in `folder` reads through these contexts (a fresh

@@ -170,7 +170,8 @@ def recall(paths: tuple[str, ...] | list[str], *, query: str | None = None,
             sem = source.semantic(ctx)
         ask = RecallQuery(paths, question=query, layers=layers, tags=tags,
                           contributor=contributor, limit=limit, always=True)
-        hits = recall_hits(ctx.repo, ctx.cache, snap, ask, index=ft, semantic=sem)
+        hits = recall_hits(ctx.repo, ctx.cache, snap, ask, index=ft, semantic=sem,
+                           memo=source.memo())
         warn(snap.warnings)
         render_hits(snap, hits, as_json)
 
@@ -194,7 +195,7 @@ def search(query: str, *, layers: tuple[str, ...] | list[str] = (),
             ask = SearchQuery(query, layers=layers, tags=tags, contributor=contributor,
                               limit=limit, mode=mode or "auto")
             hits = search_hits(ctx.repo, snap, source.index(ctx), ask, progress=bar,
-                               semantic=sem)
+                               semantic=sem, memo=source.memo())
         render_hits(snap, hits, as_json)
         from git_aide.app.stats import count
 

@@ -8,6 +8,7 @@ from git_aide.app.context import Contexts
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from git_aide.app.context import Context
+    from git_aide.app.memo import AnswerMemo
     from git_aide.app.semantic import Semantic
     from git_aide.cache.index import FullText
     from git_aide.gitio.spawn import Prefetch
@@ -51,6 +52,10 @@ class WarmContexts(Contexts):
         if self._kept is not None:
             self._state.repo().prefix = self._kept
             self._kept = None
+
+    def memo(self) -> AnswerMemo:
+        """Return the server's memo (word sets, scope filters, the view's columns...)."""
+        return self._state.memo
 
     def serves(self, folder: str) -> bool:
         """Tell whether `folder` lies in the server's working tree (and not in a repository

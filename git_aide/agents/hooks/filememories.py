@@ -51,7 +51,8 @@ def file_memories(data: JSONObject, agent: str, paths: list[str],
         return None  # outside the repository, say: nothing to add
     try:
         hits = recall_hits(repo, cache, snap, RecallQuery(
-            [os.path.join(top, r) for r in rels], scoped_only=True), count=False)
+            [os.path.join(top, r) for r in rels], scoped_only=True), count=False,
+            memo=contexts.memo())
     except AideError:
         return None
     warn(snap)
