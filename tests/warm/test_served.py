@@ -388,3 +388,10 @@ def test_a_server_of_another_version_is_not_asked_to_answer(stocked: Path) -> No
                           env=BASE_ENV, capture_output=True, text=True)
     assert proc.stdout.strip().endswith("answered"), proc.stderr
     assert answered(stocked) == before + 1
+
+
+def test_doctor_names_the_server_that_answers(stocked: Path) -> None:
+    """`doctor` says which server answers the working tree's hooks and commands."""
+    assert "answered by the daemon, pid" in aide(stocked, "doctor").stdout
+    aide_ok(stocked, "daemon", "stop")
+    assert "no warm server runs for this working tree" in aide(stocked, "doctor").stdout

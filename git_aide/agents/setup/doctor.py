@@ -47,7 +47,23 @@ def findings(repo: Repo) -> list[Finding]:
             out.append(_answered(s, answer))
     for agent in dict.fromkeys(s.agent for s in found):
         out.extend(_trust(agent, top))
+    out.append(_server(repo))
     return out
+
+
+def _server(repo: Repo) -> Finding:
+    """Say which warm server answers this working tree's hooks and commands, if any
+    (docs/server.md): a note, never a problem."""
+    import os
+
+    from git_aide.agents.daemon import said, status
+
+    held = status(os.path.abspath(repo.git_dir))
+    if held is None:
+        return Finding("server", True, "no warm server runs for this working tree: hooks and "
+                       "commands run alone (an agent's MCP server answers them while it "
+                       "runs; git aide daemon start)", note=True)
+    return Finding("server", True, f"hooks and reading commands are answered by the {said(held)}")
 
 
 def _answered(s: Server, answer: Answer) -> Finding:
