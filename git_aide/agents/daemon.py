@@ -42,11 +42,36 @@ def status(folder: str) -> JSONObject | None:
 
 
 def stop(folder: str) -> JSONObject | None:
-    """Ask the server of `folder` to stop; its answer (a decline from an MCP server), or
-    None when none serves."""
+    """Ask the server of `folder` to stop, and wait (up to START_SECONDS) until it has let
+    go of the working tree; its answer (a decline from an MCP server), or None when none
+    serves."""
     from git_aide.warm.listener import ask_control
 
-    return ask_control(folder, "stop")
+    answer = ask_control(folder, "stop")
+    if answer is not None and answer.get("stopped"):
+        until = time.monotonic() + START_SECONDS
+        while time.monotonic() < until and held(folder):
+            time.sleep(0.02)
+    return answer
+
+
+def held(folder: str) -> bool:
+    """Tell whether a process holds the serving lock of git folder `folder`."""
+    import fcntl
+
+    from git_aide.warm import address
+
+    try:
+        fd = os.open(os.path.join(folder, address.LOCK), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # lets go of it, if it was taken here
+    return False
 
 
 def run(runner: Runner) -> int:
@@ -70,7 +95,7 @@ def run(runner: Runner) -> int:
         held = status(folder)
         sys.stderr.write("git-aide: error: " + (
             f"the working tree is served already ({said(held)})" if held is not None
-            else "cannot serve the working tree (its git folder is not writable?)") + "\n")
+            else f"cannot serve the working tree: {listener.refused}") + "\n")
         return 1
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda *_: listener.close())

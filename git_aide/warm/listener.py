@@ -15,6 +15,7 @@ its form, or when a long call holds the state for more than BUSY_SECONDS.
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import sys
 import threading
@@ -103,13 +104,16 @@ class Listener:
         self._home = ""
         #: Set once closed; `_closing` is held while it closes.
         self._closed = threading.Event()
+        #: Why start() refused, when it did.
+        self.refused = ""
         self._closing = threading.Lock()
         #: Whether a `stop` request was answered: the listener closes after its answer.
         self._stopping = False
 
     def start(self) -> bool:
         """Take the repository's serving lock, listen on its socket and start answering;
-        False (nothing changed) when another process serves it or it cannot be served."""
+        False (nothing changed, and `refused` says why) when another process serves it or
+        it cannot be served."""
         import fcntl
         import socket
 
@@ -118,20 +122,25 @@ class Listener:
                 repo = self.state.repo()
                 top = repo.worktree
                 git_dir = os.path.abspath(repo.git_dir)
-            except Exception:  # noqa: BLE001 -- no repository: nothing to serve
+            except Exception as e:  # noqa: BLE001 -- no repository: nothing to serve
+                self.refused = str(e)
                 return False
             finally:
                 self.state.end_quietly()
         if top is None:
+            self.refused = "a bare repository has no working tree to serve"
             return False
         try:
             fd = os.open(os.path.join(git_dir, address.LOCK), os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError:
-            return False  # a git folder this user cannot write: nobody serves it
+        except OSError as e:
+            # a git folder this user cannot write: nobody serves it
+            self.refused = f"cannot write {address.LOCK} in the git folder ({e.strerror})"
+            return False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
+            self.refused = "another process serves the working tree"
             return False
         path = address.socket_path(git_dir)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -142,9 +151,10 @@ class Listener:
             sock.bind(where)
             os.chmod(path, 0o600)
             sock.listen(16)
-        except OSError:
+        except OSError as e:
             sock.close()
             os.close(fd)
+            self.refused = f"cannot listen on {address.SOCKET} ({e.strerror})"
             return False
         finally:
             if dir_fd is not None:
@@ -243,7 +253,8 @@ class Listener:
             return
         answer = self._answer(head, body) if isinstance(head, dict) else {"decline": "bad"}
         conn.settimeout(None)
-        conn.sendall(json.dumps(answer).encode())
+        # marshal: the thin client reads it without importing json (warm/client.py).
+        conn.sendall(marshal.dumps(answer))
 
     def _answer(self, head: JSONObject, body: bytes) -> JSONObject:
         """Return the answer to one request (a command's output and status, the server's
@@ -348,15 +359,11 @@ def _same(a: str, b: str) -> bool:
 def ask_control(git_dir: str, control: str) -> JSONObject | None:
     """Ask the server of `git_dir` for its status or to stop (`control`); None when none
     answers."""
-    from git_aide.warm.client import exchange
+    from git_aide.warm.client import answer_of, encode, exchange
 
     path = address.socket_path(git_dir)
     if not os.path.exists(path):
         return None
-    data = exchange(path, json.dumps({"version": VERSION, "control": control}).encode()
-                    + b"\n", 10.0)
-    try:
-        doc = json.loads(data) if data is not None else None
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None
+    doc = answer_of(exchange(path, encode({"version": VERSION, "control": control}) + b"\n",
+                             10.0))
+    return doc or None

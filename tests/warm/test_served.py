@@ -301,14 +301,14 @@ def test_a_linked_worktree_has_a_server_of_its_own(stocked: Path, tmp_path: Path
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git")
 def test_the_thin_client_imports_no_read_path(stocked: Path) -> None:
-    """A served recall imports neither the read path nor pygit2, whoosh or rich."""
+    """A served recall imports neither the read path nor pygit2, whoosh, rich or json."""
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "git_aide", "recall",
                            "src/auth/login.py"], cwd=stocked, env=BASE_ENV,
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "login.py must stay free" in proc.stdout
     mods = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
             if line.startswith("import time:") and "|" in line}
-    assert not {"pygit2", "whoosh", "rich", "click", "git_aide.read.load",
+    assert not {"pygit2", "whoosh", "rich", "click", "json", "git_aide.read.load",
                 "git_aide.gitio.repo"} & mods
 
 
