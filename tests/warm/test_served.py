@@ -395,3 +395,49 @@ def test_doctor_names_the_server_that_answers(stocked: Path) -> None:
     assert "answered by the daemon, pid" in aide(stocked, "doctor").stdout
     aide_ok(stocked, "daemon", "stop")
     assert "no warm server runs for this working tree" in aide(stocked, "doctor").stdout
+
+
+def test_the_users_own_store_is_read_as_alone(repo: Path, user_store: dict[str, str]) -> None:
+    """A memory written into the user's own store while the server runs is in the next
+    served recall, as in the command's own."""
+    code_file(repo, "a.py")
+    remember(repo, "a.py is generated", "--scope", "a.py")
+    aide_ok(repo, "daemon", "start", env=user_store)
+    try:
+        served, alone = both(repo, ["recall", "a.py"], env=user_store)
+        assert served == alone
+        aide_ok(repo, "remember", "prefer pathlib", "--user", "--scope", "**/*.py",
+                env=user_store)
+        before = answered(repo)
+        served, alone = both(repo, ["recall", "a.py"], env=user_store)
+        assert served == alone and "prefer pathlib" in served[1]
+        assert answered(repo) == before + 1
+    finally:
+        aide(repo, "daemon", "stop", env=user_store)
+
+
+def test_the_same_across_git_operations(stocked: Path) -> None:
+    """After a commit, a branch switch, a stash and a `git rm` made while the daemon
+    runs, each served command answers as alone."""
+    def same() -> None:
+        for args in (["recall", "src/auth/login.py"], ["recall", "src/auth/", "--cached"],
+                     ["search", "network", "--json"]):
+            served, alone = both(stocked, args)
+            assert served == alone, args
+
+    git(stocked, "checkout", "-q", "-b", "feature")
+    remember(stocked, "the feature branch moves login to OAuth", "--scope", "src/auth/login.py")
+    commit(stocked, "feature memory")
+    same()
+    git(stocked, "checkout", "-q", "main")
+    same()
+    assert "OAuth" not in aide_ok(stocked, "recall", "src/auth/login.py").stdout
+    files = sorted((stocked / MEM / "technical").glob("*.json"))
+    edit_by_hand(stocked, str(files[0].relative_to(stocked)), what="stashed edit about network")
+    same()
+    git(stocked, "stash", "-q")
+    same()
+    git(stocked, "rm", "-q", str(files[0].relative_to(stocked)))
+    same()
+    git(stocked, "checkout", "-q", "feature")
+    same()
