@@ -61,7 +61,7 @@ def main() -> None:
     # first, to run while Python imports the rest.
     from git_aide.cli.option_table import COMMANDS
 
-    if argv and argv[0] in COMMANDS and not sys.stdout.isatty():
+    if argv and argv[0] in COMMANDS and sys.stdout is not None and not sys.stdout.isatty():
         # An agent's `recall FILE`: the warm server answers it when one runs.
         status = _ask(argv, None)
         if status is not None:
@@ -94,10 +94,7 @@ def _ask(argv: list[str], event: bytes | None) -> int | None:
         return None
     from git_aide.warm.client import ask
 
-    try:
-        return ask(argv, event)
-    except Exception:  # noqa: BLE001 -- the command runs here instead
-        return None
+    return ask(argv, event)
 
 
 def served(argv: list[str], event: bytes | None, contexts: Contexts) -> int | None:

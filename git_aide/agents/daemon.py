@@ -42,36 +42,11 @@ def status(folder: str) -> JSONObject | None:
 
 
 def stop(folder: str) -> JSONObject | None:
-    """Ask the server of `folder` to stop, and wait (up to START_SECONDS) until it has let
-    go of the working tree; its answer (a decline from an MCP server), or None when none
-    serves."""
+    """Ask the server of `folder` to stop; its answer (a decline from an MCP server), or
+    None when none serves. A daemon answers once it has let go of the working tree."""
     from git_aide.warm.listener import ask_control
 
-    answer = ask_control(folder, "stop")
-    if answer is not None and answer.get("stopped"):
-        until = time.monotonic() + START_SECONDS
-        while time.monotonic() < until and held(folder):
-            time.sleep(0.02)
-    return answer
-
-
-def held(folder: str) -> bool:
-    """Tell whether a process holds the serving lock of git folder `folder`."""
-    import fcntl
-
-    from git_aide.warm import address
-
-    try:
-        fd = os.open(os.path.join(folder, address.LOCK), os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)  # lets go of it, if it was taken here
-    return False
+    return ask_control(folder, "stop")
 
 
 def run(runner: Runner) -> int:
@@ -79,6 +54,7 @@ def run(runner: Runner) -> int:
     request, SIGTERM, SIGINT, or its git folder removed); 1 when another process serves
     it."""
     import signal
+    import threading
 
     from git_aide.app.context import preload
     from git_aide.gitio.repo import load_reader
@@ -90,7 +66,10 @@ def run(runner: Runner) -> int:
     preload()
     load_reader()
     state.prepare()
-    listener = Listener(state, runner, "daemon", on_stop=lambda: listener.close())
+    # Set by a signal or a `stop` request: the main thread then closes the listener
+    # (a signal handler that closed it could meet a close under way).
+    ending = threading.Event()
+    listener = Listener(state, runner, "daemon", on_stop=ending.set)
     if not listener.start():
         held = status(folder)
         sys.stderr.write("git-aide: error: " + (
@@ -98,10 +77,11 @@ def run(runner: Runner) -> int:
             else f"cannot serve the working tree: {listener.refused}") + "\n")
         return 1
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda *_: listener.close())
-    while not listener.closed(LOOK_SECONDS):
+        signal.signal(sig, lambda *_: ending.set())
+    while not ending.wait(LOOK_SECONDS):
         if not os.path.isdir(folder):
-            listener.close()
+            break
+    listener.close()
     return 0
 
 
@@ -117,8 +97,12 @@ def start() -> JSONObject:
     if held is not None:
         return held
     log = os.path.join(folder, "aide-server.log")
+    # Not `-m git_aide`, which would put the current folder first on sys.path: a
+    # repository holding a `git_aide` folder would run its code.
+    code = ("import sys; del sys.path[0]; from git_aide.__main__ import main; "
+            "sys.exit(main())")
     with open(log, "ab") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "git_aide", "daemon", "run"],
+        proc = subprocess.Popen([sys.executable, "-c", code, "daemon", "run"],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err, start_new_session=True, close_fds=True)
     until = time.monotonic() + START_SECONDS
@@ -142,4 +126,8 @@ def said(doc: JSONObject | None) -> str:
     since = doc.get("since")
     when = time.strftime(" since %H:%M:%S", time.localtime(since)) \
         if isinstance(since, (int, float)) else ""
-    return f"{kind}{of}, pid {doc.get('pid')}{when}, {doc.get('served')} answered"
+    from git_aide import __version__
+
+    other = "" if doc.get("aide") == __version__ else \
+        f" (git-aide {doc.get('aide') or 'of another version'}: it answers none of this one's)"
+    return f"{kind}{of}, pid {doc.get('pid')}{when}, {doc.get('served')} answered{other}"

@@ -73,7 +73,7 @@ def off() -> bool:
 #: GIT_INDEX_FILE, GIT_CONFIG_PARAMETERS of `git -c`, a hook's GIT_AIDE_HOOKS...) but
 #: those that only reach git's network, editor and pager (PLAIN_GIT).
 ENVIRONMENT = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "TZ",
-               "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONIOENCODING", "PYTHONUTF8")
+               "NO_COLOR", "LANG", "LANGUAGE", "PYTHONIOENCODING", "PYTHONUTF8")
 #: The variables a command reads afresh each time it runs, which the server takes on
 #: from the command for its run: where Codex keeps its config (the hooks read how much
 #: of its AGENTS.md files it loads), which Codex leaves out of its MCP servers'
@@ -89,10 +89,10 @@ PLAIN_GIT = ("GIT_EXEC_PATH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
 
 
 def environment() -> dict[str, str]:
-    """Return the variables of this process that an answer may depend on (ENVIRONMENT, and
-    every GIT_* but PLAIN_GIT) and those a server takes on (CARRIED)."""
+    """Return the variables of this process that an answer may depend on (ENVIRONMENT, the
+    locale's LC_*, and every GIT_* but PLAIN_GIT) and those a server takes on (CARRIED)."""
     return {k: v for k, v in os.environ.items()
-            if k in ENVIRONMENT or k in CARRIED
+            if k in ENVIRONMENT or k in CARRIED or k.startswith("LC_")  # git's messages
             or (k.startswith("GIT_") and k not in PLAIN_GIT)}
 
 

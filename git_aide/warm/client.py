@@ -27,12 +27,40 @@ VERSION = 1
 #: Seconds a server may take over one command (a long search) before the client gives
 #: up on it and runs the command itself.
 ANSWER_SECONDS = 60.0
+#: Seconds a server may take to say it got the request (its first byte, ACK): one that
+#: does not is stuck (stopped, or its process starved) and the command runs here.
+ACK_SECONDS = 2.0
+#: That first byte.
+ACK = b"A"
 
 
 def ask(argv: list[str], event: bytes | None = None) -> int | None:
     """Run `argv` through the warm server of the repository around the current directory:
     write what it printed and return its exit status; None when no server answered it
-    (the caller runs the command itself). `event`: a hook's event, read from stdin."""
+    (the caller runs the command itself; nothing was written). `event`: a hook's event,
+    read from stdin."""
+    try:
+        answer = _asked(argv, event)
+    except Exception:  # noqa: BLE001 -- whatever it was, the command runs here instead
+        return None
+    if answer is None:
+        return None
+    status, writes = answer
+    # Once answered, never run again (its output twice, a hook's record kept twice),
+    # whatever writing it meets: the status stands.
+    for fd, text in writes:
+        stream = sys.stdout if fd == 1 else sys.stderr
+        try:
+            stream.write(text)
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    return status
+
+
+def _asked(argv: list[str], event: bytes | None) -> tuple[int, list[tuple[int, str]]] | None:
+    """Return the server's answer to `argv`: (its status, what it wrote, in order, on 1
+    or 2); None when there is no server or it did not answer."""
     try:
         cwd = os.getcwd()
     except OSError:
@@ -51,13 +79,16 @@ def ask(argv: list[str], event: bytes | None = None) -> int | None:
     head = encode({"version": VERSION, "aide": __version__, "argv": argv, "cwd": cwd,
                    "env": address.environment(), "event": event is not None})
     doc = answer_of(exchange(path, head + b"\n" + (event or b""), ANSWER_SECONDS))
-    status, out, err = doc.get("status"), doc.get("out"), doc.get("err")
-    if not isinstance(status, int) or not isinstance(out, str) or not isinstance(err, str):
+    status, writes = doc.get("status"), doc.get("writes")
+    if not isinstance(status, int) or not isinstance(writes, list):
         return None  # a decline, or no answer
-    sys.stdout.write(out)
-    sys.stdout.flush()
-    sys.stderr.write(err)
-    return status
+    told: list[tuple[int, str]] = []
+    for write in writes:
+        if not (isinstance(write, list) and len(write) == 2 and write[0] in (1, 2)
+                and isinstance(write[1], str)):
+            return None
+        told.append((1 if write[0] == 1 else 2, write[1]))
+    return status, told
 
 
 #: What a character stands for inside a JSON string, where it is not itself.
@@ -109,10 +140,13 @@ def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     chunks = []
     try:
-        sock.settimeout(timeout)
+        sock.settimeout(ACK_SECONDS)
         sock.connect(where)
         sock.sendall(request)
         sock.shutdown(_socket.SHUT_WR)
+        if sock.recv(1) != ACK:
+            return None
+        sock.settimeout(timeout)
         while True:
             chunk = sock.recv(65536)
             if not chunk:

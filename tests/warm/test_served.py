@@ -167,7 +167,7 @@ def test_a_killed_server_leaves_commands_working_and_is_replaced(repo: Path) -> 
     code_file(repo, "a.py")
     remember(repo, "a.py is generated", "--scope", "a.py")
     aide_ok(repo, "daemon", "start")
-    pid = json.loads((repo / ".git" / "aide-server.lock").read_text())["pid"]
+    pid = int(aide_ok(repo, "daemon", "status").stdout.split("pid ")[1].split()[0])
     os.kill(pid, signal.SIGKILL)
     for _ in range(100):
         try:

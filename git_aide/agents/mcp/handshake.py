@@ -109,18 +109,23 @@ class _Warm:
             from git_aide.agents.mcp.server import ready_state
 
             self.state = ready_state(self._client())
-            if self._runner is not None:
-                self.listener = listen(self.state, self._runner)
         except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
             self._state_error = self._error = e
             return
         finally:
             self.last_call = time.monotonic()
             self._ready.set()
+        if self._runner is not None:
+            try:
+                self.listener = listen(self.state, self._runner)
+            except Exception as e:  # noqa: BLE001 -- the tools serve on without the socket
+                sys.stderr.write(f"git-aide: warning: hooks and commands are not served: {e}\n")
         # The SDK serves only a hand-over: imported in a quiet spell, since its import
         # (most of a second) would slow the calls it ran beside; at once when wanted.
         while not self._wanted.wait(0.05):
-            if time.monotonic() - self.last_call >= QUIET_SECONDS:
+            # The hooks and commands the socket answers count as calls too.
+            served = self.listener.last if self.listener is not None else 0.0
+            if time.monotonic() - max(self.last_call, served) >= QUIET_SECONDS:
                 break
         try:
             from git_aide.agents.mcp.server import build
