@@ -441,3 +441,85 @@ def test_the_same_across_git_operations(stocked: Path) -> None:
     same()
     git(stocked, "checkout", "-q", "feature")
     same()
+
+
+def test_a_link_in_place_of_the_lock_is_never_followed(repo: Path, tmp_path: Path) -> None:
+    """A link planted at the lock's name is not followed (the file it names is not
+    touched) and no server starts: the commands run alone."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (repo / ".git" / "aide-server.lock").symlink_to(victim)
+    r = aide(repo, "daemon", "start")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert victim.read_text() == "keep me\n"
+    assert aide(repo, "daemon", "status").returncode == 1
+
+
+def test_daemon_start_runs_no_code_of_the_working_tree(repo: Path, tmp_path: Path) -> None:
+    """A `git_aide` folder in the working tree is not what the daemon imports."""
+    marker = tmp_path / "ran"
+    (repo / "git_aide").mkdir()
+    (repo / "git_aide" / "__init__.py").write_text(
+        f"open({str(marker)!r}, 'w').write('ran')\n")
+    aide_ok(repo, "daemon", "start")
+    try:
+        assert not marker.exists()
+    finally:
+        aide(repo, "daemon", "stop")
+
+
+def test_a_stopped_server_or_an_idle_peer_holds_nobody_up(stocked: Path) -> None:
+    """A connection that sends nothing does not hold up the next command, and a server
+    stopped with SIGSTOP is left after a moment: the command runs alone, and right."""
+    import socket
+
+    idle = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    idle.connect(str(stocked / ".git" / "aide-server.sock"))
+    try:
+        start = time.monotonic()
+        served, alone = both(stocked, ["recall", "src/auth/login.py"])
+        assert served == alone and time.monotonic() - start < 5
+    finally:
+        idle.close()
+    pid = int(aide_ok(stocked, "daemon", "status").stdout.split("pid ")[1].split()[0])
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        r = aide_ok(stocked, "recall", "src/auth/login.py")
+        assert "login.py must stay free" in r.stdout and time.monotonic() - start < 10
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_the_answer_is_written_once_whatever_writing_meets(stocked: Path) -> None:
+    """With stderr closed the answer is still printed once (never run again here); with
+    stdout closed, one error line as alone, never a traceback."""
+    proc = subprocess.run(" ".join([*AIDE, "recall", "src/auth/login.py", "2>&-"]),
+                          shell=True, cwd=stocked, env=BASE_ENV, capture_output=True,
+                          text=True)
+    assert proc.stdout.count("login.py must stay free") == 1
+    for env in (BASE_ENV, {**BASE_ENV, **OFF}):
+        proc = subprocess.run(" ".join([*AIDE, "recall", "src/auth/login.py", ">&-"]),
+                              shell=True, cwd=stocked, env=env, capture_output=True,
+                              text=True)
+        assert "Traceback" not in proc.stderr
+
+
+def test_stdout_and_stderr_in_one_pipe_keep_their_order(stocked: Path) -> None:
+    """With a broken memory file, `recall 2>&1` gives its warning and its answer in the
+    order the command alone gives them."""
+    (stocked / MEM / "technical" / "broken.json").write_text("{ not json")
+    outs = []
+    for env in (BASE_ENV, {**BASE_ENV, **OFF}):
+        proc = subprocess.run([*AIDE, "recall", "src/auth/login.py"], cwd=stocked, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        outs.append((proc.returncode, proc.stdout))
+    assert "warning" in outs[0][1] and outs[0] == outs[1]
+
+
+def test_another_language_is_declined(stocked: Path) -> None:
+    """git's messages follow LANGUAGE and LC_*: a command in another language runs alone."""
+    before = answered(stocked)
+    served, alone = both(stocked, ["recall", "src/auth/login.py"], env={"LANGUAGE": "de"})
+    assert served == alone
+    assert answered(stocked) == before
