@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from git_aide.gitio.repo import Repo
     from git_aide.gitio.spawn import Prefetch
     from git_aide.read.load import Held
+    from git_aide.read.record import Records
     from git_aide.read.snapshot import Snapshot
 
     class Noticing(Protocol):
@@ -77,14 +78,15 @@ class Context:
     def snapshot(self, cached: bool = False, rev: str | None = None, *,
                  asked: Prefetch | None = None, save_view: bool = True,
                  held: Held | None = None, changed: list[str] | None = None,
-                 early: bool = False, users: bool = False) -> Snapshot:
+                 early: bool = False, users: bool = False,
+                 records: Records | None = None) -> Snapshot:
         """Return the memories of the source `--cached` / `--rev` name (its warnings are
         the caller's to say); the other keywords are read/load.load's."""
         from git_aide.read.load import load
 
         kind, rev = source(cached, rev)
         return load(self.repo, self.cache, kind, rev, asked=asked, save_view=save_view,
-                    held=held, changed=changed, early=early, users=users)
+                    held=held, changed=changed, early=early, users=users, records=records)
 
     def take_notices(self) -> list[str]:
         """Take the notices noted since the last call, each once, in order."""

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
+    from git_aide.app.context import Context
     from git_aide.app.memo import AnswerMemo
     from git_aide.cache.index import FullText
     from git_aide.core.scope import Compiled
@@ -69,6 +70,43 @@ def robust(ft: FullText, work: Callable[[], T]) -> T:
                 ft.rebuild("the full-text index kept changing under this command; "
                            "searched with an index in memory", in_memory=True)
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def index_sources(ctx: Context, progress: Progress | None = None) -> tuple[int, list[Entry]]:
+    """Bring the full-text index up to date with the working tree, the index and HEAD (the
+    sources a read may ask next); return how many memories it added and every source's
+    memories, each blob once. Only the working tree's view is saved: recall reads it
+    next."""
+    import gc
+
+    from git_aide.core.errors import AideError
+    from git_aide.read.record import Records
+
+    sources: list[tuple[bool, str | None]] = [(False, "HEAD")]
+    if ctx.repo.worktree is not None:
+        sources = [(False, None), (True, None), *sources]
+    # The records a view's build parses are kept for the index, not parsed again.
+    records = Records(built=True)
+    entries: dict[str, Entry] = {}
+    # A bulk read and write make hundreds of thousands of objects and free none until
+    # the end: the cyclic collector's passes over them are pure waste (a tenth of a
+    # first index of 100,000 memories).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for cached, rev in sources:
+            try:
+                snap = ctx.snapshot(cached, rev, save_view=not cached and rev is None,
+                                    records=records)
+            except AideError:
+                continue  # no HEAD yet, say
+            for e in snap.entries:
+                entries.setdefault(e.blob, e)
+        kept = list(entries.values())
+        return ensure_indexed(ctx.index(), kept, progress), kept
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def ensure_indexed(ft: FullText, entries: list[Entry], progress: Progress | None = None) -> int:

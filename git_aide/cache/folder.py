@@ -107,6 +107,10 @@ class Cache(Folder):
             self.scopes.update(scopes)
             self._packs.append((name, spans))
 
+    def own_raw(self, blob: str) -> bytes | None:
+        """Return the content of a blob this handle added (add()), None otherwise."""
+        return self._new_raws.get(blob)
+
     def raw(self, blob: str) -> bytes | None:
         """Return the content of a blob whose metadata is cached (None if it cannot be had)."""
         got = self._new_raws.get(blob)

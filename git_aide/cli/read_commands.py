@@ -32,21 +32,9 @@ def index(rebuild: bool, quiet: bool) -> None:
         if rebuild:
             shutil.rmtree(ctx.cache.root, ignore_errors=True)
             ctx.new_cache()
-        sources: list[tuple[bool, str | None]] = [(False, "HEAD")]
-        if ctx.repo.worktree is not None:
-            sources = [(False, None), (True, None), *sources]
-        entries: dict[str, Entry] = {}
-        for cached, rev in sources:
-            try:
-                # Only the working tree's view is worth keeping: recall reads it next.
-                snap = ctx.snapshot(cached, rev, save_view=not cached and rev is None)
-            except AideError:
-                continue  # no HEAD yet, say
-            for e in snap.entries:
-                entries.setdefault(e.blob, e)
         with progress("indexing memories", quiet=quiet) as bar:
-            added = sr.ensure_indexed(ctx.index(), list(entries.values()), bar)
-        embedded = _embed(ctx, list(entries.values()), quiet)
+            added, entries = sr.index_sources(ctx, bar)
+        embedded = _embed(ctx, entries, quiet)
     if not quiet:
         out(f"Indexed {added} new memories; {len(entries)} in the cache for this checkout.")
         if embedded is not None:

@@ -38,14 +38,16 @@ WIDE_CHUNK = 256
 
 
 def groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
-           contents: dict[str, bytes], warnings: list[str], key: tuple[str, str] | None
+           contents: dict[str, bytes], warnings: list[str], key: tuple[str, str] | None,
+           built: dict[tuple[str, str], dict[str, Any]] | None = None
            ) -> tuple[list[str], list[Group]]:
     """Build a source's entries by scope from its listing, and save them as a view
-    under `key` (None: not saved).
+    under `key` (None: not saved); `built` keeps each record parsed on the way, by
+    (path, blob id) (Records.built).
 
     Returns every warning (the listing's, then the records') and the groups.
     """
-    skipped, rows = build(repo, cache, pairs, contents)
+    skipped, rows = build(repo, cache, pairs, contents, built)
     if any(MISSING in w for w in skipped):
         key = None  # a blob that could not be read now may be readable next time
     skipped = warnings + skipped
@@ -72,8 +74,11 @@ def groups(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
 
 
 def build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
-          contents: dict[str, bytes]) -> tuple[list[str], list[Row]]:
-    """Build a listing's warnings and (path, blob, meta, content) rows from the record packs.
+          contents: dict[str, bytes],
+          built: dict[tuple[str, str], dict[str, Any]] | None = None
+          ) -> tuple[list[str], list[Row]]:
+    """Build a listing's warnings and (path, blob, meta, content) rows from the record packs
+    (`built`: groups()').
 
     The content travels with the row into the view, so that showing a memory never
     needs the packs again.
@@ -82,6 +87,9 @@ def build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
     metas = cache.metas
     missing = [b for _, b in pairs if b not in metas and b not in contents]
     if missing:
+        if len(missing) >= FROM_FILES:
+            _read_files(repo, pairs, metas, contents)
+            missing = [b for b in missing if b not in contents]
         contents.update(repo.read_blobs(list(dict.fromkeys(missing))))
         # Untracked and personal files are in no object database: read them again.
         for path, blob in pairs:
@@ -95,7 +103,7 @@ def build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
     for path, blob in pairs:
         meta = metas.get(blob)
         if meta is None:
-            meta = _ingest(cache, blob, contents.get(blob), path)
+            meta = _ingest(cache, blob, contents.get(blob), path, built)
         if meta[STATUS] != "ok":
             _bad, field, message = meta
             warnings.append(f"{path}: {f'{field}: ' if field else ''}{message}; skipped")
@@ -104,12 +112,61 @@ def build(repo: Repo, cache: Cache, pairs: list[tuple[str, str]],
         if problem:
             warnings.append(problem)
             continue
-        raw = contents.get(blob) or cache.raw(blob)
-        if raw is None or listing.blob_id(raw) != blob:
-            raw = read_again(repo, path, blob)
+        # The contents read by blob id, and those this process added to the cache, are
+        # that blob's: only a pack's slice (which a crash may have damaged) is hashed.
+        raw = contents.get(blob) or cache.own_raw(blob)
+        if raw is None:
+            raw = cache.raw(blob)
+            if raw is None or listing.blob_id(raw) != blob:
+                raw = read_again(repo, path, blob)
         seen[meta[UUID]] = path
         rows.append((path, blob, meta, raw))
     return warnings, rows
+
+
+#: A build that lacks this many blobs or more reads them from the working tree's files
+#: first (those whose bytes still hash to the blob), and only the rest from git.
+FROM_FILES = 256
+
+
+def _read_files(repo: Repo, pairs: list[tuple[str, str]], metas: dict[str, Any],
+                contents: dict[str, bytes]) -> None:
+    """Read into `contents` the blobs of the listing that neither `metas` nor `contents`
+    has, from the working tree's files that hold them still. A fresh clone's files
+    are in the page cache, just written: reading and hashing them costs a third of what
+    `git cat-file --batch` takes to inflate the same blobs from a pack, deltas and all,
+    and hand them over a pipe (1 s against 3 s of CPU at 100,000 memories)."""
+    import hashlib
+    import os
+
+    top = repo.worktree
+    if top is None:
+        return
+    sha1 = hashlib.sha1
+    for path, blob in pairs:
+        if blob in metas or blob in contents:
+            continue
+        try:
+            fd = os.open(os.path.join(top, path), os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            data = os.read(fd, READ_SIZE)
+            if len(data) == READ_SIZE:  # a large file: the rest of it
+                chunks = [data]
+                while chunk := os.read(fd, READ_SIZE):
+                    chunks.append(chunk)
+                data = b"".join(chunks)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        if sha1(b"blob %d\0" % len(data) + data).hexdigest() == blob:
+            contents[blob] = data
+
+
+#: What one read of a memory's file asks for (a memory is a few KB).
+READ_SIZE = 1 << 16
 
 
 #: More files kept by parse_few() than this and they are forgotten.
@@ -180,13 +237,18 @@ def compiled_scope(cache: Cache, scope: str | None) -> scopes.Compiled | None:
     return scopes.Compiled(*got)
 
 
-def _ingest(cache: Cache, blob: str, data: bytes | None, path: str) -> tuple[Any, ...]:
-    """Parse a blob the cache lacks, and keep its metadata (or why it is no memory)."""
+def _ingest(cache: Cache, blob: str, data: bytes | None, path: str,
+            built: dict[tuple[str, str], dict[str, Any]] | None) -> tuple[Any, ...]:
+    """Parse a blob the cache lacks, and keep its metadata (or why it is no memory), and
+    in `built` its record (groups())."""
     if data is None:
         return ("bad", None, MISSING)
     try:
-        meta = meta_of(memory.parse(data, path))
+        record = memory.parse(data, path)
+        meta = meta_of(record)
         cache.add(blob, meta, data)
+        if built is not None:
+            built[(path, blob)] = record
     except memory.MemoryFormatError as e:
         meta = ("bad", e.field, str(e))
         cache.add(blob, meta, None)

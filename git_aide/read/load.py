@@ -66,7 +66,8 @@ class Held:
 def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = None,
          asked: Prefetch | None = None, save_view: bool = True,
          held: Held | None = None, changed: list[str] | None = None,
-         early: bool = False, users: bool = False) -> Snapshot:
+         early: bool = False, users: bool = False,
+         records: Records | None = None) -> Snapshot:
     """Read one source's memories.
 
     `asked` holds git questions the caller started early (spawn.early), so that git
@@ -82,6 +83,8 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     `users`: a read of the working tree brings the memories of the user's own store
     along (read/user.py; the other sources never do: they answer what the repository
     held).
+    `records`: what a read without `held` keeps of the records it parses (Records: a
+    bulk index has them keep every record a view's build parsed).
     """
     warnings: list[str] = []  # found while listing: saved with the view
     contents: dict[str, bytes] = {}
@@ -93,13 +96,13 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
         key: tuple[str, str] | None = (f"rev-{tree}", repr(VIEW_FORMAT))
         list_fn = lambda: listing.rev_listing(repo, cache, tree, warnings)  # noqa: E731
         return _load_view(repo, cache, source, key, list_fn, contents, warnings, save_view,
-                          held)
+                          held, records)
     if kind == "index":
         repo.require_worktree("--cached", reads=True)
         key = _state_key("index", repo.index_file, [])
         list_fn = lambda: listing.index_listing(repo, cache, warnings)  # noqa: E731
         return _load_view(repo, cache, Source("index"), key, list_fn, contents, warnings,
-                          save_view, held)
+                          save_view, held, records)
     top = repo.require_worktree("reading the working tree", reads=True)
     status = ((asked and asked.status) or spawn(*STATUS)) if changed is None else None
     # The view is the index's listing as if nothing differed from it, so that it
@@ -108,7 +111,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
     key = _state_key("worktree", repo.index_file, [])
     list_fn = lambda: listing.worktree_listing(repo, cache, [], warnings)  # noqa: E731
     snap = _load_view(repo, cache, Source("worktree"), key, list_fn, contents, warnings,
-                      save_view, held)
+                      save_view, held, records)
     if users:
         # No store costs one stat: its module is imported only when there is one.
         store = user_store()
@@ -128,7 +131,7 @@ def load(repo: Repo, cache: Cache, kind: str = "worktree", rev: str | None = Non
 def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | None,
                list_fn: Callable[[], list[tuple[str, str]]], contents: dict[str, bytes],
                warnings: list[str], save_view: bool,
-               held: Held | None = None) -> Snapshot:
+               held: Held | None = None, records: Records | None = None) -> Snapshot:
     """Load a source's snapshot from its saved view, or build it from its listing (and save it)."""
 
     def rebuild() -> list[Group]:
@@ -141,7 +144,10 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
         kept = Snapshot(source, list(skipped), groups, reader, rebuild)
         kept.later = held.later
         return kept
-    records = held.records if held is not None else Records()
+    if held is not None:
+        records = held.records
+    elif records is None:
+        records = Records()
 
     def saved() -> Snapshot | None:
         view = views.load(cache, key) if key else None
@@ -162,7 +168,7 @@ def _load_view(repo: Repo, cache: Cache, source: Source, key: tuple[str, str] | 
 
         pairs = list_fn()
         skipped, groups = build.groups(repo, cache, pairs, contents, warnings,
-                                       key if save_view else None)
+                                       key if save_view else None, records.built)
         # A long-lived process keeps the view just saved rather than the groups built:
         # only a view holds every content in one run, which path mentions search at once.
         snap = (saved() if held is not None and save_view else None) or Snapshot(

@@ -220,7 +220,7 @@ class Records:
     process (the MCP server) passes its own (read/load.Held.records) to every read, since
     it shows and compares the same memories again."""
 
-    __slots__ = ("whats", "parsed", "ahead")
+    __slots__ = ("whats", "parsed", "ahead", "built")
 
     #: How many of each are kept before they start again: a recall compares up to a
     #: thousand (rank/recall.SUPERSESSION_MOST) and shows a few dozen.
@@ -230,7 +230,7 @@ class Records:
     #: 2 KB each), and keeps them until they pass twice that (the views of a few commits).
     AHEAD = 20_000
 
-    def __init__(self) -> None:
+    def __init__(self, built: bool = False) -> None:
         #: Each memory's `what`, by blob id.
         self.whats: dict[str, str] = {}
         #: Whole records, by (path, blob id).
@@ -239,6 +239,11 @@ class Records:
         #: (keep_ahead()): a search of a word not asked before shows memories no call
         #: has shown, and parsing them took a sixth of its answer at 10,000 memories.
         self.ahead: dict[tuple[str, str], dict[str, Any]] = {}
+        #: The whole records a read parsed as it built a view (`built`: a bulk index,
+        #: which reads every memory it read), by (path, blob id), each handed out once
+        #: by record(): parsing and hashing every memory again took an eighth of a
+        #: first index. None: not kept.
+        self.built: dict[tuple[str, str], dict[str, Any]] | None = {} if built else None
 
     def what(self, e: Entry) -> str:
         """Return an entry's `what`, read once per blob."""
@@ -255,6 +260,10 @@ class Records:
     def record(self, e: Entry) -> dict[str, Any]:
         """Return a copy of an entry's whole record, parsed once per path and blob."""
         key = (e[0], e[1])
+        if self.built:
+            mine = self.built.pop(key, None)
+            if mine is not None:  # handed out once: the caller's own
+                return mine
         got = self.parsed.get(key) or self.ahead.get(key)
         if got is not None:
             return _copy(got)
