@@ -26,6 +26,8 @@ schema queries); any other field (the blob id) is indexed by the field itself.
 from __future__ import annotations
 
 from array import array
+from itertools import chain
+from operator import sub
 
 from git_aide.cache import postings_build
 from git_aide.cache.analysis import Analyser
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from whoosh.codec.base import Segment
-    from whoosh.codec.whoosh3 import W3PostingsWriter
+    from whoosh.codec.whoosh3 import W3PerDocWriter, W3PostingsWriter
     from whoosh.fields import Schema
     from whoosh.writing import SegmentWriter
 
@@ -106,24 +108,44 @@ def add_all(writer: SegmentWriter, docs: list[tuple[str, dict[str, str]]], analy
     perdoc = writer.perdocwriter
     if writer.docnum != 0:
         raise ValueError("one pass needs a writer of its own segment")
+    from whoosh.codec.whoosh3 import W3PerDocWriter
+
+    bulk = type(perdoc) is W3PerDocWriter
+    # The fields' lengths of the fields left to Whoosh, and each document's stored
+    # fields, for the per-document writer after the loop (`bulk`).
+    lengths: dict[str, array[int]] = {}
+    stored: list[dict[str, str]] = []
     for i, (blob, values) in enumerate(docs):
         fields = analysis.fields(values)
         batch.add(blob, fields)
-        perdoc.start_doc(i)
+        if not bulk:
+            perdoc.start_doc(i)
+        sf: dict[str, str] = {}
         for name, f in fobjs:
             if name in fields:
-                if fields[name][0]:  # nothing is kept of a field without a length
+                if not bulk and fields[name][0]:  # nothing is kept without a length
                     perdoc.add_field(name, f, None, fields[name][0])
                 continue
             length = 0
             for tbytes, freq, weight, vbytes in f.index(values[name]):
                 length += freq
                 other.setdefault(name, {}).setdefault(tbytes, []).append((i, weight, vbytes))
-            perdoc.add_field(name, f, values[name] if f.stored else None,
-                             length if f.scorable else 0)
-        perdoc.finish_doc()
+            if bulk:
+                if f.stored:
+                    sf[name] = values[name]
+                if f.scorable:
+                    lengths.setdefault(name, array("I", bytes(4 * i))).append(length)
+            else:
+                perdoc.add_field(name, f, values[name] if f.stored else None,
+                                 length if f.scorable else 0)
+        if bulk:
+            stored.append(sf)
+        else:
+            perdoc.finish_doc()
         if progress is not None and i % 100 == 0:
             progress(i // 2)  # analysing is about half of the work, writing the rest
+    if bulk:
+        _per_doc(perdoc, [n for n, _f in fobjs], {**batch.lengths, **lengths}, stored)
     batch.stems = analysis.stems
     half = len(docs) // 2
     _write_postings(writer, batch, other, None if progress is None else
@@ -131,6 +153,47 @@ def add_all(writer: SegmentWriter, docs: list[tuple[str, dict[str, str]]], analy
     writer.docnum = len(docs)
     writer._added = True
     return batch
+
+
+def _per_doc(perdoc: W3PerDocWriter, names: list[str], lengths: dict[str, array[int]],
+             stored: list[dict[str, str]]) -> None:
+    """Write every document's field lengths and stored fields into Whoosh's per-document
+    writer `perdoc` at once, leaving it as start_doc(), add_field() of each field (in
+    `names`' order) and finish_doc() for each document would: a length column is made
+    at the first document with a length in it, and written up to the last; the total
+    lengths are kept in the same order. `lengths`: each field's lengths as
+    `add_document` counts them (0: none); `stored`: each document's stored fields."""
+    from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
+    from whoosh.util.numeric import length_to_byte
+
+    n = len(stored)
+    firsts: list[tuple[int, int, str]] = []
+    for at, name in enumerate(names):
+        got = lengths.get(name)
+        if got is None:
+            continue
+        first = next((d for d, v in enumerate(got) if v), None)
+        if first is not None:
+            firsts.append((first, at, name))
+    for _first, _at, name in sorted(firsts):
+        got = lengths[name]
+        perdoc._create_column(_lenfield(name), LENGTHS_COLUMN)
+        column = perdoc._get_column(_lenfield(name))
+        code = {v: length_to_byte(v) for v in set(got)}
+        code[0] = 0  # no length: nothing added, the column's default byte
+        codes = bytes(map(code.__getitem__, got))
+        last = len(codes.rstrip(b"\0"))  # a zero byte is the column's default: not added
+        column._dbfile.write(codes[:last])
+        column._count = last
+        perdoc._fieldlengths[name] += sum(got)
+    column = perdoc._get_column("_stored")
+    for i, sf in enumerate(stored):
+        if sf:
+            column.add(i, sf)
+    perdoc._doccount = n
+    perdoc._docnum = n - 1 if n else None
+    perdoc._storedfields = {} if n else None
+    perdoc._indoc = False
 
 
 def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
@@ -160,30 +223,36 @@ def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
         f = schema[name]
         fw.start_field(name, f)
         add = fw.add
+        # Whoosh's postings writer takes one posting a call (a few µs each): its own
+        # writer's blocks are written here as add_posting and _write_block write them.
+        bulk = type(fw._postwriter) is W3PostingsWriter
         if name in other:
             for tbytes, rows in sorted(other[name].items()):
                 fw.start_term(tbytes)
-                for doc, weight, vbytes in rows:
-                    add(doc, weight, vbytes, 0)
+                if bulk:
+                    _blocks(fw._postwriter, array("I", [r[0] for r in rows]),
+                            [r[1] for r in rows], [r[2] for r in rows], None)
+                else:
+                    for doc, weight, vbytes in rows:
+                        add(doc, weight, vbytes, 0)
                 fw.finish_term()
         else:
             boost = f.format.field_boost
             lengths = said.get(name)
-            # Whoosh's postings writer takes one posting a call (a few µs each): its
-            # own writer's blocks are filled here as add_posting fills them.
-            bulk = type(fw._postwriter) is W3PostingsWriter
             terms = batch.posts[name]
             for tbytes, term in sorted((t.encode("utf-8"), t) for t in terms):
                 docs, freqs = terms[term]
                 fw.start_term(tbytes)
-                weights = [n * boost for n in freqs]
-                values = [packed.get(n) or packed.setdefault(n, pack_uint(n)) for n in freqs]
-                of: list[int | None] = [lengths[d] for d in docs] if lengths is not None \
-                    else [0] * len(docs)
+                for n in set(freqs).difference(packed):
+                    packed[n] = pack_uint(n)
                 if bulk:
-                    _fill(fw._postwriter, docs, weights, values, of)
+                    _blocks(fw._postwriter, docs, [n * boost for n in freqs],
+                            list(map(packed.__getitem__, freqs)), lengths)
                 else:
-                    for row in zip(docs, weights, values, of, strict=True):
+                    of: list[int | None] = [lengths[d] for d in docs] \
+                        if lengths is not None else [0] * len(docs)
+                    for row in zip(docs, [n * boost for n in freqs], map(packed.get, freqs),
+                                   of, strict=True):
                         add(*row)
                 fw.finish_term()
                 if progress is not None and (done + len(docs)) // step > done // step:
@@ -192,24 +261,66 @@ def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
         fw.finish_field()
 
 
-def _fill(pw: W3PostingsWriter, docs: array[int], weights: list[float], values: list[bytes],
-          lengths: list[int | None]) -> None:
-    """Write one term's postings into Whoosh's W3PostingsWriter `pw`, block by block, leaving
-    it as that many add_posting calls would: a full block is written when the next
-    posting comes, the last one by finish_postings."""
+def _blocks(pw: W3PostingsWriter, docs: array[int], weights: list[float], values: list[bytes],
+            lengths: list[int | None] | None) -> None:
+    """Write one term's postings (`docs`, their `weights` and `values` as add_posting gets
+    them) into Whoosh's W3PostingsWriter `pw`, every block of them, each as its own
+    _write_block() writes it (the same bytes, and the same sums in the term's info),
+    the last one marked last; then finish_postings() has nothing left to write but
+    the term's extent. Whoosh's own takes a few calls and generator steps a posting
+    (delta_encode, its weights' checks): here a block is a few calls in C.
+    `lengths`: each document's length as its length byte says it (None: the field
+    keeps none)."""
+    from pickle import dumps
+    from zlib import compress
+
+    from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC
+    from whoosh.util.numeric import length_to_byte
+
     limit = pw._blocklimit
-    for start in range(0, len(docs), limit):
-        if start:
-            pw._write_block()
-        end = start + limit
-        ws = weights[start:end]
-        pw._ids = docs[start:end]
-        pw._weights = array("f", ws)
-        pw._values = [v for v in values[start:end] if v]
-        pw._maxweight = max(0, *ws)
-        known = [n for n in lengths[start:end] if n]
-        pw._minlength = min(known) if known else None
-        pw._maxlength = max(known) if known else 0
+    comp = pw._compression
+    fixed = pw._format.fixed_value_size()
+    postfile = pw._postfile
+    info = pw._terminfo
+    n = len(docs)
+    for start in range(0, n, limit):
+        ids = docs[start:start + limit]
+        exact = weights[start:start + limit]
+        held = array("f", exact)  # as Whoosh holds a block's weights
+        top = max(0, *exact)
+        known = [] if lengths is None else [x for x in map(lengths.__getitem__, ids) if x]
+        shortest = min(known) if known else None
+        longest = max(known) if known else 0
+        if not pw._blockcount:
+            postfile.write(WHOOSH3_HEADER_MAGIC)
+        # The term info's add_block().
+        info._weight += sum(held)
+        info._df += len(ids)
+        info._minlength = shortest if info._minlength is None \
+            else min(info._minlength, shortest)
+        info._maxlength = max(info._maxlength, longest)
+        info._maxweight = max(info._maxweight, top)
+        if info._minid is None:
+            info._minid = ids[0]
+        info._maxid = ids[-1]
+        # _mini_ids(), _mini_weights(), _mini_values().
+        deltas = tuple(map(sub, ids, chain((0,), ids)))
+        low, high = min(held), max(held)
+        mini = None if low == high == 1.0 else held[0] if low == high else tuple(held)
+        given = [v for v in values[start:start + limit] if v]
+        kept = tuple(given) if fixed is None or fixed < 0 else None if fixed == 0 \
+            else b"".join(given)
+        data = dumps((deltas, mini, kept), 2)
+        if comp:
+            data = compress(data, comp)
+        head = dumps((len(ids), ids[-1], top, comp, length_to_byte(shortest),
+                      length_to_byte(longest)), 2)
+        size = len(head) + len(data)
+        postfile.write_int(-size if start + limit >= n else size)
+        postfile.write(head)
+        postfile.write(data)
+        pw._blockcount += 1
+    pw._new_block()
 
 
 def merge_small_ones(writer: SegmentWriter, segments: list[Segment]) -> list[Segment]:
