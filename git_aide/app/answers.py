@@ -364,16 +364,23 @@ def memories_doc(snap: Snapshot, hits: list[Hit],
                  items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Return the recall / search / list `--json` document (`items`: the hits' documents, when
     made already)."""
-    return {"source": snap.source.as_json(),
-            "memories": [memory_doc(h) for h in hits] if items is None else items}
+    if items is None:
+        from git_aide.read.record import Records
+
+        # More than the records kept: each is read once, and keeping them is waste.
+        once = len(hits) > Records.KEPT_RECORDS
+        items = [memory_doc(h, once) for h in hits]
+    return {"source": snap.source.as_json(), "memories": items}
 
 
-def memory_doc(hit: Hit) -> dict[str, Any]:
+def memory_doc(hit: Hit, once: bool = False) -> dict[str, Any]:
     """Return a memory for the JSON output: every field of the file, then where and why it matched
-    (and `"store": "user"` for one of the user's own store, whose path is absolute)."""
+    (and `"store": "user"` for one of the user's own store, whose path is absolute);
+    `once`: its record is not kept (Entry.read_record_once)."""
     from git_aide.core.memory import in_user_store
 
-    doc = hit.entry.read_record()  # a copy of its own
+    # A copy of its own.
+    doc = hit.entry.read_record_once() if once else hit.entry.read_record()
     doc["path"] = hit.entry.path
     doc["matched_scope"] = hit.matched_scope
     doc["score"] = None if hit.score is None else round(hit.score, 4)

@@ -133,6 +133,10 @@ class Opened:
         say_notices(self.ctx)
 
 
+#: An answer of more memories than this is written by orjson (render.dumps).
+LARGE = 2000
+
+
 def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool, ranked: bool = True) -> None:
     """Print memories as JSON, or as text: `ranked` (numbered in the answer's order), else
     grouped by layer."""
@@ -141,7 +145,7 @@ def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool, ranked: bool = T
     if as_json:
         from git_aide.app.answers import memories_doc
 
-        out(render.dumps(memories_doc(snap, hits)))
+        out(render.dumps(memories_doc(snap, hits), large=len(hits) > LARGE))
     else:
         on_tty = tty()
         out(render.memories_text(hits, tty=on_tty, ranked=ranked), raw=on_tty, page=True)
@@ -259,11 +263,22 @@ HOT: dict[str, Callable[..., object]] = {"recall": recall, "search": search, "lo
 
 
 def run(command: str, kwargs: dict[str, object], contexts: Contexts | None = None) -> object:
-    """Run hot command `command` with the keywords a parser read (option_table.py's);
-    `contexts`: a warm server's (None: the command opens its own)."""
+    """Run hot command `command` with the keywords a parser read (option_table.py's), the
+    cyclic garbage collector paused: a command's objects live until it ends, and an
+    answer of thousands of memories made the collector walk them again and again (a
+    sixth of `search WORD --limit 1000000` at 100,000 memories). `contexts`: a warm
+    server's (None: the command opens its own)."""
+    import gc
+
     if contexts is not None:
         kwargs = {**kwargs, "contexts": contexts}
-    return HOT[command](**kwargs)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return HOT[command](**kwargs)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 #: Below this many memories to index, no progress bar is worth drawing.

@@ -50,6 +50,8 @@ _DEFAULTS: JSONObject = {
     "why": None, "scope": None, "context_label": None, "tags": [], "source": "conversation",
     "shared": True, "priority": "normal", "generated_by": None, "derived_from": None,
 }
+#: How many known keys there are.
+_KNOWN = len(KNOWN_KEYS)
 _REQUIRED = ("uuid", "layer", "what", "contributor", "created_at", "updated_at")
 _NULLABLE_STR = ("why", "scope", "context_label")
 #: The fields without which a file is no memory at all (and the file as a whole, None):
@@ -205,6 +207,12 @@ def encodable(value: JSON) -> bool:
 
 def fill_defaults(raw: JSONObject) -> JSONObject:
     """Return the record with every known key present, in canonical order, unknown keys after."""
+    keys = tuple(raw)
+    if keys[:_KNOWN] == KNOWN_KEYS and (len(keys) <= _KNOWN + 1 or all(
+            a < b for a, b in zip(keys[_KNOWN:], keys[_KNOWN + 1:]))):
+        # Written canonically (every known key, in order; any other after, sorted): the
+        # order already is the record's (a copy is a tenth of the loop below).
+        return dict(raw)
     record: JSONObject = {}
     for key in KNOWN_KEYS:
         if key in raw:

@@ -195,6 +195,12 @@ class Entry(tuple):  # type: ignore[type-arg]
         copy of its own (the caller may change it)."""
         return self[4].records.record(self)
 
+    def read_record_once(self) -> dict[str, Any]:
+        """Read its whole record as read_record() does, but keep nothing of it: for one
+        of many memories read once each (an answer of thousands, which would only
+        churn the records kept)."""
+        return self[4].records.record(self, keep=False)
+
     def _parse(self) -> dict[str, Any]:
         reader: Reader = self[4]
         path, blob, data = self[0], self[1], self[5]
@@ -257,8 +263,9 @@ class Records:
         self.whats[blob] = value
         return value
 
-    def record(self, e: Entry) -> dict[str, Any]:
-        """Return a copy of an entry's whole record, parsed once per path and blob."""
+    def record(self, e: Entry, keep: bool = True) -> dict[str, Any]:
+        """Return a copy of an entry's whole record, parsed once per path and blob (`keep`
+        False: not kept when it is parsed now)."""
         key = (e[0], e[1])
         if self.built:
             mine = self.built.pop(key, None)
@@ -268,7 +275,8 @@ class Records:
         if got is not None:
             return _copy(got)
         record = e._parse()
-        self.keep(key[0], key[1], record)
+        if keep:
+            self.keep(key[0], key[1], record)
         return record
 
     def keep(self, path: str, blob: str, record: dict[str, Any]) -> None:
