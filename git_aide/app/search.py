@@ -6,11 +6,11 @@ date for exactly the blobs that source lists, then asked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from git_aide.cache.folder import Cache
 from git_aide.rank.selection import Filters, Hit
-from git_aide.read.record import Entry
+from git_aide.read.record import Entry, Records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,11 +80,7 @@ def index_sources(ctx: Context, progress: Progress | None = None) -> tuple[int, 
     import gc
 
     from git_aide.core.errors import AideError
-    from git_aide.read.record import Records
 
-    sources: list[tuple[bool, str | None]] = [(False, "HEAD")]
-    if ctx.repo.worktree is not None:
-        sources = [(False, None), (True, None), *sources]
     # The records a view's build parses are kept for the index, not parsed again.
     records = Records(built=True)
     entries: dict[str, Entry] = {}
@@ -94,7 +90,7 @@ def index_sources(ctx: Context, progress: Progress | None = None) -> tuple[int, 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for cached, rev in sources:
+        for cached, rev in _sources(ctx, records, entries):
             try:
                 snap = ctx.snapshot(cached, rev, save_view=not cached and rev is None,
                                     records=records)
@@ -107,6 +103,33 @@ def index_sources(ctx: Context, progress: Progress | None = None) -> tuple[int, 
     finally:
         if collecting:
             gc.enable()
+
+
+def _sources(ctx: Context, records: Records, entries: dict[str, Entry]
+             ) -> Iterator[tuple[bool, str | None]]:
+    """Yield the sources index_sources() reads (cached, rev) that may hold memories the
+    others did not: the working tree's read first (into `entries`, its records kept in
+    `records`), then the index unless the working tree differs from it in no memory
+    file (its view is the index's listing), then HEAD unless the index holds what HEAD
+    holds. In a fresh clone the three are one: read once, not three times."""
+    if ctx.repo.worktree is None:
+        yield False, "HEAD"
+        return
+    from git_aide.core.errors import AideError
+
+    try:
+        snap = ctx.snapshot(False, None, records=records)
+    except AideError:  # read the others then, as they are
+        yield True, None
+        yield False, "HEAD"
+        return
+    for e in snap.entries:
+        entries.setdefault(e.blob, e)
+    drop, laid = snap.laid()
+    if drop or laid:
+        yield True, None
+    if not ctx.repo.index_matches("HEAD"):
+        yield False, "HEAD"
 
 
 def ensure_indexed(ft: FullText, entries: list[Entry], progress: Progress | None = None) -> int:

@@ -5,12 +5,25 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from helpers import AIDE, BASE_ENV, aide, aide_ok, git, make_repo, remember, uuids
+from helpers import (
+    AIDE,
+    BASE_ENV,
+    aide,
+    aide_ok,
+    commit_memories,
+    git,
+    make_repo,
+    put,
+    remember,
+    uuids,
+    valid_record,
+)
 
 from git_aide.read.load import RACY_SECONDS
 
@@ -284,6 +297,28 @@ def test_index_command(repo: Path) -> None:
     assert aide_ok(repo, "index", "--quiet").stdout == ""
     assert aide_ok(repo, "index", "--rebuild").returncode == 0
     assert found(repo, "indexed") != []
+
+
+def test_index_reads_each_source_once_and_every_version(repo: Path) -> None:
+    """`index` indexes a memory's version in HEAD, in the index and in the working tree
+    when they differ, and each blob once when they are the same (a fresh clone)."""
+    rec = valid_record(what="quokka habitat notes")
+    put(repo, rec)
+    commit_memories(repo, "a memory")
+    r = aide_ok(repo, "index")
+    assert r.stdout.startswith("Indexed 1 new memories; 1 in the cache"), r.stdout
+    put(repo, {**rec, "what": "wombat burrow notes"})
+    git(repo, "add", "-A", ".aide")
+    put(repo, {**rec, "what": "numbat termite notes"})
+    shutil.rmtree(repo / ".git" / "aide")
+    r = aide_ok(repo, "index")
+    assert r.stdout.startswith("Indexed 3 new memories; 3 in the cache"), r.stdout
+    assert aide_ok(repo, "index").stdout.startswith("Indexed 0 new memories")
+    assert found(repo, "quokka", "--rev", "HEAD") == [rec["uuid"]]
+    assert found(repo, "wombat", "--cached") == [rec["uuid"]]
+    assert found(repo, "numbat") == [rec["uuid"]]
+    assert found(repo, "wombat") == found(repo, "quokka") == []
+    assert aide_ok(repo, "index").stdout.startswith("Indexed 0 new memories")
 
 
 def test_the_scores_shown_are_the_order_of_the_list(repo: Path) -> None:
