@@ -28,6 +28,8 @@ from __future__ import annotations
 from array import array
 from itertools import chain
 from operator import sub
+from pickle import dumps
+from zlib import compress
 
 from git_aide.cache import postings_build
 from git_aide.cache.analysis import Analyser
@@ -202,9 +204,11 @@ def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
     """Write every term's postings, field by field and term by term in byte order, as
     Whoosh's pool would hand them to its codec's field writer; `progress` is told the
     share of the postings written, now and then."""
-    from whoosh.codec.whoosh3 import W3PostingsWriter
+    from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3PostingsWriter
     from whoosh.system import pack_uint
     from whoosh.util.numeric import byte_to_length, length_to_byte
+
+    whoosh = (WHOOSH3_HEADER_MAGIC, length_to_byte)
 
     schema = writer.schema
     fw = writer.fieldwriter
@@ -231,7 +235,7 @@ def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
                 fw.start_term(tbytes)
                 if bulk:
                     _blocks(fw._postwriter, array("I", [r[0] for r in rows]),
-                            [r[1] for r in rows], [r[2] for r in rows], None)
+                            [r[1] for r in rows], [r[2] for r in rows], None, whoosh)
                 else:
                     for doc, weight, vbytes in rows:
                         add(doc, weight, vbytes, 0)
@@ -247,7 +251,7 @@ def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
                     packed[n] = pack_uint(n)
                 if bulk:
                     _blocks(fw._postwriter, docs, [n * boost for n in freqs],
-                            list(map(packed.__getitem__, freqs)), lengths)
+                            list(map(packed.__getitem__, freqs)), lengths, whoosh)
                 else:
                     of: list[int | None] = [lengths[d] for d in docs] \
                         if lengths is not None else [0] * len(docs)
@@ -262,7 +266,8 @@ def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
 
 
 def _blocks(pw: W3PostingsWriter, docs: array[int], weights: list[float], values: list[bytes],
-            lengths: list[int | None] | None) -> None:
+            lengths: list[int | None] | None, whoosh: tuple[bytes, Callable[[int | None], int]]
+            ) -> None:
     """Write one term's postings (`docs`, their `weights` and `values` as add_posting gets
     them) into Whoosh's W3PostingsWriter `pw`, every block of them, each as its own
     _write_block() writes it (the same bytes, and the same sums in the term's info),
@@ -270,13 +275,9 @@ def _blocks(pw: W3PostingsWriter, docs: array[int], weights: list[float], values
     the term's extent. Whoosh's own takes a few calls and generator steps a posting
     (delta_encode, its weights' checks): here a block is a few calls in C.
     `lengths`: each document's length as its length byte says it (None: the field
-    keeps none)."""
-    from pickle import dumps
-    from zlib import compress
-
-    from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC
-    from whoosh.util.numeric import length_to_byte
-
+    keeps none); `whoosh`: its block header's magic bytes and its length_to_byte
+    (imported once per segment: a term may have a single posting)."""
+    magic, length_to_byte = whoosh
     limit = pw._blocklimit
     comp = pw._compression
     fixed = pw._format.fixed_value_size()
@@ -292,7 +293,7 @@ def _blocks(pw: W3PostingsWriter, docs: array[int], weights: list[float], values
         shortest = min(known) if known else None
         longest = max(known) if known else 0
         if not pw._blockcount:
-            postfile.write(WHOOSH3_HEADER_MAGIC)
+            postfile.write(magic)
         # The term info's add_block().
         info._weight += sum(held)
         info._df += len(ids)
