@@ -208,8 +208,8 @@ def encodable(value: JSON) -> bool:
 def fill_defaults(raw: JSONObject) -> JSONObject:
     """Return the record with every known key present, in canonical order, unknown keys after."""
     keys = tuple(raw)
-    if keys[:_KNOWN] == KNOWN_KEYS and (len(keys) <= _KNOWN + 1 or all(
-            a < b for a, b in zip(keys[_KNOWN:], keys[_KNOWN + 1:]))):
+    if keys[:_KNOWN] == KNOWN_KEYS and (len(keys) <= _KNOWN + 1
+                                        or list(keys[_KNOWN:]) == sorted(keys[_KNOWN:])):
         # Written canonically (every known key, in order; any other after, sorted): the
         # order already is the record's (a copy is a tenth of the loop below).
         return dict(raw)
