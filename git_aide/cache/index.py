@@ -169,7 +169,7 @@ class FullText(IndexFolder):
             kept = self._missing_of
             if kept is not None and kept[0] is blobs and kept[1] is have:
                 return list(kept[2])
-            found = [b for b in blobs if b not in have]
+            found = list(blobs.keys() - have)  # in C: a view of 100,000 in a few ms
             self._missing_of = (blobs, have, found)
             return list(found)
         return [b for b in dict.fromkeys(blobs) if b not in have]
