@@ -25,6 +25,7 @@ schema queries); any other field (the blob id) is indexed by the field itself.
 
 from __future__ import annotations
 
+import re
 from array import array
 from itertools import chain
 from operator import sub
@@ -46,8 +47,10 @@ if TYPE_CHECKING:
 
 #: The fields analysed word by word (the analysis.analyzer chain).
 WORDS = ("what", "why", "context_label")
-#: The fields analysed by the field itself, once per distinct value.
+#: The fields analysed by the field itself, once per distinct value (the tags: per tag).
 VALUES = ("scope", "tags")
+#: What Whoosh's comma-separated tokenizer matches (a KEYWORD field with commas).
+_COMMAS = re.compile(r"[^,]+")
 
 
 def one_pass_fields(schema: Schema, formats: ModuleType) -> bool:
@@ -71,6 +74,10 @@ class Analysis:
         self._scorable = {n: bool(schema[n].scorable) for n in (*WORDS, *VALUES)}
         #: (field, value) -> its terms, for the fields analysed by value.
         self._by_value: dict[tuple[str, str], list[tuple[str, int]]] = {}
+        #: Whether the tags' analysis starts by cutting at commas (analysis.schema()).
+        first = getattr(schema["tags"].analyzer, "items", [None])[0]
+        self._per_tag = getattr(getattr(first, "expression", None), "pattern", None) \
+            == _COMMAS.pattern
 
     @property
     def stems(self) -> dict[str, str]:
@@ -85,15 +92,37 @@ class Analysis:
             length, terms = self._words.terms(values[name])
             out[name] = (length if self._scorable[name] else 0, terms.items())
         for name in VALUES:
-            key = (name, values[name])
-            found = self._by_value.get(key)
-            if found is None:
-                found = self._by_value[key] = [
-                    (t.decode("utf-8"), n) for t, n, _w, _v in self._schema[name].index(key[1])]
-                if name != "tags":
-                    self._words.note_stems(key[1])
+            found = self._tags(values[name]) if name == "tags" \
+                else self._value(name, values[name])
             out[name] = (sum(n for _t, n in found) if self._scorable[name] else 0, found)
         return out
+
+    def _value(self, name: str, value: str) -> list[tuple[str, int]]:
+        """Return a value's terms and their frequencies, as the field `name` gives them."""
+        key = (name, value)
+        found = self._by_value.get(key)
+        if found is None:
+            found = self._by_value[key] = [
+                (t.decode("utf-8"), n) for t, n, _w, _v in self._schema[name].index(value)]
+            if name != "tags":
+                self._words.note_stems(value)
+        return found
+
+    def _tags(self, value: str) -> list[tuple[str, int]]:
+        """Return the terms of the tags (joined by commas) and their frequencies, in the order
+        the field gives them. Its tokenizer cuts at each comma and looks at one tag at a
+        time: the terms of each tag, asked once per distinct tag (each memory has its own
+        set of them), add up to the terms of them all."""
+        if not self._per_tag:
+            return self._value("tags", value)
+        parts = _COMMAS.findall(value)
+        if len(parts) == 1:
+            return self._value("tags", parts[0])
+        counts: dict[str, int] = {}
+        for part in parts:
+            for term, n in self._value("tags", part):
+                counts[term] = counts.get(term, 0) + n
+        return list(counts.items())
 
 
 def add_all(writer: SegmentWriter, docs: list[tuple[str, dict[str, str]]], analysis: Analysis,
