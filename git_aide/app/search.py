@@ -128,7 +128,9 @@ def _sources(ctx: Context, records: Records, entries: dict[str, Entry]
     drop, laid = snap.laid()
     if drop or laid:
         yield True, None
-    if not ctx.repo.index_matches("HEAD"):
+    from git_aide.gitio.status import index_matches
+
+    if not index_matches(ctx.repo, "HEAD"):
         yield False, "HEAD"
 
 

@@ -322,15 +322,6 @@ class Repo:
                 rows.append((mode, oid, int(stage), path))
         return rows
 
-    def index_matches(self, rev: str) -> bool:
-        """Tell whether the index holds exactly what `rev` holds under the memories folder
-        (one `git diff-index --cached`, which reads no file of the working tree); False
-        too when git cannot tell (no such revision yet)."""
-        check_revision(rev)
-        proc = self.git("diff-index", "--cached", "--quiet", rev, "--", MEMORIES_DIR,
-                        check=False)
-        return proc.returncode == 0
-
     def ls_index(self) -> list[tuple[str, str, int]]:
         """List (repo-relative path, blob id, stage) of every index entry under the memories
         that is not a symbolic link."""

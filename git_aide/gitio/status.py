@@ -13,6 +13,7 @@ from git_aide.core.errors import GitError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from git_aide.gitio.repo import Repo
     from git_aide.gitio.spawn import Spawned
 
 #: Files in the memories folders that are not memories and say nothing when skipped.
@@ -49,3 +50,15 @@ def changed_paths(top: str, status: Spawned | None) -> list[str]:
     # The personal folder's own .gitignore and the like are no memories and say nothing:
     # not reading them keeps a clean tree's recall from hashing anything.
     return sorted(p for p in paths if p.rsplit("/", 1)[-1] not in QUIET)
+
+
+def index_matches(repo: Repo, rev: str) -> bool:
+    """Tell whether the index holds exactly what `rev` holds under the memories folder (one
+    `git diff-index --cached`, which reads no file of the working tree); False too when
+    git cannot tell (no such revision yet)."""
+    from git_aide.core.memory import MEMORIES_DIR
+    from git_aide.gitio.repo import check_revision
+
+    check_revision(rev)
+    proc = repo.git("diff-index", "--cached", "--quiet", rev, "--", MEMORIES_DIR, check=False)
+    return proc.returncode == 0
