@@ -43,7 +43,10 @@ KINDS = READS + WRITES
 CHANNELS = ("cli", "mcp", "hook")
 #: The channels whose answers an agent reads.
 AGENTS = ("mcp", "hook")
-#: A log longer than this is folded into the table (about 600 answers of ten memories).
+#: A log longer than this is folded into the table (about 600 answers of ten memories),
+#: once it is longer than the table too: a fold reads and writes the whole table (1.4 MB
+#: of 100,000 memories), so a table is rewritten only after as many bytes were logged,
+#: not after every answer of thousands of memories (`search WORD --limit 1000000`).
 FOLD_BYTES = 256 * 1024
 #: The table's format; another is read as empty.
 FORMAT = 1
@@ -149,19 +152,30 @@ def record(folder: str, lines: list[bytes]) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_SH)
         os.write(fd, b"".join(lines))
-        size = os.fstat(fd).st_size
-        if size > FOLD_BYTES:
+        if _outgrown(folder, fd):
             fcntl.flock(fd, fcntl.LOCK_UN)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 return  # another process counts or folds: the next count folds
-            if os.fstat(fd).st_size > FOLD_BYTES:  # not folded meanwhile by another
+            if _outgrown(folder, fd):  # not folded meanwhile by another
                 _fold(folder, fd)
     except (OSError, ValueError):
         return
     finally:
         os.close(fd)
+
+
+def _outgrown(folder: str, fd: int) -> bool:
+    """Tell whether the log (open as `fd`) is due to be folded: longer than FOLD_BYTES and
+    than the table."""
+    size = os.fstat(fd).st_size
+    if size <= FOLD_BYTES:
+        return False
+    try:
+        return size > os.stat(os.path.join(folder, "counts")).st_size
+    except OSError:
+        return True  # no table yet (or none readable): the fold writes one
 
 
 def _open_log(path: str) -> int:
