@@ -181,3 +181,27 @@ def test_many_first_searches_at_once(repo: Path) -> None:
             assert p.returncode == 0, err
             assert err == "", err  # nothing was damaged: no notice
             assert {m["uuid"] for m in json.loads(out)["memories"]} == made
+
+
+def test_a_first_read_of_many_takes_the_files_and_never_waits_on_one(repo: Path) -> None:
+    """A first index of many memories reads them from the working tree's files, and a file
+    that is a FIFO or a link to an endless device is read from git instead: the
+    command ends and every memory of the index and HEAD is indexed."""
+    import os
+
+    from helpers import commit_memories, put, valid_record
+
+    recs = [valid_record(what=f"kiwi note {i}") for i in range(300)]
+    paths = [put(repo, rec) for rec in recs]
+    commit_memories(repo, "many")
+    (repo / paths[0]).unlink()
+    os.mkfifo(repo / paths[0])
+    (repo / paths[1]).unlink()
+    (repo / paths[1]).symlink_to("/dev/zero")
+    shutil.rmtree(repo / CACHE, ignore_errors=True)
+    proc = subprocess.run([*AIDE, "index"], cwd=repo, capture_output=True, text=True,
+                          env=BASE_ENV, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Indexed 300 new memories; 300 in the cache"), proc.stdout
+    found = aide_ok(repo, "search", "kiwi", "--cached", "--limit", "1000", "--json")
+    assert len(uuids(found)) == 300
