@@ -139,7 +139,7 @@ def main() -> int:
     os.chdir(repo)
     from git_aide.agents.mcp import server
 
-    _sdk, mem = server.warm_up()
+    mem = server.ready_state()
 
     def local_args(name: str, a: dict[str, Any]) -> dict[str, Any]:
         text, doc, failed = server.call(mem, name, a)
