@@ -21,6 +21,7 @@ import time
 
 from git_aide.warm.gitconfig import ConfigFiles
 from git_aide.warm.kept_answers import Answers
+from git_aide.warm.kept_items import Items
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,6 +80,9 @@ class ServerState:
         #: The size of each memory's item in a full answer less its "matched_scope" and
         #: "score" values, by (path, blob id) (agents/mcp/answersize.memory_size).
         self.item_sizes: dict[tuple[str, str], int] = {}
+        #: Each memory's compact item, its size and its line of text, made once
+        #: (warm/kept_items.py).
+        self.compact_items = Items()
         #: The memories folder under inotify, when it can be (None: git status each call).
         self._watch: Watch | None = None
         #: Semantic search's model and vectors, once a call needed them.

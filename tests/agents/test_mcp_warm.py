@@ -254,3 +254,40 @@ def test_an_edit_made_while_a_call_works_is_seen_by_the_same_call_next(
         got = served(mem, tool, args)
         assert got == aide_ok(repo, *argv, "--json").json(), tool
         assert edits[0] in whats(got), tool
+
+
+def test_compact_answers_follow_hand_edits_and_supersession(repo: Path) -> None:
+    # A warm server makes each memory's compact item once (warm/kept_items.py): a hand
+    # edit, and a newer memory that comes to supersede an older one, are in its next
+    # answer, as a fresh server gives it.
+    scope = ("--scope", "src/**")
+    older = remember(repo, "Uploaded files are capped at 2 MiB by FILE_UPLOAD_MAX_BYTES",
+                     *scope)
+    time.sleep(0.01)
+    newer = remember(repo, "Uploaded thumbnails are cached for a day by the CDN", *scope)
+    remember(repo, "Files dropped on the canvas are uploaded once", *scope)
+    git(repo, "commit", "-qm", "memories")
+    args = {"name": "aide_recall", "arguments": {"paths": [FILE]}}
+
+    def answer(srv: McpServer) -> tuple[Any, str]:
+        res = srv.request("aide_recall", "tools/call", args)["result"]
+        assert not res.get("isError"), res
+        return res["structuredContent"], res["content"][0]["text"]
+
+    srv = start(repo)
+    try:
+        first, _text = answer(srv)
+        assert not any(m.get("superseded_by") for m in first["memories"])
+        edit_by_hand(repo, newer["path"],
+                     "Uploaded files are capped at 4 MiB by FILE_UPLOAD_MAX_BYTES")
+        warm = answer(srv)
+    finally:
+        srv.close()
+    fresh = start(repo)
+    try:
+        assert warm == answer(fresh)
+    finally:
+        fresh.close()
+    by_id = {m["id"]: m for m in warm[0]["memories"]}
+    assert by_id[older["uuid"][:8]]["superseded_by"] == newer["uuid"][:8]
+    assert "4 MiB" in by_id[newer["uuid"][:8]]["what"] and "4 MiB" in warm[1]

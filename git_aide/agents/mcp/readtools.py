@@ -23,21 +23,24 @@ if TYPE_CHECKING:
     from git_aide.rank.recall import Hit
     from git_aide.read.record import Entry
     from git_aide.read.snapshot import Snapshot
+    from git_aide.warm.kept_items import Items
     from git_aide.warm.state import ServerState
 
 
 def _memories(repo: Repo, snap: Snapshot, hits: list[Hit], full: bool,
               hint: str | Callable[[int], str], bases: dict[tuple[str, str], int],
               empty: str = "No memories.", ranked: bool = True,
-              given: Given | None = None, gave: list[str] | None = None) -> Answer:
+              given: Given | None = None, gave: list[str] | None = None,
+              shown: Items | None = None) -> Answer:
     """Return the recall / search / list answer for `hits`, within the budget: compact, or
     `full`, the command's --json document. `given`: what the agent holds already (its
     short ids, and what its rules files hold): left out of a compact answer, named in
     its `given`. `gave`: gets the uuids of the memories the answer holds. `bases`: the
     server's sizes of the memories' items, kept between calls (ServerState.item_sizes,
-    answersize.memory_size)."""
-    from git_aide.agents.mcp.answersize import bound, fitting, memory_size, short
-    from git_aide.agents.mcp.text import compact, compact_source, memories_text
+    answersize.memory_size). `shown`: the server's compact items, each made, measured
+    and written once (warm/kept_items.py)."""
+    from git_aide.agents.mcp.answersize import bound, fitting, memory_size, short, size
+    from git_aide.agents.mcp.text import compact, compact_source, memories_text, memory_body
     from git_aide.app import answers
 
     cap = budget(repo)
@@ -61,15 +64,27 @@ def _memories(repo: Repo, snap: Snapshot, hits: list[Hit], full: bool,
                 else:
                     fresh.append(h)
             hits = fresh
-        items = fitting(hits, compact, lambda h: {"id": short(h.entry.uuid)}, cap, sizes)
+        if shown is None:
+            items = fitting(hits, compact, lambda h: {"id": short(h.entry.uuid)}, cap, sizes)
+        else:
+            def make(h: Hit) -> JSONObject:
+                newer = getattr(h, "superseded", None)
+                return shown.item((h.entry.path, h.entry.blob,
+                                   None if newer is None else newer.entry.uuid),
+                                  lambda: compact(h))
+
+            items = fitting(hits, make, lambda h: {"id": short(h.entry.uuid)}, cap, sizes,
+                            lambda _h, item: shown.size(item, size))
         doc = {**compact_source(snap.source.as_json()), "memories": items}
         if held:
             doc["given"] = held[:GIVEN_NAMED]
     doc = bound(doc, ("memories",), cap, hint, sizes)
     if gave is not None:  # bound() keeps the first memories
         gave.extend(h.entry.uuid for h in hits[:len(doc["memories"])])
+    body = memory_body if shown is None else \
+        (lambda m, ranked: shown.line(m, ranked, memory_body))
     text = memories_text(doc, empty=empty if not doc.get("given") else
-                         "Nothing new.", budget=cap, ranked=ranked)
+                         "Nothing new.", budget=cap, ranked=ranked, body=body)
     if doc.get("given"):
         text += ("\nAlready in your context: " + ", ".join(f"`{i}`" for i in doc["given"]))
     return doc, text
@@ -152,7 +167,7 @@ def _recall(mem: ServerState, a: JSONObject, always: bool = False,
     gave: list[str] = []
     answer = _memories(repo, snap, hits, full,
                        'aide_recall {"ids": [these ids]' + at + "} returns them",
-                       mem.item_sizes, given=given, gave=gave)
+                       mem.item_sizes, given=given, gave=gave, shown=mem.compact_items)
     mem.counted = ("recall", gave)
     return answer
 
@@ -185,7 +200,7 @@ def _search(mem: ServerState, a: JSONObject, given: Given | None = None) -> Answ
     answer = _memories(repo, snap, hits, asks_full(a),
                        lambda n: f'call aide_search again with "offset": {skip + n}',
                        mem.item_sizes, empty=f"Nothing matches {a['keyword']!r}.",
-                       given=given, gave=gave)
+                       given=given, gave=gave, shown=mem.compact_items)
     mem.counted = ("search", gave)
     return answer
 
@@ -209,6 +224,6 @@ def _listed(mem: ServerState, a: JSONObject) -> Answer:
     gave: list[str] = []
     answer = _memories(repo, snap, hits[skip:skip + a["limit"]], asks_full(a),
                        lambda n: f'call aide_memories again with "offset": {skip + n}',
-                       mem.item_sizes, ranked=False, gave=gave)
+                       mem.item_sizes, ranked=False, gave=gave, shown=mem.compact_items)
     mem.counted = ("list", gave)
     return answer

@@ -14,8 +14,14 @@ from git_aide.core.settings import MCP_BUDGET
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from git_aide.core.jsonvalue import JSONObject
     from git_aide.rank.recall import Hit
+
+    #: What writes a memory's line after its bullet or number: memory_body, or a warm
+    #: server's kept lines of it (warm/kept_items.py).
+    Body = Callable[[JSONObject, bool], str]
 
 #: Characters an agent gets from one tool call at most unless git config aide.mcp.maxChars
 #: says otherwise (core/settings.py declares it and its least value).
@@ -70,10 +76,11 @@ def _more_line(more: JSONObject, left: int, what: str) -> str:
     return line + (f"; {hint}" if hint else "")
 
 
-def _memory_line(m: JSONObject, rank: int = 0) -> str:
-    """Return a compact memory as a line of markdown (numbered when `rank`)."""
+def memory_body(m: JSONObject, ranked: bool) -> str:
+    """Return a compact memory's line of markdown after its bullet or number (`ranked`:
+    the layer a label)."""
     scope = f"[{m['scope']}] " if m.get("scope") else ""
-    if rank:  # numbered in the answer's order, the layer a label
+    if ranked:  # numbered in the answer's order, the layer a label
         scope = f"{m.get('layer')} {scope}"
     why = f" (why: {_flat(m.get('why'))})" if m.get("why") else ""
     marks = [mark for mark, on in (
@@ -83,15 +90,14 @@ def _memory_line(m: JSONObject, rank: int = 0) -> str:
         (f"superseded by `{m.get('superseded_by')}`", m.get("superseded_by")),
         ("clipped", m.get("clipped"))) if on]
     said = f" ({'; '.join(marks)})" if marks else ""
-    return (f"{rank}. " if rank else "- ") + \
-        f"{scope}{_flat(m.get('what'))}{why}{said} `{item_id(m) or '?'}`"
+    return f"{scope}{_flat(m.get('what'))}{why}{said} `{item_id(m) or '?'}`"
 
 
 def memories_text(doc: JSONObject, empty: str = "No memories.",
-                  budget: int = BUDGET, ranked: bool = True) -> str:
+                  budget: int = BUDGET, ranked: bool = True, body: Body = memory_body) -> str:
     """Return a recall / search / list document as short markdown: `ranked` (recall,
     search), numbered in the answer's order with the layer a label; else (list) grouped
-    by layer."""
+    by layer. `body`: what writes each memory's line after its bullet or number."""
     mems = doc.get("memories", [])
     more = doc.get("more") or {}
     left = more.get("memories", 0)
@@ -105,11 +111,11 @@ def memories_text(doc: JSONObject, empty: str = "No memories.",
     lines: list[str] = [(f"{len(mems)} of {count} {noun}" if left else f"{count} {noun}")
                         + where]
     if ranked:
-        lines += ["", *(_memory_line(m, i) for i, m in enumerate(mems, 1))]
+        lines += ["", *(f"{i}. {body(m, True)}" for i, m in enumerate(mems, 1))]
     for layer in () if ranked else LAYERS:
         group = [m for m in mems if m.get("layer") == layer]
         if group:
-            lines += ["", f"## {layer}", *(_memory_line(m) for m in group)]
+            lines += ["", f"## {layer}", *(f"- {body(m, False)}" for m in group)]
     if left:
         lines += ["", _more_line(more, left, "memory" if left == 1 else "memories")]
     return cap("\n".join(lines), budget)
