@@ -58,8 +58,18 @@ class ServerState:
     """
 
     def __init__(self) -> None:
+        import os
+
         from git_aide.app.memo import AnswerMemo
         from git_aide.read.load import Held
+
+        # numpy's BLAS runs a product on every core, and its threads spin a while after
+        # it: on a busy machine a semantic search's one product (10,000 vectors by the
+        # question's) took 12-16 ms instead of 0.3-1, and the model's run beside the
+        # spinning threads twice as long. One thread gives the same numbers (each of the
+        # product's sums is one thread's); set before numpy loads (nothing on the way
+        # here imports it), unless the user chose.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
         self._repo: Repo | None = None
         self._index: FullText | None = None
