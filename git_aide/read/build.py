@@ -220,7 +220,7 @@ def parse_few(repo: Repo, pairs: list[tuple[str, str]], contents: dict[str, byte
         seen[meta[UUID]] = path
         scope = None if scopes.is_project_wide(meta[SCOPE]) else meta[SCOPE]
         by_scope.setdefault(scope, []).append((path, blob, meta, data))
-    return warnings, [(None if s is None else scopes.compile_scope(s), rows)
+    return warnings, [(None if s is None else records.compiled(s), rows)
                       for s, rows in by_scope.items()]
 
 
