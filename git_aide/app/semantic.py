@@ -37,6 +37,8 @@ MODES = ("auto", "keyword", "semantic")
 EMBED_BUDGET = 3.0
 #: Memories embedded in one go (a progress step; a write of the vectors file).
 CHUNK = 64
+#: How many questions' vectors a Semantic keeps (Semantic.question).
+ASKED_KEPT = 64
 
 
 def memory_text(entry: Entry) -> str:
@@ -70,6 +72,9 @@ class Semantic:
         #: (the snapshot's blob ids, the vectors' size then, those blobs with a vector,
         #: their rows) of the last nearest(): a warm server asks again on the same ids.
         self._subset: tuple[object, int, Any, Any] | None = None
+        #: The vectors of the texts asked lately, by text: a warm server asks the same
+        #: question again after a hand edit (its kept answer no longer holds).
+        self._asked: dict[str, Any] = {}
 
     @property
     def configured(self) -> bool:
@@ -194,8 +199,19 @@ class Semantic:
         have, matrix = self.vectors.of(blobs)
         if not have:
             return {}
-        q = self.embedder.embed([text])[0]
+        q = self.question(text)
         return dict(zip(have, (matrix @ q).tolist(), strict=True))
+
+    def question(self, text: str) -> Any:
+        """Return the vector of a question (or any text), embedded once per text among the
+        last ASKED_KEPT asked."""
+        got = self._asked.get(text)
+        if got is None:
+            got = self.embedder.embed([text])[0]
+            if len(self._asked) >= ASKED_KEPT:
+                self._asked.pop(next(iter(self._asked)))
+            self._asked[text] = got
+        return got
 
     def nearest(self, text: str, snap: Snapshot, k: int, also: Iterable[str] = (),
                 progress: Progress | None = None) -> dict[str, float]:
@@ -221,7 +237,7 @@ class Semantic:
         _source, _size, names, rows = kept
         if vecs.matrix is None or not len(rows):
             return {}
-        q = self.embedder.embed([text])[0]
+        q = self.question(text)
         sims = vecs.matrix @ q
         mine = sims[rows]
         k = min(k, len(mine))

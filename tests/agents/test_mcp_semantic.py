@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import McpServer, git, remember
+from helpers import McpServer, aide_ok, git, remember
 
 pytest.importorskip("mcp")
 
@@ -98,5 +98,31 @@ def test_a_model_file_that_is_a_fifo_does_not_hang_the_server(repo: Path, tiny: 
         srv.initialize()
         srv.notify("notifications/initialized")
         assert _uuids(srv, 2, "aide_search", {"keyword": "password"}) == [auth]
+    finally:
+        srv.close()
+
+
+def test_a_question_asked_again_after_a_hand_edit_is_answered_as_a_command_does(
+        repo: Path, tiny: Path) -> None:
+    """The server embeds a question once (app/semantic.Semantic.question); asked again
+    after a hand edit, its answer is the command line's for the memories now."""
+    remember(repo, "Users authenticate with a password")
+    deploy = remember(repo, "We deploy on friday")
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    srv = McpServer(repo)
+    try:
+        srv.initialize()
+        srv.notify("notifications/initialized")
+        for mid, what in ((2, None), (3, "Users sign in with a passkey"),
+                          (4, "Signin goes through the identity provider")):
+            if what is not None:
+                path = repo / deploy["path"]
+                record = json.loads(path.read_text())
+                record["what"] = what
+                path.write_text(json.dumps(record, indent=2) + "\n")
+            res = srv.request(mid, "tools/call", {"name": "aide_search", "arguments": {
+                "keyword": "signin", "detail": "full"}})["result"]
+            assert res["structuredContent"] == aide_ok(repo, "search", "signin",
+                                                       "--json").json()
     finally:
         srv.close()
