@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
+    import numpy as np
+
     from git_aide.cache.folder import Cache
     from git_aide.cache.vectors import Vectors
     from git_aide.embedding.runtime import Embedder
@@ -74,7 +76,7 @@ class Semantic:
         self._subset: tuple[object, int, Any, Any] | None = None
         #: The vectors of the texts asked lately, by text: a warm server asks the same
         #: question again after a hand edit (its kept answer no longer holds).
-        self._asked: dict[str, Any] = {}
+        self._asked: dict[str, np.ndarray] = {}
 
     @property
     def configured(self) -> bool:
@@ -202,7 +204,7 @@ class Semantic:
         q = self.question(text)
         return dict(zip(have, (matrix @ q).tolist(), strict=True))
 
-    def question(self, text: str) -> Any:
+    def question(self, text: str) -> np.ndarray:
         """Return the vector of a question (or any text), embedded once per text among the
         last ASKED_KEPT asked."""
         got = self._asked.get(text)

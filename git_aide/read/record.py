@@ -252,7 +252,7 @@ class Records:
         self.built: dict[tuple[str, str], dict[str, Any]] | None = {} if built else None
         #: Scopes compiled, by their text: a long-lived process lays the same few files
         #: over its view at every call (build.parse_few), and compiling a glob's scope
-        #: took a tenth of a search after a hand edit.
+        #: takes about 50 microseconds each time.
         self.compiled_scopes: dict[str, scopes.Compiled] = {}
 
     def what(self, e: Entry) -> str:
