@@ -8,8 +8,6 @@ on stderr, the server in its log), so that no notice is lost between the two.
 
 from __future__ import annotations
 
-import contextlib
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol, TypeVar
@@ -106,14 +104,18 @@ def context_of(repo: Repo, stat_tables: StatTables | None = None) -> Context:
 
 
 def preload() -> None:
-    """Import the read path now (a long-lived server does it while it waits), so that
-    the first call does not pay for it."""
+    """Import what a first recall or search reads with (a long-lived server does it
+    while it waits), so that the first call does not pay for it. Not numpy (the
+    full-text index's scoring, cache/arrays.py) nor pygit2: no such call needs them, and
+    their imports (about 50 ms each) would delay a first call that comes at once; the
+    server imports them between calls."""
+    import git_aide.app.queries  # noqa: F401
+    import git_aide.app.userstore  # noqa: F401
+    import git_aide.rank.recall  # noqa: F401
+    import git_aide.read.contents  # noqa: F401
     import git_aide.read.load  # noqa: F401
-
-    # The full-text index's scoring with numpy (cache/arrays.py), which a long-lived
-    # process uses; not installed, it scores as a command does.
-    with contextlib.suppress(ImportError):
-        import git_aide.cache.arrays  # noqa: F401
+    import git_aide.read.user  # noqa: F401
+    import git_aide.read.vocabulary  # noqa: F401
 
 
 def index_state(cache: Cache) -> tuple[object, ...]:

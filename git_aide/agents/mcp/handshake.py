@@ -128,8 +128,9 @@ class _Warm:
             if time.monotonic() - max(self.last_call, served) >= QUIET_SECONDS:
                 break
         try:
-            from git_aide.agents.mcp.server import build
+            from git_aide.agents.mcp.server import build, ready_rest
 
+            ready_rest()
             self._server = build(self.state, tools=self._tools(), client=self._client())
         except BaseException as e:  # noqa: BLE001 -- said at the hand-over, not lost
             self._error = e

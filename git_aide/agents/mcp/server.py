@@ -129,6 +129,7 @@ def ready_state(client: str | None = None) -> ServerState:
     marked as `client`'s) and git-aide's read path, imported."""
     mem = ServerState()
     mem.client = client
+    import git_aide.agents.hooks.sessions  # noqa: F401
     import git_aide.agents.mcp.answersize  # noqa: F401
     import git_aide.agents.mcp.text  # noqa: F401
     import git_aide.app.answers  # noqa: F401
@@ -137,12 +138,18 @@ def ready_state(client: str | None = None) -> ServerState:
     import git_aide.app.search  # noqa: F401
     import git_aide.app.store  # noqa: F401
     from git_aide.app.context import preload
-    from git_aide.gitio.repo import load_reader
 
     preload()
-    load_reader()
     mem.prepare()
     return mem
+
+
+def ready_rest() -> None:
+    """Import what only some calls need (pygit2: the history tools, a merge's bases), in
+    a quiet spell after the state is made: not on the way to a first call."""
+    from git_aide.gitio.repo import load_reader
+
+    load_reader()
 
 
 def call_result(text: str, doc: JSONObject | None, failed: bool) -> JSONObject:
