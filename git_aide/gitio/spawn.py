@@ -13,6 +13,10 @@ import os
 
 from git_aide import MEMORIES_DIR
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import select
+
 #: Where the repository is: git dir, common dir, inside?, index file, top, prefix; one
 #: question each, asked all at once (REV_PARSE) or one a process (gitio.repo.open_repo).
 WHERE: tuple[tuple[str, ...], ...] = (
@@ -66,6 +70,9 @@ class Spawned:
         #: The input git has not been given yet.
         self._pending = memoryview(input or b"")
         self._result: tuple[int, bytes, bytes] | None = None
+        #: What git wrote to stdout and stderr so far, and the poll of its pipes.
+        self._got: tuple[list[bytes], list[bytes]] = ([], [])
+        self._poller: select.poll | None = None
         # Only what the pipe takes goes now: git answers as it reads, and a write that
         # blocked here would wait for a reader (wait()) that has not started.
         os.set_blocking(in_w, False)
@@ -92,36 +99,51 @@ class Spawned:
         pipe that is full (or empty), so reading them in a fixed order could wait on
         git while git waits on us.
         """
-        if self._result is None:
-            import select
+        self.finished(None)
+        assert self._result is not None, "finished() sets it"
+        return self._result
 
-            got: tuple[list[bytes], list[bytes]] = ([], [])
-            poller = select.poll()
+    def finished(self, timeout: float | None = 0.0) -> bool:
+        """Serve git's pipes for at most `timeout` seconds (None: until git is done) and
+        tell whether it is done: wait() then returns at once. A long-lived process polls
+        this between its calls, never blocking a call behind git."""
+        if self._result is not None:
+            return True
+        import select
+
+        if self._poller is None:
+            self._poller = select.poll()
             for i, fd in enumerate(self._fds):
                 if fd >= 0:
-                    poller.register(fd, select.POLLOUT if i == 2 else select.POLLIN)
-            try:
-                while self._fds[0] >= 0 or self._fds[1] >= 0:
-                    for fd, _event in poller.poll():
-                        if fd == self._fds[2]:
-                            self._give()
-                            if self._fds[2] < 0:
-                                poller.unregister(fd)
-                            continue
-                        i = self._fds.index(fd)
-                        chunk = os.read(fd, 1 << 16)
-                        if chunk:
-                            got[i].append(chunk)
-                        else:
+                    self._poller.register(fd, select.POLLOUT if i == 2 else select.POLLIN)
+        poller, got = self._poller, self._got
+        try:
+            while self._fds[0] >= 0 or self._fds[1] >= 0:
+                ready = poller.poll(None if timeout is None else int(timeout * 1000))
+                if not ready:
+                    return False
+                for fd, _event in ready:
+                    if fd == self._fds[2]:
+                        self._give()
+                        if self._fds[2] < 0:
                             poller.unregister(fd)
-                            os.close(fd)
-                            self._fds[i] = -1
-            finally:
-                self.close()
-            _pid, status = os.waitpid(self._pid, 0)
-            self._result = (os.waitstatus_to_exitcode(status), b"".join(got[0]),
-                            b"".join(got[1]))
-        return self._result
+                        continue
+                    i = self._fds.index(fd)
+                    chunk = os.read(fd, 1 << 16)
+                    if chunk:
+                        got[i].append(chunk)
+                    else:
+                        poller.unregister(fd)
+                        os.close(fd)
+                        self._fds[i] = -1
+        except BaseException:
+            self.close()
+            raise
+        self.close()
+        _pid, status = os.waitpid(self._pid, 0)
+        self._result = (os.waitstatus_to_exitcode(status), b"".join(got[0]),
+                        b"".join(got[1]))
+        return True
 
     def close(self) -> None:
         """Let go of git's pipes without waiting for it: git reads the end of its input,

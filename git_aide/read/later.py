@@ -65,10 +65,15 @@ class Queue:
         #: calls do that work themselves, as the command line does.
         self._failed: list[Job] = []
 
-    def want(self, job: Job) -> None:
-        """Ask for a job to be made between calls (make_wanted)."""
-        if job in self.wanted or any(job is failed for failed in self._failed):
+    def want(self, job: Job, *, first: bool = False) -> None:
+        """Ask for a job to be made between calls (make_wanted); `first`: before those
+        asked for so far."""
+        if any(job is failed for failed in self._failed):
             return
+        if job in self.wanted:
+            if not first:
+                return
+            self.wanted.remove(job)
         self.wanted.append(job)
         del self.wanted[:-MOST_WANTED]
 

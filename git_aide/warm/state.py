@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
     from git_aide.gitio.spawn import Prefetch
+    from git_aide.read.later import Later
     from git_aide.read.snapshot import Snapshot
 
 #: Seconds without a call after which the documents a call would have added to the
@@ -95,6 +96,8 @@ class ServerState:
         self.compact_items = Items()
         #: The memories folder under inotify, when it can be (None: git status each call).
         self._watch: Watch | None = None
+        #: The watch being made between calls (`_make_watch`): no call uses it before.
+        self._making: Later | None = None
         #: Semantic search's model and vectors, once a call needed them.
         self._semantic: Semantic | None = None
         #: Held by each call: one at a time.
@@ -344,9 +347,10 @@ class ServerState:
 
     def prepare(self) -> None:
         """Read what a first call needs while the server waits for it: the working
-        tree's view, kept, and the watch of its memory folders, with the work between
-        calls started (the view decoded, the full-text index opened with its scorer).
-        Anything that fails is left for the first call to meet and say."""
+        tree's view, kept, with the work between calls started: the watch of its memory
+        folders made first (a call until then asks git), then the full-text index opened
+        with its scorer and the view decoded. Anything that fails is left for the first
+        call to meet and say."""
         from git_aide.read.later import Later
 
         with self.lock:
@@ -357,6 +361,8 @@ class ServerState:
             finally:
                 self.end_quietly()
             self.held.later.want(Later(lambda: self._open_index(cache)))
+            if self._making is not None:
+                self.held.later.want(self._making, first=True)
             if self.work_wanted():
                 self.work_later()
 
@@ -448,9 +454,14 @@ class ServerState:
         if self._watch is not None and (not wanted or self._watch.top != top):
             self._watch.close()
             self._watch = None
-        if wanted and self._watch is None:
-            self._watch = Watch(top)
-            self._watches += 1
+        if not wanted:
+            self._making = None
+        elif self._watch is None:  # made between calls: setting 10,000 watches takes 60 ms
+            if self._making is None:
+                from git_aide.read.later import Later
+
+                self._making = Later(lambda: self._make_watch(Watch(top), repo.index_file))
+            self.held.later.want(self._making)
         watch = self._watch
         if watch is None:
             return None, Prefetch(status=spawn(*STATUS))
@@ -470,3 +481,24 @@ class ServerState:
         now = watch.changed(repo.index_file)
         self._vouched = now is not None
         return (paths if now is None else now), Prefetch()
+
+    def _make_watch(self, watch: Watch, index_file: str) -> Iterator[None]:
+        """Make the watch of the memory folders and take git's baseline, in steps between
+        calls (a call meanwhile asks git), then hand it to the calls (`_changes`)."""
+        from git_aide.core.files import stat_sig
+        from git_aide.gitio.spawn import STATUS, spawn
+        from git_aide.gitio.status import changed_paths
+
+        try:
+            yield from watch.preparing()
+            sig = stat_sig(index_file)
+            status = spawn(*STATUS) if watch.watching() else None
+            while status is not None and not status.finished(0.002):
+                yield
+            if status is not None:
+                watch.baseline(index_file, sig, changed_paths(watch.top, status))
+        except BaseException:
+            watch.close()
+            raise
+        self._watch, self._making = watch, None
+        self._watches += 1

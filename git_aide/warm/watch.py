@@ -50,7 +50,7 @@ from git_aide.gitio.folders import linked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    pass
+    from collections.abc import Iterator
 
 _IN_NONBLOCK = 0o4000
 _IN_CLOEXEC = 0o2000000
@@ -91,6 +91,8 @@ MAX_TOUCHED = 64
 FILE_WATCH_SHARE = 4
 #: The user's inotify watches when the kernel does not say (its smallest default).
 DEFAULT_MAX_WATCHES = 8192
+#: How many memory files one step of `Watch.preparing` watches (a millisecond or two).
+STEP_FILES = 200
 #: In a large store (folders watched, not every file), git is asked again once its last
 #: answer is this old (seconds): the bound on seeing a write through a link made later.
 REBASE_SECONDS = 60.0
@@ -164,6 +166,13 @@ class Watch:
     def prepare(self) -> bool:
         """Watch the folders and files (again) and forget the events so far, before git is
         asked for a baseline. False when this tree cannot be watched."""
+        for _ in self.preparing():
+            pass
+        return self.watching()
+
+    def preparing(self) -> Iterator[None]:
+        """Do what `prepare` does, in steps of a millisecond or so (a long-lived process
+        makes its watch between calls): each yield ends one."""
         self.generation += 1
         self._touched.clear()
         self._index_sig = None
@@ -171,12 +180,19 @@ class Watch:
             self.close()
         if self._fd >= 0 and self._root is not None:
             self._same_root()  # the folder replaced (or linked): watch it again
-        if self._fd < 0 and not self._open():
-            return False
+        if self._fd < 0:
+            if not self._open():
+                return
+            yield from self._rewatch()
+            if not self.watching():
+                return
         self._drain()  # queued before now: git's answer covers them
         if self._fd >= 0 and (self._rescan or not self._folders):
-            self._rewatch()  # changed, or made since the last look
+            yield from self._rewatch()  # changed, or made since the last look
         self._touched.clear()
+
+    def watching(self) -> bool:
+        """Tell whether the tree is watched (prepare's answer)."""
         return self._fd >= 0 and bool(self._folders)
 
     def baseline(self, index_file: str, sig: tuple[int, ...] | None,
@@ -216,6 +232,8 @@ class Watch:
         self._index_sig = None
 
     def _open(self) -> bool:
+        """Open what the watch reads (the mount table, inotify); False when this tree
+        cannot be watched. `_rewatch` then watches the folders and files."""
         if self._too_many:
             return False
         try:  # opened before usable() reads it: a mount made since then counts
@@ -235,8 +253,7 @@ class Watch:
             self.close()
             return False
         self._budget = max_watches() // FILE_WATCH_SHARE
-        self._rewatch()
-        return self._fd >= 0 and bool(self._folders)
+        return True
 
     def _mounts_changed(self) -> bool:
         """Tell whether anything was mounted or unmounted since the last look (looking
@@ -244,9 +261,10 @@ class Watch:
         poll = self._mount_poll
         return self._mounts >= 0 and poll is not None and bool(poll.poll(0))
 
-    def _rewatch(self) -> None:
+    def _rewatch(self) -> Iterator[None]:
         """Watch every memory folder and file as they are now, on a new descriptor (the
-        old one's watches of files that left or were replaced go with it).
+        old one's watches of files that left or were replaced go with it), in steps:
+        each yield ends one (a folder listed, or STEP_FILES files watched).
 
         Each folder is watched before it is listed, so that a subfolder or file made
         meanwhile is either listed here or reported by its folder's watch; each file is
@@ -293,10 +311,13 @@ class Watch:
                             files.append(f"{rel}/{e.name}")
             except OSError:
                 continue  # removed just now: its parent's watch said so
+            yield
         self.large = len(files) > self._budget
-        for path in files:
+        for at, path in enumerate(files, 1):
             if not self._watch_file(path):
                 return
+            if at % STEP_FILES == 0:
+                yield
 
     def _watch_file(self, path: str) -> bool:
         """Watch a memory file itself (by its name relative to `top`); False when the

@@ -48,6 +48,14 @@ def answer(mem: server.ServerState) -> Any:
     return doc
 
 
+def started(mem: server.ServerState) -> Any:
+    """Answer a first call, then wait for the watch the server makes between calls (a
+    call until then asks git)."""
+    doc = answer(mem)
+    assert mem.worked(20)
+    return doc
+
+
 def whats(doc: Any) -> list[str]:
     return sorted(m["what"] for m in doc["memories"])
 
@@ -62,7 +70,7 @@ def test_a_large_store_sees_every_edit_without_asking_git_each_call(
     backup = tmp_path / "backup.json"
     os.link(paths[1], backup)  # before the server starts
     mem = server.ServerState()
-    answer(mem)
+    started(mem)
     assert mem._watch is not None and mem._watch.large
     answer(mem)
     assert mem._vouched  # the folder's watch answered, not git
@@ -84,7 +92,7 @@ def test_a_link_made_later_from_outside_is_seen_within_the_rebase_time(
     repo, paths = large
     monkeypatch.setattr(watch, "REBASE_SECONDS", 1.0)
     mem = server.ServerState()
-    answer(mem)
+    started(mem)
     later = tmp_path / "later.json"
     os.link(paths[2], later)
     edit_in_place(later, "edited through a link made after the server looked")
@@ -105,7 +113,7 @@ def test_a_store_that_outgrows_a_watch_per_file_is_watched_as_a_large_one(
     in_this_process(repo, monkeypatch)
     monkeypatch.setattr(watch, "FILE_WATCH_SHARE", max(watch.max_watches() // 7, 1))
     mem = server.ServerState()
-    answer(mem)
+    started(mem)
     assert mem._watch is not None and not mem._watch.large  # a watch per file
     for i in range(5):
         write_memory(repo, f"one more memory {i}")

@@ -161,8 +161,9 @@ def test_the_sdk_is_installed_but_never_loaded_by_the_cli_or_the_hooks(repo: Pat
 def test_a_server_ready_before_its_first_call_still_sees_a_hand_edit(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The state a server makes before its first call (server.ready_state: the view read,
-    the memory folders watched, the work between calls started) answers that call as
-    the command line does, with a file edited by hand after it was made."""
+    the work between calls started, the watch of the memory folders first) answers that
+    call as the command line does, with a file edited by hand after it was made, whether
+    the watch is made yet or not (a call until then asks git)."""
     from helpers import commit_for_a_view, in_this_process, served, write_memory
 
     from git_aide.agents.mcp.server import ready_state
@@ -177,6 +178,31 @@ def test_a_server_ready_before_its_first_call_still_sees_a_hand_edit(
     assert mem.held.views and mem.calls == 0  # the view read; no call counted
     path.write_text(path.read_text().replace("three times", "five times"))
     got = served(mem, "aide_recall", {"paths": ["src/billing/refund.py"]})
+    assert got == aide_ok(repo, "recall", "src/billing/refund.py", "--json").json()
+    assert "refunds retry five times" in [m["what"] for m in got["memories"]]
+    mem.worked(20)
+
+
+def test_a_server_whose_watch_is_made_between_calls_sees_a_hand_edit_without_git(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watch a server makes between its calls, before or after the first, vouches
+    for the next call's files (git is not asked), and that call sees a hand edit made
+    once it was made."""
+    from helpers import commit_for_a_view, in_this_process, served, write_memory
+
+    from git_aide.agents.mcp.server import ready_state
+    from git_aide.core.memory import relpath
+
+    kept = write_memory(repo, "refunds retry three times", scope="src/billing/**")
+    write_memory(repo, "invoices keep their number", scope="src/billing/**")
+    path = repo / relpath(kept)
+    commit_for_a_view(repo)
+    in_this_process(repo, monkeypatch)
+    mem = ready_state("bench/1")
+    assert mem.worked(20)
+    path.write_text(path.read_text().replace("three times", "five times"))
+    got = served(mem, "aide_recall", {"paths": ["src/billing/refund.py"]})
+    assert mem._vouched  # the watch answered, not git
     assert got == aide_ok(repo, "recall", "src/billing/refund.py", "--json").json()
     assert "refunds retry five times" in [m["what"] for m in got["memories"]]
     mem.worked(20)
