@@ -16,7 +16,7 @@ it reads as `/`), and a glob that names one path (`src/a[*]/**`) is that plain p
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 from git_aide.core.glob import (
@@ -262,6 +262,19 @@ def _literal_dir(alt: str) -> str:
 @lru_cache(maxsize=4096)
 def _rx(source: str) -> re.Pattern[str]:
     return re.compile(source)
+
+
+def ahead(scopes: Iterable[Compiled | None], step: int = 16) -> Iterator[None]:
+    """Compile the patterns of `scopes` as a recall would the first time it weighs them
+    (about 0.1 ms each), `step` scopes a step: a long-lived process does it between its
+    calls, so that its first recall of a folder compiles none."""
+    for i, c in enumerate(scopes, 1):
+        if c is not None:
+            for source in c.regexes:
+                if source:
+                    _rx(source)
+        if i % step == 0:
+            yield
 
 
 def relevant(c: Compiled, path: str, is_dir: bool) -> bool:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from git_aide.core import scope as scopes
     from git_aide.read.snapshot import Snapshot
-    from git_aide.read.vocabulary import Needs
+    from git_aide.read.vocabulary import Needs, Vocabulary
 
     #: What a finder looks for, its state, and how to restore that state.
     Kept = tuple[Any, Callable[[], Any], Callable[[Any], None]]
@@ -114,14 +114,35 @@ def _search(snap: Snapshot, body: bytes, found: Callable[[bytes], list[int]],
     view = reader.view
     if needs is None or not snap.prefetch_ids() or view is None or view.starts is None:
         return sorted(found(body))
-    from git_aide.read import vocabulary
-
-    vocab = reader.vocab
-    if vocab is None:
-        vocab = reader.vocab = vocabulary.Vocabulary(body, view.starts)
-    if not vocab.ready:
-        if snap.later is not None:
-            snap.later.want(vocab)
+    vocab = _vocabulary(snap, body)
+    if vocab is None or not vocab.ready:
         return sorted(found(body))
     run, back = vocab.run(body, vocab.holding(needs))
     return sorted(map(back, found(run)))
+
+
+def _vocabulary(snap: Snapshot, body: bytes, first: bool = False) -> Vocabulary | None:
+    """Return the vocabulary of the snapshot's view, asked for between calls while it
+    is not made (`first`: before the work asked for so far); None without a view."""
+    from git_aide.read.vocabulary import Vocabulary
+
+    reader = snap._reader
+    view = reader.view
+    if view is None or view.starts is None:
+        return None
+    vocab = reader.vocab
+    if vocab is None:
+        vocab = reader.vocab = Vocabulary(body, view.starts)
+    if not vocab.ready and snap.later is not None:
+        snap.later.want(vocab, first=first)
+    return vocab
+
+
+def ahead(snap: Snapshot) -> None:
+    """Read what a first recall searches (the view's run of contents and where each
+    starts), and ask a long-lived process to make the view's vocabulary before the
+    rest of its work between calls: the search of a path's names then reads few
+    contents from the first call on."""
+    body = snap.body()
+    if body is not None and snap.prefetch_ids() and snap.later is not None:
+        _vocabulary(snap, body, first=True)

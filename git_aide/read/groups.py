@@ -14,7 +14,7 @@ from git_aide.read.record import Entry, new_entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterator, Sequence
+    from collections.abc import Callable, Collection, Generator, Iterator, Sequence
     from typing import Any
 
     from git_aide.core import scope as scopes
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 #: How many entries one step of warm() makes, or hands on (about a millisecond's work).
 WARM_STEP = 100
+#: About as many bytes of a view's rows (decode()).
+STEP_BYTES = 32_000
 
 
 def view_entries_of(rows: list[Any], compiled: scopes.Compiled | None, reader: Reader
@@ -117,6 +119,71 @@ class GroupsByBase:
         return sorted(out)
 
 
+def decode(snap: Snapshot) -> Iterator[None]:
+    """Decode every group of the snapshot's view and keep it, about WARM_STEP entries a
+    step (small groups together), then its groups by base: what a first call reads,
+    done before the rest of warm()'s work (which then finds them decoded)."""
+    groups = snap._groups
+    read = 0  # bytes of rows decoded since the last step
+    for i in range(len(groups)):
+        if snap._groups is not groups:
+            return
+        payload = groups[i][1]
+        size = 0 if isinstance(payload, list) else payload[1]
+        if size > STEP_BYTES:
+            done = yield from _decode(snap, groups, i)
+        else:
+            done = _at_once(_decode(snap, groups, i))
+            read += size
+            if read > STEP_BYTES:
+                read = 0
+                yield
+        if not done:
+            return
+    reader = snap._reader
+    if snap._groups is groups and (reader.near is None or reader.near.groups is not groups):
+        reader.near = GroupsByBase(groups)  # what a path recall asks first
+
+
+def _at_once(steps: Generator[None, None, bool]) -> bool:
+    """Run a job's steps without a pause; return what it returns."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as end:
+            return bool(end.value)
+
+
+def _decode(snap: Snapshot, groups: list[Group], i: int) -> Generator[None, None, bool]:
+    """Decode the group `i` of the snapshot's view and keep it, with its entries by blob,
+    in steps; return whether it is (False: the view was found damaged, or the groups
+    were built again)."""
+    reader = snap._reader
+    if reader.view is None:
+        return False
+    compiled, payload = groups[i]
+    if isinstance(payload, DecodedGroup):
+        return True
+    if isinstance(payload, list):
+        return False  # built just now: no view behind it
+    try:
+        rows = marshal.loads(reader.view.read(payload) or b"")
+    except Exception:  # noqa: BLE001 -- damaged: a call will say so
+        return False
+    yield
+    made: list[Entry] = []
+    for at in range(0, len(rows), WARM_STEP):
+        if reader.view is None:  # a call found the view damaged meanwhile
+            return False
+        made += view_entries_of(rows[at:at + WARM_STEP], compiled, reader)
+        yield
+    if groups[i][1] is payload:  # else a call decoded it meanwhile
+        groups[i] = (compiled, DecodedGroup(made, payload))
+        yield
+        groups[i][1].by_blob()
+    return True
+
+
 def warm(snap: Snapshot, each: Callable[[list[Entry]], None],
          then: Callable[[list[Entry], dict[str, int]], Iterator[None]]
          ) -> Iterator[None]:
@@ -139,24 +206,10 @@ def warm(snap: Snapshot, each: Callable[[list[Entry]], None],
     for i in range(len(groups)):
         if snap._groups is not groups or reader.view is None:
             return
-        compiled, payload = groups[i]
-        if isinstance(payload, list) and not isinstance(payload, DecodedGroup):
-            return  # built just now: no view behind it
-        if not isinstance(payload, DecodedGroup):
-            try:
-                rows = marshal.loads(reader.view.read(payload) or b"")
-            except Exception:  # noqa: BLE001 -- damaged: a call will say so
-                return
-            yield
-            made: list[Entry] = []
-            for at in range(0, len(rows), WARM_STEP):
-                if reader.view is None:  # a call found the view damaged meanwhile
-                    return
-                made += view_entries_of(rows[at:at + WARM_STEP], compiled, reader)
-                yield
-            if groups[i][1] is payload:  # else a call decoded it meanwhile
-                groups[i] = (compiled, DecodedGroup(made, payload))
-            payload = groups[i][1]
+        if not (yield from _decode(snap, groups, i)):
+            return
+        payload = groups[i][1]
+        assert isinstance(payload, DecodedGroup), "_decode made it"
         payload.by_blob()
         for at in range(0, len(payload), WARM_STEP):
             if reader.view is None:

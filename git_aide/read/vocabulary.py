@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     #: spelling of every word.
     Needs = Sequence[Sequence[tuple[bytes, ...]]]
 
-#: How many memories one step reads (about a millisecond's work): a call waits for
+#: How many memories one step reads (a millisecond or two of work): a call waits for
 #: a step under way at most that long.
-STEP = 25
+STEP = 50
 
 
 class Vocabulary:

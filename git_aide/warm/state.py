@@ -355,12 +355,13 @@ class ServerState:
 
         with self.lock:
             try:
-                _repo, cache, _snap = self.read(say=False)
+                _repo, cache, snap = self.read(say=False)
             except Exception:  # noqa: BLE001 -- the first call meets it again, and says it
                 return
             finally:
                 self.end_quietly()
             self.held.later.want(Later(lambda: self._open_index(cache)))
+            self.held.later.want(Later(lambda: _ahead(snap)), first=True)
             if self._making is not None:
                 self.held.later.want(self._making, first=True)
             if self.work_wanted():
@@ -502,3 +503,17 @@ class ServerState:
             raise
         self._watch, self._making = watch, None
         self._watches += 1
+
+
+def _ahead(snap: Snapshot) -> Iterator[None]:
+    """Do between calls what a first recall would do for itself: read what it searches
+    and ask for the view's vocabulary (read/contents.ahead), compile the patterns of
+    the view's scopes (core/scope.ahead), decode the view's groups (read/groups.decode)."""
+    from git_aide.core import scope
+    from git_aide.read.contents import ahead
+    from git_aide.read.groups import decode
+
+    yield
+    ahead(snap)
+    yield from scope.ahead(c for c, _part in snap.parts()[0])
+    yield from decode(snap)
