@@ -98,6 +98,8 @@ class ServerState:
         self._watch: Watch | None = None
         #: The watch being made between calls (`_make_watch`): no call uses it before.
         self._making: Later | None = None
+        #: git's questions started with the server (rev-parse, status), for its first read.
+        self._asked: Prefetch | None = None
         #: Semantic search's model and vectors, once a call needed them.
         self._semantic: Semantic | None = None
         #: Held by each call: one at a time.
@@ -156,7 +158,7 @@ class ServerState:
             from git_aide.gitio.repo import open_repo
 
             if self._repo is None:
-                self._repo = open_repo()
+                self._repo = open_repo(self._asked)
                 self._config.read(self._repo)
             elif not self._config.unchanged(self._repo):
                 self._config.read(self._repo)
@@ -345,20 +347,22 @@ class ServerState:
             except Exception:  # noqa: BLE001,S110 -- the index is a cache
                 pass
 
-    def prepare(self) -> None:
+    def prepare(self, asked: Prefetch | None = None) -> None:
         """Read what a first call needs while the server waits for it: the working
         tree's view, kept, with the work between calls started: the watch of its memory
         folders made first (a call until then asks git), then the full-text index opened
         with its scorer and the view decoded. Anything that fails is left for the first
-        call to meet and say."""
+        call to meet and say. `asked`: git's questions started with the server."""
         from git_aide.read.later import Later
 
         with self.lock:
+            self._asked = asked
             try:
                 _repo, cache, snap = self.read(say=False)
             except Exception:  # noqa: BLE001 -- the first call meets it again, and says it
                 return
             finally:
+                self._asked = None  # answered then, or not to be taken by a call
                 self.end_quietly()
             self.held.later.want(Later(lambda: self._open_index(cache)))
             self.held.later.want(Later(lambda: _ahead(snap)), first=True)
@@ -388,9 +392,12 @@ class ServerState:
         if line is not None:
             sys.stderr.write(line + "\n")
 
-    def read(self, rev: str | None = None, *, say: bool = True
+    def read(self, rev: str | None = None, *, say: bool = True, early: bool = False
              ) -> tuple[Repo, Cache, Snapshot]:
-        """Return (repo, cache, snapshot) of the working tree, or of `rev`, as it is now."""
+        """Return (repo, cache, snapshot) of the working tree, or of `rev`, as it is now.
+        `early`: when git must say which files differ (no watch yet), leave the overlay
+        pending for an answer worked out meanwhile (read/worktree.speculate); the caller
+        then says its warnings once settled (`say`)."""
         from git_aide.gitio.repo import check_revision
         from git_aide.gitio.spawn import Prefetch, resolve_query, spawn
 
@@ -407,15 +414,20 @@ class ServerState:
         ctx = self.context()
         cache = ctx.cache
         snap = ctx.snapshot(False, rev, asked=asked, held=self.held, changed=changed,
-                             users=True)
+                             users=True, early=early and rev is None)
         if rev is None:
             from git_aide.app import answers
 
             answers.warm_view(snap, self.memo, lambda: self._index)
+        if snap.pending is None:
+            self.say(snap, say)
+        return repo, cache, snap
+
+    def say(self, snap: Snapshot, say: bool = True) -> None:
+        """Keep the snapshot's warnings as the call's, and say them (`say`)."""
         self.said = list(snap.warnings)
         for line in snap.warnings if say else ():
             sys.stderr.write(f"git-aide: warning: {line}\n")
-        return repo, cache, snap
 
     def state(self, full_text: bool) -> tuple[object, ...] | None:
         """Return what the working tree's answers depend on now (warm/state.py), or None when
@@ -443,7 +455,8 @@ class ServerState:
 
     def _changes(self, repo: Repo) -> tuple[list[str] | None, Prefetch]:
         """Return the memory files that may differ from the index, from the folder's watch
-        (warm/watch.py); or, when git must say, its status started."""
+        (warm/watch.py); or, when git must say, its status started (or the one started
+        with the server, `_asked`, for the first read)."""
         from git_aide.core.files import stat_sig
         from git_aide.gitio.spawn import STATUS, Prefetch, spawn
         from git_aide.gitio.status import changed_paths
@@ -465,7 +478,8 @@ class ServerState:
             self.held.later.want(self._making)
         watch = self._watch
         if watch is None:
-            return None, Prefetch(status=spawn(*STATUS))
+            early, self._asked = self._asked, None
+            return None, Prefetch(status=(early and early.status) or spawn(*STATUS))
         changed = watch.changed(repo.index_file)
         if changed is not None:
             self._vouched = True
@@ -484,23 +498,11 @@ class ServerState:
         return (paths if now is None else now), Prefetch()
 
     def _make_watch(self, watch: Watch, index_file: str) -> Iterator[None]:
-        """Make the watch of the memory folders and take git's baseline, in steps between
-        calls (a call meanwhile asks git), then hand it to the calls (`_changes`)."""
-        from git_aide.core.files import stat_sig
-        from git_aide.gitio.spawn import STATUS, spawn
-        from git_aide.gitio.status import changed_paths
+        """Make the watch of the memory folders in steps between calls (warm/watch.made;
+        a call meanwhile asks git), then hand it to the calls (`_changes`)."""
+        from git_aide.warm.watch import made
 
-        try:
-            yield from watch.preparing()
-            sig = stat_sig(index_file)
-            status = spawn(*STATUS) if watch.watching() else None
-            while status is not None and not status.finished(0.002):
-                yield
-            if status is not None:
-                watch.baseline(index_file, sig, changed_paths(watch.top, status))
-        except BaseException:
-            watch.close()
-            raise
+        yield from made(watch, index_file)
         self._watch, self._making = watch, None
         self._watches += 1
 

@@ -408,6 +408,25 @@ class Watch:
                         self._watch_file(path)
 
 
+def made(watch: Watch, index_file: str) -> Iterator[None]:
+    """Prepare `watch` and take git's baseline, in steps of a millisecond or so (a
+    long-lived process makes its watch between calls, and polls git meanwhile)."""
+    from git_aide.gitio.spawn import STATUS, spawn
+    from git_aide.gitio.status import changed_paths
+
+    try:
+        yield from watch.preparing()
+        sig = stat_sig(index_file)
+        status = spawn(*STATUS) if watch.watching() else None
+        while status is not None and not status.finished(0.002):
+            yield
+        if status is not None:
+            watch.baseline(index_file, sig, changed_paths(watch.top, status))
+    except BaseException:
+        watch.close()
+        raise
+
+
 def _linked_elsewhere(path: str) -> bool:
     """Tell whether a file has more than one name (hard links)."""
     try:

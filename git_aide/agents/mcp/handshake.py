@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from git_aide.core.jsonvalue import JSON, JSONObject
-    from git_aide.gitio.spawn import Spawned
+    from git_aide.gitio.spawn import Prefetch, Spawned
     from git_aide.warm.listener import Listener, Runner
     from git_aide.warm.state import ServerState
 
@@ -77,7 +77,7 @@ class _Warm:
 
     def __init__(self, tools: Callable[[], list[JSONObject]],
                  client: Callable[[], str | None] | None = None,
-                 runner: Runner | None = None) -> None:
+                 runner: Runner | None = None, asked: Prefetch | None = None) -> None:
         #: What gives the tools to list (Start.tools).
         self._tools = tools
         #: What runs the hooks and commands handed over the socket (cli/served.py);
@@ -85,6 +85,8 @@ class _Warm:
         self._runner = runner
         #: The socket's listener, once it serves (warm/listener.py).
         self.listener: Listener | None = None
+        #: git's questions started with the server, for the state's first read.
+        self._asked = asked
         #: What gives the client's name and version (Start.client), read when it runs.
         self._client = client or (lambda: None)
         #: The thread, once started.
@@ -108,7 +110,7 @@ class _Warm:
         try:
             from git_aide.agents.mcp.server import ready_state
 
-            self.state = ready_state(self._client())
+            self.state = ready_state(self._client(), self._asked)
         except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
             self._state_error = self._error = e
             return
@@ -207,7 +209,7 @@ class Start:
     needs the SDK; what the SDK must be given again is kept in `replay`."""
 
     def __init__(self, out: BinaryIO, config: Spawned | None = None,
-                 runner: Runner | None = None) -> None:
+                 runner: Runner | None = None, asked: Prefetch | None = None) -> None:
         #: The client's end of the wire.
         self.out = out
         #: git config's answer (the aide.* settings), asked at the start; None: not
@@ -226,7 +228,7 @@ class Start:
         #: server's writes are marked with it.
         self.client: str | None = None
         #: The SDK and the read path, loading once initialize is answered.
-        self.warm = _Warm(self.tools, lambda: self.client, runner)
+        self.warm = _Warm(self.tools, lambda: self.client, runner, asked)
 
     def tools(self) -> list[JSONObject]:
         """Return the tools to list, as git config aide.mcp.tools says (read once: the list a
@@ -426,11 +428,13 @@ def _settle(start: Start) -> None:
 def main(runner: Runner | None = None) -> int:
     """Serve on stdio until the client goes away; `runner`: what runs the hooks and
     commands handed over the socket (cli/served.py; None: no socket)."""
-    from git_aide.gitio.spawn import CONFIG, spawn
+    from git_aide.gitio.spawn import CONFIG, REV_PARSE, STATUS, Prefetch, spawn
 
     config = spawn(*CONFIG)  # answered while the client starts and sends initialize
+    # The first read's questions too: git answers them while Python imports the read path.
+    asked = Prefetch(rev_parse=spawn(*REV_PARSE), status=spawn(*STATUS))
     reader, writer = _wire()
-    start = Start(writer, config, runner)
+    start = Start(writer, config, runner, asked)
     try:
         while True:
             line = reader.readline()

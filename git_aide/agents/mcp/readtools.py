@@ -141,7 +141,9 @@ def _recall(mem: ServerState, a: JSONObject, always: bool = False,
     from git_aide.app import answers
     from git_aide.app.queries import RecallQuery
 
-    repo, cache, snap = mem.read(a["rev"])
+    # Without the folder's watch, the answer is worked out while git compares the tree.
+    early = not a["ids"] and a["rev"] is None
+    repo, cache, snap = mem.read(a["rev"], early=early)
     if a["ids"]:
         chosen: dict[str, Entry] = {}
         for ident in a["ids"]:
@@ -157,6 +159,8 @@ def _recall(mem: ServerState, a: JSONObject, always: bool = False,
         hits = answers.recall_hits(repo, cache, snap, ask, index=ft,
                                    semantic=mem.semantic(repo, cache) if ft else None,
                                    memo=mem.memo, count=False)
+        if early:
+            mem.say(snap)  # settled by now
         if always and a["rev"] is None:
             mem.always_given = True
     full = asks_full(a)

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from git_aide.agents.mcp.toolwork import Answer
     from git_aide.core.jsonvalue import JSON, JSONObject
+    from git_aide.gitio.spawn import Prefetch
 
 
 #: Each tool's work: the checked arguments in, (structured content, text) out.
@@ -124,9 +125,10 @@ def settle(mem: ServerState) -> None:
     mem.idle(mem.calls)
 
 
-def ready_state(client: str | None = None) -> ServerState:
+def ready_state(client: str | None = None, asked: Prefetch | None = None) -> ServerState:
     """Make what a tool call needs, without the SDK: the server's state (its writes
-    marked as `client`'s) and git-aide's read path, imported."""
+    marked as `client`'s) and git-aide's read path, imported. `asked`: git's questions
+    started with the server (its first read takes their answers)."""
     mem = ServerState()
     mem.client = client
     import git_aide.agents.hooks.sessions  # noqa: F401
@@ -140,7 +142,7 @@ def ready_state(client: str | None = None) -> ServerState:
     from git_aide.app.context import preload
 
     preload()
-    mem.prepare()
+    mem.prepare(asked)
     return mem
 
 
