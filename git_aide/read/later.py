@@ -46,8 +46,9 @@ def _nothing() -> Iterator[None]:
     yield from ()
 
 
-#: How many jobs wait at most: an older one is dropped (asked again, it comes back).
-MOST_WANTED = 4
+#: How many jobs wait at most: an older one is dropped (asked again, it comes back). A
+#: server asks for six at its start (warm/state.prepare).
+MOST_WANTED = 8
 _DONE = object()
 
 

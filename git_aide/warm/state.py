@@ -365,7 +365,9 @@ class ServerState:
                 self._asked = None  # answered then, or not to be taken by a call
                 self.end_quietly()
             self.held.later.want(Later(lambda: self._open_index(cache)))
-            self.held.later.want(Later(lambda: _ahead(snap)), first=True)
+            # Newest first: the watch, the contents and their vocabulary, the groups.
+            self.held.later.want(Later(lambda: _ahead(snap, False)), first=True)
+            self.held.later.want(Later(lambda: _ahead(snap, True)), first=True)
             if self._making is not None:
                 self.held.later.want(self._making, first=True)
             if self.work_wanted():
@@ -507,15 +509,18 @@ class ServerState:
         self._watches += 1
 
 
-def _ahead(snap: Snapshot) -> Iterator[None]:
+def _ahead(snap: Snapshot, contents: bool) -> Iterator[None]:
     """Do between calls what a first recall would do for itself: read what it searches
-    and ask for the view's vocabulary (read/contents.ahead), compile the patterns of
-    the view's scopes (core/scope.ahead), decode the view's groups (read/groups.decode)."""
+    and ask for the view's vocabulary (`contents`: read/contents.ahead); or compile the
+    patterns of the view's scopes (core/scope.ahead) and decode its groups
+    (read/groups.decode)."""
     from git_aide.core import scope
     from git_aide.read.contents import ahead
     from git_aide.read.groups import decode
 
     yield
-    ahead(snap)
+    if contents:
+        ahead(snap)
+        return
     yield from scope.ahead(c for c, _part in snap.parts()[0])
     yield from decode(snap)
