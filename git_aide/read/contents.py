@@ -107,17 +107,18 @@ def _found_in(snap: Snapshot, body: bytes, found: Callable[[bytes], list[int]],
 
 def _search(snap: Snapshot, body: bytes, found: Callable[[bytes], list[int]],
             needs: Needs | None) -> list[int]:
-    """Search the view's run for `found`'s offsets, sorted: once a long-lived process has
-    made the view's vocabulary, only the contents holding the words `needs` names
-    are searched (the same offsets: the others hold no match)."""
+    """Search the view's run for `found`'s offsets, sorted: as far as a long-lived
+    process has made the view's vocabulary, only the contents holding the words `needs`
+    names are searched, and all the rest (the same offsets, in the same order, in one
+    search: the others hold no match)."""
     reader = snap._reader
     view = reader.view
     if needs is None or not snap.prefetch_ids() or view is None or view.starts is None:
         return sorted(found(body))
     vocab = _vocabulary(snap, body)
-    if vocab is None or not vocab.ready:
+    if vocab is None or not vocab.made:
         return sorted(found(body))
-    run, back = vocab.run(body, vocab.holding(needs))
+    run, back = vocab.run(body, needs)
     return sorted(map(back, found(run)))
 
 

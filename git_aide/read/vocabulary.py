@@ -9,7 +9,8 @@ of its words are a superset of those naming it. The finder still searches their
 contents, so the answer is the one a search of every content gives.
 
 A view never changes, so its vocabulary is made once, in steps between calls
-(read/later.py; a store of 100,000 memories takes seconds of work), and used once whole.
+(read/later.py; a store of 100,000 memories takes seconds of work), and used as far as
+it is made: the contents of the memories it has not reached yet are searched whole.
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ STEP = 50
 
 
 class Vocabulary:
-    """Hold which memories of a view hold each word; made in steps (`steps`), used once
-    `ready`."""
+    """Hold which memories of a view hold each word; made in steps (`steps`), used as far
+    as it is made (`made`)."""
 
-    __slots__ = ("_body", "_starts", "_at", "ready")
+    __slots__ = ("_body", "_starts", "_at", "made", "ready")
 
     def __init__(self, body: bytes, starts: Sequence[int]) -> None:
         self._body = body
@@ -46,6 +47,8 @@ class Vocabulary:
         #: word -> the memories that hold it (indices in the view's order), ascending;
         #: a word of one memory maps to its index.
         self._at: dict[bytes, int | array[int]] = {}
+        #: How many memories' words it holds: the first ones, in the view's order.
+        self.made = 0
         #: Whether it holds the words of every memory.
         self.ready = False
 
@@ -56,9 +59,11 @@ class Vocabulary:
         # (hundreds of MB at 100,000 memories), arrays hold 4; a word of one memory
         # (an id, a time) is held as that memory's number, not as an array of one.
         found: dict[bytes, int | array[int]] = {}
+        self._at, self.made = found, 0  # what a call reads between the steps
         n = len(starts)
         for first in range(0, n, STEP):
-            for i in range(first, min(first + STEP, n)):
+            last = min(first + STEP, n)
+            for i in range(first, last):
                 end = starts[i + 1] if i + 1 < n else len(body)
                 for word in set(name_words(body[starts[i]:end])):
                     at = found.get(word)
@@ -68,8 +73,8 @@ class Vocabulary:
                         found[word] = array("I", (at, i))
                     else:
                         at.append(i)
+            self.made = last
             yield
-        self._at = found
         self._body = b""  # the run is the view's: not held twice
         self.ready = True
 
@@ -98,22 +103,29 @@ class Vocabulary:
             out |= got
         return sorted(out)
 
-    def run(self, body: bytes, docs: list[int]) -> tuple[bytes, Callable[[int], int]]:
-        """Join the contents of these memories in one run, with what turns an offset in it
-        into one in the view's run."""
+    def run(self, body: bytes, needs: Needs) -> tuple[bytes, Callable[[int], int]]:
+        """Join in one run the contents a search for `needs` reads: those of the memories
+        made so far that may hold a match (`holding`), then every content not made yet;
+        with what turns an offset in it into one in the view's run (`body`)."""
         starts = self._starts
         n = len(starts)
         pieces = []
         begins: list[int] = []
+        origins: list[int] = []
         length = 0
-        for i in docs:
+        for i in self.holding(needs):
             end = starts[i + 1] if i + 1 < n else len(body)
             begins.append(length)
+            origins.append(starts[i])
             length += end - starts[i]
             pieces.append(body[starts[i]:end])
+        if self.made < n:
+            begins.append(length)
+            origins.append(starts[self.made])
+            pieces.append(body[starts[self.made]:])
 
         def back(at: int) -> int:
             k = bisect_right(begins, at) - 1
-            return starts[docs[k]] + at - begins[k]
+            return origins[k] + at - begins[k]
 
         return b"".join(pieces), back

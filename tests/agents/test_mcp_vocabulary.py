@@ -116,3 +116,33 @@ def test_the_server_makes_the_vocabulary_between_calls(store: Path) -> None:
         time.sleep(0.05)
     assert reader.vocab is not None and reader.vocab.ready
     assert same(recalled(mem, "src/net/throttling.py"), store, "src/net/throttling.py")
+
+
+def test_recalls_through_a_vocabulary_made_in_part_are_the_command_lines(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A call between the steps that make the vocabulary reads it as far as it is made,
+    # and every content after that: the same answer at every step, the common stem
+    # (sixty memories name `index`) counted over the whole store as before.
+    from git_aide.read import vocabulary
+
+    monkeypatch.setattr(vocabulary, "STEP", 7)
+    mem = server.ServerState()
+    recalled(mem, "README.md")
+    assert mem.worked(20)
+    with mem.lock:
+        reader = mem.read()[2]._reader
+        mem.done()
+    made = reader.vocab
+    assert made is not None and made.ready
+    monkeypatch.setattr(mem, "work_later", lambda: None)  # its steps made here, one by one
+    partial = vocabulary.Vocabulary(reader.view.contents, reader.view.starts)
+    steps = partial.steps()
+    for _ in range(3):  # none, 35, then 70 of the 81 memories made
+        for path in ("src/index.py", "src/auth/login.py", "src/net/throttling.py"):
+            reader.vocab = partial
+            reader.found.clear()  # what searches found, kept: searched again
+            mem.answers.clear()
+            assert same(recalled(mem, path), store, path), (partial.made, path)
+        for _ in range(5 if partial.made < 70 else 0):
+            next(steps)
+    assert 0 < partial.made < len(reader.view.starts)
