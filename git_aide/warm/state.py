@@ -365,9 +365,10 @@ class ServerState:
                 self._asked = None  # answered then, or not to be taken by a call
                 self.end_quietly()
             self.held.later.want(Later(lambda: self._open_index(cache)))
-            # Newest first: the watch, the contents and their vocabulary, the groups.
-            self.held.later.want(Later(lambda: _ahead(snap, False)), first=True)
+            # Newest first: the watch, the groups, the contents and their vocabulary
+            # (used as far as it is made, read/vocabulary.py).
             self.held.later.want(Later(lambda: _ahead(snap, True)), first=True)
+            self.held.later.want(Later(lambda: _ahead(snap, False)), first=True)
             if self._making is not None:
                 self.held.later.want(self._making, first=True)
             if self.work_wanted():
