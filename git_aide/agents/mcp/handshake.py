@@ -95,6 +95,8 @@ class _Warm:
         self._ready = threading.Event()
         #: Set when a hand-over needs the SDK now.
         self._wanted = threading.Event()
+        #: Set once the SDK's server is built (or could not be).
+        self._built = threading.Event()
         #: When the last tool call answered here ended (time.monotonic()): the SDK is
         #: imported once the calls leave QUIET_SECONDS of quiet.
         self.last_call = time.monotonic()
@@ -113,6 +115,7 @@ class _Warm:
             self.state = ready_state(self._client(), self._asked)
         except BaseException as e:  # noqa: BLE001 -- said at the first call, not lost
             self._state_error = self._error = e
+            self._built.set()
             return
         finally:
             self.last_call = time.monotonic()
@@ -129,13 +132,15 @@ class _Warm:
             served = self.listener.last if self.listener is not None else 0.0
             if time.monotonic() - max(self.last_call, served) >= QUIET_SECONDS:
                 break
-        try:
-            from git_aide.agents.mcp.server import build, ready_rest
+        from git_aide.agents.mcp.server import build, ready_rest
 
-            ready_rest()
+        try:
             self._server = build(self.state, tools=self._tools(), client=self._client())
         except BaseException as e:  # noqa: BLE001 -- said at the hand-over, not lost
             self._error = e
+        finally:
+            self._built.set()
+        ready_rest()  # after the SDK, whose import then ends no later than it did
 
     def start(self) -> None:
         """Begin in a daemon thread: a client that only lists the tools and leaves is
@@ -154,13 +159,13 @@ class _Warm:
         return self.state if self._state_error is None else None
 
     def server(self) -> Server:
-        """Return the SDK's server, waiting for the thread (or building it here, not
-        started)."""
+        """Return the SDK's server, waiting for the thread to build it (or building it
+        here, not started)."""
         self._wanted.set()
         if self._thread is None:
             self._run()
         else:
-            self._thread.join()
+            self._built.wait()
         if self._error is not None:
             raise self._error
         assert self._server is not None, "_run() sets the server or the error"

@@ -149,9 +149,12 @@ def ready_state(client: str | None = None, asked: Prefetch | None = None) -> Ser
 def ready_rest() -> None:
     """Import what only some calls need (pygit2: the history tools, a merge's bases), in
     a quiet spell after the state is made: not on the way to a first call."""
+    from contextlib import suppress
+
     from git_aide.gitio.repo import load_reader
 
-    load_reader()
+    with suppress(ImportError):  # the call that needs it says so
+        load_reader()
 
 
 def call_result(text: str, doc: JSONObject | None, failed: bool) -> JSONObject:
