@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Protocol
 
+    from git_aide.read.snapshot import Snapshot
+
     class Job(Protocol):
         """Do work in steps: each yield of `steps()` ends one."""
 
@@ -100,3 +102,20 @@ class Queue:
                         break
             with suppress(ValueError):  # a call may have dropped it meanwhile
                 wanted.remove(job)
+
+
+def first_recall(snap: Snapshot, contents: bool) -> Iterator[None]:
+    """Do between calls what a first recall would do for itself: read what it searches
+    and ask for the view's vocabulary (`contents`: read/contents.ahead); or compile the
+    patterns of the view's scopes (core/scope.ahead) and decode its groups
+    (read/groups.decode)."""
+    from git_aide.core import scope
+    from git_aide.read.contents import ahead
+    from git_aide.read.groups import decode
+
+    yield
+    if contents:
+        ahead(snap)
+        return
+    yield from scope.ahead(c for c, _part in snap.parts()[0])
+    yield from decode(snap)

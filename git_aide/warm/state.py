@@ -316,36 +316,15 @@ class ServerState:
         return thread is None or not thread.is_alive()
 
     def idle(self, calls: int) -> None:
-        """Do the idle work, if no call came since the `calls`-th ended (the next one's end
-        asks again): add the answers given so far to the per-machine counts, in one write per
-        cache (a burst of recalls is one line each, appended at once), and write the pending
-        documents into the full-text index. Best effort: a count lost is no failure, and
-        a document not written is written by the next process that needs it."""
-        from git_aide.app.stats import count_all
-        from git_aide.core.files import LockBusy
+        """Do the idle work (warm/idle.py: the counts, the pending documents), if no call
+        came since the `calls`-th ended (the next one's end asks again)."""
+        from git_aide.warm.idle import idle_work
 
         with self.lock:
-            if calls != self.calls:
-                return
-            todo, self.uncounted = self.uncounted, []
-            while todo:
-                cache = todo[0][0]
-                mine = [(kind, uuids, when) for c, kind, uuids, when in todo if c is cache]
-                todo = [t for t in todo if t[0] is not cache]
-                try:
-                    count_all(cache, "mcp", mine)
-                except Exception:  # noqa: BLE001,S110 -- the stats are best effort
-                    pass
-            if self._index is None:
-                return
-            try:
-                self._index.write_pending()
-            except LockBusy:
-                # Another process is writing the index: try again later, never waiting
-                # for it while a call may be waiting for this lock.
-                self._arm()
-            except Exception:  # noqa: BLE001,S110 -- the index is a cache
-                pass
+            if calls == self.calls:
+                todo, self.uncounted = self.uncounted, []
+                if idle_work(todo, self._index):
+                    self._arm()  # another process is writing the index: again later
 
     def prepare(self, asked: Prefetch | None = None) -> None:
         """Read what a first call needs while the server waits for it: the working
@@ -353,7 +332,7 @@ class ServerState:
         folders made first (a call until then asks git), then the full-text index opened
         with its scorer and the view decoded. Anything that fails is left for the first
         call to meet and say. `asked`: git's questions started with the server."""
-        from git_aide.read.later import Later
+        from git_aide.read.later import Later, first_recall
 
         with self.lock:
             self._asked = asked
@@ -367,8 +346,8 @@ class ServerState:
             self.held.later.want(Later(lambda: self._open_index(cache)))
             # Newest first: the watch, the groups, the contents and their vocabulary
             # (used as far as it is made, read/vocabulary.py).
-            self.held.later.want(Later(lambda: _ahead(snap, True)), first=True)
-            self.held.later.want(Later(lambda: _ahead(snap, False)), first=True)
+            self.held.later.want(Later(lambda: first_recall(snap, True)), first=True)
+            self.held.later.want(Later(lambda: first_recall(snap, False)), first=True)
             if self._making is not None:
                 self.held.later.want(self._making, first=True)
             if self.work_wanted():
@@ -509,19 +488,3 @@ class ServerState:
         self._watch, self._making = watch, None
         self._watches += 1
 
-
-def _ahead(snap: Snapshot, contents: bool) -> Iterator[None]:
-    """Do between calls what a first recall would do for itself: read what it searches
-    and ask for the view's vocabulary (`contents`: read/contents.ahead); or compile the
-    patterns of the view's scopes (core/scope.ahead) and decode its groups
-    (read/groups.decode)."""
-    from git_aide.core import scope
-    from git_aide.read.contents import ahead
-    from git_aide.read.groups import decode
-
-    yield
-    if contents:
-        ahead(snap)
-        return
-    yield from scope.ahead(c for c, _part in snap.parts()[0])
-    yield from decode(snap)
