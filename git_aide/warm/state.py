@@ -227,10 +227,8 @@ class ServerState:
         return ctx.take_notices() if ctx is not None else []
 
     def end_call(self, wrote: bool) -> None:
-        """End a call (a tool's, or a command's through the socket) under `lock`: say the
-        notices it left on stderr, forget the kept answers if it `wrote`, and ask for the
-        work after it (the counts and pending documents when idle; the work between calls
-        a reading call asked for)."""
+        """End a call (a tool's, or a command's through the socket) under `lock`: its
+        notices said, the kept answers forgotten if it `wrote`, the work after it asked."""
         from git_aide.app.boundary import notice_line
 
         if wrote:
@@ -354,15 +352,26 @@ class ServerState:
                 self.work_later()
 
     def _open_index(self, cache: Cache) -> Iterator[None]:
-        """Open the full-text index, a step between calls (prepare())."""
+        """Open the full-text index, then load the model and its vectors when one is
+        configured (for a first search by meaning): steps between calls (prepare())."""
+        from git_aide.embedding.catalog import MODEL_KEY
+
         yield  # after the steps asked for before it
-        if self._index is None and self._ctx is None:
-            try:
-                self.index(cache)
-            except Exception:  # noqa: BLE001,S110 -- the first search opens it, and says why
-                pass
-            finally:
-                self.end_quietly()
+        for step in ("index", "model"):
+            if self._ctx is None:
+                try:
+                    repo = self.repo()
+                    if step == "index" and self._index is None:
+                        self.index(cache)
+                    elif step == "model" and repo.config(MODEL_KEY):
+                        sem = self.semantic(repo, cache)
+                        if sem.ready(say=False):
+                            sem.vectors.load()
+                except Exception:  # noqa: BLE001,S110 -- the first call meets it, and says why
+                    pass
+                finally:
+                    self.end_quietly()
+            yield
 
     def end_quietly(self) -> None:
         """End work done outside a call: its notices to the log, as a call's are; no
