@@ -45,9 +45,12 @@ if TYPE_CHECKING:
 #: against it). A client asking for another version is answered by the SDK itself.
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 
-#: How long the tool calls answered here must leave the process quiet before the SDK is
-#: imported (for a hand-over), in seconds.
-QUIET_SECONDS = 1.0
+#: How long the tool calls answered here (and the hooks and commands the socket answers)
+#: must leave the process quiet before the SDK is imported, in seconds. The SDK serves
+#: only a hand-over, rare (a hand-over before then imports it at once); its import, a
+#: second of CPU, slowed the calls it ran beside: an agent's first calls come in the
+#: first seconds, a pause of ten is one between its turns.
+QUIET_SECONDS = 10.0
 
 #: Every tool this server answers, listed or not (a call to another is the SDK's to refuse).
 _TOOL_NAMES = frozenset(t["name"] for t in TOOLS)
