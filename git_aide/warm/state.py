@@ -91,6 +91,8 @@ class ServerState:
         #: The size of each memory's item in a full answer less its "matched_scope" and
         #: "score" values, by (path, blob id) (agents/mcp/answersize.memory_size).
         self.item_sizes: dict[tuple[str, str], int] = {}
+        #: The sessions folder's stat and the records started since the server (given.py).
+        self.sessions_seen: tuple[object, list[JSONObject]] | None = None
         #: Each memory's compact item, its size and its line of text, made once
         #: (warm/kept_items.py).
         self.compact_items = Items()
@@ -142,8 +144,7 @@ class ServerState:
         self.client: str | None = None
 
     def generated_by(self) -> dict[str, Any]:
-        """Return the author recorded in the memories this connection's agent writes
-        (memory.by_agent): every write through the server is an agent's."""
+        """Return the author the memories this connection's agent writes record."""
         from git_aide.core.memory import by_agent
 
         return by_agent(self.client)

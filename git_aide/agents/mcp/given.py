@@ -86,10 +86,20 @@ def always_wanted(mem: ServerState) -> bool:
 
 def _session_records(mem: ServerState) -> list[JSONObject]:
     """Return the hooks' session records started since the server did (its agent's
-    session, when one agent works in the repository)."""
+    session, when one agent works in the repository): read again only when the sessions
+    folder changed (every record is written by a rename in it), not at every call (a
+    stat of each of hundreds of records took most of a warm call)."""
     from git_aide.agents.hooks.sessions import started_since
+    from git_aide.core.files import stat_sig
 
-    return started_since(mem.repo().cache_dir, mem.born - SESSION_START_SLACK)
+    cache_dir = mem.repo().cache_dir
+    sig = stat_sig(os.path.join(cache_dir, "sessions"))
+    kept = mem.sessions_seen
+    if sig is not None and kept is not None and kept[0] == sig:
+        return kept[1]
+    records = started_since(cache_dir, mem.born - SESSION_START_SLACK)
+    mem.sessions_seen = (sig, records)
+    return records
 
 
 def _session_record(mem: ServerState) -> JSONObject | None:
