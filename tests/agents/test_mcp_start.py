@@ -15,6 +15,8 @@ import pytest
 from helpers import BASE_ENV, ROOT, aide_ok, git, remember
 from helpers import McpServer as Server
 
+from git_aide.warm.state import ServerState
+
 pytest.importorskip("mcp")
 
 #: The tools listed by default (aide.mcp.tools: aide_import, aide_diff and aide_log too).
@@ -158,23 +160,30 @@ def test_the_sdk_is_installed_but_never_loaded_by_the_cli_or_the_hooks(repo: Pat
         assert not _imported(repo, *args, stdin=stdin) & sdk, args
 
 
-def test_a_server_ready_before_its_first_call_still_sees_a_hand_edit(
-        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The state a server makes before its first call (server.ready_state: the view read,
-    the work between calls started, the watch of the memory folders first) answers that
-    call as the command line does, with a file edited by hand after it was made, whether
-    the watch is made yet or not (a call until then asks git)."""
-    from helpers import commit_for_a_view, in_this_process, served, write_memory
+def billing_server(repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ServerState, Path]:
+    """Make, in this process, the state a server makes before its first call, on two
+    committed billing memories: (the state, the file of the first memory)."""
+    from helpers import commit_for_a_view, in_this_process, write_memory
 
     from git_aide.agents.mcp.server import ready_state
     from git_aide.core.memory import relpath
 
     kept = write_memory(repo, "refunds retry three times", scope="src/billing/**")
     write_memory(repo, "invoices keep their number", scope="src/billing/**")
-    path = repo / relpath(kept)
     commit_for_a_view(repo)
     in_this_process(repo, monkeypatch)
-    mem = ready_state("bench/1")
+    return ready_state("bench/1"), repo / relpath(kept)
+
+
+def test_a_server_ready_before_its_first_call_still_sees_a_hand_edit(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The state a server makes before its first call (server.ready_state: the view read,
+    the work between calls started, the watch of the memory folders first) answers that
+    call as the command line does, with a file edited by hand after it was made, whether
+    the watch is made yet or not (a call until then asks git)."""
+    from helpers import served
+
+    mem, path = billing_server(repo, monkeypatch)
     assert mem.held.views and mem.calls == 0  # the view read; no call counted
     path.write_text(path.read_text().replace("three times", "five times"))
     got = served(mem, "aide_recall", {"paths": ["src/billing/refund.py"]})
@@ -188,17 +197,9 @@ def test_a_server_whose_watch_is_made_between_calls_sees_a_hand_edit_without_git
     """The watch a server makes between its calls, before or after the first, vouches
     for the next call's files (git is not asked), and that call sees a hand edit made
     once it was made."""
-    from helpers import commit_for_a_view, in_this_process, served, write_memory
+    from helpers import served
 
-    from git_aide.agents.mcp.server import ready_state
-    from git_aide.core.memory import relpath
-
-    kept = write_memory(repo, "refunds retry three times", scope="src/billing/**")
-    write_memory(repo, "invoices keep their number", scope="src/billing/**")
-    path = repo / relpath(kept)
-    commit_for_a_view(repo)
-    in_this_process(repo, monkeypatch)
-    mem = ready_state("bench/1")
+    mem, path = billing_server(repo, monkeypatch)
     assert mem.worked(20)
     path.write_text(path.read_text().replace("three times", "five times"))
     got = served(mem, "aide_recall", {"paths": ["src/billing/refund.py"]})
