@@ -34,8 +34,4 @@ def _hook(argv: list[str], event: bytes | None, contexts: Contexts) -> int | Non
 
     if event is None or "-h" in argv or "--help" in argv:
         return None
-    data = events.read_event(event) if not events.hooks_off() else None
-    folder = events.where(data) if data is not None else None
-    if folder is not None and not contexts.serves(folder):
-        return None
     return events.main(argv, contexts, event)

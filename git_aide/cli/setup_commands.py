@@ -186,4 +186,4 @@ def hook(event: str, agent: str) -> None:
     # `git-aide hook ...` never gets here: __main__ runs it before click is imported.
     from git_aide.agents.hooks.events import main as events_main
 
-    raise click.exceptions.Exit(events_main([event, "--agent", agent]))
+    raise click.exceptions.Exit(events_main([event, "--agent", agent]) or 0)

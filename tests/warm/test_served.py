@@ -523,3 +523,21 @@ def test_another_language_is_declined(stocked: Path) -> None:
     served, alone = both(stocked, ["recall", "src/auth/login.py"], env={"LANGUAGE": "de"})
     assert served == alone
     assert answered(stocked) == before
+
+
+def test_a_hook_whose_event_is_in_another_repository_runs_alone(stocked: Path) -> None:
+    """A hook started in the served tree whose event names a folder of a repository
+    nested in it is declined before any work, and answers as alone (that repository's
+    memories)."""
+    nested = make_repo(stocked / "vendor" / "lib")
+    code_file(nested, "x.py")
+    remember(nested, "the vendored copy is read-only", "--scope", "x.py")
+    before = answered(stocked)
+    got = []
+    for session, env in (("nested-served", None), ("nested-alone", OFF)):
+        payload = json.dumps({"session_id": session, "cwd": str(nested), "tool_name": "Read",
+                              "tool_input": {"file_path": str(nested / "x.py")}})
+        r = aide(stocked, "hook", "pre-tool-use", input=payload, env=env)
+        got.append((r.returncode, r.stdout, r.stderr))
+    assert got[0] == got[1] and "read-only" in got[0][1]
+    assert answered(stocked) == before

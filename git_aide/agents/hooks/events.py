@@ -48,12 +48,15 @@ USAGE = ("usage: git aide hook {session-start|pre-tool-use|post-tool-use|user-pr
          "pre-compact} [--agent claude|codex|copilot|cursor|gemini|vscode]")
 
 
-def main(argv: list[str], contexts: Contexts | None = None, event: bytes | None = None) -> int:
+def main(argv: list[str], contexts: Contexts | None = None,
+         event: bytes | None = None) -> int | None:
     """Run one hook; always 0. Errors are said on stderr by the one error boundary
     (app/boundary.py), the cache's notices after the hook's work, as the CLI says them.
 
     `contexts`: a warm server's (None: the hook opens its own, app/context.Contexts);
-    `event`: the event's bytes, when a server was handed them (None: read on stdin)."""
+    `event`: the event's bytes, when a server was handed them (None: read on stdin).
+    None, with nothing done, when `contexts` do not serve the event's folder (a server's
+    for another repository: the client runs the hook itself)."""
     if contexts is None:
         from git_aide.app.context import Contexts
 
@@ -83,16 +86,11 @@ def _notices(contexts: Contexts) -> None:
         sys.stderr.write(line + "\n")
 
 
-def hooks_off() -> bool:
-    """Tell whether GIT_AIDE_HOOKS turns the hooks off."""
-    return os.environ.get("GIT_AIDE_HOOKS", "").strip().lower() in ("0", "false", "off", "no")
-
-
-def _main(argv: list[str], contexts: Contexts, raw: bytes | None) -> int:
+def _main(argv: list[str], contexts: Contexts, raw: bytes | None) -> int | None:
     event, agent = _parse(argv)
     if event is None:
         return 0
-    if hooks_off():
+    if os.environ.get("GIT_AIDE_HOOKS", "").strip().lower() in ("0", "false", "off", "no"):
         return 0
     data = read_event(raw)
     if data is None:
@@ -102,6 +100,8 @@ def _main(argv: list[str], contexts: Contexts, raw: bytes | None) -> int:
         return 0
     folder = where(data)
     if folder is not None:
+        if not contexts.serves(folder):
+            return None
         os.chdir(folder)
     text = _handler(event)(data, agent, contexts)
     if text is not None:
