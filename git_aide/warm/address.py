@@ -47,6 +47,16 @@ def find(folder: str) -> tuple[str, str] | None:
         path = up
 
 
+def within(folder: str, git_dir: str) -> bool:
+    """Tell whether `folder` belongs to the repository of git folder `git_dir` (its first
+    `.git` above names that folder: not a repository nested in it)."""
+    found = find(folder)
+    try:
+        return found is not None and os.path.samefile(found[1], git_dir)
+    except OSError:
+        return False
+
+
 def socket_path(git_dir: str) -> str:
     """Return the path of the socket a server of `git_dir` listens on."""
     return os.path.join(git_dir, SOCKET)

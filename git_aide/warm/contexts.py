@@ -60,15 +60,9 @@ class WarmContexts(Contexts):
     def serves(self, folder: str) -> bool:
         """Tell whether `folder` lies in the server's working tree (and not in a repository
         nested in it)."""
-        import os
-
         from git_aide.warm import address
 
-        found = address.find(folder)
-        try:
-            return found is not None and os.path.samefile(found[1], self._state.repo().git_dir)
-        except OSError:
-            return False
+        return address.within(folder, self._state.repo().git_dir)
 
     def snapshot(self, ctx: Context, cached: bool = False, rev: str | None = None, *,
                  asked: Prefetch | None = None, early: bool = False) -> Snapshot:

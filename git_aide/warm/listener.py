@@ -287,8 +287,7 @@ class Listener:
         if not all(isinstance(v, str) for v in env.values()) or \
                 address.compared(env) != self._env:
             return {"decline": "another environment"}
-        found = address.find(cwd)
-        if found is None or not _same(found[1], self.git_dir):
+        if not address.within(cwd, self.git_dir):
             return {"decline": "another repository"}
         from git_aide.core.files import relative_inside
 
@@ -396,14 +395,6 @@ def _set_environment(values: dict[str, str | None]) -> None:
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
-
-
-def _same(a: str, b: str) -> bool:
-    """Tell whether two paths name the same folder."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def ask_control(git_dir: str, control: str) -> JSONObject | None:
