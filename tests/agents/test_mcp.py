@@ -367,3 +367,34 @@ def test_rules_claude_loaded_on_opening_a_file_are_not_sent_again(repo: Path) ->
             assert res.structured_content["given"] == [rule[:8]]
 
     asyncio.run(session())
+
+
+def test_a_session_started_after_the_first_call_is_seen_by_the_next(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server keeps the sessions it read while their folder is unchanged: a session
+    start after its first call (a record written in that folder) is read by the next
+    call, whose compact answer then names what that session holds."""
+    import os
+    import time
+
+    from helpers import in_this_process, served
+
+    from git_aide.agents.mcp.server import ready_state
+
+    held = remember(repo, "billing migrations lock the ledger table", "--layer",
+                    "guidelines")["uuid"]
+    in_this_process(repo, monkeypatch)
+    mem = ready_state("claude-code 2.1.197")
+    os.makedirs(os.path.join(mem.repo().cache_dir, "sessions"), exist_ok=True)
+    time.sleep(0.3)  # older than a racy folder
+    first = served(mem, "aide_search", {"keyword": "ledger", "detail": "compact"})
+    assert [m["id"] for m in first["memories"]] == [held[:8]]
+    assert mem.sessions_seen is not None  # kept
+    out = hook(repo, "session-start", {"session_id": "cc", "cwd": str(repo),
+                                       "hook_event_name": "SessionStart",
+                                       "source": "startup"},
+               env={"GIT_AIDE_SERVER": "0"})[1]
+    assert "ledger table" in out
+    again = served(mem, "aide_search", {"keyword": "ledger", "detail": "compact"})
+    assert again["memories"] == [] and again["given"] == [held[:8]]
+    mem.worked(20)

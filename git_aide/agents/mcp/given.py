@@ -5,6 +5,7 @@ session's hooks gave it (agents/hooks/sessions.py), and what its own rules files
 from __future__ import annotations
 
 import os
+import time
 
 from git_aide.agents.mcp.toolwork import asks_full
 
@@ -67,6 +68,10 @@ def _agent_of(client: str | None) -> str | None:
     return None
 
 
+#: How recent a change of the sessions folder is too recent to vouch for what was read
+#: (a file system's clock ticks every few milliseconds).
+RACY_SECONDS = 0.1
+
 #: How long before the server started a session start may have come (an agent runs its
 #: SessionStart hooks and starts its MCP servers at once).
 SESSION_START_SLACK = 120.0
@@ -97,8 +102,12 @@ def _session_records(mem: ServerState) -> list[JSONObject]:
     kept = mem.sessions_seen
     if sig is not None and kept is not None and kept[0] == sig:
         return kept[1]
+    read_at = time.time()
     records = started_since(cache_dir, mem.born - SESSION_START_SLACK)
-    mem.sessions_seen = (sig, records)
+    # As git's racy index: a folder changed in the last moments may change again within
+    # the same tick of its clock, and look the same: kept only once older than that.
+    racy = sig is None or sig[1] / 1e9 > read_at - RACY_SECONDS
+    mem.sessions_seen = None if racy else (sig, records)
     return records
 
 
