@@ -126,3 +126,28 @@ def test_a_question_asked_again_after_a_hand_edit_is_answered_as_a_command_does(
                                                        "--json").json()
     finally:
         srv.close()
+
+
+def test_the_configured_model_is_loaded_between_calls(repo: Path, tiny: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server whose repository names a model loads it, and its vectors, between calls
+    before any search asks: the first search by meaning loads nothing (and answers as
+    the command line does)."""
+    from helpers import in_this_process, served, write_memory
+
+    from git_aide.agents.mcp.server import ready_state
+
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    write_memory(repo, "deploys go out on tuesdays", scope="ops/**")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "m")
+    aide_ok(repo, "index")
+    in_this_process(repo, monkeypatch)
+    mem = ready_state("bench/1")
+    assert mem.worked(60)
+    sem = mem._semantic
+    assert sem is not None and sem.ready(say=False) and sem._vectors is not None
+    got = served(mem, "aide_search", {"keyword": "when do deploys ship", "mode": "semantic"})
+    assert mem._semantic is sem  # the same model, not loaded again
+    assert got == aide_ok(repo, "search", "when do deploys ship", "--mode", "semantic",
+                          "--json", env={"GIT_AIDE_SERVER": "0"}).json()
