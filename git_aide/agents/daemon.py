@@ -56,16 +56,14 @@ def run(runner: Runner) -> int:
     import signal
     import threading
 
-    from git_aide.app.context import preload
-    from git_aide.gitio.repo import load_reader
+    from git_aide.agents.mcp.server import ready_rest, ready_state
     from git_aide.warm.listener import Listener
-    from git_aide.warm.state import ServerState
 
     folder = git_dir()
-    state = ServerState()
-    preload()
-    load_reader()
-    state.prepare()
+    # The state an MCP server makes, the same way (its read path, its first read, the
+    # work between calls); what only some calls need once it is made.
+    state = ready_state()
+    ready_rest()
     # Set by a signal or a `stop` request: the main thread then closes the listener
     # (a signal handler that closed it could meet a close under way).
     ending = threading.Event()
