@@ -88,3 +88,24 @@ def test_a_memory_measured_again_has_the_size_of_its_item(seed: int) -> None:
         doc["score"] = rng.choice([None, rng.random() * 10, 0.0, 12.5])
         assert answersize.memory_size(bases, (record["path"], "blob-" + record["uuid"]), doc) \
             == size(doc)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_hook_block_made_on_demand_is_the_one_every_line_makes(seed: int) -> None:
+    """A hook's lines made as fit() reaches them (lines.Rendered) give the block that all
+    of them made first gives, and the lines past the cut are never made."""
+    from git_aide.agents.hooks.lines import Rendered, fit
+
+    rng = random.Random(seed)
+    lines = ["- " + "w" * rng.randrange(5, 600) for _ in range(rng.randrange(0, 50))]
+    cap = rng.choice([40, 300, 1200, 4000, 50_000])
+    more = "{n} more: call aide_recall"
+    made: list[int] = []
+
+    def render(i: int) -> str:
+        made.append(i)
+        return lines[i]
+
+    whole = fit("Project memory for x:", lines, cap, more)
+    assert fit("Project memory for x:", Rendered(range(len(lines)), render), cap, more) == whole
+    assert len(made) == len(set(made)) and max(made, default=-1) <= whole[1]

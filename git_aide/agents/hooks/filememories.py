@@ -14,7 +14,7 @@ from git_aide.agents.hooks.handling import (
     program,
     warn,
 )
-from git_aide.agents.hooks.lines import FILE_HEADER, fit, memory_line
+from git_aide.agents.hooks.lines import FILE_HEADER, Rendered, fit, memory_line
 from git_aide.agents.hooks.toolpaths import tool_paths
 
 TYPE_CHECKING = False
@@ -68,12 +68,15 @@ def file_memories(data: JSONObject, agent: str, paths: list[str],
         have_ids = {e.uuid for e in fresh}
         fresh += [e for e in always_on(snap) if e.uuid not in session.seen
                   and e.uuid not in have_ids]
-    if fresh:
+    # Each memory's record read once (its rules-file check and its line share it).
+    records = [(e, e.read_record()) for e in fresh]
+    if records:
         from git_aide.agents.setup import native
 
         have = native.loaded(program(agent, data), top, rels, event_cwd(data))
         if have.files:
-            fresh = [e for e in fresh if not have.has(e.read_record())]
+            records = [(e, r) for e, r in records if not have.has(r)]
+    fresh = [e for e, _r in records]
     if not fresh:
         if followed:
             session.save()
@@ -81,12 +84,14 @@ def file_memories(data: JSONObject, agent: str, paths: list[str],
     cap = max(0, repo.settings.hooks_file_chars - reserve)
     named = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
     header = f"{FILE_HEADER}{named} (git-aide; follow it):"
-    lines = [memory_line(e.read_record(), e.path) for e in fresh]
+    # Rendered as fit() reaches them: a file under a rules file of hundreds of memories
+    # shows the first few.
+    lines = Rendered(records, lambda er: memory_line(er[1], er[0].path))
     more = "{n} more: call aide_recall for " + ", ".join(rels[:3])
     text, shown = fit(header, lines, cap, more)
-    if shown and masks(agent, data) and not kept_by_masking(data, text, fresh[0].read_record()):
+    if shown and masks(agent, data) and not kept_by_masking(data, text, records[0][1]):
         # the most specific memory once more, last, where Gemini CLI's masking keeps it
-        keep = keep_line(fresh[0].read_record(), rels[0])
+        keep = keep_line(records[0][1], rels[0])
         kept, n = fit(header, lines, cap - len(keep) - 1, more)
         if n:
             text, shown = kept + "\n" + keep, n

@@ -7,7 +7,16 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, Protocol
+
     from git_aide.core.jsonvalue import JSONObject
+
+    class Lines(Protocol):
+        """Lines that fit() reads by position: a list, or Rendered."""
+
+        def __len__(self) -> int: ...
+        def __getitem__(self, i: int, /) -> str: ...
 
 #: The most characters of one memory's `what` a hook shows.
 MAX_WHAT_CHARS = 400
@@ -53,18 +62,40 @@ def clip(text: str, most: int) -> str:
     return (cut[:space] if space > most // 2 else cut) + "…"
 
 
-def fit(header: str, lines: list[str], cap: int, more: str) -> tuple[str, int]:
+def fit(header: str, lines: Lines, cap: int, more: str) -> tuple[str, int]:
     """Return `header` and as many `lines` as fit in `cap` characters, with `more` (a
     format taking the count left out) when some did not: (text, how many lines went in).
     When not even one line fits, the `more` line alone, or "" where that does not fit
-    either: never a header with nothing under it."""
+    either: never a header with nothing under it. Only the lines it looks at are asked
+    for: `lines` may render each on demand (Rendered)."""
     text = header
-    for i, line in enumerate(lines):
-        tail = "" if i == len(lines) - 1 else "\n" + more.format(n=len(lines) - i - 1)
+    count = len(lines)
+    for i in range(count):
+        line = lines[i]
+        tail = "" if i == count - 1 else "\n" + more.format(n=count - i - 1)
         if len(text) + 1 + len(line) + len(tail) > cap:
-            note = more.format(n=len(lines) - i)
+            note = more.format(n=count - i)
             if i == 0:
                 return (note if len(note) <= cap else ""), 0
             return (text + "\n" + note if len(text) + 1 + len(note) <= cap else text), i
         text += "\n" + line
-    return text, len(lines)
+    return text, count
+
+
+class Rendered:
+    """The lines of some items, each made by `render` the first time it is asked for: a
+    hook shows the first few of its memories and counts the rest (fit)."""
+
+    def __init__(self, items: Sequence[Any], render: Callable[[Any], str]) -> None:
+        self._items = items
+        self._render = render
+        self._made: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i: int) -> str:
+        line = self._made.get(i)
+        if line is None:
+            line = self._made[i] = self._render(self._items[i])
+        return line
