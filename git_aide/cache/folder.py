@@ -15,6 +15,8 @@ cache each instead of throwing each other's away. The write lock is not here (se
 - each working tree's stat table: path -> (size, mtime, inode, ctime, blob id).
 - in the user's own store (read/user.py), its memory files as last read, by their stat.
 - views (views.py): a source's finished entries for one state of that source.
+- vocabularies (words.py): the words of a view's contents, by memory, as a
+  long-lived process made them.
 
 (How the memories are used, per machine, is counted beside this folder: usage.py.)
 

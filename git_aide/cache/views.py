@@ -125,12 +125,14 @@ def save(cache: Cache, key: tuple[str, str], skipped: list[str],
     header = marshal.dumps((key[1], skipped, spans, (at, len(ids), crc32(ids))))
     cache.write_bytes([codec.frame(KIND, FORMAT, header), *contents, *payloads, ids],
                       "views", key[0])
-    _evict(cache)
+    evict(cache, "views")
 
 
-def _evict(cache: Cache) -> None:
+def evict(cache: Cache, folder: str) -> None:
+    """Remove the files of a folder of the cache but the MAX_VIEWS used last (their
+    mtime: a read touches it)."""
     try:
-        names = os.listdir(cache.path("views"))
+        names = os.listdir(cache.path(folder))
     except OSError:
         return
     if len(names) <= MAX_VIEWS:
@@ -138,9 +140,9 @@ def _evict(cache: Cache) -> None:
     aged = []
     for name in names:
         with contextlib.suppress(OSError):
-            aged.append((os.stat(cache.path("views", name)).st_mtime_ns, name))
+            aged.append((os.stat(cache.path(folder, name)).st_mtime_ns, name))
     for _mtime, name in sorted(aged)[:-MAX_VIEWS]:
-        _discard(cache.path("views", name))
+        _discard(cache.path(folder, name))
 
 
 def discard(cache: Cache, view: ViewFile) -> None:

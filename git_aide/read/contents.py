@@ -123,8 +123,10 @@ def _search(snap: Snapshot, body: bytes, found: Callable[[bytes], list[int]],
 
 
 def _vocabulary(snap: Snapshot, body: bytes, first: bool = False) -> Vocabulary | None:
-    """Return the vocabulary of the snapshot's view, asked for between calls while it
-    is not made (`first`: before the work asked for so far); None without a view."""
+    """Return the vocabulary of the snapshot's view, asked for between calls while it is
+    not made (`first`: before the work asked for so far): there, read as the last
+    process to make it saved it (cache/words.py), or made and saved; None without a
+    view."""
     from git_aide.read.vocabulary import Vocabulary
 
     reader = snap._reader
@@ -133,7 +135,12 @@ def _vocabulary(snap: Snapshot, body: bytes, first: bool = False) -> Vocabulary 
         return None
     vocab = reader.vocab
     if vocab is None:
-        vocab = reader.vocab = Vocabulary(body, view.starts)
+        kept = None
+        if snap.later is not None:  # a long-lived process: read as saved, or made and saved
+            from git_aide.cache.words import Kept
+
+            kept = Kept(reader.cache, view.order or [], view.starts, len(body))
+        vocab = reader.vocab = Vocabulary(body, view.starts, kept)
     if not vocab.ready and snap.later is not None:
         snap.later.want(vocab, first=first)
     return vocab

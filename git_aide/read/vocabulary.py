@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     #: spelling of every word.
     Needs = Sequence[Sequence[tuple[bytes, ...]]]
 
+    from git_aide.cache.words import Kept, Saved
+
 #: How many memories one step reads (a millisecond or two of work): a call waits for
 #: a step under way at most that long.
 STEP = 50
@@ -36,24 +38,66 @@ STEP = 50
 
 class Vocabulary:
     """Hold which memories of a view hold each word; made in steps (`steps`), used as far
-    as it is made (`made`)."""
+    as it is made (`made`); or read whole, as the last process to make it saved it."""
 
-    __slots__ = ("_body", "_starts", "_at", "made", "ready")
+    __slots__ = ("_body", "_starts", "_at", "_saved", "made", "ready", "kept")
 
-    def __init__(self, body: bytes, starts: Sequence[int]) -> None:
+    def __init__(self, body: bytes, starts: Sequence[int], kept: Kept | None = None) -> None:
         self._body = body
         #: Where each memory's content starts in the run (the view's order).
         self._starts = starts
         #: word -> the memories that hold it (indices in the view's order), ascending;
         #: a word of one memory maps to its index.
         self._at: dict[bytes, int | array[int]] = {}
+        #: Read as saved (`_take`): word -> its number, where each number's memories
+        #: start in the run, the run of memories; None while made here.
+        self._saved: tuple[dict[bytes, int], array[int], array[int]] | None = None
         #: How many memories' words it holds: the first ones, in the view's order.
         self.made = 0
         #: Whether it holds the words of every memory.
         self.ready = False
+        #: Where it is saved (cache/words.py): read there first, saved there once made.
+        self.kept = kept
+
+    def _take(self, saved: Saved) -> bool:
+        """Hold it as `saved` (saved()), whole; False when its parts do not fit together
+        (its file's checksum vouches for the rest, and its name for the view)."""
+        words, offsets, memories = saved
+        at = array("I")
+        at.frombytes(offsets)
+        run = array("I")
+        run.frombytes(memories)
+        names = words.split(b"\n")
+        del names[-1]  # each word ends in a newline
+        if len(at) != len(names) + 1 or at[0] != 0 or at[-1] != len(run):
+            return False
+        self._saved = (dict(zip(names, range(len(names)), strict=True)), at, run)
+        self._body = b""
+        self.made, self.ready = len(self._starts), True
+        return True
+
+    def saved(self) -> Saved:
+        """Return it, made, as a file keeps it (cache/words.py): its words, each ended by
+        a newline; where each word's memories start in the run of them; that run."""
+        starts = array("I", [0])
+        run = array("I")
+        for found in self._at.values():
+            if isinstance(found, int):
+                run.append(found)
+            else:
+                run.extend(found)
+            starts.append(len(run))
+        return b"".join(w + b"\n" for w in self._at), starts.tobytes(), run.tobytes()
 
     def steps(self) -> Iterator[None]:
-        """Make it, STEP memories at a time (each yield is a pause between steps)."""
+        """Read it as saved, else make it, STEP memories at a time, and save it (each
+        yield is a pause between steps)."""
+        kept = self.kept
+        saved = kept.load() if kept is not None else None
+        if saved is not None:
+            yield  # the file read: a step of its own
+            if self._take(saved):
+                return
         body, starts = self._body, self._starts
         # Arrays from the start: lists of ints would hold 36 bytes a memory and word
         # (hundreds of MB at 100,000 memories), arrays hold 4; a word of one memory
@@ -77,16 +121,15 @@ class Vocabulary:
             yield
         self._body = b""  # the run is the view's: not held twice
         self.ready = True
+        if kept is not None:
+            yield
+            kept.save(self.saved())
 
     def holding(self, needs: Needs) -> list[int]:
         """Return the memories (indices, ascending) that may hold one of the things looked for:
         for each, those holding a spelling of each of its words."""
-        at = self._at
         out: set[int] = set()
-
-        def held(word: bytes) -> Sequence[int]:
-            found = at.get(word, ())
-            return (found,) if isinstance(found, int) else found
+        held = self._held()
 
         for words in needs:
             # The rarest word first; each other one keeps those of them that hold it
@@ -102,6 +145,24 @@ class Vocabulary:
                 got = set().union(*(got.intersection(held) for held in lists))
             out |= got
         return sorted(out)
+
+    def _held(self) -> Callable[[bytes], Sequence[int]]:
+        """Return what gives the memories that hold a word (ascending)."""
+        if self._saved is not None:
+            index, at, run = self._saved
+
+            def saved(word: bytes) -> Sequence[int]:
+                i = index.get(word)
+                return () if i is None else run[at[i]:at[i + 1]]
+
+            return saved
+        found = self._at
+
+        def made(word: bytes) -> Sequence[int]:
+            got = found.get(word, ())
+            return (got,) if isinstance(got, int) else got
+
+        return made
 
     def run(self, body: bytes, needs: Needs) -> tuple[bytes, Callable[[int], int]]:
         """Join in one run the contents a search for `needs` reads: those of the memories

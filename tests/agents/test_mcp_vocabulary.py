@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import aide_ok, commit_for_a_view, in_this_process, write_memory
+from helpers import CACHE, aide_ok, commit_for_a_view, in_this_process, write_memory
 
 from git_aide.agents.mcp import server
 
@@ -146,3 +146,71 @@ def test_recalls_through_a_vocabulary_made_in_part_are_the_command_lines(
         for _ in range(5 if partial.made < 70 else 0):
             next(steps)
     assert 0 < partial.made < len(reader.view.starts)
+
+
+def _saved_words(repo: Path) -> list[Path]:
+    return sorted((repo / CACHE / "words").glob("*"))
+
+
+def _made(mem: server.ServerState) -> Any:
+    """The vocabulary of the server's view, once its work between calls is done."""
+    recalled(mem, "README.md")
+    assert mem.worked(20)
+    with mem.lock:
+        vocab = mem.read()[2]._reader.vocab
+        mem.done()
+    assert vocab is not None and vocab.ready
+    return vocab
+
+
+def test_a_new_server_reads_the_vocabulary_the_last_one_saved(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first server makes the view's vocabulary between calls and saves it; the next
+    # one reads it there, without making it again (it could not: a word found would
+    # raise), and answers through it as the command line does.
+    from git_aide.read import vocabulary
+
+    _made(server.ServerState())
+    assert len(_saved_words(store)) == 1
+
+    def unmade(data: bytes) -> list[bytes]:
+        raise AssertionError("made again")
+
+    monkeypatch.setattr(vocabulary, "name_words", unmade)
+    mem = server.ServerState()
+    _made(mem)
+    for path in PATHS:
+        assert same(recalled(mem, path), store, path), path
+
+
+def test_a_saved_vocabulary_is_not_used_for_another_view(store: Path) -> None:
+    # A memory added that names the file: the view changed, so the vocabulary saved for
+    # the last one is not read (it would not know the new memory's words): the new
+    # view's own is made and saved beside it.
+    _made(server.ServerState())
+    before = _saved_words(store)
+    write_memory(store, "billing/invoice.py rounds half to even", scope="ops/**")
+    commit_for_a_view(store)
+
+    mem = server.ServerState()
+    _made(mem)
+    got = recalled(mem, "billing/invoice.py")
+    assert "billing/invoice.py rounds half to even" in [m["what"] for m in got["memories"]]
+    assert same(got, store, "billing/invoice.py")
+    after = _saved_words(store)
+    assert len(after) == 2 and set(before) < set(after)
+
+
+def test_a_damaged_saved_vocabulary_is_made_again(store: Path) -> None:
+    _made(server.ServerState())
+    [saved] = _saved_words(store)
+    good = saved.read_bytes()
+    data = bytearray(good)
+    data[-5] ^= 0xFF
+    saved.write_bytes(bytes(data))
+
+    mem = server.ServerState()
+    _made(mem)
+    for path in ("src/auth/login.py", "src/net/throttling.py"):
+        assert same(recalled(mem, path), store, path), path
+    assert saved.read_bytes() == good  # saved again, whole
