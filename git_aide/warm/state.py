@@ -25,7 +25,7 @@ from git_aide.warm.kept_items import Items
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from git_aide.core.jsonvalue import JSONObject
     from git_aide.warm.watch import Watch
@@ -302,13 +302,11 @@ class ServerState:
         self._later.start()
 
     def work_wanted(self) -> bool:
-        """Tell whether a call asked for work between calls (read/later.py: a view's
-        vocabulary, a view decoded and its features worked out): work_later() does it."""
+        """Tell whether work was asked for between calls (read/later.py; work_later)."""
         return bool(self.held.later.wanted)
 
     def worked(self, timeout: float) -> bool:
-        """Wait until the work asked for between calls is done (at most `timeout`
-        seconds): whether it is."""
+        """Wait for the work between calls (at most `timeout` s): whether it is done."""
         thread = self._later
         if thread is not None:
             thread.join(timeout)
@@ -325,12 +323,13 @@ class ServerState:
                 if idle_work(todo, self._index):
                     self._arm()  # another process is writing the index: again later
 
-    def prepare(self, asked: Prefetch | None = None) -> None:
-        """Read what a first call needs while the server waits for it: the working
-        tree's view, kept, with the work between calls started: the watch of its memory
-        folders made first (a call until then asks git), then the full-text index opened
-        with its scorer and the view decoded. Anything that fails is left for the first
-        call to meet and say. `asked`: git's questions started with the server."""
+    def prepare(self, asked: Prefetch | None = None,
+                rehearse: Callable[[], Iterator[None]] | None = None) -> None:
+        """Read what a first call needs while the server waits for it: the working tree's
+        view, kept, with the work between calls started: the watch of its memory folders
+        made first (a call until then asks git), then what a first recall needs, then
+        `rehearse`'s steps, the full-text index opened and the view decoded. What fails
+        is left for the first call to say. `asked`: git's questions started with it."""
         from git_aide.read.later import Later, first_recall
 
         with self.lock:
@@ -343,8 +342,9 @@ class ServerState:
                 self._asked = None  # answered then, or not to be taken by a call
                 self.end_quietly()
             self.held.later.want(Later(lambda: self._open_index(cache)))
-            # Newest first: the watch, the groups, the contents and their vocabulary
-            # (used as far as it is made, read/vocabulary.py).
+            if rehearse is not None:
+                self.held.later.want(Later(rehearse))
+            # Newest first: the watch, the groups, the contents and their vocabulary.
             self.held.later.want(Later(lambda: first_recall(snap, True)), first=True)
             self.held.later.want(Later(lambda: first_recall(snap, False)), first=True)
             if self._making is not None:

@@ -207,3 +207,35 @@ def test_a_server_whose_watch_is_made_between_calls_sees_a_hand_edit_without_git
     assert got == aide_ok(repo, "recall", "src/billing/refund.py", "--json").json()
     assert "refunds retry five times" in [m["what"] for m in got["memories"]]
     mem.worked(20)
+
+
+def test_the_first_recall_worked_out_ahead_gives_the_same_answer_and_counts_nothing(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server works out a first recall ahead, between calls (readtools.rehearse: what
+    any first recall works out for itself is then kept), and drops it: its first call
+    brings the always-on memories all the same, edited by hand since, and answers as a
+    server that worked nothing out ahead; nothing was counted for the recall ahead."""
+    from helpers import write_memory
+
+    from git_aide.agents.mcp import server
+    from git_aide.core.memory import relpath
+
+    always = write_memory(repo, "run the linter before pushing", priority="always")
+    mem, _path = billing_server(repo, monkeypatch)
+    assert mem.worked(20)
+    assert mem.compact_items._by_key  # the items of a recall were made ahead
+    assert not mem.always_given and not mem.uncounted and mem.counted is None
+    edited = repo / relpath(always)
+    edited.write_text(edited.read_text().replace("the linter", "the formatter"))
+
+    def first(mem: server.ServerState) -> tuple[str, object]:
+        text, doc, failed = server.call(mem, "aide_recall",
+                                        {"paths": ["src/billing/refund.py"]})
+        assert not failed, text
+        return text, doc
+
+    got = first(mem)
+    assert [c[1] for c in mem.uncounted] == ["recall"]  # the call's own, once
+    assert "run the formatter before pushing" in got[0]
+    assert "run the linter" not in got[0]
+    assert got == first(server.ServerState())  # worked out by the call itself

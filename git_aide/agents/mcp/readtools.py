@@ -14,7 +14,7 @@ from git_aide.warm.kept_answers import call_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from git_aide.agents.mcp.given import Given
     from git_aide.agents.mcp.toolwork import Answer
@@ -174,6 +174,27 @@ def _recall(mem: ServerState, a: JSONObject, always: bool = False,
                        mem.item_sizes, given=given, gave=gave, shown=mem.compact_items)
     mem.counted = ("recall", gave)
     return answer
+
+
+def rehearse(mem: ServerState) -> Iterator[None]:
+    """Work out between calls, and drop, a first recall's answer of the working tree's top
+    folder: what any first recall would otherwise work out for itself is then kept (the
+    always-on memories found, parsed, their items made and measured; the newest
+    project-wide memories' records and words; the scopes' filters). Nothing is counted,
+    kept as an answer, or marked given. Steps of ServerState.prepare."""
+    from git_aide.app import answers
+    from git_aide.app.queries import RecallQuery
+
+    yield  # after the steps asked for before it
+    try:
+        repo, cache, snap = mem.read(say=False)
+        hits = answers.recall_hits(repo, cache, snap, RecallQuery(["."], always=True),
+                                   memo=mem.memo, count=False)
+        _memories(repo, snap, hits, False, "", mem.item_sizes, shown=mem.compact_items)
+    except Exception:  # noqa: BLE001,S110 -- work done ahead: the first call meets it
+        pass
+    finally:
+        mem.end_quietly()
 
 
 def aide_search(mem: ServerState, a: JSONObject) -> Answer:

@@ -139,10 +139,11 @@ def ready_state(client: str | None = None, asked: Prefetch | None = None) -> Ser
     import git_aide.app.log  # noqa: F401
     import git_aide.app.search  # noqa: F401
     import git_aide.app.store  # noqa: F401
+    from git_aide.agents.mcp.readtools import rehearse
     from git_aide.app.context import preload
 
     preload()
-    mem.prepare(asked)
+    mem.prepare(asked, lambda: rehearse(mem))
     return mem
 
 
