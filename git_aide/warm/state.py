@@ -273,12 +273,12 @@ class ServerState:
             self._arm()
 
     def work_later(self) -> None:
-        """Do the work calls asked for between calls (read/later.py: the views'
-        vocabularies, their groups decoded and features worked out), on a thread of
-        its own that never keeps the process up. Each small step waits while a call is
-        under way and holds the lock while it runs: a thread that ran beside the calls
-        would slow each of them twice or more (they would share the interpreter), so it
-        works in the pauses of an agent's calls. Called under `lock`, at a call's end."""
+        """Do the work calls asked for between calls (read/later.py) on a daemon thread, in
+        small steps, each waiting while a call is under way and holding the lock (beside
+        the calls it would slow each twice or more), without the cyclic garbage
+        collector (idle.collected_after). Called under `lock`, at a call's end."""
+        from git_aide.warm.idle import collected_after
+
         if self._working:
             return
         later = self.held.later
@@ -288,14 +288,14 @@ class ServerState:
             return self.lock
 
         def work() -> None:
-            while True:
-                later.make_wanted(pause)
-                with self.lock:
-                    # Decided under the lock: a call that asks for work meanwhile sees
-                    # this thread still at work, or finds none and starts another.
-                    if not later.wanted:
-                        self._working = False
-                        return
+            with collected_after(self.lock):
+                while True:
+                    later.make_wanted(pause)
+                    with self.lock:
+                        # Decided under the lock: a call asking for work sees it, or starts one.
+                        if not later.wanted:
+                            self._working = False
+                            return
 
         self._working = True
         self._later = threading.Thread(target=work, name="aide-later", daemon=True)

@@ -239,3 +239,19 @@ def test_the_first_recall_worked_out_ahead_gives_the_same_answer_and_counts_noth
     assert "run the formatter before pushing" in got[0]
     assert "run the linter" not in got[0]
     assert got == first(server.ServerState())  # worked out by the call itself
+
+
+def test_the_work_between_calls_turns_the_garbage_collector_on_again_once_done(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The work between calls runs without the cyclic garbage collector (the heap it
+    grows set off full collections, pauses a call waited for), and turns it on again
+    once done; a call meanwhile answers as the command line does."""
+    import gc
+
+    from helpers import served
+
+    mem, _path = billing_server(repo, monkeypatch)
+    got = served(mem, "aide_recall", {"paths": ["src/billing/refund.py"]})
+    assert got == aide_ok(repo, "recall", "src/billing/refund.py", "--json").json()
+    assert mem.worked(20)
+    assert gc.isenabled()
