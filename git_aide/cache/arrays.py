@@ -17,6 +17,7 @@ from __future__ import annotations
 import weakref
 from array import array
 from collections.abc import Container, Iterable
+from itertools import groupby
 
 import numpy as np
 
@@ -35,6 +36,10 @@ if TYPE_CHECKING:
     #: for a field without lengths; the documents' field lengths, or None).
     Postings = tuple[_weakref.ref[Table], NDArray[np.intp], NDArray[np.float64],
                      NDArray[np.float64] | None, NDArray[np.float64] | None]
+    #: A term's postings as scoring needs them, without the table: (documents, f *
+    #: boost, f * boost * (K1 + 1) or None, lengths or None).
+    Joined = tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64] | None,
+                   NDArray[np.float64] | None]
 
 
 class Scored:
@@ -72,6 +77,10 @@ class Scorer:
         #: idf and a field's mean length at each call). A table on disk never changes;
         #: the pending table, new at each call, is not kept.
         self.postings: dict[tuple[int, str, str, int, float], Postings] = {}
+        #: The postings of a term in several tables on disk joined (`_joined`): by
+        #: (field, term, boost, the tables' ids), with the tables, weakly.
+        self.joined: dict[tuple[str, str, float, tuple[int, ...]],
+                          tuple[tuple[_weakref.ref[Table], ...], Joined]] = {}
         #: How many postings `postings` holds now.
         self._held = 0
         #: The sums and marks of the last collection's size, zeros again after each
@@ -87,19 +96,30 @@ class Scorer:
         """Return Tables.scores as arrays: each document's score adds each matching
         term's in the order of the terms, as that dict's do."""
         total, hit = self._zeros_of(tables.count)
-        for field, term, weight, start, t, raw in tables.matching(terms):
-            if len(raw[0]) <= _FEW_BYTES:
-                # A few documents (a pending table's, a rare word's): the same operations
-                # on Python's floats, which are numpy's, without numpy's cost per call.
-                codes_of = t.lengths
-                field_codes = t.codes[field] if weight.scorable else b""
-                for d, f in zip(array("I", raw[0]), array("I", raw[1]), strict=True):
-                    one = (weight.of(float(f), float(codes_of[field_codes[d]]))
-                           if weight.scorable else float(f) * weight.boost)
-                    total[start + d] += one
-                    hit[start + d] = True
+        # The tables of one (field, term) come one after another, with one weight; their
+        # documents differ, so each document's score adds the same terms in the same
+        # order whether the tables' postings are scored one by one or joined.
+        # (Grouped by the weight itself, which matching() makes anew for each term asked.)
+        for _w, group in groupby(tables.matching(terms), key=lambda m: m[2]):
+            many: list[Postings] = []
+            for field, term, weight, start, t, raw in group:
+                if len(raw[0]) <= _FEW_BYTES:
+                    # A few documents (a pending table's, a rare word's): the same
+                    # operations on Python's floats, which are numpy's, without numpy's
+                    # cost per call.
+                    codes_of = t.lengths
+                    field_codes = t.codes[field] if weight.scorable else b""
+                    for d, f in zip(array("I", raw[0]), array("I", raw[1]), strict=True):
+                        one = (weight.of(float(f), float(codes_of[field_codes[d]]))
+                               if weight.scorable else float(f) * weight.boost)
+                        total[start + d] += one
+                        hit[start + d] = True
+                    continue
+                many.append(self._postings_of(t, field, term, start, weight, raw))
+            if not many:
                 continue
-            _t, docs, weighted, top, lengths = self._postings_of(t, field, term, start, weight, raw)
+            docs, weighted, top, lengths = many[0][1:] if len(many) == 1 \
+                else self._joined(field, term, weight.boost, many)
             got = (weight.weighed(weighted, top, lengths)
                    if top is not None and lengths is not None else weighted)
             # A document is in a term's postings once: no index repeats in one add.
@@ -135,10 +155,33 @@ class Scorer:
         if t.path != "<pending>":
             if self._held + len(docs) > _POSTINGS_MOST:
                 self.postings.clear()
+                self.joined.clear()
                 self._held = 0
             self.postings[key] = got
             self._held += len(docs)
         return got
+
+    def _joined(self, field: str, term: str, boost: float, many: list[Postings]) -> Joined:
+        """Return the postings of one (field, term) in several tables joined, in their
+        order: one numpy operation each for them all (kept while those tables are)."""
+        key = (field, term, boost, tuple(id(p[0]()) for p in many))
+        got = self.joined.get(key)
+        if got is not None and all(a() is b[0]() for a, b in zip(got[0], many, strict=True)):
+            return got[1]
+        tops = [p[3] for p in many if p[3] is not None]
+        lengths = [p[4] for p in many if p[4] is not None]
+        joined = (np.concatenate([p[1] for p in many]), np.concatenate([p[2] for p in many]),
+                  np.concatenate(tops) if len(tops) == len(many) else None,
+                  np.concatenate(lengths) if len(lengths) == len(many) else None)
+        if any(p[0]().path == "<pending>" for p in many):  # type: ignore[union-attr]
+            return joined  # new at each call: not kept
+        if self._held + len(joined[0]) > _POSTINGS_MOST:
+            self.postings.clear()
+            self.joined.clear()
+            self._held = 0
+        self.joined[key] = (tuple(p[0] for p in many), joined)
+        self._held += len(joined[0])
+        return joined
 
     def _zeros_of(self, count: int) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         if self._zeros is None or len(self._zeros[0]) != count:

@@ -95,6 +95,7 @@ def test_kept_postings_score_anew_as_the_pending_documents_change(
             assert dict(zip(scored.docs.tolist(), scored.values.tolist(), strict=True)) \
                 == tables.scores(pairs), (round_, query)
     assert ft._scorer.postings  # the tables on disk were kept, and met again
+    assert ft._scorer.joined  # and a term's postings in several of them, joined
     paths = [t.path for t in tables.tables if t.path != "<pending>"]
     apart = postings.Tables(paths)
     ft._scorer.scores(apart, _pairs(ft, QUERIES[0]))
