@@ -106,7 +106,7 @@ class Pending:
         from git_aide.cache.segment import Analysis
 
         if self._analysis is None or self._analysis[0] is not schema:
-            self._analysis = (schema, Analysis(w, schema))
+            self._analysis = (schema, Analysis(w, schema, remember=True))
         analysis = self._analysis[1]
         batch = postings_build.Batch()
         for blob, record in self.docs:

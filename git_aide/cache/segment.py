@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 WORDS = ("what", "why", "context_label")
 #: The fields analysed by the field itself, once per distinct value (the tags: per tag).
 VALUES = ("scope", "tags")
+#: The most word fields' texts an Analysis that remembers keeps (their terms).
+KEPT_TEXTS = 256
 #: What Whoosh's comma-separated tokenizer matches (a KEYWORD field with commas).
 _COMMAS = re.compile(r"[^,]+")
 
@@ -68,8 +70,13 @@ def one_pass_fields(schema: Schema, formats: ModuleType) -> bool:
 class Analysis:
     """Gather the terms of the queried fields of documents, as Whoosh's fields give them."""
 
-    def __init__(self, w: ModuleType, schema: Schema) -> None:
+    def __init__(self, w: ModuleType, schema: Schema, remember: bool = False) -> None:
         self._words = Analyser(w)
+        #: (field, text) -> its length and terms, for the word fields (`remember`: a warm
+        #: server's pending documents, analysed anew at each hand edit, whose other
+        #: fields are most often the same text as at the last); None: not kept.
+        self._by_text: dict[tuple[str, str], tuple[int, list[tuple[str, int]]]] | None = \
+            {} if remember else None
         self._schema = schema
         self._scorable = {n: bool(schema[n].scorable) for n in (*WORDS, *VALUES)}
         #: (field, value) -> its terms, for the fields analysed by value.
@@ -88,9 +95,21 @@ class Analysis:
         """Return each queried field's length (as Whoosh counts it: 0 when it keeps none) and
         terms, for a document's values as `add_document` gets them."""
         out: postings_build.Fields = {}
+        kept = self._by_text
         for name in WORDS:
-            length, terms = self._words.terms(values[name])
-            out[name] = (length if self._scorable[name] else 0, terms.items())
+            if kept is None:
+                length, terms = self._words.terms(values[name])
+                out[name] = (length if self._scorable[name] else 0, terms.items())
+                continue
+            key = (name, values[name])
+            got = kept.get(key)
+            if got is None:
+                length, counts = self._words.terms(key[1])
+                if len(kept) >= KEPT_TEXTS:
+                    kept.clear()
+                got = kept[key] = (length if self._scorable[name] else 0,
+                                   list(counts.items()))
+            out[name] = got
         for name in VALUES:
             found = self._tags(values[name]) if name == "tags" \
                 else self._value(name, values[name])
