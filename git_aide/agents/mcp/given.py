@@ -100,13 +100,16 @@ def _session_records(mem: ServerState) -> list[JSONObject]:
     cache_dir = mem.repo().cache_dir
     sig = stat_sig(os.path.join(cache_dir, "sessions"))
     kept = mem.sessions_seen
-    if sig is not None and kept is not None and kept[0] == sig:
+    if kept is not None and kept[0] == sig:
         return kept[1]
+    if sig is None:  # no sessions folder (no hook ran here): none, until one is made
+        mem.sessions_seen = (None, [])
+        return []
     read_at = time.time()
     records = started_since(cache_dir, mem.born - SESSION_START_SLACK)
     # As git's racy index: a folder changed in the last moments may change again within
     # the same tick of its clock, and look the same: kept only once older than that.
-    racy = sig is None or sig[1] / 1e9 > read_at - RACY_SECONDS
+    racy = sig[1] / 1e9 > read_at - RACY_SECONDS
     mem.sessions_seen = None if racy else (sig, records)
     return records
 
