@@ -294,11 +294,17 @@ class Records:
 
     def keep(self, path: str, blob: str, record: dict[str, Any]) -> None:
         """Keep a copy of the record parsed from a blob at a path; only a record two
-        levels deep is kept: _copy() copies it whole."""
+        levels deep is kept: _copy() copies it whole. Its `what` is kept too (what(): a
+        memory's words are compared with others' once it is laid over a view)."""
         if all(_shallow(v) for v in record.values()):
             if len(self.parsed) >= self.KEPT_RECORDS:
                 self.parsed.clear()
             self.parsed[(path, blob)] = _copy(record)
+        what = record.get("what")
+        if isinstance(what, str) and blob not in self.whats:
+            if len(self.whats) >= self.KEPT_WHATS:
+                self.whats.clear()
+            self.whats[blob] = what
 
     def keep_ahead(self, entries: list[Entry]) -> None:
         """Parse these memories' records and keep them; one that is not a memory (its
