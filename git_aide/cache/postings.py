@@ -156,9 +156,20 @@ class Table:
         return self._bucket(crc32(key.encode()) % (len(self._offsets) - 1)).get(key)
 
     def stem(self, word: str) -> str | None:
-        """Return the stem of a plain word its documents use, or None."""
-        found = self._find(_STEM + word)
-        return found if isinstance(found, str) else None
+        """Return the stem of a plain word its documents use, or None (kept as raw()'s
+        answers are: a warm server asks the same words' stems at every search)."""
+        key = _STEM + word
+        asked = self._asked
+        if key in asked:
+            return asked[key]  # type: ignore[no-any-return]
+        found = self._find(key)
+        got = found if isinstance(found, str) else None
+        if self._held + 64 > ASKED_BYTES:
+            asked.clear()
+            self._held = 0
+        asked[key] = got
+        self._held += 64
+        return got
 
     def raw(self, field: str, term: str) -> tuple[bytes, bytes] | None:
         """Return (documents, frequencies) of a term in a field as stored (unsigned 32-bit
