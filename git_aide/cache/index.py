@@ -52,6 +52,8 @@ MAX_SEGMENTS = 10
 WRITER_TIMEOUT = 30.0
 #: The fields a query looks in.
 QUERIED = ("what", "why", "context_label", "scope", "tags")
+#: The most query texts whose terms an index keeps.
+KEPT_QUERIES = 256
 
 
 def _values(blob: str, r: dict[str, Any]) -> dict[str, str]:
@@ -70,6 +72,8 @@ class FullText(IndexFolder):
         super().__init__(cache_root)
         #: The last query's (field, term) pairs and the scores the tables gave them.
         self._scored: tuple[list[tuple[str, str]], Any] | None = None
+        #: The (field, term) pairs of the queries asked (_pairs), by text.
+        self._pairs_of: dict[str, list[tuple[str, str]]] = {}
         #: missing()'s last answer for a dict: (the dict, the ids held, the answer).
         self._missing_of: tuple[dict[str, Any], set[str], list[str]] | None = None
         #: Whether a small addition is kept in memory until write_pending() (a
@@ -303,8 +307,16 @@ class FullText(IndexFolder):
                               lambda: self._whoosh or analysis.load_whoosh(only_analysis=True))
 
     def _pairs(self, text: str) -> list[tuple[str, str]]:
+        # A text's terms are Whoosh's, whichever way terms() finds them: kept by text.
+        got = self._pairs_of.get(text)
+        if got is not None:
+            return got
         pairs = [(fld, w) for w in self.terms(text) for fld in QUERIED if fld != "tags"]
-        return pairs + [("tags", w.lower()) for w in text.replace(",", " ").split()]
+        pairs += [("tags", w.lower()) for w in text.replace(",", " ").split()]
+        if len(self._pairs_of) >= KEPT_QUERIES:
+            self._pairs_of.clear()
+        self._pairs_of[text] = pairs
+        return pairs
 
     def _scores(self, pairs: list[tuple[str, str]]
                 ) -> tuple[postings.Tables, Any] | None:
