@@ -227,3 +227,45 @@ def test_an_idle_write_never_holds_the_calls_while_another_process_writes(
     while indexed(here) == before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert len(indexed(here) - before) == 1  # written once the index was free
+
+
+def test_edits_back_and_forth_a_word_removed_and_a_new_file(repo: Path) -> None:
+    """A warm server keeps the terms of the texts it analysed (a hand edit's other fields
+    are most often unchanged): a memory edited back to a text it had, one edited to
+    lose the word searched, and a memory file new in the working tree are each seen at
+    the next call, and the answers are the command line's, score for score."""
+    records = [write_memory(repo, f"Migration note {i} on batches", why=WHY * (i % 3 + 1))
+               for i in range(8)]
+    commit(repo)
+    aide_ok(repo, "index")
+    paths = [repo / memory.relpath(r) for r in records]
+    srv = start(repo)
+
+    def answered_alike(word: str) -> list[str]:
+        got = search(srv, word)
+        want = aide_ok(repo, "search", word, "--json", env={"GIT_AIDE_SERVER": "0"}).json()
+        assert same(got, want)
+        return [m["what"] for m in got["memories"]]
+
+    try:
+        answered_alike("migration")
+        for n in (1, 2, 1, 2, 1):  # back and forth: the same texts analysed again
+            edit(paths[0], n)
+            assert f"Migration batches run overnight, edit {n}" in answered_alike("migration")
+        # The word taken out of a memory: it is no longer found.
+        rec = json.loads(paths[1].read_text())
+        rec["what"], rec["why"] = "Quokkas sleep through the day", "they are nocturnal"
+        paths[1].write_text(json.dumps(rec, indent=2) + "\n")
+        found = answered_alike("migration")
+        assert "Migration note 1 on batches" not in found
+        assert answered_alike("quokkas") == ["Quokkas sleep through the day"]
+        # A memory file new in the working tree, not staged: found at the next call.
+        write_memory(repo, "Migration of the quokka enclosure waits for spring")
+        assert "Migration of the quokka enclosure waits for spring" in \
+            answered_alike("migration")
+        assert answered_alike("quokka")[0] in ("Quokkas sleep through the day",
+                                               "Migration of the quokka enclosure waits "
+                                               "for spring")
+        assert len(answered_alike("quokka")) == 2
+    finally:
+        srv.close()
