@@ -69,6 +69,8 @@ class IndexFolder:
         #: How long to wait for another process's hold of the index's lock (None: as
         #: long as it takes).
         self.lock_wait: float | None = None
+        #: How many times this handle wrote a state of the index on disk (its id table).
+        self.saves = 0
 
     @property
     def _w(self) -> ModuleType:
@@ -135,6 +137,7 @@ class IndexFolder:
         """Write the id table for the index's state as it is now."""
         if not self.in_memory:
             self._state = idtable.save(self.root, ids)
+            self.saves += 1
 
     def cannot_write(self, e: OSError) -> str:
         """Return the notice for a cache that cannot be written (`e`: what failed): the folder

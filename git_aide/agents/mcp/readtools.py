@@ -112,11 +112,14 @@ def _kept(mem: ServerState, name: str, a: JSONObject, work: Callable[[], Answer]
             sys.stderr.write(f"git-aide: warning: {line}\n")
         mem.counted = None if counted is None else (counted[0], list(counted[1]))
         return doc, text
+    saves = mem.index(mem.context().cache).saves if full_text else 0
     doc, text = work()
     # A search adds the documents the index lacked: the answer is kept for the state of
-    # the index it left. (A memory file changed meanwhile is an event the next call's
-    # state reads: that state is another, and this answer is not given for it.)
-    if state is not None and full_text:
+    # the index it left, stat again when it wrote the index or may have embedded memories
+    # (a model named: state[-2]). (A memory file changed meanwhile is an event the next
+    # call's state reads: that state is another, and this answer is not given for it.)
+    if state is not None and full_text and (
+            state[-2] is not None or mem.index(mem.context().cache).saves != saves):
         state = mem.answers.enter((*state[:-1], index_state(mem.context().cache)))
     mem.answers.put(state, key, (doc, text, mem.counted, list(mem.said)))
     return doc, text
