@@ -102,6 +102,10 @@ def index_sources(ctx: Context, progress: Progress | None = None) -> tuple[int, 
         return ensure_indexed(ctx.index(), kept, progress), kept
     finally:
         if collecting:
+            # What is still alive lives until the command ends: frozen, it is left out of
+            # the collector's passes (its first one, as soon as it is enabled again,
+            # walked every object made meanwhile: 0.9 s at 100,000 memories).
+            gc.freeze()
             gc.enable()
 
 

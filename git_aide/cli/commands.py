@@ -278,6 +278,11 @@ def run(command: str, kwargs: dict[str, object], contexts: Contexts | None = Non
         return HOT[command](**kwargs)
     finally:
         if collecting:
+            if contexts is None:
+                # A process of its own, which ends now: what is still alive is left out
+                # of the collector's next pass (as soon as it is enabled again, over
+                # every object made meanwhile).
+                gc.freeze()
             gc.enable()
 
 
