@@ -101,6 +101,10 @@ def test_one_pass_writes_what_whoosh_writes(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(11)
     docs = [(f"{i:040x}", _fields(rng)) for i in range(700)]
+    # Terms of one posting each, in every kind of field (one block, written alone).
+    docs.append((f"{700:040x}", {**_fields(rng), "what": "zebra quagga", "why": "okapi",
+                                 "context_label": "tapir", "tags": ["unique-tag"],
+                                 "scope": "lone/**"}))
     built = {}
     for one_pass in (False, True):
         monkeypatch.setattr(index, "ONE_PASS", one_pass)
