@@ -95,24 +95,48 @@ def load_json(data: bytes) -> JSON:
     return raw
 
 
-def parse(data: bytes, path: str | None = None) -> JSONObject:
+def parse(data: bytes, path: str | None = None, known: bool = False) -> JSONObject:
     """Parse one memory file, liberally: MemoryFormatError only when it is no memory at
     all (not JSON, no valid uuid, layer, what or scope); any other field that breaks a
     rule is read as the nearest value of its type. `path` (repo-relative) gives a
-    missing `shared` from the folder."""
+    missing `shared` from the folder. `known`: these bytes are known to be a memory
+    (a read's verdict on their blob id, which names them): the rules are not checked
+    again, and the record is the same."""
     raw = load_json(data)
     if not isinstance(raw, dict):
         raise MemoryFormatError("not a JSON object")
-    record = fill_defaults(raw)
-    problems = check(record)
-    for field, message in problems:
-        if is_fatal(field):
-            raise MemoryFormatError(message, field)
-    if "shared" not in raw or not isinstance(raw["shared"], bool):
-        record["shared"] = not (path or "").startswith(PERSONAL_DIR + "/")
+    # Parsed just now, the object is this call's own: not copied when it is canonical.
+    record = raw if _canonical(tuple(raw)) else fill_defaults(raw)
+    shared = None if "shared" in raw and isinstance(raw["shared"], bool) \
+        else not (path or "").startswith(PERSONAL_DIR + "/")
+    if known:
+        # Not a memory would have been fatal; any other problem is one of type, which
+        # _normalize() alone mends (on a record of the right types it changes nothing).
+        problems = not _typed(record)
+    else:
+        found = check(record)
+        for field, message in found:
+            if is_fatal(field):
+                raise MemoryFormatError(message, field)
+        problems = bool(found)
+    if shared is not None:
+        record["shared"] = shared
     if problems:
         _normalize(record)
     return record
+
+
+def _typed(record: JSONObject) -> bool:
+    """Tell whether each field _normalize() mends already has its type (it would change
+    nothing)."""
+    tags, derived, gen = record["tags"], record["derived_from"], record["generated_by"]
+    return (type(tags) is list and all(type(t) is str for t in tags)
+            and all(record[k] is None or type(record[k]) is str for k in ("why", "context_label"))
+            and (derived is None or type(derived) is str or (
+                type(derived) is list and all(type(d) is str for d in derived)))
+            and all(type(record.get(k)) is str for k in ("contributor", "created_at",
+                                                          "updated_at", "source", "priority"))
+            and (gen is None or type(gen) is dict))
 
 
 def is_fatal(field: str | None) -> bool:
@@ -207,9 +231,7 @@ def encodable(value: JSON) -> bool:
 
 def fill_defaults(raw: JSONObject) -> JSONObject:
     """Return the record with every known key present, in canonical order, unknown keys after."""
-    keys = tuple(raw)
-    if keys[:_KNOWN] == KNOWN_KEYS and (len(keys) <= _KNOWN + 1
-                                        or list(keys[_KNOWN:]) == sorted(keys[_KNOWN:])):
+    if _canonical(tuple(raw)):
         # Written canonically (every known key, in order; any other after, sorted): the
         # order already is the record's (a copy is a tenth of the loop below).
         return dict(raw)
@@ -223,6 +245,13 @@ def fill_defaults(raw: JSONObject) -> JSONObject:
     for key in sorted(k for k in raw if k not in record):
         record[key] = raw[key]
     return record
+
+
+def _canonical(keys: tuple[str, ...]) -> bool:
+    """Tell whether a record's keys are in canonical order: every known key, in order,
+    then any other, sorted."""
+    return keys[:_KNOWN] == KNOWN_KEYS and (len(keys) <= _KNOWN + 1
+                                            or list(keys[_KNOWN:]) == sorted(keys[_KNOWN:]))
 
 
 def check(record: JSONObject) -> list[tuple[str | None, str]]:

@@ -214,7 +214,9 @@ class Entry(tuple):  # type: ignore[type-arg]
             # Damaged: the blob itself is the truth.
             data = read_again(reader.repo, path, blob)
         try:
-            return memory.parse(data, path)
+            # The read found this blob a memory (an entry is made of no other), and a
+            # blob id names its bytes: the rules need not be checked again.
+            return memory.parse(data, path, known=True)
         except memory.MemoryFormatError:
             raise AideError(f"{path} changed while it was being read; try again") from None
 

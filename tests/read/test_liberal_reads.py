@@ -134,3 +134,57 @@ def test_only_a_file_that_is_not_a_memory_is_skipped(tmp_path: Path) -> None:
     assert set(live(r)) == {good}
     assert r.stderr.count("skipped") == 4
     assert aide(repo, "validate").returncode == 1
+
+
+#: Records with a problem of each kind that leaves them live memories (and none).
+ODD: dict[str, dict[str, Any]] = {
+    "fine": {}, "repeated_tag": {"tags": ["db", "db"]}, "tags_text": {"tags": "a,b"},
+    "tag_number": {"tags": ["a", 7]}, "why_number": {"why": 5},
+    "label_list": {"context_label": ["x"]}, "no_contributor": {"contributor": None},
+    "contributor_number": {"contributor": 3}, "bad_time": {"created_at": "yesterday"},
+    "time_number": {"updated_at": 12}, "time_order": {"created_at": "2024-06-01T10:00:00.000Z"},
+    "source": {"source": "telepathy"}, "priority": {"priority": 2},
+    "generated_by": {"generated_by": "me"}, "derived_text": {"derived_from": "nope"},
+    "derived_numbers": {"derived_from": [1, 2]}, "shared_text": {"shared": "yes"},
+    "no_shared": {"shared": None}, "no_tags": {"tags": None},
+}
+
+
+def test_a_known_memory_reads_as_one_checked_again(tmp_path: Path) -> None:
+    from git_aide.core import memory
+
+    repo = make_repo(tmp_path / "r", hooks=True)
+    for n, (name, over) in enumerate(ODD.items()):
+        for folder in ("technical", "preferences/personal"):
+            _u, path = aide_memory_file(repo, folder, n, **over)
+            data = path.read_bytes()
+            rel = path.relative_to(repo).as_posix()
+            assert memory.parse(data, rel, known=True) == memory.parse(data, rel), name
+            for text in (data, memory.canonical(memory.parse(data, rel))):
+                assert memory.parse(text, rel, known=True) == memory.parse(text, rel), name
+
+
+def test_a_search_shows_odd_memories_as_read_and_validate_still_warns(
+        side_by_side: Any) -> None:
+    repo, uuids, paths = side_by_side
+    git(repo, "add", "-A")
+    subprocess.run(["git", "commit", "-q", "-m", "odd"], cwd=repo, check=True, env=BASE_ENV)
+    aide_ok(repo, "index")  # read from the view now: each blob's verdict is the index's
+    found = live(aide_ok(repo, "search", "zebra", "--json", "--limit", "1000000"))
+    odd = found[uuids["odd_type"]]
+    assert odd["why"] == "5" and odd["tags"] == ["a,b"]
+    assert found[uuids["repeated_tag"]]["tags"] == ["db", "db"]
+    assert found[uuids["personal_no_shared"]]["shared"] is False
+    text = aide_ok(repo, "search", "zebra", "--limit", "1000000").stdout
+    assert "why: 5" in text and "#a,b" in text
+    # After an index and a search, the same problems are still named.
+    warned = {(w["path"].rsplit("/", 1)[-1][:-5], w["field"])
+              for w in aide(repo, "validate", "--json").json()["warnings"]}
+    assert {(uuids["odd_type"], "why"), (uuids["repeated_tag"], "tags"),
+            (uuids["time_order"], "updated_at")} <= warned
+    # An odd memory edited into another blob is read anew, not by the first verdict.
+    rec = json.loads(paths["odd_type"].read_bytes())
+    paths["odd_type"].write_text(json.dumps({**rec, "why": [1, 2], "tags": ["b", "b"]}))
+    found = live(aide_ok(repo, "search", "zebra", "--json", "--limit", "1000000"))
+    assert found[uuids["odd_type"]]["why"] == "[1, 2]"
+    assert found[uuids["odd_type"]]["tags"] == ["b", "b"]
