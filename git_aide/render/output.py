@@ -109,19 +109,25 @@ MANY = 1024
 
 def _ranked_plain(hits: list[Hit]) -> str:
     width = len(str(len(hits)))
+    pad = " " * (width + 2)  # a memory's lines after its first
+    under = "\n" + pad
     lines: list[str] = []
+    add = lines.append
     once = len(hits) > MANY
     for i, h in enumerate(hits, 1):
         r = h.entry.read_record_once() if once else h.entry.read_record()
-        tags = "".join(f" #{t}" for t in r["tags"])
-        what = folded(r["what"]).replace("\n", "\n" + " " * (width + 2))
-        extra = [x for x in (_marks(h, r), None if h.score is None else f"score {h.score:.2f}")
-                 if x]
-        label = f"{r['layer']} [{_scope_text(r)}]" + (f" ({', '.join(extra)})" if extra else "")
-        lines.append(f"{i:>{width}}. {r['uuid'][:8]}  {label}")
-        lines.append(f"{'':>{width}}  {what}{tags}")
-        if r["why"]:
-            lines.append(f"{'':>{width}}  why: {' '.join(r['why'].split())}")
+        tags = r["tags"]
+        tagged = " #" + " #".join(tags) if tags else ""
+        what = folded(r["what"]).replace("\n", under)
+        marks = _marks(h, r)
+        score = None if h.score is None else f"score {h.score:.2f}"
+        extra = f"{marks}, {score}" if marks and score else marks or score
+        label = f"{r['layer']} [{r['scope'] or 'project'}]" + (f" ({extra})" if extra else "")
+        add(f"{str(i).rjust(width)}. {r['uuid'][:8]}  {label}")
+        add(f"{pad}{what}{tagged}")
+        why = r["why"]
+        if why:
+            add(f"{pad}why: {' '.join(why.split())}")
     return "\n".join(lines)
 
 
