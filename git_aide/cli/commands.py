@@ -142,6 +142,8 @@ def render_hits(snap: Snapshot, hits: list[Hit], as_json: bool, ranked: bool = T
     grouped by layer."""
     from git_aide.render import output as render
 
+    if len(hits) > render.MANY:
+        snap.body(wanted=len(hits))  # read in one run, when that is cheaper
     if as_json:
         from git_aide.app.answers import memories_doc
 
