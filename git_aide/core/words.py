@@ -28,6 +28,9 @@ that the their then there this to was we were will with when you your not no do 
 TOKEN = r"[^\s\"'`(),;:!?\[\]{}<>=|*]+"
 _TOKENS = re.compile(TOKEN)
 _ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
+#: Where _ACRONYM matches, if anywhere: found in C, where substituting calls back into
+#: Python each time (most texts hold no such run).
+_ACRONYM_AT = re.compile(r"[A-Z][A-Z][a-z]")
 #: An identifier's parts: an acronym, a (capitalised) word, a number.
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 #: Letters and digits of lower-cased text.
@@ -43,7 +46,7 @@ def prepare(text: str) -> str:
     """Prepare text as the index's analyzer wants it: an acronym run before a capitalised word
     gets a boundary (`HTTPAdapter` -> `HTTP_Adapter`), which Whoosh's intra-word filter
     lacks."""
-    return _ACRONYM.sub(r"\1_\2", text)
+    return _ACRONYM.sub(r"\1_\2", text) if _ACRONYM_AT.search(text) else text
 
 
 def plain(word: str) -> bool:

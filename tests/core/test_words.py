@@ -23,6 +23,18 @@ def test_the_index_keeps_identifiers_whole() -> None:
     assert prepare("HTTPAdapter") == "HTTP_Adapter"
 
 
+def test_a_boundary_goes_before_every_capitalised_word_after_an_acronym() -> None:
+    import random
+    import re
+
+    assert prepare("ABCDef XMLHttpRequest, IO") == "ABC_Def XML_HttpRequest, IO"
+    assert prepare("plain text, Capitalised Words") == "plain text, Capitalised Words"
+    rng = random.Random(5)
+    for _ in range(3000):
+        text = "".join(rng.choice("AZaz Éé_9.") for _ in range(rng.randint(0, 12)))
+        assert prepare(text) == re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text), text
+
+
 def test_numbers_are_words_so_numbered_facts_are_not_duplicates(repo: Path) -> None:
     """`remember`'s near-duplicate warning: two facts that differ by a number are two
     facts; two that differ by punctuation alone are one."""
