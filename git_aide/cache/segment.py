@@ -340,8 +340,8 @@ def _blocks(pw: W3PostingsWriter, docs: array[int], weights: list[float], values
         ids = docs[start:start + limit]
         exact = weights[start:start + limit]
         held = array("f", exact)  # as Whoosh holds a block's weights
-        top = max(0, *exact)
-        known = [] if lengths is None else [x for x in map(lengths.__getitem__, ids) if x]
+        top = max(0, max(exact))  # max(0, *exact), which unpacks them
+        known = [] if lengths is None else list(filter(None, map(lengths.__getitem__, ids)))
         shortest = min(known) if known else None
         longest = max(known) if known else 0
         if not pw._blockcount:
@@ -360,7 +360,7 @@ def _blocks(pw: W3PostingsWriter, docs: array[int], weights: list[float], values
         deltas = tuple(map(sub, ids, chain((0,), ids)))
         low, high = min(held), max(held)
         mini = None if low == high == 1.0 else held[0] if low == high else tuple(held)
-        given = [v for v in values[start:start + limit] if v]
+        given = list(filter(None, values[start:start + limit]))
         kept = tuple(given) if fixed is None or fixed < 0 else None if fixed == 0 \
             else b"".join(given)
         data = dumps((deltas, mini, kept), 2)
