@@ -27,21 +27,18 @@ from __future__ import annotations
 
 import re
 from array import array
-from itertools import chain
-from operator import sub
-from pickle import dumps
-from zlib import compress
 
-from git_aide.cache import postings_build
+from git_aide.cache import blocks, postings_build
 from git_aide.cache.analysis import Analyser
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from types import ModuleType
+    from typing import Any
 
     from whoosh.codec.base import Segment
-    from whoosh.codec.whoosh3 import W3PerDocWriter, W3PostingsWriter
+    from whoosh.codec.whoosh3 import W3PerDocWriter
     from whoosh.fields import Schema
     from whoosh.writing import SegmentWriter
 
@@ -250,13 +247,12 @@ def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
                     other: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
                     progress: Callable[[float], None] | None) -> None:
     """Write every term's postings, field by field and term by term in byte order, as
-    Whoosh's pool would hand them to its codec's field writer; `progress` is told the
+    Whoosh's pool would hand them to its codec's field writer (a large segment's last
+    terms worked out by a child process meanwhile: blocks.py); `progress` is told the
     share of the postings written, now and then."""
-    from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3PostingsWriter
+    from whoosh.codec.whoosh3 import W3PostingsWriter
     from whoosh.system import pack_uint
     from whoosh.util.numeric import byte_to_length, length_to_byte
-
-    whoosh = (WHOOSH3_HEADER_MAGIC, length_to_byte)
 
     schema = writer.schema
     fw = writer.fieldwriter
@@ -268,150 +264,70 @@ def _write_postings(writer: SegmentWriter, batch: postings_build.Batch,
             said[name] = [byte_to_length(b) if (b := length_to_byte(v)) else None
                           for v in exact]
     packed: dict[int, bytes] = {}
-    total = sum(len(d) for terms in batch.posts.values() for d, _f in terms.values()) or 1
-    done = 0
-    step = total // 50 + 1
-    for name in sorted({*batch.posts, *other}):
-        f = schema[name]
-        fw.start_field(name, f)
-        add = fw.add
-        # Whoosh's postings writer takes one posting a call (a few µs each): its own
-        # writer's blocks are written here as add_posting and _write_block write them.
-        bulk = type(fw._postwriter) is W3PostingsWriter
+    # Every term in the order written: (field, term bytes, its postings' rows, or its
+    # text in the batch).
+    terms: list[tuple[str, bytes, Any]] = []
+    names = sorted({*batch.posts, *other})
+    for name in names:
         if name in other:
-            for tbytes, rows in sorted(other[name].items()):
-                fw.start_term(tbytes)
-                if bulk:
-                    _blocks(fw._postwriter, array("I", [r[0] for r in rows]),
-                            [r[1] for r in rows], [r[2] for r in rows], None, whoosh)
-                else:
-                    for doc, weight, vbytes in rows:
-                        add(doc, weight, vbytes, 0)
-                fw.finish_term()
+            terms += [(name, t, rows) for t, rows in sorted(other[name].items())]
         else:
-            boost = f.format.field_boost
-            lengths = said.get(name)
-            terms = batch.posts[name]
-            for tbytes, term in sorted((t.encode("utf-8"), t) for t in terms):
-                docs, freqs = terms[term]
-                fw.start_term(tbytes)
+            got = batch.posts[name]
+            terms += [(name, t, term) for t, term in sorted((t.encode("utf-8"), t) for t in got)]
+            for _docs, freqs in got.values():
                 for n in set(freqs).difference(packed):
                     packed[n] = pack_uint(n)
+    boosts = {name: schema[name].format.field_boost for name in batch.posts}
+
+    def postings(i: int) -> blocks.Postings:
+        name, _t, key = terms[i]
+        if name in other:
+            return (array("I", [r[0] for r in key]), [r[1] for r in key], [r[2] for r in key],
+                    None)
+        docs, freqs = batch.posts[name][key]
+        boost = boosts[name]
+        return (docs, [n * boost for n in freqs], list(map(packed.__getitem__, freqs)),
+                said.get(name))
+
+    # Whoosh's postings writer takes one posting a call (a few µs each): its own
+    # writer's blocks are worked out here as add_posting and _write_block make them.
+    bulk = type(fw._codec.postings_writer(None)) is W3PostingsWriter
+    if bulk:
+        block = {name: blocks.params(fw._codec.postings_writer(None), schema[name].format)
+                 for name in {n for n, _t, _k in terms}}
+        params = [block[name] for name, _t, _k in terms]
+        costs = [len(key) + blocks.TERM_COST if name in other
+                 else len(batch.posts[name][key][0]) + blocks.TERM_COST
+                 for name, _t, key in terms]
+        shared = blocks.Shared(postings, params, blocks.split(costs))
+    total = sum(len(d) for terms_ in batch.posts.values() for d, _f in terms_.values()) or 1
+    done = 0
+    step = total // 50 + 1
+    at = 0
+    try:
+        for field in names:  # each one, even one without terms: the field map names it
+            fw.start_field(field, schema[field])
+            while at < len(terms) and terms[at][0] == field:
+                fw.start_term(terms[at][1])
                 if bulk:
-                    _blocks(fw._postwriter, docs, [n * boost for n in freqs],
-                            list(map(packed.__getitem__, freqs)), lengths, whoosh)
+                    blocks.put(fw._postwriter, shared.take(at))
                 else:
-                    of: list[int | None] = [lengths[d] for d in docs] \
-                        if lengths is not None else [0] * len(docs)
-                    for row in zip(docs, [n * boost for n in freqs], map(packed.get, freqs),
-                                   of, strict=True):
-                        add(*row)
+                    docs, weights, values, lengths = postings(at)
+                    of = [lengths[d] for d in docs] if lengths is not None \
+                        else [0] * len(docs)
+                    for row in zip(docs, weights, values, of, strict=True):
+                        fw.add(*row)
                 fw.finish_term()
-                if progress is not None and (done + len(docs)) // step > done // step:
-                    progress((done + len(docs)) / total)
-                done += len(docs)
-        fw.finish_field()
-
-
-def _blocks(pw: W3PostingsWriter, docs: array[int], weights: list[float], values: list[bytes],
-            lengths: list[int | None] | None, whoosh: tuple[bytes, Callable[[int | None], int]]
-            ) -> None:
-    """Write one term's postings (`docs`, their `weights` and `values` as add_posting gets
-    them) into Whoosh's W3PostingsWriter `pw`, every block of them, each as its own
-    _write_block() writes it (the same bytes, and the same sums in the term's info),
-    the last one marked last; then finish_postings() has nothing left to write but
-    the term's extent. Whoosh's own takes a few calls and generator steps a posting
-    (delta_encode, its weights' checks): here a block is a few calls in C.
-    `lengths`: each document's length as its length byte says it (None: the field
-    keeps none); `whoosh`: its block header's magic bytes and its length_to_byte
-    (imported once per segment: a term may have a single posting)."""
-    magic, length_to_byte = whoosh
-    limit = pw._blocklimit
-    comp = pw._compression
-    fixed = pw._format.fixed_value_size()
-    postfile = pw._postfile
-    info = pw._terminfo
-    n = len(docs)
-    if n == 1:  # most terms: each blob id's, and the rare words'
-        _one(pw, docs[0], weights[0], values[0],
-             None if lengths is None else lengths[docs[0]], whoosh)
-        return
-    for start in range(0, n, limit):
-        ids = docs[start:start + limit]
-        exact = weights[start:start + limit]
-        held = array("f", exact)  # as Whoosh holds a block's weights
-        top = max(0, max(exact))  # max(0, *exact), which unpacks them
-        known = [] if lengths is None else list(filter(None, map(lengths.__getitem__, ids)))
-        shortest = min(known) if known else None
-        longest = max(known) if known else 0
-        if not pw._blockcount:
-            postfile.write(magic)
-        # The term info's add_block().
-        info._weight += sum(held)
-        info._df += len(ids)
-        info._minlength = shortest if info._minlength is None \
-            else min(info._minlength, shortest)
-        info._maxlength = max(info._maxlength, longest)
-        info._maxweight = max(info._maxweight, top)
-        if info._minid is None:
-            info._minid = ids[0]
-        info._maxid = ids[-1]
-        # _mini_ids(), _mini_weights(), _mini_values().
-        deltas = tuple(map(sub, ids, chain((0,), ids)))
-        low, high = min(held), max(held)
-        mini = None if low == high == 1.0 else held[0] if low == high else tuple(held)
-        given = list(filter(None, values[start:start + limit]))
-        kept = tuple(given) if fixed is None or fixed < 0 else None if fixed == 0 \
-            else b"".join(given)
-        data = dumps((deltas, mini, kept), 2)
-        if comp:
-            data = compress(data, comp)
-        head = dumps((len(ids), ids[-1], top, comp, length_to_byte(shortest),
-                      length_to_byte(longest)), 2)
-        size = len(head) + len(data)
-        postfile.write_int(-size if start + limit >= n else size)
-        postfile.write(head)
-        postfile.write(data)
-        pw._blockcount += 1
-    pw._new_block()
-
-
-def _one(pw: W3PostingsWriter, doc: int, weight: float, value: bytes, length: int | None,
-         whoosh: tuple[bytes, Callable[[int | None], int]]) -> None:
-    """Write a term of one posting as _blocks() writes it (one block, the last), without
-    its slices and loops: a first index of 100,000 memories has 100,000 such terms, one
-    per blob id."""
-    magic, length_to_byte = whoosh
-    comp = pw._compression
-    fixed = pw._format.fixed_value_size()
-    postfile = pw._postfile
-    info = pw._terminfo
-    held = array("f", (weight,))[0]  # as Whoosh holds a block's weights
-    top = max(0, weight)
-    shortest = length or None
-    longest = length or 0
-    if not pw._blockcount:
-        postfile.write(magic)
-    info._weight += held
-    info._df += 1
-    info._minlength = shortest if info._minlength is None \
-        else min(info._minlength, shortest)
-    info._maxlength = max(info._maxlength, longest)
-    info._maxweight = max(info._maxweight, top)
-    if info._minid is None:
-        info._minid = doc
-    info._maxid = doc
-    given = (value,) if value else ()
-    kept = given if fixed is None or fixed < 0 else None if fixed == 0 else b"".join(given)
-    data = dumps(((doc,), None if held == 1.0 else held, kept), 2)
-    if comp:
-        data = compress(data, comp)
-    head = dumps((1, doc, top, comp, length_to_byte(shortest), length_to_byte(longest)), 2)
-    postfile.write_int(-(len(head) + len(data)))
-    postfile.write(head)
-    postfile.write(data)
-    pw._blockcount += 1
-    pw._new_block()
+                if field not in other:
+                    n = len(batch.posts[field][terms[at][2]][0])
+                    if progress is not None and (done + n) // step > done // step:
+                        progress((done + n) / total)
+                    done += n
+                at += 1
+            fw.finish_field()
+    finally:
+        if bulk:
+            shared.close()
 
 
 def merge_small_ones(writer: SegmentWriter, segments: list[Segment]) -> list[Segment]:

@@ -125,6 +125,39 @@ def test_one_pass_writes_what_whoosh_writes(tmp_path: Path,
             FullText(whoosh.root).search(query, allowed, 10), query
 
 
+@pytest.mark.parametrize("child", ["works", "fails"])
+def test_a_child_process_works_out_the_same_segment(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     child: str) -> None:
+    """The last terms of a large segment, worked out by a child process (or by this one
+    when the child fails), are written as Whoosh writes them."""
+    import marshal
+
+    from git_aide.cache import blocks
+
+    rng = random.Random(3)
+    docs = [(f"{i:040x}", _fields(rng)) for i in range(400)]
+    docs.append((f"{400:040x}", {**_fields(rng), "what": "zebra", "context_label": None}))
+    built = {}
+    forks: list[int] = []
+    real = blocks.os.fork
+    monkeypatch.setattr(blocks.os, "fork", lambda: forks.append(1) or real())
+    monkeypatch.setattr(blocks, "forkable", lambda: True)  # pytest's workers run threads
+    for shared in (False, True):
+        monkeypatch.setattr(blocks, "SHARED_FROM", 0 if shared else 10**9)
+        if shared and child == "fails":
+            # The child cannot hand its terms over: this process works them out.
+            monkeypatch.setattr(blocks, "marshal", type("M", (), {
+                "dumps": staticmethod(lambda _v: 1 / 0), "loads": marshal.loads}))
+        ft = FullText(str(tmp_path / str(shared)))
+        assert ft.add(docs) == len(docs)
+        assert len(forks) == shared
+        built[shared] = ft
+    assert _segment_files(built[True]) == _segment_files(built[False])
+    assert _whoosh(built[True]) == _whoosh(built[False])
+    assert _table(built[True]) == _table(built[False])
+
+
 def test_more_after_a_one_pass_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Documents added later go through Whoosh's writer as before, on top of the
     segment written in one pass, and the answers are Whoosh's own."""
