@@ -68,3 +68,27 @@ def test_a_large_recall_limit_keeps_a_superseded_memory_below_its_replacement(
     alone = uuids(aide_ok(repo, "recall", "src/upload/limits.py", "--limit", "1000000",
                           "--json"))
     assert alone[0] == old["uuid"] and len(alone) == 6
+
+
+def test_an_answer_of_many_memories_shows_each_as_a_small_answer_does(repo: Path) -> None:
+    """More than a thousand matches are read from the view's contents in one run
+    (read/snapshot.body): each shows as it does in an answer of a few."""
+    for i in range(1100):
+        put(repo, valid_record(what=f"zebra note {i}: word{i}a word{i}b", tags=[f"t{i % 7}"],
+                               why=f"reason {i}" if i % 3 else None,
+                               scope=f"src/m{i % 5}/**" if i % 2 else None,
+                               layer="area_context" if i % 2 else "technical",
+                               created_at=stamp(i % 1400), updated_at=stamp(i % 1400)))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "many")
+    aide_ok(repo, "index")
+    every = aide_ok(repo, "search", "zebra", "--json", "--limit", "1000000").json()
+    assert len(every["memories"]) == 1100
+    shown = {m["uuid"]: m for m in every["memories"]}
+    text = aide_ok(repo, "search", "zebra", "--limit", "1000000").stdout
+    for i in (0, 1, 2, 517, 1099):
+        few = aide_ok(repo, "search", f"word{i}a", "--json", "--limit", "3").json()
+        one = next(m for m in few["memories"] if f"word{i}a" in m["what"].split())
+        assert {k: v for k, v in shown[one["uuid"]].items() if k != "score"} == \
+            {k: v for k, v in one.items() if k != "score"}
+        assert f"{one['uuid'][:8]}  {one['layer']}" in text and one["what"] in text
