@@ -71,9 +71,10 @@ class Semantic:
         self._vectors: Vectors | None = None
         #: Memories without a vector when the last ensure() stopped.
         self.left = 0
-        #: (the snapshot's blob ids, the vectors' size then, those blobs with a vector,
-        #: their rows) of the last nearest(): a warm server asks again on the same ids.
-        self._subset: tuple[object, int, Any, Any] | None = None
+        #: Of the last nearest(): (the view's blob ids, the vectors' rows then, whether
+        #: some of those blobs had no vector, the vectors' size then, those blobs with a
+        #: vector, their rows): a warm server asks again on the same view.
+        self._subset: tuple[object, object, bool, int, Any, Any] | None = None
         #: The vectors of the texts asked lately, by text: a warm server asks the same
         #: question again after a hand edit (its kept answer no longer holds).
         self._asked: dict[str, np.ndarray] = {}
@@ -219,24 +220,36 @@ class Semantic:
                 progress: Progress | None = None) -> dict[str, float]:
         """Return the cosine of `text` to the `k` memories of the snapshot nearest to it, and to
         those of `also` (that have a vector). Their vectors are made first, within the
-        budget; which rows are the snapshot's is kept for the next call on it (the
-        server's warm snapshot)."""
+        budget; which rows are the view's is kept for the next call on it (the server's
+        warm snapshot), and those of the few files laid over the view are looked up
+        each call (a server lays them again at every call while a memory differs from
+        the index)."""
         import numpy as np
 
-        ids = snap.blob_ids()
-        source: object = ids if ids is not None else snap
+        base, laid = self._parts(snap)
         vecs = self.vectors
         kept = self._subset
-        if kept is None or kept[0] is not source or kept[1] != vecs.size:
+        if kept is None or kept[0] is not base or kept[1] is not vecs.rows \
+                or (kept[2] and kept[3] != vecs.size):
             blobs = every_blob(snap)
             self.ensure(snap, blobs, progress=progress)
             vecs = self.vectors
-            rows = np.fromiter((vecs.rows.get(b, -1) for b in blobs), dtype=np.int64,
-                               count=len(blobs))
+            mine = list(base) if isinstance(base, dict) else blobs
+            rows = np.fromiter((vecs.rows.get(b, -1) for b in mine), dtype=np.int64,
+                               count=len(mine))
             have = rows >= 0
-            kept = (source, vecs.size, np.array(blobs, dtype=object)[have], rows[have])
+            kept = (base, vecs.rows, not have.all(), vecs.size,
+                    np.array(mine, dtype=object)[have], rows[have])
             self._subset = kept
-        _source, _size, names, rows = kept
+        elif laid and vecs.missing(laid):
+            self.ensure(snap, laid, progress=progress)
+            vecs = self.vectors
+        names, rows = kept[4], kept[5]
+        if laid:
+            more = [(b, r) for b in laid if (r := vecs.rows.get(b)) is not None]
+            if more:
+                names = np.concatenate([names, np.array([b for b, _r in more], dtype=object)])
+                rows = np.concatenate([rows, np.array([r for _b, r in more], dtype=np.int64)])
         if vecs.matrix is None or not len(rows):
             return {}
         q = self.question(text)
@@ -250,6 +263,20 @@ class Semantic:
             if r is not None:
                 out[b] = float(sims[r])
         return out
+
+    @staticmethod
+    def _parts(snap: Snapshot) -> tuple[object, list[str]]:
+        """Return what the snapshot's memories are read from (its view's blob ids, kept
+        while the view is; else the snapshot) and the blobs of the files laid over the
+        view that it does not hold, in blob_ids()'s order."""
+        from git_aide.read.snapshot import ViewBlobIds
+
+        ids = snap.blob_ids()
+        if ids is None:
+            return snap, []
+        if isinstance(ids, ViewBlobIds):
+            return ids.base, [b for b in ids.laid if b not in ids.base]
+        return ids, []
 
 
 def model_signature(value: str | None) -> object:

@@ -151,3 +151,42 @@ def test_the_configured_model_is_loaded_between_calls(repo: Path, tiny: Path,
     assert mem._semantic is sem  # the same model, not loaded again
     assert got == aide_ok(repo, "search", "when do deploys ship", "--mode", "semantic",
                           "--json", env={"GIT_AIDE_SERVER": "0"}).json()
+
+
+def test_questions_beside_a_hand_edited_memory_are_answered_as_a_command_does(
+        repo: Path, tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a memory differs from the index (laid over the server's view at every
+    call), each new question weighs it by its text now, and the view's others as
+    before: the answers are the command line's, call after call and edit after edit."""
+    from helpers import in_this_process, served
+
+    from git_aide.agents.mcp.server import ready_state
+
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    remember(repo, "Users authenticate with a password")
+    remember(repo, "We deploy on friday")
+    edited = remember(repo, "The cache lives in git")
+    remember(repo, "Tokens rotate every hour")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "m")
+    aide_ok(repo, "index")
+    in_this_process(repo, monkeypatch)
+    mem = ready_state("bench/1")
+    assert mem.worked(60)
+    path = repo / edited["path"]
+    record = json.loads(path.read_text())
+    asked = 0
+    questions = ("when do we ship a release", "signin with a password", "where the cache lives")
+    for what, meant in (("Releases ship on tuesdays", questions[0]),
+                        ("The session uses signin credentials", questions[1])):
+        record["what"] = what
+        path.write_text(json.dumps(record, indent=2) + "\n")
+        for question in questions:
+            asked += 1
+            ask = {"keyword": f"{question} {asked}", "mode": "semantic"}
+            got = served(mem, "aide_search", ask)
+            assert got == aide_ok(repo, "search", ask["keyword"], "--mode", "semantic",
+                                  "--json", env={"GIT_AIDE_SERVER": "0"}).json()
+            # The edited memory is found by what it says now.
+            found = edited["uuid"] in [m["uuid"] for m in got["memories"]]
+            assert found == (question == meant), (what, question)
