@@ -128,6 +128,36 @@ def test_supersession_engines_find_pairs() -> None:
     assert pairs_of(candidates.among(entries, warmed(entries)) or []) == want
 
 
+@PROPS
+@given(stores(), st.data())
+def test_supersession_by_meaning_takes_the_pairs_its_rule_names(
+        records: list[dict[str, object]], data: st.DataObject) -> None:
+    """With a model, a memory is superseded by its closest newer one in words (from
+    supersede.MEANING_WORDS) when their cosine and words together reach
+    supersede.MEANING (words alone, supersede.WORDS, when either has no vector) and the
+    newer tells the same fact: whichever the cosines, and however the list is warmed."""
+    from git_aide.rank.duplicates import pairs
+
+    entries = entries_of(records)
+    cosines: dict[tuple[str, str], float | None] = {}
+
+    def meaning(a: Entry, b: Entry) -> float | None:
+        key = (a.uuid, b.uuid)
+        if key not in cosines:
+            cosines[key] = data.draw(st.none() | st.floats(-1.0, 1.0), label=str(key))
+        return cosines[key]
+
+    rule = RankMemo()
+    want = []
+    for older, newer, sim in pairs(entries, supersede.MEANING_WORDS, rule):
+        cos = meaning(older, newer)
+        alike = sim >= supersede.WORDS if cos is None else cos + sim >= supersede.MEANING
+        if supersede.passes(older, newer, rule) and alike:
+            want.append((older.uuid, newer.uuid))
+    assert pairs_of(supersede.superseded(entries, RankMemo(), meaning)) == want
+    assert pairs_of(supersede.superseded(entries, warmed(entries), meaning)) == want
+
+
 def _pairs(ft: FullText, text: str) -> list[tuple[str, str]]:
     pairs = [(f, w) for w in ft.terms(text) for f in QUERIED if f != "tags"]
     return pairs + [("tags", w.lower()) for w in text.replace(",", " ").split()]

@@ -113,13 +113,29 @@ def pairs(entries: list[Entry], threshold: float, memo: RankMemo
     if threshold <= 0:
         return []
     best: dict[int, tuple[float, tuple[str, str], int]] = {}
+    # Each memory's age, and each two scopes' overlap, worked out once: a search's best
+    # 60 have hundreds of pairs alike, most among a few scopes.
+    ages: dict[int, tuple[str, str]] = {}
+    overlaps: dict[tuple[int, int], bool] = {}
     for members, joined in _groups_joined(entries, threshold, memo):
         for i, j, sim in joined:
             a, b = members[i], members[j]
-            if not overlap(entries[a].compiled, entries[b].compiled):
-                continue
-            older, newer = older_newer(entries, a, b)
-            rank = (sim, age(entries[newer]), newer)
+            sa, sb = entries[a].compiled, entries[b].compiled
+            if sa is not None and sb is not None:
+                key = (id(sa), id(sb))
+                fits = overlaps.get(key)
+                if fits is None:
+                    fits = overlaps[key] = overlap(sa, sb)
+                if not fits:
+                    continue
+            age_a = ages.get(a)
+            if age_a is None:
+                age_a = ages[a] = age(entries[a])
+            age_b = ages.get(b)
+            if age_b is None:
+                age_b = ages[b] = age(entries[b])
+            older, newer, newest = (a, b, age_b) if age_a <= age_b else (b, a, age_a)
+            rank = (sim, newest, newer)
             if older not in best or rank > best[older]:
                 best[older] = rank
     return [(entries[o], entries[best[o][2]], best[o][0]) for o in sorted(best)]

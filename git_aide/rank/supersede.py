@@ -132,14 +132,11 @@ def superseded(entries: list[Entry], memo: RankMemo, meaning: Meaning | None = N
     found = pairs(entries, MEANING_WORDS if meaning is not None else WORDS, memo)
     out = []
     for older, newer, sim in found:
-        if not passes(older, newer, memo):
-            continue
+        # Alike enough first (a cosine is one product), then one fact told twice.
         cos = meaning(older, newer) if meaning is not None else None
-        if cos is None:
-            if sim < WORDS:
-                continue
-        elif cos + sim < MEANING:
+        if (sim < WORDS) if cos is None else (cos + sim < MEANING):
             continue
-        out.append((older, newer))
+        if passes(older, newer, memo):
+            out.append((older, newer))
     return out
 
