@@ -257,11 +257,12 @@ class Semantic:
         mine = sims[rows]
         k = min(k, len(mine))
         top = np.argpartition(-mine, k - 1)[:k] if k else np.zeros(0, dtype=np.int64)
-        out = {str(names[i]): float(mine[i]) for i in top}
-        for b in also:
-            r = vecs.rows.get(b)
-            if r is not None:
-                out[b] = float(sims[r])
+        out = dict(zip(names[top].tolist(), mine[top].tolist(), strict=True))
+        get = vecs.rows.get
+        more = [(b, r) for b in also if (r := get(b)) is not None]
+        if more:
+            picked = sims[np.fromiter((r for _b, r in more), dtype=np.int64, count=len(more))]
+            out.update(zip((b for b, _r in more), picked.tolist(), strict=True))
         return out
 
     @staticmethod
