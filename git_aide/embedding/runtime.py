@@ -40,6 +40,12 @@ def model_files(folder: str) -> tuple[str, str]:
     """Find (model.onnx, tokenizer.json) in a model folder; AideError saying what is missing,
     or which is not a regular file of at most MAX_BYTES (a FIFO or /dev/zero would hang
     whatever reads it: a link to a regular file is fine)."""
+    (onnx, _st), (tok, _st) = _model_stats(folder)
+    return onnx, tok
+
+
+def _model_stats(folder: str) -> tuple[tuple[str, os.stat_result], tuple[str, os.stat_result]]:
+    """Find model_files() with the stat of each (links followed); AideError as it says."""
     if not os.path.isdir(folder):
         raise AideError(f"no model at {folder} (git aide semantic fetch gets one)")
     onnx = os.path.join(folder, "model.onnx")
@@ -55,9 +61,7 @@ def model_files(folder: str) -> tuple[str, str]:
     tok = os.path.join(folder, "tokenizer.json")
     if not os.path.lexists(tok):
         raise AideError(f"{folder} holds no tokenizer.json")
-    for path in (onnx, tok):
-        _regular(folder, path)
-    return onnx, tok
+    return (onnx, _regular(folder, onnx)), (tok, _regular(folder, tok))
 
 
 #: The largest model file read: anything larger is not a sentence model.
@@ -84,13 +88,13 @@ def _regular(folder: str, path: str) -> os.stat_result:
 
 
 def signature(folder: str) -> object:
-    """Return what tells one model's files from another's, cheaply: the real path and stat of
-    its two files (a re-pointed link or a replaced folder changes it); why not, when
-    the folder holds no usable model."""
-    from git_aide.core.files import stat_sig
-
+    """Return what tells one model's files from another's, cheaply: the path and stat of its
+    two files, links followed (a re-pointed link or a replaced folder gives other files:
+    another device or inode; a file written again, another size or time); why not, when
+    the folder holds no usable model. A warm server asks it at every call."""
     try:
-        return tuple((os.path.realpath(p), stat_sig(p)) for p in model_files(folder))
+        return tuple((p, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                     for p, st in _model_stats(folder))
     except AideError as e:
         return str(e)
 

@@ -51,7 +51,7 @@ def other_meaning(tiny: Path, folder: Path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("how", ["link re-pointed", "folder replaced"])
+@pytest.mark.parametrize("how", ["link re-pointed", "folder replaced", "file written again"])
 def test_the_server_follows_the_model_folder_when_it_holds_another_model(
         repo: Path, tiny: Path, tmp_path: Path, how: str) -> None:
     """aide.semantic.model names the same folder throughout; the model in it changes.
@@ -75,6 +75,10 @@ def test_the_server_follows_the_model_folder_when_it_holds_another_model(
         if how == "link re-pointed":
             (tmp_path / "new-link").symlink_to(other)
             os.replace(tmp_path / "new-link", current)
+        elif how == "file written again":  # in place: the same file, other bytes
+            with open(current / "tokenizer.json", "r+b") as f:
+                f.write((other / "tokenizer.json").read_bytes())
+                f.truncate()
         else:
             shutil.rmtree(current)
             shutil.copytree(other, current)
