@@ -68,12 +68,18 @@ def edit(path: Path, n: int, word: str = "") -> None:
     path.write_text(json.dumps(rec, indent=2) + "\n")
 
 
-def test_an_edit_is_scored_before_it_is_written_and_written_when_idle(repo: Path) -> None:
+def indexed_notes(repo: Path, n: int) -> list[Path]:
+    """Commit and index `n` memories on migration batches (their `why` of three lengths);
+    their files."""
     records = [write_memory(repo, f"Migration note {i} on batches", why=WHY * (i % 3 + 1))
-               for i in range(12)]
+               for i in range(n)]
     commit(repo)
     aide_ok(repo, "index")
-    paths = [repo / memory.relpath(r) for r in records]
+    return [repo / memory.relpath(r) for r in records]
+
+
+def test_an_edit_is_scored_before_it_is_written_and_written_when_idle(repo: Path) -> None:
+    paths = indexed_notes(repo, 12)
     srv = start(repo)
     try:
         search(srv, "migration")
@@ -234,11 +240,7 @@ def test_edits_back_and_forth_a_word_removed_and_a_new_file(repo: Path) -> None:
     are most often unchanged): a memory edited back to a text it had, one edited to
     lose the word searched, and a memory file new in the working tree are each seen at
     the next call, and the answers are the command line's, score for score."""
-    records = [write_memory(repo, f"Migration note {i} on batches", why=WHY * (i % 3 + 1))
-               for i in range(8)]
-    commit(repo)
-    aide_ok(repo, "index")
-    paths = [repo / memory.relpath(r) for r in records]
+    paths = indexed_notes(repo, 8)
     srv = start(repo)
 
     def answered_alike(word: str) -> list[str]:

@@ -7,12 +7,15 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from helpers import McpServer, aide_ok, git, remember
 
 pytest.importorskip("mcp")
+
+if TYPE_CHECKING:
+    from git_aide.warm.state import ServerState
 
 
 def _uuids(srv: McpServer, mid: int, tool: str, args: dict[str, Any]) -> list[str]:
@@ -132,23 +135,32 @@ def test_a_question_asked_again_after_a_hand_edit_is_answered_as_a_command_does(
         srv.close()
 
 
-def test_the_configured_model_is_loaded_between_calls(repo: Path, tiny: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """A server whose repository names a model loads it, and its vectors, between calls
-    before any search asks: the first search by meaning loads nothing (and answers as
-    the command line does)."""
-    from helpers import in_this_process, served, write_memory
+def warm_server(repo: Path, monkeypatch: pytest.MonkeyPatch) -> ServerState:
+    """Commit and index the memories written, and return a server's state for the
+    repository, made in this process, its work between calls done."""
+    from helpers import in_this_process
 
     from git_aide.agents.mcp.server import ready_state
 
-    git(repo, "config", "aide.semantic.model", str(tiny))
-    write_memory(repo, "deploys go out on tuesdays", scope="ops/**")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "m")
     aide_ok(repo, "index")
     in_this_process(repo, monkeypatch)
     mem = ready_state("bench/1")
     assert mem.worked(60)
+    return mem
+
+
+def test_the_configured_model_is_loaded_between_calls(repo: Path, tiny: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server whose repository names a model loads it, and its vectors, between calls
+    before any search asks: the first search by meaning loads nothing (and answers as
+    the command line does)."""
+    from helpers import served, write_memory
+
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    write_memory(repo, "deploys go out on tuesdays", scope="ops/**")
+    mem = warm_server(repo, monkeypatch)
     sem = mem._semantic
     assert sem is not None and sem.ready(say=False) and sem._vectors is not None
     got = served(mem, "aide_search", {"keyword": "when do deploys ship", "mode": "semantic"})
@@ -162,21 +174,14 @@ def test_questions_beside_a_hand_edited_memory_are_answered_as_a_command_does(
     """While a memory differs from the index (laid over the server's view at every
     call), each new question weighs it by its text now, and the view's others as
     before: the answers are the command line's, call after call and edit after edit."""
-    from helpers import in_this_process, served
-
-    from git_aide.agents.mcp.server import ready_state
+    from helpers import served
 
     git(repo, "config", "aide.semantic.model", str(tiny))
     remember(repo, "Users authenticate with a password")
     remember(repo, "We deploy on friday")
     edited = remember(repo, "The cache lives in git")
     remember(repo, "Tokens rotate every hour")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "m")
-    aide_ok(repo, "index")
-    in_this_process(repo, monkeypatch)
-    mem = ready_state("bench/1")
-    assert mem.worked(60)
+    mem = warm_server(repo, monkeypatch)
     path = repo / edited["path"]
     record = json.loads(path.read_text())
     asked = 0
