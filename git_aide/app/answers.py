@@ -179,15 +179,10 @@ def _paused(work: Callable[[Snapshot, Callable[[], T]], T], snap: Snapshot,
     candidate (thousands in a large store), freed by reference counting as soon as the
     answer is cut, and a collection meanwhile would promote them and, every few calls,
     walk a long-lived process's whole heap (its decoded views) for nothing."""
-    import gc
+    from git_aide.core import collector
 
-    if not gc.isenabled():
+    with collector.paused():
         return work(snap, gather)
-    gc.disable()
-    try:
-        return work(snap, gather)
-    finally:
-        gc.enable()
 
 
 #: How many scope filters an AnswerMemo keeps, and how many recalls one serves before it

@@ -77,36 +77,21 @@ def index_sources(ctx: Context, progress: Progress | None = None) -> tuple[int, 
     sources a read may ask next); return how many memories it added and every source's
     memories, each blob once. Only the working tree's view is saved: recall reads it
     next."""
-    import gc
-
     from git_aide.core.errors import AideError
 
     # The records a view's build parses are kept for the index, not parsed again.
     records = Records(built=True)
     entries: dict[str, Entry] = {}
-    # A bulk read and write make hundreds of thousands of objects and free none until
-    # the end: the cyclic collector's passes over them are pure waste (a tenth of a
-    # first index of 100,000 memories).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        for cached, rev in _sources(ctx, records, entries):
-            try:
-                snap = ctx.snapshot(cached, rev, save_view=not cached and rev is None,
-                                    records=records)
-            except AideError:
-                continue  # no HEAD yet, say
-            for e in snap.entries:
-                entries.setdefault(e.blob, e)
-        kept = list(entries.values())
-        return ensure_indexed(ctx.index(), kept, progress), kept
-    finally:
-        if collecting:
-            # What is still alive lives until the command ends: frozen, it is left out of
-            # the collector's passes (its first one, as soon as it is enabled again,
-            # walked every object made meanwhile: 0.9 s at 100,000 memories).
-            gc.freeze()
-            gc.enable()
+    for cached, rev in _sources(ctx, records, entries):
+        try:
+            snap = ctx.snapshot(cached, rev, save_view=not cached and rev is None,
+                                records=records)
+        except AideError:
+            continue  # no HEAD yet, say
+        for e in snap.entries:
+            entries.setdefault(e.blob, e)
+    kept = list(entries.values())
+    return ensure_indexed(ctx.index(), kept, progress), kept
 
 
 def _sources(ctx: Context, records: Records, entries: dict[str, Entry]

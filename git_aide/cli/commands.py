@@ -270,22 +270,13 @@ def run(command: str, kwargs: dict[str, object], contexts: Contexts | None = Non
     answer of thousands of memories made the collector walk them again and again (a
     sixth of `search WORD --limit 1000000` at 100,000 memories). `contexts`: a warm
     server's (None: the command opens its own)."""
-    import gc
+    from git_aide.core import collector
 
     if contexts is not None:
         kwargs = {**kwargs, "contexts": contexts}
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    # A process of its own ends with the command (a warm server's does not).
+    with collector.paused(ending=contexts is None):
         return HOT[command](**kwargs)
-    finally:
-        if collecting:
-            if contexts is None:
-                # A process of its own, which ends now: what is still alive is left out
-                # of the collector's next pass (as soon as it is enabled again, over
-                # every object made meanwhile).
-                gc.freeze()
-            gc.enable()
 
 
 #: Below this many memories to index, no progress bar is worth drawing.
