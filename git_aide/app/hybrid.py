@@ -53,6 +53,8 @@ def search_hybrid(sem: Semantic, ft: FullText, snap: Snapshot, query: str, limit
     if mode == "semantic" and not sem.ready(say=False):
         raise AideError(sem.error or "semantic search needs a model: git aide semantic fetch")
     rank = (memo if memo is not None else AnswerMemo()).rank
+    # A long-lived process embeds the question meanwhile, on another core.
+    sem.foresee(query)
     want = max(limit, SEMANTIC_CANDIDATES)
     bm25: dict[str, float] = {}
     decoded: dict[str, Entry] = {}

@@ -52,7 +52,9 @@ def memory_text(entry: Entry) -> str:
 class Semantic:
     """Hold the model a repository's config names (loaded on first need) and its vectors."""
 
-    def __init__(self, repo: Repo, cache: Cache, threads: int = 1) -> None:
+    def __init__(self, repo: Repo, cache: Cache, threads: int = 1, ahead: bool = False) -> None:
+        """Read the setting of `repo`; `threads`: the model's; `ahead`: a long-lived process
+        embeds a question on a worker thread while it searches by words (foresee)."""
         from git_aide.cache.vectors import folder_of
         from git_aide.embedding.catalog import MODEL_KEY
 
@@ -78,6 +80,15 @@ class Semantic:
         #: The vectors of the texts asked lately, by text: a warm server asks the same
         #: question again after a hand edit (its kept answer no longer holds).
         self._asked: dict[str, np.ndarray] = {}
+        self._ahead = ahead
+        #: The worker thread's pool (made on the first foresee), that thread's native id
+        #: (once it ran), and the core it is kept off (core/cores.keep_off).
+        self._worker: Any = None
+        self._worker_id: int | None = None
+        self._off: int | None = None
+        #: What foresee started: (the text, the matrix it is weighed against, the future
+        #: of (its vector, its cosine to each row of that matrix)).
+        self._foreseen: tuple[str, Any, Any] | None = None
 
     @property
     def configured(self) -> bool:
@@ -205,16 +216,67 @@ class Semantic:
         q = self.question(text)
         return dict(zip(have, (matrix @ q).tolist(), strict=True))
 
+    def foresee(self, text: str) -> None:
+        """Start embedding a question and weighing it against every stored vector on a worker
+        thread, while the caller searches by words; question() and nearest() take what
+        it made. Only where the Semantic was made to look `ahead` (a long-lived process,
+        the model loaded) and for a text not asked lately."""
+        if not self._ahead or self._embedder is None or text in self._asked \
+                or (self._foreseen is not None and self._foreseen[0] == text):
+            return
+        if self._worker is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._worker = ThreadPoolExecutor(1, thread_name_prefix="git-aide-question",
+                                              initializer=self._started)
+        else:
+            from git_aide.core.cores import keep_off
+
+            self._off = keep_off(self._worker_id, self._off)
+        matrix = self.vectors.matrix
+        self._foreseen = (text, matrix, self._worker.submit(self._weigh, text, matrix))
+
+    def _started(self) -> None:
+        """Note the worker thread's native id (run on it), which keep_off takes."""
+        import threading
+
+        self._worker_id = threading.get_native_id()
+
+    def _weigh(self, text: str, matrix: np.ndarray | None) -> tuple[np.ndarray, Any]:
+        """Return the vector of `text` and its cosine to each row of `matrix` (None without)."""
+        q = self.embedder.embed([text])[0]
+        return q, None if matrix is None else matrix @ q
+
+    def _take(self, text: str) -> tuple[np.ndarray, Any, Any] | None:
+        """Return what foresee() made of `text`: (its vector, the matrix it was weighed
+        against, the cosines); None when it was not foreseen or the worker failed (the
+        caller then works it out itself, and says the error)."""
+        got = self._foreseen
+        if got is None or got[0] != text:
+            return None
+        self._foreseen = None
+        try:
+            q, sims = got[2].result()
+        except Exception:  # noqa: BLE001 -- the caller embeds the text again and says why
+            return None
+        return q, got[1], sims
+
     def question(self, text: str) -> np.ndarray:
         """Return the vector of a question (or any text), embedded once per text among the
         last ASKED_KEPT asked."""
         got = self._asked.get(text)
         if got is None:
-            got = self.embedder.embed([text])[0]
-            if len(self._asked) >= ASKED_KEPT:
-                self._asked.pop(next(iter(self._asked)))
-            self._asked[text] = got
+            ahead = self._take(text)
+            got = self._keep(text, ahead[0] if ahead is not None
+                             else self.embedder.embed([text])[0])
         return got
+
+    def _keep(self, text: str, vector: np.ndarray) -> np.ndarray:
+        """Keep a question's vector among the last ASKED_KEPT; return it."""
+        if len(self._asked) >= ASKED_KEPT:
+            self._asked.pop(next(iter(self._asked)))
+        self._asked[text] = vector
+        return vector
 
     def nearest(self, text: str, snap: Snapshot, k: int, also: Iterable[str] = (),
                 progress: Progress | None = None) -> dict[str, float]:
@@ -252,8 +314,9 @@ class Semantic:
                 rows = np.concatenate([rows, np.array([r for _b, r in more], dtype=np.int64)])
         if vecs.matrix is None or not len(rows):
             return {}
-        q = self.question(text)
-        sims = vecs.matrix @ q
+        ahead = self._take(text) if text not in self._asked else None
+        q = self.question(text) if ahead is None else self._keep(text, ahead[0])
+        sims = ahead[2] if ahead is not None and ahead[1] is vecs.matrix else vecs.matrix @ q
         mine = sims[rows]
         k = min(k, len(mine))
         top = np.argpartition(-mine, k - 1)[:k] if k else np.zeros(0, dtype=np.int64)

@@ -206,7 +206,11 @@ class Embedder:
         import numpy as np
 
         out: list[np.ndarray | None] = [None] * len(texts)
-        encodings = self._tokenizer.encode_batch(texts)
+        # One text (a question) is tokenized on this thread: encode_batch hands even one
+        # to a pool of threads that spin on every core a while after (beside a server's
+        # call on another thread, that call then waited for a core, 1-3 ms).
+        encodings = [self._tokenizer.encode(texts[0])] if len(texts) == 1 \
+            else self._tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for at in range(0, len(order), BATCH):
             batch = order[at:at + BATCH]

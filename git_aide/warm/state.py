@@ -211,8 +211,15 @@ class ServerState:
         sem = self._semantic
         if sem is None or sem.error is not None or sem.value != repo.config(MODEL_KEY) \
                 or sem.changed():
-            sem = self._semantic = Semantic(repo, cache)
+            sem = self._semantic = Semantic(repo, cache, ahead=True)
         return self.context().noticed(sem)
+
+    def foresee(self, question: object) -> None:
+        """Start embedding a search's words on the model's worker thread as the call
+        arrives, before its answer is looked up (Semantic.foresee): only with the model
+        loaded by an earlier call, and only for a text not asked lately."""
+        if self._semantic is not None and isinstance(question, str):
+            self._semantic.foresee(question)
 
     def done(self) -> list[str]:
         """End the call under way: the notices its context gathered. What it answered

@@ -199,3 +199,60 @@ def test_questions_beside_a_hand_edited_memory_are_answered_as_a_command_does(
             # The edited memory is found by what it says now.
             found = edited["uuid"] in [m["uuid"] for m in got["memories"]]
             assert found == (question == meant), (what, question)
+
+
+def test_a_question_is_embedded_on_a_worker_while_words_are_searched(
+        repo: Path, tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server embeds a new question, and weighs it against every vector, on a worker
+    thread while it searches by words (Semantic.foresee); its answers are the command
+    line's, for a memory edited by hand after the question was foreseen too (the
+    vectors it was weighed against are then no longer all of them)."""
+    from helpers import served
+
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    remember(repo, "Users authenticate with a password")
+    edited = remember(repo, "We deploy on friday")
+    mem = warm_server(repo, monkeypatch)
+    sem = mem._semantic
+    assert sem is not None
+    weighed: list[str] = []
+    weigh = sem._weigh
+    monkeypatch.setattr(sem, "_weigh", lambda text, matrix: (weighed.append(text),
+                                                              weigh(text, matrix))[1])
+    path = repo / edited["path"]
+    record = json.loads(path.read_text())
+    for n, what in enumerate((None, "Releases ship on tuesdays", "Signin uses a passkey")):
+        if what is not None:
+            record["what"] = what
+            path.write_text(json.dumps(record, indent=2) + "\n")
+        for question in ("when do releases ship", "how do users signin"):
+            ask = f"{question} {n}"
+            got = served(mem, "aide_search", {"keyword": ask})
+            assert got == aide_ok(repo, "search", ask, "--json",
+                                  env={"GIT_AIDE_SERVER": "0"}).json()
+            assert weighed[-1] == ask
+    # Asked again, the question is not embedded again.
+    served(mem, "aide_search", {"keyword": "when do releases ship 0", "limit": 3})
+    assert weighed[-1] == "how do users signin 2"
+
+
+def test_a_worker_that_fails_leaves_the_question_to_the_call(
+        repo: Path, tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure on the worker thread is not the answer's: the call embeds the
+    question itself, and answers as the command line does."""
+    from helpers import served
+
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    remember(repo, "Users authenticate with a password")
+    mem = warm_server(repo, monkeypatch)
+    sem = mem._semantic
+    assert sem is not None
+
+    def fails(text: str, matrix: object) -> None:
+        raise RuntimeError("the worker failed")
+
+    monkeypatch.setattr(sem, "_weigh", fails)
+    got = served(mem, "aide_search", {"keyword": "how do users signin"})
+    assert got == aide_ok(repo, "search", "how do users signin", "--json",
+                          env={"GIT_AIDE_SERVER": "0"}).json()
+    assert "how do users signin" in sem._asked

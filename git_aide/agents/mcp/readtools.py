@@ -202,6 +202,8 @@ def rehearse(mem: ServerState) -> Iterator[None]:
 
 def aide_search(mem: ServerState, a: JSONObject) -> Answer:
     """Search the memories' text, best first, from `offset` on (as `search --json`)."""
+    if a.get("rev") is None and a.get("mode") != "keyword":
+        mem.foresee(a["keyword"])
     given = given_to(mem, a, [])
     return _kept(mem, "aide_search", a, lambda: _search(mem, a, given), True,
                  (given and given[:2],))
