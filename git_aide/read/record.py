@@ -201,7 +201,7 @@ class Entry(tuple):  # type: ignore[type-arg]
         churn the records kept)."""
         return self[4].records.record(self, keep=False)
 
-    def _parse(self) -> dict[str, Any]:
+    def _parse(self, bulk: bool = False) -> dict[str, Any]:
         reader: Reader = self[4]
         path, blob, data = self[0], self[1], self[5]
         checked = False
@@ -216,7 +216,7 @@ class Entry(tuple):  # type: ignore[type-arg]
         try:
             # The read found this blob a memory (an entry is made of no other), and a
             # blob id names its bytes: the rules need not be checked again.
-            return memory.parse(data, path, known=True)
+            return memory.parse(data, path, known=True, bulk=bulk)
         except memory.MemoryFormatError:
             raise AideError(f"{path} changed while it was being read; try again") from None
 
@@ -289,7 +289,8 @@ class Records:
         got = self.parsed.get(key) or self.ahead.get(key)
         if got is not None:
             return _copy(got)
-        record = e._parse()
+        # Not kept: one of thousands read at once (read_record_once).
+        record = e._parse(bulk=not keep)
         if keep:
             self.keep(key[0], key[1], record)
         return record

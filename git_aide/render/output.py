@@ -38,19 +38,28 @@ def _written_alike(doc: JSON) -> bool:
     """Tell whether orjson writes every number of a document as the standard library does:
     it writes every string (ensure_ascii off), integer, true, false and null alike, and
     floats too but for those below 1e-4 and from 1e16 up (0.00001 for 1e-05); 1e15 is
-    where this stops trusting it."""
+    where this stops trusting it. Only containers are walked into: the strings, most
+    of a document, are passed over with one look each."""
+    if type(doc) is not dict and type(doc) is not list:
+        return type(doc) is not float or _float_alike(doc)  # type: ignore[arg-type]
     stack = [doc]
-    pop, push = stack.pop, stack.extend
+    pop, push = stack.pop, stack.append
     while stack:
         v = pop()
-        t = type(v)
-        if t is dict:
-            push(v.values())  # type: ignore[union-attr]
-        elif t is list or t is tuple:
-            push(v)  # type: ignore[arg-type]
-        elif t is float and not (v == 0.0 or 1e-4 <= abs(v) < 1e15):  # type: ignore[arg-type]
-            return False
+        for x in (v.values() if type(v) is dict else v):  # type: ignore[union-attr]
+            t = type(x)
+            if t is str:
+                continue
+            if t is float:
+                if not _float_alike(x):
+                    return False
+            elif t is dict or t is list or t is tuple:
+                push(x)
     return True
+
+
+def _float_alike(v: float) -> bool:
+    return v == 0.0 or 1e-4 <= abs(v) < 1e15
 
 
 def _scope_text(record: JSONObject) -> str:
