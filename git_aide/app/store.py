@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from git_aide.app import scopecheck
 from git_aide.cache.folder import Cache
-from git_aide.core import files, memory
+from git_aide.core import files, jsontext, memory
 from git_aide.core import scope as scopes
 from git_aide.core.errors import AideError, UsageError
 from git_aide.core.memory import MEMORIES_DIR, PERSONAL_DIR
@@ -86,7 +86,7 @@ def check_text(what: str | None = None, why: str | None = None, label: str | Non
         if not tag.strip():
             raise AideError("a tag is empty")
     for text in (what, why, label, *(tags or [])):
-        if text is not None and not memory.encodable(text):
+        if text is not None and not jsontext.encodable(text):
             raise AideError("the text is not valid UTF-8; not remembered")
 
 

@@ -2,7 +2,7 @@
 
 A record is a plain dict holding every known key (defaults filled in) plus any unknown
 keys exactly as they were read. This module is ground level: it imports nothing of
-git-aide but `scope`, and nothing heavy, because the merge driver starts from it.
+git-aide but `scope` and `jsontext`, and nothing heavy: the merge driver starts from it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,13 @@ import time
 from git_aide import MEMORIES_DIR as _MEMORIES_DIR
 from git_aide.core import scope as scopes
 
+# Read by every reader of memories as memory.load_json and memory.MemoryFormatError.
+from git_aide.core.jsontext import MemoryFormatError as MemoryFormatError
+from git_aide.core.jsontext import holds_float, load_known
+from git_aide.core.jsontext import load_json as load_json
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NoReturn
-
     from git_aide.core.jsonvalue import JSON, JSONObject
 
 #: The layers, in ranking order.
@@ -59,74 +62,10 @@ _NULLABLE_STR = ("why", "scope", "context_label")
 FATAL_FIELDS: frozenset[str | None] = frozenset({None, "uuid", "layer", "what", "scope"})
 
 
-class MemoryFormatError(ValueError):
-    """Report a file that is not a valid memory; `field` names the culprit when there is one."""
-
-    #: The key at fault, or None for the file as a whole.
-    field: str | None
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-
-
 def now() -> str:
     """Return the current UTC time in the file's timestamp form."""
     t = time.time()
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
-
-
-def load_json(data: bytes) -> JSON:
-    """Read a file's JSON value as every reader of memories reads it: UTF-8, no NaN or
-    infinite numbers, no lone surrogates; MemoryFormatError otherwise."""
-    # The standard library, not orjson: it keeps integers beyond 64 bits exact (orjson
-    # turns them into floats), and a command that shows 20 memories should not pay
-    # orjson's import (~15 ms) for them.
-    try:
-        raw = _DECODER.decode(data.decode("utf-8"))
-        # Strict UTF-8 holds no surrogate: only a \u escape can make a lone one.
-        ok = b"\\u" not in data or encodable(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise MemoryFormatError(f"not valid JSON ({e})") from None
-    except RecursionError:
-        raise MemoryFormatError("not valid JSON (nested too deeply)") from None
-    if not ok:
-        raise MemoryFormatError("holds text that is not valid Unicode (a lone surrogate)")
-    return raw
-
-
-def load_known(data: bytes) -> JSON:
-    """Read the JSON of a blob found to be a memory before, one of thousands read at once:
-    by orjson, in a third of the standard library's time (its import, about 20 ms, is
-    paid once), to the same value; by load_json() where orjson refuses it (load_json
-    then says why) or reads a float, which may be an integer beyond 64 bits that
-    orjson makes a float (a memory's own fields hold no number)."""
-    try:
-        import orjson
-
-        raw = orjson.loads(data)
-    except (ImportError, ValueError):  # orjson.JSONDecodeError is a ValueError
-        return load_json(data)
-    # A lone surrogate (only a \u escape makes one), orjson refuses.
-    return load_json(data) if _holds_float(raw) else raw
-
-
-def _holds_float(value: JSON) -> bool:
-    """Tell whether a JSON value holds a float anywhere (or is nested too deeply to tell)."""
-    t = type(value)
-    if t is not dict and t is not list:
-        return t is float
-    items = value.values() if t is dict else value
-    kinds = set(map(type, items))
-    if float in kinds:
-        return True
-    if dict not in kinds and list not in kinds:
-        return False
-    try:
-        return any(_holds_float(v) for v in items
-                   if type(v) is dict or type(v) is list)
-    except RecursionError:
-        return True
 
 
 def parse(data: bytes, path: str | None = None, known: bool = False,
@@ -229,40 +168,6 @@ def repair(record: JSONObject) -> JSONObject:
     if record["updated_at"] < record["created_at"]:
         record["updated_at"] = record["created_at"]
     return record
-
-
-def _no_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"{text} is too large a number for JSON")
-    return value
-
-
-#: One decoder for every parse (json.loads with an option builds a new one each call);
-#: it refuses NaN and numbers that would become infinite, as the merge driver does.
-_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
-
-
-def encodable(value: JSON) -> bool:
-    """Tell whether every string in a JSON value can be written as UTF-8 (JSON's \\ud800
-    escapes can make lone surrogates, which no output can carry)."""
-    if isinstance(value, str):
-        if value.isascii():
-            return True
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, dict):
-        return all(encodable(k) and encodable(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(encodable(v) for v in value)
-    return True
 
 
 def fill_defaults(raw: JSONObject) -> JSONObject:
@@ -410,7 +315,7 @@ def canonical(record: JSONObject) -> bytes:
     holding one is written by orjson itself.
     """
     ordered = fill_defaults(record)
-    if _has_float(ordered):
+    if holds_float(ordered):
         import orjson
 
         try:
@@ -418,17 +323,6 @@ def canonical(record: JSONObject) -> bytes:
         except TypeError:  # integers beyond 64 bits in an unknown key
             pass
     return (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode()
-
-
-def _has_float(value: JSON) -> bool:
-    """Tell whether a float hides anywhere in a JSON value."""
-    if isinstance(value, float):
-        return True
-    if isinstance(value, dict):
-        return any(_has_float(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_float(v) for v in value)
-    return False
 
 
 def new(

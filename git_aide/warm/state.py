@@ -3,9 +3,9 @@ it need not ask git or work an answer out again.
 
 A reading tool's answer on the working tree depends on: the memory files (the index and
 the files that differ from it; warm/watch.py's generation changes whenever the kernel
-reports anything under the memories folder, or git is asked again), the user's own store
-(its files' stat: app/userstore.signature), the git config (the aide.* and user.*
-settings), the full-text index on disk and the model's files (for a search or a
+reports anything under the memories folder, or git is asked again: warm/changes.py),
+the user's own store (its files' stat: app/userstore.signature), the git config (the
+aide.* and user.* settings), the full-text index on disk and the model's files (for a search or a
 question: the folder aide.semantic.model names may come to hold another model), and the
 call's arguments (with its paths as the tree has them now: a path may have become a
 folder). While none of these changed, the server gives an identical call's answer again
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from git_aide.core.jsonvalue import JSONObject
-    from git_aide.warm.watch import Watch
 
     #: A reading tool's answer as kept: (its document, its text, what it counted, the
     #: warnings it said).
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
     from git_aide.cache.index import FullText
     from git_aide.gitio.repo import Repo
     from git_aide.gitio.spawn import Prefetch
-    from git_aide.read.later import Later
     from git_aide.read.snapshot import Snapshot
 
 #: Seconds without a call after which the documents a call would have added to the
@@ -63,6 +61,7 @@ class ServerState:
 
         from git_aide.app.memo import AnswerMemo
         from git_aide.read.load import Held
+        from git_aide.warm.changes import Changes
 
         # numpy's BLAS runs a product on every core, and its threads spin a while after
         # it: on a busy machine a semantic search's one product (10,000 vectors by the
@@ -82,6 +81,9 @@ class ServerState:
         #: state's entries never change), and the work asked for between calls
         #: (read/load.py's Held).
         self.held = Held()
+        #: Which memory files may differ from the index: the watch of their folders, made
+        #: between calls, or git status (warm/changes.py).
+        self.changes = Changes(self.held.later)
         #: What answering keeps between calls: word sets, supersession candidates,
         #: mentions, scope filters, the last view's columns (app/memo.py).
         self.memo = AnswerMemo()
@@ -96,12 +98,6 @@ class ServerState:
         #: Each memory's compact item, its size and its line of text, made once
         #: (warm/kept_items.py).
         self.compact_items = Items()
-        #: The memories folder under inotify, when it can be (None: git status each call).
-        self._watch: Watch | None = None
-        #: The watch being made between calls (`_make_watch`): no call uses it before.
-        self._making: Later | None = None
-        #: git's questions started with the server (rev-parse, status), for its first read.
-        self._asked: Prefetch | None = None
         #: Semantic search's model and vectors, once a call needed them.
         self._semantic: Semantic | None = None
         #: Held by each call: one at a time.
@@ -110,15 +106,8 @@ class ServerState:
         self._config = ConfigFiles()
         #: The reading tools' answers while nothing they depend on changed.
         self.answers: Answers[KeptAnswer] = Answers()
-        #: This call's files that may differ from the index, and git's questions
-        #: started (`_changes`), once asked.
-        self._now: tuple[list[str] | None, Prefetch] | None = None
         #: The full-text index's stat when the call under way first asked (index_state).
         self._index_state: tuple[object, ...] | None = None
-        #: How many watches were made: a new one's generations start again.
-        self._watches = 0
-        #: Whether the watch vouched for this call's files (without git status).
-        self._vouched = False
         #: What the call under way answered, for the per-machine counts (app/stats.py):
         #: (its kind, the memories it gave); None for a call that is not counted.
         self.counted: tuple[str, list[str]] | None = None
@@ -159,7 +148,7 @@ class ServerState:
             from git_aide.gitio.repo import open_repo
 
             if self._repo is None:
-                self._repo = open_repo(self._asked)
+                self._repo = open_repo(self.changes.asked)
                 self._config.read(self._repo)
             elif not self._config.unchanged(self._repo):
                 self._config.read(self._repo)
@@ -253,7 +242,7 @@ class ServerState:
         """Forget what the work under way asked (its context, git's answers, the
         index's stat, its warnings) and return its context."""
         ctx, self._ctx = self._ctx, None
-        self._now = None
+        self.changes.forget()
         self._index_state = None
         self.said = []
         return ctx
@@ -340,13 +329,13 @@ class ServerState:
         from git_aide.read.later import Later, first_recall
 
         with self.lock:
-            self._asked = asked
+            self.changes.asked = asked
             try:
                 _repo, cache, snap = self.read(say=False)
             except Exception:  # noqa: BLE001 -- the first call meets it again, and says it
                 return
             finally:
-                self._asked = None  # answered then, or not to be taken by a call
+                self.changes.asked = None  # answered then, or not to be taken by a call
                 self.end_quietly()
             self.held.later.want(Later(lambda: self._open_index(cache)))
             if rehearse is not None:
@@ -354,8 +343,8 @@ class ServerState:
             # Newest first: the watch, the groups, the contents and their vocabulary.
             self.held.later.want(Later(lambda: first_recall(snap, True)), first=True)
             self.held.later.want(Later(lambda: first_recall(snap, False)), first=True)
-            if self._making is not None:
-                self.held.later.want(self._making, first=True)
+            if self.changes.making is not None:
+                self.held.later.want(self.changes.making, first=True)
             if self.work_wanted():
                 self.work_later()
 
@@ -403,8 +392,7 @@ class ServerState:
         changed: list[str] | None = None
         if rev is None:
             repo = self.repo()
-            changed, asked = self._now or self._changes(repo)
-            self._now = None
+            changed, asked = self.changes.take(repo)
         else:
             check_revision(rev)
             # Start git's question before anything else, as the command line does.
@@ -433,17 +421,16 @@ class ServerState:
         the watch cannot vouch for the memory files; `full_text`: the full-text index
         on disk too. Asks the watch once per call (read() takes its answer)."""
         repo = self.repo()
-        if self._now is None:
-            self._now = self._changes(repo)
-        if not self._vouched or self._config.sig is None or self._watch is None:
+        self.changes.ask(repo)
+        watched = self.changes.generation()
+        if watched is None or self._config.sig is None:
             return None
         from git_aide.app.userstore import signature
 
         users = signature()  # the user's own store (laid over every answer's memories)
         if users is None:
             return None
-        state: tuple[object, ...] = (self._config.sig, self._watches, self._watch.generation,
-                                  users)
+        state: tuple[object, ...] = (self._config.sig, *watched, users)
         if full_text:
             # The model's files too: a search by meaning depends on which model runs.
             from git_aide.app.semantic import model_signature
@@ -451,57 +438,3 @@ class ServerState:
 
             state += (model_signature(repo.config(MODEL_KEY)), self.index_state())
         return state
-
-    def _changes(self, repo: Repo) -> tuple[list[str] | None, Prefetch]:
-        """Return the memory files that may differ from the index, from the folder's watch
-        (warm/watch.py); or, when git must say, its status started (or the one started
-        with the server, `_asked`, for the first read)."""
-        from git_aide.core.files import stat_sig
-        from git_aide.gitio.spawn import STATUS, Prefetch, spawn
-        from git_aide.gitio.status import changed_paths
-        from git_aide.warm.watch import Watch
-
-        self._vouched = False
-        top = repo.require_worktree("reading the working tree", reads=True)
-        wanted = repo.settings.mcp_watch
-        if self._watch is not None and (not wanted or self._watch.top != top):
-            self._watch.close()
-            self._watch = None
-        if not wanted:
-            self._making = None
-        elif self._watch is None:  # made between calls: setting 10,000 watches takes 60 ms
-            if self._making is None:
-                from git_aide.read.later import Later
-
-                self._making = Later(lambda: self._make_watch(Watch(top), repo.index_file))
-            self.held.later.want(self._making)
-        watch = self._watch
-        if watch is None:
-            early, self._asked = self._asked, None
-            return None, Prefetch(status=(early and early.status) or spawn(*STATUS))
-        changed = watch.changed(repo.index_file)
-        if changed is not None:
-            self._vouched = True
-            return changed, Prefetch()
-        watching = watch.prepare()
-        sig = stat_sig(repo.index_file)
-        status = spawn(*STATUS)
-        if not watching:
-            return None, Prefetch(status=status)
-        paths = changed_paths(top, status)
-        watch.baseline(repo.index_file, sig, paths)
-        # Asked again at once: the files touched while git looked count too, and the
-        # watch vouches for the answer only if the index kept still meanwhile.
-        now = watch.changed(repo.index_file)
-        self._vouched = now is not None
-        return (paths if now is None else now), Prefetch()
-
-    def _make_watch(self, watch: Watch, index_file: str) -> Iterator[None]:
-        """Make the watch of the memory folders in steps between calls (warm/watch.made;
-        a call meanwhile asks git), then hand it to the calls (`_changes`)."""
-        from git_aide.warm.watch import made
-
-        yield from made(watch, index_file)
-        self._watch, self._making = watch, None
-        self._watches += 1
-

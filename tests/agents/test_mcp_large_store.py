@@ -71,13 +71,13 @@ def test_a_large_store_sees_every_edit_without_asking_git_each_call(
     os.link(paths[1], backup)  # before the server starts
     mem = server.ServerState()
     started(mem)
-    assert mem._watch is not None and mem._watch.large
+    assert mem.changes.watch is not None and mem.changes.watch.large
     answer(mem)
-    assert mem._vouched  # the folder's watch answered, not git
+    assert mem.changes.vouched  # the folder's watch answered, not git
 
     edit_in_place(paths[0], "edited by its own name")
     assert whats(answer(mem)) == listed(repo)
-    assert mem._vouched
+    assert mem.changes.vouched
     edit_in_place(backup, "edited through a link made before the server started")
     assert "edited through a link made before the server started" in whats(answer(mem))
     new = repo / memory.relpath(write_memory(repo, "a new memory file"))
@@ -102,7 +102,7 @@ def test_a_link_made_later_from_outside_is_seen_within_the_rebase_time(
     answer(mem)
     edit_in_place(later, "edited through that link again")
     assert "edited through that link again" in whats(answer(mem))
-    assert mem._vouched
+    assert mem.changes.vouched
 
 
 def test_a_store_that_outgrows_a_watch_per_file_is_watched_as_a_large_one(
@@ -114,12 +114,12 @@ def test_a_store_that_outgrows_a_watch_per_file_is_watched_as_a_large_one(
     monkeypatch.setattr(watch, "FILE_WATCH_SHARE", max(watch.max_watches() // 7, 1))
     mem = server.ServerState()
     started(mem)
-    assert mem._watch is not None and not mem._watch.large  # a watch per file
+    assert mem.changes.watch is not None and not mem.changes.watch.large  # a watch per file
     for i in range(5):
         write_memory(repo, f"one more memory {i}")
     assert whats(answer(mem)) == listed(repo)
     answer(mem)
-    assert mem._watch.large and mem._vouched  # not given up: git is not asked each call
+    assert mem.changes.watch.large and mem.changes.vouched  # not given up: git not asked each call
     edit_in_place(paths[0], "edited once the store is large")
     assert whats(answer(mem)) == listed(repo)
-    assert mem._vouched
+    assert mem.changes.vouched

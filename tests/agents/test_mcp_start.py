@@ -203,7 +203,7 @@ def test_a_server_whose_watch_is_made_between_calls_sees_a_hand_edit_without_git
     assert mem.worked(20)
     path.write_text(path.read_text().replace("three times", "five times"))
     got = served(mem, "aide_recall", {"paths": ["src/billing/refund.py"]})
-    assert mem._vouched  # the watch answered, not git
+    assert mem.changes.vouched  # the watch answered, not git
     assert got == aide_ok(repo, "recall", "src/billing/refund.py", "--json").json()
     assert "refunds retry five times" in [m["what"] for m in got["memories"]]
     mem.worked(20)

@@ -1,4 +1,4 @@
-"""Thousands of memories are read and written by orjson (core/memory.load_known,
+"""Thousands of memories are read and written by orjson (core/jsontext.load_known,
 render/output.dumps with `large`): to the same values and text as the standard library,
 which reads and writes whatever orjson would read or write otherwise."""
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_aide.core.memory import MemoryFormatError, load_json, load_known
+from git_aide.core.jsontext import MemoryFormatError, load_json, load_known
 from git_aide.render.output import dumps
 
 #: Numbers where the two differ: beyond 64 bits, below 1e-4, near the ends of a double.
