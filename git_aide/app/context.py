@@ -118,9 +118,10 @@ def preload() -> None:
     import git_aide.read.vocabulary  # noqa: F401
 
 
-def index_state(cache: Cache) -> tuple[object, ...]:
-    """Return the stat of the full-text index on disk (its folder, stamp and id table) and of
-    the memory vectors: any document added, or the index rebuilt, changes it."""
+def index_state(cache: Cache) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """Return the stat of the full-text index on disk (its folder, stamp and id table), and
+    that of the memory vectors: any document added, or the index rebuilt, changes the
+    first; a memory embedded, the second."""
     import os
 
     from git_aide.cache.idtable import TABLE
@@ -134,9 +135,9 @@ def index_state(cache: Cache) -> tuple[object, ...]:
         kept = sorted(n for n in os.listdir(vectors) if n.endswith(".vec"))
     except OSError:
         kept = []
-    return tuple(stat_sig(p) for p in (root, os.path.join(root, "STAMP"),
-                                       os.path.join(root, TABLE),
-                                       *(os.path.join(vectors, n) for n in kept)))
+    return (tuple(stat_sig(p) for p in (root, os.path.join(root, "STAMP"),
+                                        os.path.join(root, TABLE))),
+            tuple(stat_sig(os.path.join(vectors, n)) for n in kept))
 
 
 def open_context(asked: Prefetch | None = None) -> Context:

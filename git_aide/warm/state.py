@@ -107,7 +107,7 @@ class ServerState:
         #: The reading tools' answers while nothing they depend on changed.
         self.answers: Answers[KeptAnswer] = Answers()
         #: The full-text index's stat when the call under way first asked (index_state).
-        self._index_state: tuple[object, ...] | None = None
+        self._index_state: tuple[tuple[object, ...], tuple[object, ...]] | None = None
         #: What the call under way answered, for the per-machine counts (app/stats.py):
         #: (its kind, the memories it gave); None for a call that is not counted.
         self.counted: tuple[str, list[str]] | None = None
@@ -170,7 +170,9 @@ class ServerState:
         into place (a new inode), so an unchanged stat is an unchanged index."""
         from git_aide.app import search as sr
 
-        now = self.index_state()
+        # Its own stat only: a memory embedded (a hand edit searched by meaning) changes
+        # the vectors', and the index need not be read again for it.
+        now = self.index_state()[0]
         if self._index is None:
             self._index = sr.open_index(cache)
             self._index.deferring = True
@@ -180,9 +182,10 @@ class ServerState:
         self._index_seen = now
         return self.context().noticed(self._index)
 
-    def index_state(self) -> tuple[object, ...]:
-        """Return the full-text index's stat (app/context.index_state) as the call under way
-        first saw it: what its answer is kept for, and what its reads were of."""
+    def index_state(self) -> tuple[tuple[object, ...], tuple[object, ...]]:
+        """Return the full-text index's stat and the vectors' (app/context.index_state) as
+        the call under way first saw them: what its answer is kept for, and what its
+        reads were of."""
         if self._index_state is None:
             from git_aide.app.context import index_state
 

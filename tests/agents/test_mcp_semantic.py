@@ -201,6 +201,41 @@ def test_questions_beside_a_hand_edited_memory_are_answered_as_a_command_does(
             assert found == (question == meant), (what, question)
 
 
+def test_a_memory_embedded_by_a_search_leaves_the_full_text_index_as_read(
+        repo: Path, tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hand edit searched by meaning embeds the edited memory (the vectors' file
+    changes): the server reads its full-text index again only when the index itself
+    changed (another process wrote it), and answers as the command line does."""
+    from helpers import served
+
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    remember(repo, "Users authenticate with a password")
+    edited = remember(repo, "We deploy on friday")
+    mem = warm_server(repo, monkeypatch)
+    index = mem._index
+    assert index is not None
+    reads: list[int] = []
+    refresh = index.refresh
+    monkeypatch.setattr(index, "refresh", lambda: (reads.append(1), refresh())[1])
+    path = repo / edited["path"]
+    record = json.loads(path.read_text())
+    vectors = next((repo / ".git" / "aide" / "vectors").glob("*.vec"))
+    for what in ("Releases ship on tuesdays", "Signin uses a passkey"):
+        size = vectors.stat().st_size
+        record["what"] = what
+        path.write_text(json.dumps(record, indent=2) + "\n")
+        got = served(mem, "aide_search", {"keyword": f"how do users signin {what}"})
+        assert vectors.stat().st_size > size  # the server embedded the edit
+    assert reads == []
+    # The command line answers alike, and writes the edit into the index: the server
+    # reads the index again at its next call.
+    assert got == aide_ok(repo, "search", f"how do users signin {what}", "--json",
+                          env={"GIT_AIDE_SERVER": "0"}).json()
+    got = served(mem, "aide_search", {"keyword": "passkey"})
+    assert reads == [1]
+    assert got == aide_ok(repo, "search", "passkey", "--json", env={"GIT_AIDE_SERVER": "0"}).json()
+
+
 def test_a_question_is_embedded_on_a_worker_while_words_are_searched(
         repo: Path, tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A server embeds a new question, and weighs it against every vector, on a worker
