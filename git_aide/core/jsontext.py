@@ -12,6 +12,7 @@ import json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from typing import NoReturn
 
     from git_aide.core.jsonvalue import JSON
@@ -47,12 +48,14 @@ def load_json(data: bytes) -> JSON:
     return raw
 
 
-def load_known(data: bytes) -> JSON:
+def load_known(data: bytes, checked: Collection[str] = ()) -> JSON:
     """Read the JSON of a blob found to be a memory before, one of thousands read at once:
     by orjson, in a third of the standard library's time (its import, about 20 ms, is
     paid once), to the same value; by load_json() where orjson refuses it (load_json
     then says why) or reads a float, which may be an integer beyond 64 bits that
-    orjson makes a float (a memory's own fields hold no number)."""
+    orjson makes a float (a memory's own fields hold no number). `checked`: keys of an
+    object whose values the caller checks to hold no number, reading the bytes again
+    by load_json() when one does: they are not searched for a float here."""
     try:
         import orjson
 
@@ -60,6 +63,9 @@ def load_known(data: bytes) -> JSON:
     except (ImportError, ValueError):  # orjson.JSONDecodeError is a ValueError
         return load_json(data)
     # A lone surrogate (only a \u escape makes one), orjson refuses.
+    if checked and type(raw) is dict:
+        others = raw.keys() - checked  # in C; of a memory's record, generated_by alone
+        return load_json(data) if any(holds_float(raw[k]) for k in others) else raw
     return load_json(data) if holds_float(raw) else raw
 
 

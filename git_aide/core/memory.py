@@ -57,6 +57,10 @@ _DEFAULTS: JSONObject = {
 _KNOWN = len(KNOWN_KEYS)
 _REQUIRED = ("uuid", "layer", "what", "contributor", "created_at", "updated_at")
 _NULLABLE_STR = ("why", "scope", "context_label")
+#: The keys whose values hold no number in a known memory's record that _typed() passes:
+#: the fields it checks, those whose invalid values make no memory, and `shared`, taken
+#: from the path unless a boolean (load_known's `checked`).
+_CHECKED = frozenset(KNOWN_KEYS) - {"generated_by"}
 #: The fields without which a file is no memory at all (and the file as a whole, None):
 #: a problem elsewhere leaves it a live memory (read liberally: docs/memory-file.md).
 FATAL_FIELDS: frozenset[str | None] = frozenset({None, "uuid", "layer", "what", "scope"})
@@ -77,7 +81,7 @@ def parse(data: bytes, path: str | None = None, known: bool = False,
     (a read's verdict on their blob id, which names them): the rules are not checked
     again, and the record is the same; `bulk`: one of thousands read at once
     (load_known)."""
-    raw = load_known(data) if known and bulk else load_json(data)
+    raw = load_known(data, _CHECKED) if known and bulk else load_json(data)
     if not isinstance(raw, dict):
         raise MemoryFormatError("not a JSON object")
     # Parsed just now, the object is this call's own: not copied when it is canonical.
@@ -88,6 +92,10 @@ def parse(data: bytes, path: str | None = None, known: bool = False,
         # Not a memory would have been fatal; any other problem is one of type, which
         # _normalize() alone mends (on a record of the right types it changes nothing).
         problems = not _typed(record)
+        if problems and bulk:
+            # orjson's value of a number here may not be the standard library's
+            # (load_known did not look): read as every small read does.
+            return parse(data, path, known=True)
     else:
         found = check(record)
         for field, message in found:

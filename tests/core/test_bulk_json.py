@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from git_aide.core.jsontext import MemoryFormatError, load_json, load_known
@@ -63,3 +63,27 @@ def test_what_the_standard_library_refuses_is_refused_alike(data: bytes) -> None
     with pytest.raises(MemoryFormatError) as got:
         load_known(data)
     assert str(got.value) == str(want.value)
+
+
+#: The keys a memory's value may be changed at and stay a memory (known=True trusts the
+#: read that found it one): every field but the four that make it one, and any other key.
+CHANGEABLE = st.sampled_from(["why", "context_label", "contributor", "tags", "source",
+                              "shared", "priority", "generated_by", "derived_from",
+                              "created_at", "updated_at", "id", "extra"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(CHANGEABLE, VALUES, max_size=3), st.booleans())
+@example({"generated_by": {"tool": "x", "run": 2**64}}, False)
+@example({"tags": ["a", 2**70]}, True)
+@example({"extra": {"n": [1e-7]}}, False)
+def test_a_known_memory_read_in_bulk_is_the_record_read_alone(changes: dict[str, Any],
+                                                               indent: bool) -> None:
+    """parse(bulk=True) leaves the numbers of the fields it checks itself to _typed(): a
+    record whose fields hold numbers anywhere is the one the standard library reads."""
+    from git_aide.core.memory import new, parse
+
+    record = {**new("the cache lives in git", layer="technical", contributor="ana"),
+              **changes}
+    data = json.dumps(record, ensure_ascii=False, indent=2 if indent else None).encode()
+    assert _same(parse(data, known=True, bulk=True), parse(data, known=True))
