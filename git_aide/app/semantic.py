@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
+    from git_aide.app.ahead import Ahead
     from git_aide.cache.folder import Cache
     from git_aide.cache.vectors import Vectors
     from git_aide.embedding.runtime import Embedder
@@ -80,15 +81,10 @@ class Semantic:
         #: The vectors of the texts asked lately, by text: a warm server asks the same
         #: question again after a hand edit (its kept answer no longer holds).
         self._asked: dict[str, np.ndarray] = {}
-        self._ahead = ahead
-        #: The worker thread's pool (made on the first foresee), that thread's native id
-        #: (once it ran), and the core it is kept off (core/cores.keep_off).
-        self._worker: Any = None
-        self._worker_id: int | None = None
-        self._off: int | None = None
-        #: What foresee started: (the text, the matrix it is weighed against, the future
-        #: of (its vector, its cosine to each row of that matrix)).
-        self._foreseen: tuple[str, Any, Any] | None = None
+        self._looks_ahead = ahead
+        #: What is embedded ahead of a call on a worker thread (app/ahead.py), made on
+        #: the first foresee().
+        self.ahead: Ahead | None = None
 
     @property
     def configured(self) -> bool:
@@ -218,48 +214,21 @@ class Semantic:
 
     def foresee(self, text: str) -> None:
         """Start embedding a question and weighing it against every stored vector on a worker
-        thread, while the caller searches by words; question() and nearest() take what
-        it made. Only where the Semantic was made to look `ahead` (a long-lived process,
-        the model loaded) and for a text not asked lately."""
-        if not self._ahead or self._embedder is None or text in self._asked \
-                or (self._foreseen is not None and self._foreseen[0] == text):
+        thread (app/ahead.py), while the caller searches by words; question() and
+        nearest() take what it made. Only where the Semantic was made to look `ahead` (a
+        long-lived process, the model loaded) and for a text not asked lately."""
+        if not self._looks_ahead or self._embedder is None or text in self._asked:
             return
-        if self._worker is None:
-            from concurrent.futures import ThreadPoolExecutor
+        if self.ahead is None:
+            from git_aide.app.ahead import Ahead
 
-            self._worker = ThreadPoolExecutor(1, thread_name_prefix="git-aide-question",
-                                              initializer=self._started)
-        else:
-            from git_aide.core.cores import keep_off
-
-            self._off = keep_off(self._worker_id, self._off)
-        matrix = self.vectors.matrix
-        self._foreseen = (text, matrix, self._worker.submit(self._weigh, text, matrix))
-
-    def _started(self) -> None:
-        """Note the worker thread's native id (run on it), which keep_off takes."""
-        import threading
-
-        self._worker_id = threading.get_native_id()
-
-    def _weigh(self, text: str, matrix: np.ndarray | None) -> tuple[np.ndarray, Any]:
-        """Return the vector of `text` and its cosine to each row of `matrix` (None without)."""
-        q = self.embedder.embed([text])[0]
-        return q, None if matrix is None else matrix @ q
+            self.ahead = Ahead(self.embedder.embed)
+        self.ahead.question(text, self.vectors.matrix)
 
     def _take(self, text: str) -> tuple[np.ndarray, Any, Any] | None:
-        """Return what foresee() made of `text`: (its vector, the matrix it was weighed
-        against, the cosines); None when it was not foreseen or the worker failed (the
-        caller then works it out itself, and says the error)."""
-        got = self._foreseen
-        if got is None or got[0] != text:
-            return None
-        self._foreseen = None
-        try:
-            q, sims = got[2].result()
-        except Exception:  # noqa: BLE001 -- the caller embeds the text again and says why
-            return None
-        return q, got[1], sims
+        """Return what foresee() made of a question (its vector, the matrix it was weighed
+        against, the cosines); None when it was not foreseen or the worker failed."""
+        return self.ahead.take_question(text) if self.ahead is not None else None
 
     def question(self, text: str) -> np.ndarray:
         """Return the vector of a question (or any text), embedded once per text among the

@@ -247,13 +247,13 @@ def test_a_question_is_embedded_on_a_worker_while_words_are_searched(
     git(repo, "config", "aide.semantic.model", str(tiny))
     remember(repo, "Users authenticate with a password")
     edited = remember(repo, "We deploy on friday")
+    from git_aide.app.ahead import Ahead
+
     mem = warm_server(repo, monkeypatch)
-    sem = mem._semantic
-    assert sem is not None
     weighed: list[str] = []
-    weigh = sem._weigh
-    monkeypatch.setattr(sem, "_weigh", lambda text, matrix: (weighed.append(text),
-                                                              weigh(text, matrix))[1])
+    weigh = Ahead.weigh
+    monkeypatch.setattr(Ahead, "weigh", lambda self, text, matrix: (
+        weighed.append(text), weigh(self, text, matrix))[1])
     path = repo / edited["path"]
     record = json.loads(path.read_text())
     for n, what in enumerate((None, "Releases ship on tuesdays", "Signin uses a passkey")):
@@ -279,14 +279,16 @@ def test_a_worker_that_fails_leaves_the_question_to_the_call(
 
     git(repo, "config", "aide.semantic.model", str(tiny))
     remember(repo, "Users authenticate with a password")
+    from git_aide.app.ahead import Ahead
+
     mem = warm_server(repo, monkeypatch)
     sem = mem._semantic
     assert sem is not None
 
-    def fails(text: str, matrix: object) -> None:
+    def fails(self: Ahead, text: str, matrix: object) -> None:
         raise RuntimeError("the worker failed")
 
-    monkeypatch.setattr(sem, "_weigh", fails)
+    monkeypatch.setattr(Ahead, "weigh", fails)
     got = served(mem, "aide_search", {"keyword": "how do users signin"})
     assert got == aide_ok(repo, "search", "how do users signin", "--json",
                           env={"GIT_AIDE_SERVER": "0"}).json()
