@@ -5,12 +5,12 @@ A reading tool's answer on the working tree depends on: the memory files (the in
 the files that differ from it; warm/watch.py's generation changes whenever the kernel
 reports anything under the memories folder, or git is asked again: warm/changes.py),
 the user's own store (its files' stat: app/userstore.signature), the git config (the
-aide.* and user.* settings), the full-text index on disk and the model's files (for a search or a
-question: the folder aide.semantic.model names may come to hold another model), and the
-call's arguments (with its paths as the tree has them now: a path may have become a
-folder). While none of these changed, the server gives an identical call's answer again
-(kept_answers.py), and does not spawn git to read its config (gitconfig.py: the stat of
-the files it comes from vouches for it).
+aide.* and user.* settings), the full-text index on disk and the model's files (for a
+search or a question: the folder aide.semantic.model names may come to hold another
+model), and the call's arguments (with its paths as the tree has them now: a path may
+have become a folder). While none of these changed, the server gives an identical
+call's answer again (kept_answers.py), and does not spawn git to read its config
+(gitconfig.py: the stat of the files it comes from vouches for it).
 """
 
 from __future__ import annotations

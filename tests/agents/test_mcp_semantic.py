@@ -244,11 +244,11 @@ def test_a_question_is_embedded_on_a_worker_while_words_are_searched(
     vectors it was weighed against are then no longer all of them)."""
     from helpers import served
 
+    from git_aide.app.ahead import Ahead
+
     git(repo, "config", "aide.semantic.model", str(tiny))
     remember(repo, "Users authenticate with a password")
     edited = remember(repo, "We deploy on friday")
-    from git_aide.app.ahead import Ahead
-
     mem = warm_server(repo, monkeypatch)
     weighed: list[str] = []
     weigh = Ahead.weigh
@@ -277,10 +277,10 @@ def test_a_worker_that_fails_leaves_the_question_to_the_call(
     question itself, and answers as the command line does."""
     from helpers import served
 
-    git(repo, "config", "aide.semantic.model", str(tiny))
-    remember(repo, "Users authenticate with a password")
     from git_aide.app.ahead import Ahead
 
+    git(repo, "config", "aide.semantic.model", str(tiny))
+    remember(repo, "Users authenticate with a password")
     mem = warm_server(repo, monkeypatch)
     sem = mem._semantic
     assert sem is not None
